@@ -1,0 +1,67 @@
+// The seam between suites and load generators: a phase (one WorkloadSpec) is run by a Backend
+// and returns a PhaseResult. Real targets run it on OS threads in wall-clock time (engine/);
+// the simulator runs it in virtual time (sim/). Suites never know which one they drive.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "base/status.h"
+#include "stats/phase_result.h"
+#include "workload/spec.h"
+
+namespace ssdlab {
+
+struct TargetInfo {
+  std::string path;        // as given by the user ("/dev/sdb", "/tmp/f", "sim:tiny")
+  std::string kind;        // "file", "block", "sim"
+  uint64_t size_bytes = 0;
+  uint32_t logical_block_bytes = 512;  // I/O alignment (O_DIRECT)
+  uint32_t physical_block_bytes = 4096;
+  std::string model;   // where known
+  std::string serial;  // where known
+  std::string firmware;
+};
+
+// One line of the per-I/O log (--lat-log).
+struct IoRecord {
+  uint64_t start_ns;  // since the phase's measured start (negative ramp I/Os are not logged)
+  uint64_t offset;
+  uint64_t latency_ns;
+  uint32_t bytes;
+  Direction dir;
+};
+
+// Receives per-I/O records in batches. Implementations must be thread-safe.
+class IoLogSink {
+ public:
+  virtual ~IoLogSink() = default;
+  virtual void Write(const IoRecord* records, size_t count) = 0;
+};
+
+struct RunControl {
+  // Set (from any thread, e.g. a signal handler) to stop the phase early; the result is then
+  // marked interrupted. Backends check it at least every 100 ms.
+  const std::atomic<bool>* stop = nullptr;
+  // Called with each finished time-series interval (all jobs merged), from the backend's
+  // thread; may be empty.
+  std::function<void(const IntervalSample&)> on_interval;
+  IoLogSink* io_log = nullptr;  // may be null
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const TargetInfo& info() const = 0;
+  // Runs one phase to completion (or until stopped). REQUIRES: spec validated against
+  // info() (ResolveWorkload). Errors of individual I/Os are counted in the result; a
+  // non-ok Status means the phase could not run at all.
+  virtual Result<PhaseResult> RunPhase(const WorkloadSpec& spec, const RunControl& control) = 0;
+  // Leaves the target idle for `ns` (the simulator advances virtual time, letting background
+  // garbage collection work).
+  virtual Status Idle(uint64_t ns, const RunControl& control) = 0;
+};
+
+}  // namespace ssdlab

@@ -1,0 +1,39 @@
+// Parsing and printing of sizes, durations and percentages.
+//
+// Sizes: a number (fractions allowed if the result is a whole number of bytes) followed by
+// an optional unit. Binary units: KiB MiB GiB TiB PiB and the bare letters k K m M g G t T
+// (fio's convention: "4k" is 4096). Decimal units: kB KB MB GB TB PB (powers of 1000, as
+// drive vendors use: "1.6TB" is 1,600,000,000,000 bytes). "B" or nothing means bytes.
+// Durations: a number with ns, us, ms, s, m, h (bare number: seconds).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace ssdlab {
+
+Result<uint64_t> ParseBytes(std::string_view text);
+Result<uint64_t> ParseDurationNs(std::string_view text);
+// "70" or "70%" -> 70.0; must lie in [0, 100].
+Result<double> ParsePercent(std::string_view text);
+// Non-negative integer without unit.
+Result<uint64_t> ParseCount(std::string_view text);
+// Parses a finite double (no unit).
+Result<double> ParseDouble(std::string_view text);
+
+// "4 KiB", "1.5 GiB": binary units, at most 4 significant digits.
+std::string FormatBytes(uint64_t bytes);
+// "12.3 us", "4.56 ms", "3.2 s".
+std::string FormatNs(double ns);
+
+inline constexpr uint64_t kKiB = 1024;
+inline constexpr uint64_t kMiB = 1024 * kKiB;
+inline constexpr uint64_t kGiB = 1024 * kMiB;
+inline constexpr uint64_t kNsPerUs = 1000;
+inline constexpr uint64_t kNsPerMs = 1000 * 1000;
+inline constexpr uint64_t kNsPerS = 1000 * 1000 * 1000;
+
+}  // namespace ssdlab

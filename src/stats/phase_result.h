@@ -1,0 +1,85 @@
+// What one phase of load measured: per-direction counts and latency histograms, a time series,
+// CPU use, errors. Produced by a Backend (real or simulated), consumed by suites, the store and
+// the report. Only the measured part (after ramp) is counted.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stats/histogram.h"
+
+namespace ssdlab {
+
+struct DirectionStats {
+  uint64_t ios = 0;
+  uint64_t bytes = 0;
+  Histogram latency;  // ns, from submission (or scheduled time when rate-limited) to completion
+
+  void Merge(const DirectionStats& o) {
+    ios += o.ios;
+    bytes += o.bytes;
+    latency.Merge(o.latency);
+  }
+};
+
+// One time-series point: what completed in (t_begin_ns, t_end_ns] after the measured start.
+struct IntervalSample {
+  uint64_t t_begin_ns = 0;
+  uint64_t t_end_ns = 0;
+  struct Dir {
+    uint64_t ios = 0;
+    uint64_t bytes = 0;
+    uint64_t lat_sum_ns = 0;
+    uint64_t lat_max_ns = 0;
+  };
+  std::array<Dir, 3> dirs;  // indexed by Direction
+
+  void Merge(const IntervalSample& o) {
+    for (size_t i = 0; i < dirs.size(); ++i) {
+      dirs[i].ios += o.dirs[i].ios;
+      dirs[i].bytes += o.dirs[i].bytes;
+      dirs[i].lat_sum_ns += o.dirs[i].lat_sum_ns;
+      if (o.dirs[i].lat_max_ns > dirs[i].lat_max_ns) dirs[i].lat_max_ns = o.dirs[i].lat_max_ns;
+    }
+  }
+};
+
+struct VerifyRecord {
+  uint64_t offset = 0;
+  std::string problem;
+  uint64_t found_offset = 0;
+  uint64_t generation = 0;
+};
+
+struct PhaseResult {
+  std::array<DirectionStats, 3> dirs;  // indexed by Direction
+  uint64_t measured_ns = 0;            // length of the measured part (wall or virtual time)
+  std::vector<IntervalSample> intervals;
+  double cpu_user_s = 0;
+  double cpu_sys_s = 0;
+  uint64_t io_errors = 0;
+  std::vector<std::string> errors;  // first few distinct error messages
+  uint64_t verify_failures = 0;
+  std::vector<VerifyRecord> verify_records;  // first 100 failing units
+  bool interrupted = false;
+  // Backend-specific counters (the simulator's "sim" object); name -> value, in order.
+  std::string counters_name;
+  std::vector<std::pair<std::string, double>> counters;
+
+  DirectionStats Total() const {
+    DirectionStats t;
+    for (const auto& d : dirs) t.Merge(d);
+    return t;
+  }
+  double Iops(const DirectionStats& d) const {
+    return measured_ns ? static_cast<double>(d.ios) * 1e9 / static_cast<double>(measured_ns) : 0;
+  }
+  double BytesPerS(const DirectionStats& d) const {
+    return measured_ns ? static_cast<double>(d.bytes) * 1e9 / static_cast<double>(measured_ns) : 0;
+  }
+};
+
+}  // namespace ssdlab
