@@ -65,6 +65,7 @@ struct PhaseResult {
   uint64_t verify_failures = 0;
   std::vector<VerifyRecord> verify_records;  // first 100 failing units
   bool interrupted = false;
+  std::vector<std::string> notes;  // what the backend did besides the phase (e.g. a fill)
   // Backend-specific counters (the simulator's "sim" object); name -> value, in order.
   std::string counters_name;
   std::vector<std::pair<std::string, double>> counters;

@@ -1,0 +1,29 @@
+// Machine and human output of results. JSON documents follow ARCHITECTURE.md rule 5:
+// schema_version, fixed keys, numbers as numbers, every field always present.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "backend/backend.h"
+#include "stats/phase_result.h"
+#include "workload/spec.h"
+
+namespace ssdlab {
+
+inline constexpr int kRunSchemaVersion = 1;
+
+// Tool version, git revision, host, kernel, CPU model.
+nlohmann::json PlatformJson();
+nlohmann::json TargetJson(const TargetInfo& info);
+nlohmann::json WorkloadJson(const WorkloadSpec& spec);
+nlohmann::json DirectionJson(const DirectionStats& d, uint64_t measured_ns);
+// "results", "intervals", "cpu", "errors", "verify", "interrupted", "notes" and "sim" (when
+// the backend reported counters) of a phase.
+nlohmann::json PhaseJson(const PhaseResult& r);
+std::string IsoTime(double unix_s);
+
+// A fixed-width table: one row per direction that saw I/O, plus total.
+std::string SummaryTable(const PhaseResult& r);
+
+}  // namespace ssdlab

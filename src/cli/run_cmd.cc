@@ -1,0 +1,233 @@
+// `ssdlab run`: one workload against one target, the fio-like primitive.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "base/clock.h"
+#include "base/units.h"
+#include "cli/commands.h"
+#include "cli/lat_log.h"
+#include "cli/output.h"
+#include "cli/targets.h"
+#include "workload/parse.h"
+
+namespace ssdlab {
+namespace {
+
+struct RunArgs {
+  WorkloadArgs w;
+  std::string target;
+  std::string size;
+  std::string engine = "io_uring";
+  bool buffered = false;
+  bool destructive = false;
+  std::string json;
+  std::string lat_log;
+  std::vector<std::string> argv;
+};
+
+int ExitFor(const Status& s) {
+  switch (s.code()) {
+    case Code::kInvalidArgument:
+    case Code::kNotFound:
+    case Code::kPermission:
+    case Code::kNoSpace:
+      return kExitUsage;
+    case Code::kInterrupted:
+      return kExitInterrupted;
+    default:
+      return kExitFailed;
+  }
+}
+
+Status CheckOutputPath(const std::string& flag, const std::string& path) {
+  if (path.empty() || path == "-") return Status::Ok();
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent)) {
+    return Status::Invalid(flag + " " + path + ": directory " + parent.string() + " does not exist");
+  }
+  return Status::Ok();
+}
+
+bool RwWrites(const std::string& rw) { return rw != "read" && rw != "randread"; }
+
+// A live status line on a terminal.
+void PrintProgress(const IntervalSample& s) {
+  double secs = static_cast<double>(s.t_end_ns - s.t_begin_ns) / 1e9;
+  std::string line = fmt::format("\r[{:7.1f}s]", static_cast<double>(s.t_end_ns) / 1e9);
+  for (int d = 0; d < kDirections; ++d) {
+    const auto& x = s.dirs[d];
+    if (!x.ios) continue;
+    line += fmt::format("  {} {:.0f} IOPS {:.1f} MB/s mean {}", DirectionName(static_cast<Direction>(d)),
+                        x.ios / secs, x.bytes / secs / 1e6,
+                        FormatNs(static_cast<double>(x.lat_sum_ns) / static_cast<double>(x.ios)));
+  }
+  std::cerr << line << "\x1b[K" << std::flush;
+}
+
+int Run(const RunArgs& a) {
+  for (auto [flag, path] : {std::pair{"--json", a.json}, std::pair{"--lat-log", a.lat_log}}) {
+    if (Status s = CheckOutputPath(flag, path); !s.ok()) {
+      PrintError(s.message());
+      return kExitUsage;
+    }
+  }
+  TargetRequest req;
+  req.target = a.target;
+  req.writes = RwWrites(a.w.rw);
+  req.destructive = a.destructive;
+  req.direct = !a.buffered;
+  if (!a.size.empty()) {
+    auto size = ParseBytes(a.size);
+    if (!size.ok()) {
+      PrintError("--size: " + size.status().message());
+      return kExitUsage;
+    }
+    req.size_bytes = size.value();
+  }
+  auto engine = ParseEngineKind(a.engine);
+  if (!engine.ok()) {
+    PrintError(engine.status().message());
+    return kExitUsage;
+  }
+  req.engine = engine.value();
+  // Syntax first, so that a typo never creates or touches the target.
+  if (auto s = ResolveWorkload(a.w, uint64_t{1} << 50, 1); !s.ok()) {
+    PrintError(s.status().message());
+    return kExitUsage;
+  }
+  auto info = ProbeTarget(req);
+  if (!info.ok()) {
+    PrintError(info.status().message());
+    return ExitFor(info.status());
+  }
+  auto spec = ResolveWorkload(a.w, info->size_bytes, info->logical_block_bytes);
+  if (!spec.ok()) {
+    PrintError(spec.status().message());
+    return kExitUsage;
+  }
+  std::unique_ptr<CsvIoLog> lat_log;
+  if (!a.lat_log.empty()) {
+    auto l = CsvIoLog::Open(a.lat_log);
+    if (!l.ok()) {
+      PrintError(l.status().message());
+      return kExitUsage;
+    }
+    lat_log = std::move(l.value());
+  }
+  auto backend = OpenTarget(req);
+  if (!backend.ok()) {
+    PrintError(backend.status().message());
+    return ExitFor(backend.status());
+  }
+
+  RunControl control;
+  control.stop = &StopFlag();
+  control.io_log = lat_log.get();
+  bool tty = isatty(STDERR_FILENO);
+  if (tty && spec->interval_ns) control.on_interval = PrintProgress;
+  double start = UnixTimeS();
+  auto result = (*backend)->RunPhase(spec.value(), control);
+  double end = UnixTimeS();
+  if (tty && spec->interval_ns) std::cerr << "\r\x1b[K" << std::flush;
+  if (!result.ok()) {
+    PrintError(result.status().message());
+    return ExitFor(result.status());
+  }
+  const PhaseResult& r = result.value();
+
+  int code = kExitOk;
+  if (lat_log) {
+    if (Status s = lat_log->Close(); !s.ok()) {
+      PrintError(s.message());
+      code = kExitFailed;
+    }
+  }
+  nlohmann::json doc;
+  doc["schema_version"] = kRunSchemaVersion;
+  nlohmann::json ctx = PlatformJson();
+  ctx["command_line"] = a.argv;
+  ctx["target"] = TargetJson((*backend)->info());
+  ctx["workload"] = WorkloadJson(spec.value());
+  ctx["engine"] = IsSimTarget(a.target) ? "sim" : a.engine;
+  ctx["direct"] = !a.buffered;
+  ctx["seed"] = spec->seed;
+  ctx["start_time"] = IsoTime(start);
+  ctx["end_time"] = IsoTime(end);
+  doc["context"] = ctx;
+  doc.update(PhaseJson(r));
+
+  std::ostream& human = a.json == "-" ? std::cerr : std::cout;
+  human << fmt::format("{} on {} ({}, {}), {}, {:.2f} s measured{}\n", DescribeWorkload(spec.value()),
+                       a.target, (*backend)->info().kind, FormatBytes((*backend)->info().size_bytes),
+                       IsSimTarget(a.target) ? "sim" : a.engine, static_cast<double>(r.measured_ns) / 1e9,
+                       r.interrupted ? " (INTERRUPTED)" : "");
+  human << SummaryTable(r);
+  for (const auto& n : r.notes) human << "note: " << n << "\n";
+  if (!a.json.empty()) {
+    std::string text = doc.dump(1) + "\n";
+    if (a.json == "-") {
+      std::cout << text << std::flush;
+    } else {
+      std::ofstream out(a.json);
+      out << text;
+      out.close();
+      if (!out) {
+        PrintError("--json " + a.json + ": write failed (disk full?)");
+        code = kExitFailed;
+      }
+    }
+  }
+  if (r.io_errors) {
+    PrintError(fmt::format("{} I/O errors; first: {}", r.io_errors, r.errors.empty() ? "" : r.errors.front()));
+    code = kExitFindings;
+  }
+  if (r.verify_failures) {
+    const VerifyRecord& v = r.verify_records.front();
+    PrintError(fmt::format("verify: {} blocks failed; first at offset {}: {}", r.verify_failures, v.offset, v.problem));
+    code = kExitFindings;
+  }
+  if (r.interrupted) {
+    PrintError("interrupted; results measured so far were kept");
+    code = kExitInterrupted;
+  }
+  return code;
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "Run one workload against one target (the fio-like primitive)");
+  cmd->add_option("--target", a->target, "File, block device, or sim:PRESET[?key=value&...]")->required();
+  cmd->add_option("--size", a->size, "Size of the target region (creates a missing file), e.g. 4GiB");
+  cmd->add_option("--rw", a->w.rw, "read|write|randread|randwrite|rw|randrw|trim|randtrim")->capture_default_str();
+  cmd->add_option("--rwmix-read", a->w.rwmix_read, "Percent of reads for rw/randrw (default 50)");
+  cmd->add_option("--bs", a->w.bs, "Block size or mix, e.g. 4KiB or 4KiB:67,8KiB:10,64KiB:23")->capture_default_str();
+  cmd->add_option("--qd", a->w.qd, "Queue depth per job")->capture_default_str();
+  cmd->add_option("--jobs", a->w.jobs, "Jobs (threads)")->capture_default_str();
+  cmd->add_option("--runtime", a->w.runtime, "Measured time, e.g. 10s (default 10s for random, one pass for sequential)");
+  cmd->add_option("--io-size", a->w.io_size, "Measured amount, e.g. 8GiB or 3x (times the active range)");
+  cmd->add_option("--ramp", a->w.ramp, "Excluded from statistics: time (2s) or amount (2x, 1GiB)");
+  cmd->add_option("--range", a->w.range, "Active range, e.g. 0%-25% or 1GiB-2GiB")->capture_default_str();
+  cmd->add_option("--dist", a->w.dist, "uniform|zipf:S|pareto:H|zoned:A/R:A/R...")->capture_default_str();
+  cmd->add_option("--rate-iops", a->w.rate_iops, "Open-loop rate over all jobs; latency counts from the scheduled time");
+  cmd->add_option("--engine", a->engine, "io_uring|libaio|psync")->capture_default_str();
+  cmd->add_flag("--buffered", a->buffered, "Use the page cache (no O_DIRECT)");
+  cmd->add_option("--data", a->w.data, "random|zero|compressible:N|dedupe:N")->capture_default_str();
+  cmd->add_option("--seed", a->w.seed, "Seed of offsets and data")->capture_default_str();
+  cmd->add_flag("--verify", a->w.verify, "Write verify headers and check them on reads");
+  cmd->add_option("--json", a->json, "Write the JSON result to FILE (- for stdout)");
+  cmd->add_option("--interval", a->w.interval, "Time-series interval (0 for none)")->capture_default_str();
+  cmd->add_option("--lat-log", a->lat_log, "Write every I/O as CSV to FILE");
+  cmd->add_flag("--destructive", a->destructive, "Allow writing to a block device (destroys its data)");
+  cmd->callback([a, exit_code, &app] {
+    a->argv.clear();
+    *exit_code = Run(*a);
+  });
+}
+
+}  // namespace ssdlab

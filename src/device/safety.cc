@@ -1,0 +1,168 @@
+#include "device/safety.h"
+
+#include <blkid/blkid.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace ssdlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct BlockDev {
+  dev_t devno;
+  std::string name;  // kernel name, e.g. "sdb1"
+};
+
+std::string ReadTrimmed(const fs::path& p) {
+  std::ifstream in(p);
+  std::string s;
+  std::getline(in, s);
+  return s;
+}
+
+Result<dev_t> ParseDevNo(const std::string& text) {
+  unsigned maj = 0, min = 0;
+  if (std::sscanf(text.c_str(), "%u:%u", &maj, &min) != 2) {
+    return Status::Invalid("bad device number '" + text + "'");
+  }
+  return makedev(maj, min);
+}
+
+std::string DevNoString(dev_t d) {
+  return std::to_string(major(d)) + ":" + std::to_string(minor(d));
+}
+
+// The device and, for a whole disk, its partitions.
+std::vector<BlockDev> DeviceFamily(dev_t devno, const std::string& sys_root) {
+  std::vector<BlockDev> out;
+  fs::path sys = fs::path(sys_root) / "dev/block" / DevNoString(devno);
+  std::error_code ec;
+  fs::path real = fs::canonical(sys, ec);
+  std::string name = ec ? DevNoString(devno) : real.filename().string();
+  out.push_back({devno, name});
+  if (ec || fs::exists(real / "partition")) return out;
+  for (const auto& entry : fs::directory_iterator(real, ec)) {
+    if (!fs::exists(entry.path() / "partition")) continue;
+    auto d = ParseDevNo(ReadTrimmed(entry.path() / "dev"));
+    if (d.ok()) out.push_back({d.value(), entry.path().filename().string()});
+  }
+  return out;
+}
+
+// Unescapes the octal escapes (\040 for space) mountinfo uses in paths.
+std::string Unescape(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 3 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1]))) {
+      out += static_cast<char>(std::stoi(s.substr(i + 1, 3), nullptr, 8));
+      i += 3;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Status CheckBlockDeviceNotInUse(const std::string& path, const std::string& proc_root,
+                                const std::string& sys_root) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    return Status::NotFound(path + ": " + std::strerror(errno));
+  }
+  if (!S_ISBLK(st.st_mode)) return Status::Invalid(path + " is not a block device");
+  std::vector<BlockDev> family = DeviceFamily(st.st_rdev, sys_root);
+  auto describe = [&](const BlockDev& d) {
+    return d.devno == st.st_rdev ? path + " is" : path + " has a partition /dev/" + d.name + " that is";
+  };
+
+  // Mounts: match the device number field and the mount source.
+  std::ifstream mi(proc_root + "/self/mountinfo");
+  std::string line;
+  while (std::getline(mi, line)) {
+    std::istringstream in(line);
+    std::string id, parent, majmin, root, mountpoint;
+    in >> id >> parent >> majmin >> root >> mountpoint;
+    std::string tok, fstype, source;
+    while (in >> tok && tok != "-") {
+    }
+    in >> fstype >> source;
+    auto d = ParseDevNo(majmin);
+    struct stat sst;
+    bool source_is_dev = !source.empty() && source[0] == '/' && stat(source.c_str(), &sst) == 0 &&
+                         S_ISBLK(sst.st_mode);
+    for (const BlockDev& b : family) {
+      if ((d.ok() && d.value() == b.devno) || (source_is_dev && sst.st_rdev == b.devno)) {
+        return Status::Refused(describe(b) + " mounted on " + Unescape(mountpoint) +
+                               "; refusing to write");
+      }
+    }
+  }
+  // Swap.
+  std::ifstream sw(proc_root + "/swaps");
+  std::getline(sw, line);  // header
+  while (std::getline(sw, line)) {
+    std::string dev = Unescape(line.substr(0, line.find_first_of(" \t")));
+    struct stat sst;
+    if (stat(dev.c_str(), &sst) != 0 || !S_ISBLK(sst.st_mode)) continue;
+    for (const BlockDev& b : family) {
+      if (sst.st_rdev == b.devno) return Status::Refused(describe(b) + " in use as swap; refusing to write");
+    }
+  }
+  // Holders: md, dm (LVM, crypt), bcache... stacked on the device or a partition.
+  for (const BlockDev& b : family) {
+    fs::path holders = fs::path(sys_root) / "dev/block" / DevNoString(b.devno) / "holders";
+    std::error_code ec;
+    for (const auto& h : fs::directory_iterator(holders, ec)) {
+      return Status::Refused(describe(b) + " held by /dev/" + h.path().filename().string() +
+                             " (md/dm/LVM); refusing to write");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::string> ProbeSignature(const std::string& path) {
+  blkid_probe pr = blkid_new_probe_from_filename(path.c_str());
+  if (!pr) return Status::Io("cannot probe " + path + " for signatures: " + std::strerror(errno));
+  blkid_probe_enable_superblocks(pr, 1);
+  blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+  blkid_probe_enable_partitions(pr, 1);
+  blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+  std::string found;
+  int rc = blkid_do_safeprobe(pr);
+  if (rc == 0) {
+    const char* value = nullptr;
+    if (blkid_probe_lookup_value(pr, "TYPE", &value, nullptr) == 0 && value) {
+      found = std::string(value) + " signature";
+    } else if (blkid_probe_lookup_value(pr, "PTTYPE", &value, nullptr) == 0 && value) {
+      found = std::string(value) + " partition table";
+    } else {
+      found = "a signature";
+    }
+  } else if (rc == -2) {
+    found = "ambiguous signatures";
+  }
+  blkid_free_probe(pr);
+  return found;
+}
+
+Status CheckBlockDeviceWritable(const std::string& path, bool destructive) {
+  SSDLAB_RETURN_IF_ERROR(CheckBlockDeviceNotInUse(path));
+  if (destructive) return Status::Ok();
+  auto sig = ProbeSignature(path);
+  std::string what = sig.ok() && !sig.value().empty() ? " (it holds " + sig.value() + ")" : "";
+  return Status::Refused("writing to block device " + path + " destroys its data" + what +
+                         "; pass --destructive to allow it");
+}
+
+}  // namespace ssdlab

@@ -1,0 +1,91 @@
+#include "device/safety.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace ssdlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fake /proc and /sys around a real (unused) block device node, so the checks can be
+// exercised without mounting anything.
+class SafetyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* cand : {"/dev/loop7", "/dev/loop6", "/dev/loop0"}) {
+      struct stat st;
+      if (stat(cand, &st) == 0 && S_ISBLK(st.st_mode)) {
+        dev_ = cand;
+        devno_ = std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev));
+        break;
+      }
+    }
+    if (dev_.empty()) GTEST_SKIP() << "no /dev/loopN block device node on this machine";
+    root_ = fs::temp_directory_path() / ("ssdlab_safety_" + std::to_string(getpid()));
+    fs::create_directories(root_ / "proc/self");
+    fs::create_directories(root_ / "sys/dev/block" / devno_ / "holders");
+    std::ofstream(root_ / "proc/self/mountinfo")
+        << "22 1 0:21 / /proc rw,nosuid shared:12 - proc proc rw\n";
+    std::ofstream(root_ / "proc/swaps") << "Filename Type Size Used Priority\n";
+  }
+  void TearDown() override {
+    if (!root_.empty()) fs::remove_all(root_);
+  }
+  Status Check() { return CheckBlockDeviceNotInUse(dev_, root_ / "proc", root_ / "sys"); }
+
+  std::string dev_, devno_;
+  fs::path root_;
+};
+
+TEST_F(SafetyTest, UnusedDeviceIsAllowed) { EXPECT_TRUE(Check().ok()) << Check().message(); }
+
+TEST_F(SafetyTest, MountedDeviceIsRefused) {
+  std::ofstream(root_ / "proc/self/mountinfo", std::ios::app)
+      << "40 22 " << devno_ << " / /mnt/my\\040data rw,relatime shared:1 - ext4 /dev/xyz rw\n";
+  Status s = Check();
+  EXPECT_EQ(s.code(), Code::kPermission);
+  EXPECT_NE(s.message().find("mounted on /mnt/my data"), std::string::npos) << s.message();
+}
+
+TEST_F(SafetyTest, MountBySourcePathIsRefused) {
+  // btrfs and others report an anonymous device number; the source path still matches.
+  std::ofstream(root_ / "proc/self/mountinfo", std::ios::app)
+      << "41 22 0:55 / /srv rw - btrfs " << dev_ << " rw\n";
+  EXPECT_EQ(Check().code(), Code::kPermission);
+}
+
+TEST_F(SafetyTest, SwapIsRefused) {
+  std::ofstream(root_ / "proc/swaps", std::ios::app) << dev_ << " partition 1024 0 -2\n";
+  Status s = Check();
+  EXPECT_EQ(s.code(), Code::kPermission);
+  EXPECT_NE(s.message().find("swap"), std::string::npos);
+}
+
+TEST_F(SafetyTest, HolderIsRefused) {
+  fs::create_directories(root_ / "sys/dev/block" / devno_ / "holders/dm-3");
+  Status s = Check();
+  EXPECT_EQ(s.code(), Code::kPermission);
+  EXPECT_NE(s.message().find("dm-3"), std::string::npos);
+}
+
+TEST(Safety, NotABlockDevice) {
+  EXPECT_EQ(CheckBlockDeviceNotInUse("/etc/hostname").code(), Code::kInvalidArgument);
+  EXPECT_EQ(CheckBlockDeviceNotInUse("/dev/does-not-exist").code(), Code::kNotFound);
+}
+
+TEST(Safety, WritableNeedsDestructiveFlag) {
+  struct stat st;
+  if (stat("/dev/loop0", &st) != 0 || !S_ISBLK(st.st_mode)) GTEST_SKIP() << "no /dev/loop0";
+  Status s = CheckBlockDeviceWritable("/dev/loop0", false);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("--destructive"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ssdlab

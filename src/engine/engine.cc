@@ -1,0 +1,685 @@
+#include "engine/engine.h"
+
+#include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <latch>
+#include <mutex>
+#include <thread>
+
+#include "base/clock.h"
+#include "base/units.h"
+#include "engine/queues.h"
+#include "workload/data.h"
+#include "workload/generator.h"
+
+namespace ssdlab {
+namespace {
+
+constexpr size_t kMaxErrorMessages = 10;
+constexpr size_t kMaxVerifyRecords = 100;
+constexpr size_t kIoLogBatch = 4096;
+constexpr uint64_t kPollNs = 100 * kNsPerMs;  // stop-flag latency bound while idle
+
+std::string ReadSysfs(const std::string& path) {
+  std::ifstream in(path);
+  std::string s;
+  std::getline(in, s);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n')) s.pop_back();
+  return s;
+}
+
+std::string SysBlockDir(dev_t d) {
+  return "/sys/dev/block/" + std::to_string(major(d)) + ":" + std::to_string(minor(d));
+}
+
+// Logical block size of the device that holds a file (partitions read their disk's queue).
+uint32_t FileDirectIoAlign(dev_t st_dev) {
+  std::string dir = SysBlockDir(st_dev);
+  for (const std::string& q : {dir + "/queue/logical_block_size", dir + "/../queue/logical_block_size"}) {
+    std::string v = ReadSysfs(q);
+    if (!v.empty()) return static_cast<uint32_t>(std::stoul(v));
+  }
+  return 512;
+}
+
+// True when [begin, end) of the file has no holes and no unwritten (preallocated) extents,
+// i.e. reads of it reach the device.
+bool RangeFullyWritten(int fd, uint64_t begin, uint64_t end) {
+  constexpr unsigned kExtents = 64;
+  std::vector<uint8_t> mem(sizeof(fiemap) + kExtents * sizeof(fiemap_extent));
+  auto* fm = reinterpret_cast<fiemap*>(mem.data());
+  uint64_t pos = begin;
+  while (pos < end) {
+    std::memset(mem.data(), 0, mem.size());
+    fm->fm_start = pos;
+    fm->fm_length = end - pos;
+    fm->fm_extent_count = kExtents;
+    if (ioctl(fd, FS_IOC_FIEMAP, fm) != 0) return false;  // unknown: fill to be safe
+    if (fm->fm_mapped_extents == 0) return false;          // a hole up to the end
+    for (unsigned i = 0; i < fm->fm_mapped_extents; ++i) {
+      const fiemap_extent& e = fm->fm_extents[i];
+      if (e.fe_logical > pos) return false;  // hole before this extent
+      if (e.fe_flags & (FIEMAP_EXTENT_UNWRITTEN | FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC)) {
+        return false;
+      }
+      pos = std::max<uint64_t>(pos, e.fe_logical + e.fe_length);
+      if (pos >= end) return true;
+      if (e.fe_flags & FIEMAP_EXTENT_LAST) return pos >= end;
+    }
+  }
+  return true;
+}
+
+struct AlignedBuffer {
+  uint8_t* data = nullptr;
+  explicit AlignedBuffer(size_t bytes) {
+    data = static_cast<uint8_t*>(std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096));
+  }
+  ~AlignedBuffer() { std::free(data); }
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+};
+
+double TimevalS(const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; }
+
+// What one job thread hands back.
+struct JobOutput {
+  std::array<DirectionStats, 3> dirs;
+  std::mutex intervals_mu;  // guards `intervals` against the progress reader
+  std::vector<IntervalSample> intervals;
+  uint64_t measure_start_ns = UINT64_MAX;
+  uint64_t last_completion_ns = 0;
+  uint64_t io_errors = 0;
+  std::vector<std::string> errors;
+  uint64_t verify_failures = 0;
+  std::vector<VerifyFailure> verify;
+  double cpu_user_s = 0, cpu_sys_s = 0;
+  Status status;
+  bool interrupted = false;
+  std::atomic<bool> done{false};
+};
+
+struct PhaseShared {
+  const WorkloadSpec& spec;
+  const DataFiller& filler;
+  int fd;
+  bool block_device;
+  const RunControl& control;
+  std::latch ready;
+  std::latch go{1};
+  std::atomic<bool> abort{false};
+  uint64_t t0_ns = 0;
+};
+
+// Splits `total` over `jobs`, the remainder to the first jobs; 0 stays 0 (unlimited).
+uint64_t Share(uint64_t total, uint32_t jobs, uint32_t job) {
+  if (total == 0) return 0;
+  uint64_t s = total / jobs + (job < total % jobs ? 1 : 0);
+  return std::max<uint64_t>(s, 1);
+}
+
+template <class Q>
+void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
+  const WorkloadSpec& spec = sh.spec;
+  const uint32_t depth = std::min<uint32_t>(spec.queue_depth, Q::kMaxDepth);
+  const uint64_t buf_bytes = (spec.MaxBlockBytes() + 4095) / 4096 * 4096;
+  AlignedBuffer buffers(depth * buf_bytes);
+  Q q;
+  if (buffers.data == nullptr) {
+    out.status = Status::Error(Code::kNoSpace, "cannot allocate I/O buffers");
+  } else {
+    for (uint32_t i = 0; i < depth; ++i) sh.filler.Prepare(buffers.data + i * buf_bytes, buf_bytes);
+    out.status = q.Init({sh.fd, sh.block_device, depth, buffers.data, buf_bytes});
+  }
+  sh.ready.count_down();
+  sh.go.wait();
+  if (!out.status.ok() || sh.abort.load()) {
+    out.done = true;
+    return;
+  }
+
+  struct Slot {
+    uint64_t submit_ns = 0;
+    uint64_t offset = 0;
+    uint32_t bytes = 0;
+    Direction dir = Direction::kRead;
+    bool measured = false;
+    bool dirty = false;  // holds read data: re-prepare before the next write
+  };
+  std::vector<Slot> slots(depth);
+  std::vector<uint32_t> free_slots(depth);
+  for (uint32_t i = 0; i < depth; ++i) free_slots[i] = depth - 1 - i;
+  std::vector<uint32_t> prepared;
+  prepared.reserve(depth);
+  std::vector<IoRecord> log;
+  IoLogSink* sink = sh.control.io_log;
+  if (sink) log.reserve(kIoLogBatch);
+
+  JobGenerator gen(spec, job);
+  Rng data_rng(gen.data_seed());
+  uint64_t write_seq = 0;
+  const bool sync_trims = sh.block_device || !Q::kAsyncTrim;
+  const bool rated = spec.rate_iops > 0;
+  const uint64_t rate_step_ns =
+      rated ? static_cast<uint64_t>(1e9 * spec.jobs / spec.rate_iops) : 0;
+  const uint64_t t0 = sh.t0_ns;
+  uint64_t next_sched = t0;
+
+  bool ramping = spec.ramp_ns > 0 || spec.ramp_bytes > 0;
+  const uint64_t ramp_end_ns = spec.ramp_ns ? t0 + spec.ramp_ns : UINT64_MAX;
+  const uint64_t ramp_bytes = Share(spec.ramp_bytes, spec.jobs, job);
+  const uint64_t io_bytes = Share(spec.io_bytes, spec.jobs, job);
+  uint64_t ramp_issued = 0, measured_issued = 0;
+  uint64_t measure_start = ramping ? 0 : t0;
+  uint64_t measure_end = UINT64_MAX;
+  auto begin_measuring = [&](uint64_t at) {
+    ramping = false;
+    measure_start = at;
+    out.measure_start_ns = at;
+    if (spec.runtime_ns) measure_end = at + spec.runtime_ns;
+  };
+  if (!ramping) begin_measuring(t0);
+
+  IntervalSample cur;
+  uint64_t next_interval_end = UINT64_MAX;
+  auto close_intervals = [&](uint64_t now) {
+    if (spec.interval_ns == 0 || ramping) return;
+    if (next_interval_end == UINT64_MAX) next_interval_end = measure_start + spec.interval_ns;
+    while (now >= next_interval_end) {
+      cur.t_begin_ns = next_interval_end - spec.interval_ns - measure_start;
+      cur.t_end_ns = next_interval_end - measure_start;
+      {
+        std::lock_guard<std::mutex> lock(out.intervals_mu);
+        out.intervals.push_back(cur);
+      }
+      cur = IntervalSample();
+      next_interval_end += spec.interval_ns;
+    }
+  };
+
+  auto record_error = [&](const Slot& s, int res) {
+    ++out.io_errors;
+    if (out.errors.size() >= kMaxErrorMessages) return;
+    std::string what = res < 0 ? std::strerror(-res)
+                               : "short transfer of " + std::to_string(res) + " of " +
+                                     std::to_string(s.bytes) + " bytes";
+    out.errors.push_back(std::string(DirectionName(s.dir)) + " of " + std::to_string(s.bytes) +
+                         " bytes at offset " + std::to_string(s.offset) + ": " + what);
+  };
+
+  auto complete = [&](uint32_t idx, int res, uint64_t now) {
+    Slot& s = slots[idx];
+    free_slots.push_back(idx);
+    int expected = s.dir == Direction::kTrim ? 0 : static_cast<int>(s.bytes);
+    if (res != expected) {
+      record_error(s, res);
+      return;
+    }
+    if (s.dir == Direction::kRead && spec.verify) {
+      uint32_t f = sh.filler.Check(buffers.data + idx * buf_bytes, s.bytes, s.offset, &out.verify,
+                                   kMaxVerifyRecords);
+      out.verify_failures += f;
+    }
+    if (!s.measured) return;
+    uint64_t lat = now > s.submit_ns ? now - s.submit_ns : 0;
+    auto d = static_cast<size_t>(s.dir);
+    DirectionStats& ds = out.dirs[d];
+    ++ds.ios;
+    ds.bytes += s.bytes;
+    ds.latency.Record(lat);
+    auto& iv = cur.dirs[d];
+    ++iv.ios;
+    iv.bytes += s.bytes;
+    iv.lat_sum_ns += lat;
+    iv.lat_max_ns = std::max(iv.lat_max_ns, lat);
+    out.last_completion_ns = std::max(out.last_completion_ns, now);
+    if (sink) {
+      log.push_back({s.submit_ns - measure_start, s.offset, lat, s.bytes, s.dir});
+      if (log.size() == kIoLogBatch) {
+        sink->Write(log.data(), log.size());
+        log.clear();
+      }
+    }
+  };
+
+  uint64_t now = MonotonicNs();
+  bool issuing = true;
+  uint32_t in_flight = 0;
+  while (true) {
+    if (sh.control.stop && sh.control.stop->load(std::memory_order_relaxed) && issuing) {
+      issuing = false;
+      out.interrupted = true;
+    }
+    if (ramping && now >= ramp_end_ns) begin_measuring(ramp_end_ns);
+    if (!ramping && now >= measure_end) issuing = false;
+
+    while (issuing && !free_slots.empty()) {
+      if (!ramping && io_bytes && measured_issued >= io_bytes) {
+        issuing = false;
+        break;
+      }
+      uint64_t sched = 0;
+      if (rated) {
+        if (next_sched > now) break;
+        sched = next_sched;
+        next_sched += rate_step_ns;
+      }
+      IoRequest r = gen.Next();
+      uint32_t idx = free_slots.back();
+      free_slots.pop_back();
+      Slot& s = slots[idx];
+      s = Slot{sched, r.offset, r.bytes, r.dir, !ramping, s.dirty};
+      uint8_t* buf = buffers.data + idx * buf_bytes;
+      if (r.dir == Direction::kWrite) {
+        if (s.dirty) sh.filler.Prepare(buf, buf_bytes);
+        s.dirty = false;
+        sh.filler.Fill(buf, r.bytes, r.offset, (uint64_t{job} << 48) | write_seq++, data_rng);
+      } else if (r.dir == Direction::kRead) {
+        s.dirty = true;
+      }
+      if (ramping) {
+        ramp_issued += r.bytes;
+        if (ramp_bytes && ramp_issued >= ramp_bytes) begin_measuring(now);
+      } else {
+        measured_issued += r.bytes;
+      }
+      if (r.dir == Direction::kTrim && sync_trims) {
+        uint64_t start = rated ? sched : MonotonicNs();
+        s.submit_ns = start;
+        int res = SyncTrim(sh.fd, sh.block_device, r.offset, r.bytes);
+        now = MonotonicNs();
+        complete(idx, res, now);
+        continue;
+      }
+      q.Prep(idx, r.dir, r.offset, r.bytes);
+      prepared.push_back(idx);
+      ++in_flight;
+    }
+    if (!prepared.empty() && !rated) {
+      uint64_t stamp = MonotonicNs();
+      for (uint32_t idx : prepared) slots[idx].submit_ns = stamp;
+    }
+    prepared.clear();
+
+    if (in_flight == 0) {
+      if (!issuing) break;
+      if (rated && next_sched > now) {
+        // Idle until the next scheduled I/O (in bounded steps, to notice a stop).
+        uint64_t until = std::min(next_sched, now + kPollNs);
+        timespec ts{static_cast<time_t>(until / kNsPerS), static_cast<long>(until % kNsPerS)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+      }
+      now = MonotonicNs();
+      close_intervals(now);
+      continue;
+    }
+    uint64_t timeout = 0;
+    if (rated && issuing && !free_slots.empty()) {
+      timeout = next_sched > now ? std::min(next_sched - now, kPollNs) : 1;
+    }
+    int rc = q.SubmitAndWait(1, timeout);
+    now = MonotonicNs();
+    if (rc < 0) {
+      out.status = Status::Io(std::string("I/O submission failed: ") + std::strerror(-rc));
+      break;
+    }
+    close_intervals(now);
+    in_flight -= q.Reap([&](uint32_t idx, int res) { complete(idx, res, now); });
+  }
+  // The last, partial interval.
+  if (spec.interval_ns && !ramping && out.last_completion_ns > measure_start) {
+    close_intervals(now);
+    uint64_t end = std::max(out.last_completion_ns, now) - measure_start;
+    uint64_t begin = next_interval_end == UINT64_MAX ? 0 : next_interval_end - spec.interval_ns - measure_start;
+    if (end > begin) {
+      cur.t_begin_ns = begin;
+      cur.t_end_ns = end;
+      std::lock_guard<std::mutex> lock(out.intervals_mu);
+      out.intervals.push_back(cur);
+    }
+  }
+  if (sink && !log.empty()) sink->Write(log.data(), log.size());
+  rusage ru;
+  getrusage(RUSAGE_THREAD, &ru);
+  out.cpu_user_s = TimevalS(ru.ru_utime);
+  out.cpu_sys_s = TimevalS(ru.ru_stime);
+  out.done = true;
+}
+
+class RealBackend : public Backend {
+ public:
+  RealBackend(int fd, TargetInfo info, bool block_device, EngineKind engine)
+      : fd_(fd), info_(std::move(info)), block_device_(block_device), engine_(engine) {}
+  ~RealBackend() override { close(fd_); }
+
+  const TargetInfo& info() const override { return info_; }
+
+  Result<PhaseResult> RunPhase(const WorkloadSpec& spec, const RunControl& control) override {
+    std::vector<std::string> notes;
+    if (spec.HasReads() && !block_device_ &&
+        !RangeFullyWritten(fd_, spec.range_begin_bytes, spec.range_end_bytes)) {
+      // Unwritten extents read back as zeros without touching the device: write them first.
+      WorkloadSpec fill = spec;
+      fill.pattern = Pattern::kSequential;
+      fill.read_pct = 0;
+      fill.trim = false;
+      uint64_t unit = spec.MinBlockBytes();
+      uint64_t bs = std::max<uint64_t>(unit, std::min<uint64_t>(kMiB, spec.range_end_bytes - spec.range_begin_bytes) / unit * unit);
+      fill.block_sizes = {BlockShare{bs, 100}};
+      fill.verify_unit_bytes = unit;
+      fill.queue_depth = std::min<uint32_t>(16, UringQueue::kMaxDepth);
+      fill.jobs = 1;
+      fill.runtime_ns = 0;
+      fill.io_bytes = spec.range_end_bytes - spec.range_begin_bytes;
+      fill.ramp_ns = fill.ramp_bytes = 0;
+      fill.rate_iops = 0;
+      fill.interval_ns = 0;
+      RunControl quiet{control.stop, nullptr, nullptr};
+      auto filled = Dispatch(fill, quiet);
+      if (!filled.ok()) return filled.status().WithContext("filling the file before reading");
+      if (filled->interrupted) return Status::Error(Code::kInterrupted, "interrupted while filling the file before reading");
+      if (filled->io_errors) return Status::Io("filling the file before reading: " + filled->errors.front());
+      if (fdatasync(fd_) != 0) return Status::Io(std::string("fdatasync: ") + std::strerror(errno));
+      notes.push_back("filled " + FormatBytes(fill.io_bytes) + " of the file with data before reading (it had unwritten extents)");
+    }
+    auto r = Dispatch(spec, control);
+    if (r.ok()) r->notes.insert(r->notes.begin(), notes.begin(), notes.end());
+    return r;
+  }
+
+  Status Idle(uint64_t ns, const RunControl& control) override {
+    uint64_t end = MonotonicNs() + ns;
+    while (MonotonicNs() < end) {
+      if (control.stop && control.stop->load()) return Status::Error(Code::kInterrupted, "interrupted");
+      uint64_t step = std::min(end - MonotonicNs(), kPollNs);
+      timespec ts{static_cast<time_t>(step / kNsPerS), static_cast<long>(step % kNsPerS)};
+      nanosleep(&ts, nullptr);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Result<PhaseResult> Dispatch(const WorkloadSpec& spec, const RunControl& control) {
+    switch (engine_) {
+      case EngineKind::kIoUring:
+        return Run<UringQueue>(spec, control);
+      case EngineKind::kLibaio:
+        return Run<AioQueue>(spec, control);
+      case EngineKind::kPsync:
+        return Run<PsyncQueue>(spec, control);
+    }
+    return Status::Error(Code::kInternal, "unknown engine");
+  }
+
+  template <class Q>
+  Result<PhaseResult> Run(const WorkloadSpec& spec, const RunControl& control) {
+    DataFiller filler(spec);
+    PhaseShared sh{spec, filler, fd_, block_device_, control, std::latch(spec.jobs)};
+    std::vector<std::unique_ptr<JobOutput>> outs;
+    std::vector<std::thread> threads;
+    for (uint32_t j = 0; j < spec.jobs; ++j) outs.push_back(std::make_unique<JobOutput>());
+    for (uint32_t j = 0; j < spec.jobs; ++j) {
+      threads.emplace_back([&sh, j, &outs] { RunJob<Q>(sh, j, *outs[j]); });
+    }
+    sh.ready.wait();
+    Status init;
+    for (auto& o : outs) {
+      if (!o->status.ok()) init = o->status;
+    }
+    if (!init.ok()) sh.abort = true;
+    sh.t0_ns = MonotonicNs();
+    sh.go.count_down();
+
+    // Progress: hand each interval to the caller once every job has closed it.
+    size_t delivered = 0;
+    auto deliver = [&](bool final) {
+      size_t ready = SIZE_MAX;
+      for (auto& o : outs) {
+        std::lock_guard<std::mutex> lock(o->intervals_mu);
+        ready = std::min(ready, o->intervals.size());
+      }
+      for (; delivered < ready; ++delivered) {
+        IntervalSample merged;
+        for (auto& o : outs) {
+          std::lock_guard<std::mutex> lock(o->intervals_mu);
+          const IntervalSample& s = o->intervals[delivered];
+          merged.Merge(s);
+          merged.t_begin_ns = s.t_begin_ns;
+          merged.t_end_ns = std::max(merged.t_end_ns, s.t_end_ns);
+        }
+        if (control.on_interval && !final) control.on_interval(merged);
+      }
+    };
+    if (control.on_interval && spec.interval_ns) {
+      for (;;) {
+        bool all_done = true;
+        for (auto& o : outs) all_done &= o->done.load();
+        if (all_done) break;
+        timespec ts{0, 20 * 1000 * 1000};
+        nanosleep(&ts, nullptr);
+        deliver(false);
+      }
+    }
+    for (auto& t : threads) t.join();
+    if (!init.ok()) return init;
+
+    PhaseResult r;
+    uint64_t start = UINT64_MAX, end = 0;
+    size_t n_intervals = SIZE_MAX;
+    for (auto& o : outs) {
+      if (!o->status.ok()) return o->status;
+      for (int d = 0; d < kDirections; ++d) r.dirs[d].Merge(o->dirs[d]);
+      start = std::min(start, o->measure_start_ns);
+      end = std::max(end, o->last_completion_ns);
+      r.io_errors += o->io_errors;
+      for (auto& e : o->errors) {
+        if (r.errors.size() < kMaxErrorMessages) r.errors.push_back(e);
+      }
+      r.verify_failures += o->verify_failures;
+      for (auto& v : o->verify) {
+        if (r.verify_records.size() < kMaxVerifyRecords) {
+          r.verify_records.push_back({v.offset, VerifyOutcomeName(v.outcome), v.found_offset, v.generation});
+        }
+      }
+      r.cpu_user_s += o->cpu_user_s;
+      r.cpu_sys_s += o->cpu_sys_s;
+      r.interrupted |= o->interrupted;
+      n_intervals = std::min(n_intervals, o->intervals.size());
+    }
+    std::sort(r.verify_records.begin(), r.verify_records.end(),
+              [](const VerifyRecord& a, const VerifyRecord& b) { return a.offset < b.offset; });
+    r.measured_ns = end > start && start != UINT64_MAX ? end - start : 0;
+    // Time series: merge by index; the last interval of each job may be partial.
+    size_t max_intervals = 0;
+    for (auto& o : outs) max_intervals = std::max(max_intervals, o->intervals.size());
+    for (size_t i = 0; i < max_intervals; ++i) {
+      IntervalSample merged;
+      for (auto& o : outs) {
+        if (i >= o->intervals.size()) continue;
+        const IntervalSample& s = o->intervals[i];
+        if (merged.t_end_ns == 0) merged.t_begin_ns = s.t_begin_ns;
+        merged.Merge(s);
+        merged.t_end_ns = std::max(merged.t_end_ns, s.t_end_ns);
+      }
+      r.intervals.push_back(merged);
+    }
+    if (engine_ == EngineKind::kPsync && spec.queue_depth > 1) {
+      r.notes.push_back("psync runs one I/O at a time per job; --qd " + std::to_string(spec.queue_depth) + " was treated as 1");
+    }
+    return r;
+  }
+
+  int fd_;
+  TargetInfo info_;
+  bool block_device_;
+  EngineKind engine_;
+};
+
+}  // namespace
+
+Result<EngineKind> ParseEngineKind(const std::string& name) {
+  if (name == "io_uring") return EngineKind::kIoUring;
+  if (name == "libaio") return EngineKind::kLibaio;
+  if (name == "psync") return EngineKind::kPsync;
+  return Status::Invalid("--engine: unknown engine '" + name + "' (io_uring, libaio, psync)");
+}
+
+const char* EngineKindName(EngineKind k) {
+  switch (k) {
+    case EngineKind::kIoUring:
+      return "io_uring";
+    case EngineKind::kLibaio:
+      return "libaio";
+    case EngineKind::kPsync:
+      return "psync";
+  }
+  return "?";
+}
+
+Result<TargetInfo> ProbeRealTarget(const RealTargetOptions& o) {
+  namespace fs = std::filesystem;
+  TargetInfo info;
+  info.path = o.path;
+  struct stat st;
+  if (stat(o.path.c_str(), &st) != 0) {
+    if (errno != ENOENT) return Status::Io(o.path + ": " + std::strerror(errno));
+    if (o.path.rfind("/dev/", 0) == 0) return Status::NotFound("block device " + o.path + " does not exist");
+    fs::path parent = fs::path(o.path).parent_path();
+    if (parent.empty()) parent = ".";
+    struct stat pst;
+    if (stat(parent.c_str(), &pst) != 0 || !S_ISDIR(pst.st_mode)) {
+      return Status::NotFound("directory " + parent.string() + " does not exist");
+    }
+    if (o.size_bytes == 0) return Status::Invalid(o.path + " does not exist; give --size to create it");
+    if (access(parent.c_str(), W_OK) != 0) {
+      return Status::Refused("cannot create " + o.path + ": " + std::strerror(errno));
+    }
+    struct statvfs vfs;
+    if (statvfs(parent.c_str(), &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) {
+      return Status::Refused("cannot create " + o.path + ": read-only filesystem");
+    }
+    if (statvfs(parent.c_str(), &vfs) == 0) {
+      uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+      if (o.size_bytes > free_bytes) {
+        return Status::Error(Code::kNoSpace, "--size " + FormatBytes(o.size_bytes) + " does not fit: the filesystem of " + parent.string() + " has " + FormatBytes(free_bytes) + " free");
+      }
+    }
+    info.kind = "file";
+    info.size_bytes = o.size_bytes;
+    info.logical_block_bytes = o.direct ? FileDirectIoAlign(pst.st_dev) : 1;
+    info.physical_block_bytes = static_cast<uint32_t>(pst.st_blksize);
+    return info;
+  }
+  if (S_ISBLK(st.st_mode)) {
+    int fd = open(o.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Status::Io(o.path + ": " + std::strerror(errno));
+    uint64_t bytes = 0;
+    int lbs = 512, ro = 0;
+    unsigned pbs = 4096;
+    int rc = ioctl(fd, BLKGETSIZE64, &bytes);
+    int e = errno;
+    ioctl(fd, BLKSSZGET, &lbs);
+    ioctl(fd, BLKPBSZGET, &pbs);
+    ioctl(fd, BLKROGET, &ro);
+    close(fd);
+    if (rc != 0) return Status::Io(o.path + ": BLKGETSIZE64: " + std::strerror(e));
+    if (o.writable && ro) return Status::Refused(o.path + " is a read-only block device; the workload needs to write");
+    if (o.size_bytes > bytes) {
+      return Status::Invalid("--size " + std::to_string(o.size_bytes) + " is larger than " + o.path + " (" + std::to_string(bytes) + " bytes)");
+    }
+    info.kind = "block";
+    info.size_bytes = o.size_bytes ? o.size_bytes : bytes;
+    info.logical_block_bytes = static_cast<uint32_t>(lbs);
+    info.physical_block_bytes = pbs;
+    std::string dir = SysBlockDir(st.st_rdev);
+    info.model = ReadSysfs(dir + "/device/model");
+    info.serial = ReadSysfs(dir + "/device/serial");
+    if (info.serial.empty()) info.serial = ReadSysfs(dir + "/serial");
+    info.firmware = ReadSysfs(dir + "/device/firmware_rev");
+    return info;
+  }
+  if (!S_ISREG(st.st_mode)) return Status::Invalid(o.path + " is neither a regular file nor a block device");
+  if (o.writable && access(o.path.c_str(), W_OK) != 0) {
+    return Status::Refused(o.path + " is read-only (" + std::strerror(errno) + "); the workload needs to write");
+  }
+  struct statvfs vfs;
+  if (o.writable && statvfs(o.path.c_str(), &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) {
+    return Status::Refused(o.path + " is on a read-only filesystem; the workload needs to write");
+  }
+  uint64_t cur = static_cast<uint64_t>(st.st_size);
+  uint64_t want = o.size_bytes ? o.size_bytes : cur;
+  if (want == 0) return Status::Invalid(o.path + " is empty; give --size");
+  if (want > cur) {
+    uint64_t allocated = static_cast<uint64_t>(st.st_blocks) * 512;
+    if (statvfs(o.path.c_str(), &vfs) == 0) {
+      uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+      if (want > allocated + free_bytes) {
+        return Status::Error(Code::kNoSpace, "--size " + FormatBytes(want) + " does not fit: the filesystem of " + o.path + " has " + FormatBytes(free_bytes) + " free");
+      }
+    }
+  }
+  info.kind = "file";
+  info.size_bytes = want;
+  info.logical_block_bytes = o.direct ? FileDirectIoAlign(st.st_dev) : 1;
+  info.physical_block_bytes = static_cast<uint32_t>(st.st_blksize);
+  return info;
+}
+
+Result<std::unique_ptr<Backend>> OpenRealBackend(const RealTargetOptions& o) {
+  SSDLAB_ASSIGN_OR_RETURN(TargetInfo info, ProbeRealTarget(o));
+  bool block = info.kind == "block";
+  struct stat st;
+  bool exists = stat(o.path.c_str(), &st) == 0;
+  int base = O_CLOEXEC | (o.direct ? O_DIRECT : 0);
+  int fd = -1;
+  if (block) {
+    fd = open(o.path.c_str(), base | (o.writable ? O_RDWR : O_RDONLY));
+  } else {
+    // Files open read-write when allowed: a read workload may need to fill unwritten extents.
+    fd = open(o.path.c_str(), base | O_RDWR | O_CREAT, 0644);
+    if (fd < 0 && !o.writable && (errno == EACCES || errno == EROFS)) {
+      fd = open(o.path.c_str(), base | O_RDONLY);
+    }
+  }
+  if (fd < 0) {
+    int e = errno;
+    if (e == EINVAL && o.direct) {
+      if (!exists) unlink(o.path.c_str());
+      return Status::Invalid(o.path + ": the filesystem does not support O_DIRECT; use --buffered");
+    }
+    if (e == EROFS || e == EACCES || e == EPERM) {
+      return Status::Refused(o.path + " is read-only (" + std::strerror(e) + ")");
+    }
+    return Status::Io(o.path + ": " + std::strerror(e));
+  }
+  if (!block && fstat(fd, &st) == 0 && static_cast<uint64_t>(st.st_size) < info.size_bytes) {
+    if (fallocate(fd, 0, 0, static_cast<off_t>(info.size_bytes)) != 0) {
+      int e = errno;
+      if (e == EOPNOTSUPP && ftruncate(fd, static_cast<off_t>(info.size_bytes)) == 0) {
+        // a filesystem without preallocation: holes are filled before reads
+      } else {
+        close(fd);
+        if (!exists) unlink(o.path.c_str());
+        return Status::Error(e == ENOSPC ? Code::kNoSpace : Code::kIoError,
+                             o.path + ": allocating " + FormatBytes(info.size_bytes) + ": " + std::strerror(e));
+      }
+    }
+  }
+  return std::unique_ptr<Backend>(std::make_unique<RealBackend>(fd, std::move(info), block, o.engine));
+}
+
+}  // namespace ssdlab

@@ -1,0 +1,36 @@
+// The real-time Backend: drives a regular file or a block device with OS threads, one per
+// job, each with its own io_uring (or libaio / psync) queue.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "backend/backend.h"
+#include "base/status.h"
+
+namespace ssdlab {
+
+enum class EngineKind { kIoUring, kLibaio, kPsync };
+Result<EngineKind> ParseEngineKind(const std::string& name);
+const char* EngineKindName(EngineKind k);
+
+struct RealTargetOptions {
+  std::string path;
+  uint64_t size_bytes = 0;      // 0 = the existing file's or device's size; required for a new file
+  bool writable = false;        // open for writing (the workload writes, trims or fills)
+  bool direct = true;           // O_DIRECT
+  EngineKind engine = EngineKind::kIoUring;
+};
+
+// Checks the target without changing anything: existence, kind, size (a new file's size
+// against the free space, `size_bytes` against a device), read-only state, I/O alignment.
+// Same errors as OpenRealBackend.
+Result<TargetInfo> ProbeRealTarget(const RealTargetOptions& options);
+
+// Opens (and for a missing regular file, creates and fully allocates) the target.
+// Errors: kNotFound (missing device or directory), kNoSpace (file larger than the free space),
+// kInvalidArgument (size beyond a device, O_DIRECT unsupported), kPermission (read-only).
+// Block-device safety checks are the caller's job (device/safety.h), before this call.
+Result<std::unique_ptr<Backend>> OpenRealBackend(const RealTargetOptions& options);
+
+}  // namespace ssdlab
