@@ -377,7 +377,7 @@ class RealBackend : public Backend {
       fill.pattern = Pattern::kSequential;
       fill.read_pct = 0;
       fill.trim = false;
-      uint64_t unit = spec.MinBlockBytes();
+      uint64_t unit = std::min<uint64_t>(4096, spec.MinBlockBytes());
       uint64_t bs = std::max<uint64_t>(unit, std::min<uint64_t>(kMiB, spec.range_end_bytes - spec.range_begin_bytes) / unit * unit);
       fill.block_sizes = {BlockShare{bs, 100}};
       fill.verify_unit_bytes = unit;
@@ -651,7 +651,7 @@ Result<std::unique_ptr<Backend>> OpenRealBackend(const RealTargetOptions& o) {
   } else {
     // Files open read-write when allowed: a read workload may need to fill unwritten extents.
     fd = open(o.path.c_str(), base | O_RDWR | O_CREAT, 0644);
-    if (fd < 0 && !o.writable && (errno == EACCES || errno == EROFS)) {
+    if (fd < 0 && !o.writable && (errno == EACCES || errno == EROFS || errno == EPERM)) {
       fd = open(o.path.c_str(), base | O_RDONLY);
     }
   }

@@ -52,7 +52,7 @@ DataFiller::DataFiller(const WorkloadSpec& spec)
       kind_(spec.data.kind),
       pct_(spec.data.pct),
       verify_(spec.verify),
-      unit_bytes_(static_cast<uint32_t>(spec.verify_unit_bytes ? spec.verify_unit_bytes : spec.MinBlockBytes())),
+      unit_bytes_(static_cast<uint32_t>(spec.verify_unit_bytes ? spec.verify_unit_bytes : std::min<uint64_t>(4096, spec.MinBlockBytes()))),
       dedupe_threshold_(static_cast<uint64_t>(spec.data.pct / 100.0 * 4294967296.0)),
       base_(kChunk, 0) {
   if (kind_ != DataKind::kZero) {

@@ -7,7 +7,8 @@
 // a few stores, and the same seed gives the same bytes. With dedupe:N, N% of 4 KiB chunks
 // take their words from a small pool of 1024 contents instead, so they repeat.
 //
-// Verify: with --verify every `unit` (the smallest block size of the workload) starts with a
+// Verify: with --verify every `unit` (4 KiB, or the smallest block size if that is smaller)
+// starts with a
 // 48-byte header {magic, offset, seed, generation, unit bytes, checksum}; the checksum is
 // XXH3-64 of the rest of the unit seeded by the header fields. A reader checks magic,
 // offset, seed and checksum of every unit it reads.

@@ -60,7 +60,7 @@ struct WorkloadSpec {
   DataPattern data;
   uint64_t seed = 1;
   bool verify = false;             // writes carry verify headers; reads check them
-  uint64_t verify_unit_bytes = 0;  // bytes per verify header; 0 = MinBlockBytes()
+  uint64_t verify_unit_bytes = 0;  // bytes per verify header; 0 = min(4 KiB, MinBlockBytes())
   uint64_t interval_ns = 1000000000;  // time-series resolution; 0 = no time series
 
   uint64_t MinBlockBytes() const;

@@ -1,0 +1,93 @@
+#include "e2e_util.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace ssdlab::test {
+
+namespace {
+std::vector<char*> Argv(const std::vector<std::string>& args) {
+  std::vector<char*> v;
+  v.push_back(const_cast<char*>(SSDLAB_BINARY));
+  for (const auto& a : args) v.push_back(const_cast<char*>(a.c_str()));
+  v.push_back(nullptr);
+  return v;
+}
+}  // namespace
+
+pid_t StartSsdlab(const std::vector<std::string>& args, const std::string& out_path,
+                  const std::string& err_path) {
+  auto argv = Argv(args);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int o = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int n = open("/dev/null", O_RDONLY);
+    dup2(n, 0);
+    dup2(o, 1);
+    dup2(e, 2);
+    execv(SSDLAB_BINARY, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int Wait(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+Proc RunSsdlab(const std::vector<std::string>& args) {
+  TempDir t;
+  Proc p;
+  p.exit_code = Wait(StartSsdlab(args, t / "out", t / "err"));
+  p.out = ReadFile(t / "out");
+  p.err = ReadFile(t / "err");
+  return p;
+}
+
+int Shell(const std::string& cmd, std::string* out) {
+  TempDir t;
+  std::string full = "(" + cmd + ") >" + (t / "o") + " 2>&1";
+  int rc = std::system(full.c_str());
+  if (out) *out = ReadFile(t / "o");
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+std::string ReadFile(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+nlohmann::json ReadJson(const std::filesystem::path& p) { return nlohmann::json::parse(ReadFile(p)); }
+
+int CountLines(const std::string& text) {
+  int n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+TempDir::TempDir() {
+  std::string tmpl = std::string(SSDLAB_TEST_TMP) + "/e2e.XXXXXX";
+  std::filesystem::create_directories(SSDLAB_TEST_TMP);
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  path_ = mkdtemp(buf.data());
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+}  // namespace ssdlab::test
