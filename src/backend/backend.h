@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/status.h"
 #include "stats/phase_result.h"
@@ -23,6 +25,8 @@ struct TargetInfo {
   std::string model;   // where known
   std::string serial;  // where known
   std::string firmware;
+  // Further facts as key -> value (the simulator's resolved parameters, ...).
+  std::vector<std::pair<std::string, std::string>> details;
 };
 
 // One line of the per-I/O log (--lat-log).
@@ -62,6 +66,15 @@ class Backend {
   // Leaves the target idle for `ns` (the simulator advances virtual time, letting background
   // garbage collection work).
   virtual Status Idle(uint64_t ns, const RunControl& control) = 0;
+  // Returns the target to a fresh state as far as `method` allows and says what was done:
+  // the simulator becomes factory-fresh; files have their range's blocks deallocated (punch
+  // hole); block devices are discarded. Methods: "auto", "discard", "none"; others are the
+  // device layer's and give kUnsupported here. Errors: kUnsupported, kIoError.
+  virtual Result<std::string> Purge(const std::string& method, const RunControl& control) = 0;
+  // True when the target keeps its state across processes (a real drive): a resumed suite
+  // continues from the stored rounds. False for the simulator, whose drive state lives in
+  // memory: a resumed suite replays the stored rounds (deterministically) to rebuild it.
+  virtual bool persistent_state() const = 0;
 };
 
 }  // namespace ssdlab

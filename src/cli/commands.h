@@ -19,6 +19,9 @@ inline constexpr int kExitInterrupted = 130;
 std::atomic<bool>& StopFlag();
 
 void AddRunCommand(CLI::App& app, int* exit_code);
+void AddSimCommand(CLI::App& app, int* exit_code);
+// `pts`, `ls` and `show`.
+void AddPtsCommands(CLI::App& app, int* exit_code);
 
 // Prints "ssdlab: error: <message>" to stderr.
 void PrintError(const std::string& message);

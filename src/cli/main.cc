@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = kExitOk;
   AddRunCommand(app, &exit_code);
+  AddSimCommand(app, &exit_code);
+  AddPtsCommands(app, &exit_code);
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   try {

@@ -66,7 +66,12 @@ json TargetJson(const TargetInfo& i) {
           {"physical_block_bytes", i.physical_block_bytes},
           {"model", i.model},
           {"serial", i.serial},
-          {"firmware", i.firmware}};
+          {"firmware", i.firmware},
+          {"details", [&] {
+             json d = json::object();
+             for (const auto& [k, v] : i.details) d[k] = v;
+             return d;
+           }()}};
 }
 
 json WorkloadJson(const WorkloadSpec& s) {

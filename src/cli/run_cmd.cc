@@ -99,6 +99,10 @@ int Run(const RunArgs& a) {
     PrintError(s.status().message());
     return kExitUsage;
   }
+  if (IsSimTarget(a.target) && a.w.verify) {
+    PrintError("--verify: a simulated drive stores no data to check");
+    return kExitUsage;
+  }
   auto info = ProbeTarget(req);
   if (!info.ok()) {
     PrintError(info.status().message());

@@ -27,11 +27,11 @@ Status CheckSafety(const TargetRequest& r) {
 
 }  // namespace
 
-bool IsSimTarget(const std::string& target) { return target.rfind("sim:", 0) == 0; }
-
 Result<TargetInfo> ProbeTarget(const TargetRequest& r) {
   if (IsSimTarget(r.target)) {
-    return Status::Error(Code::kUnsupported, "simulated targets are not built into this ssdlab yet");
+    if (r.size_bytes) return Status::Invalid("--size does not apply to a simulated drive; set its capacity in the target, e.g. sim:tiny?capacity=2GiB");
+    SSDLAB_ASSIGN_OR_RETURN(auto sim, OpenSimBackend(r.target));
+    return sim->info();
   }
   SSDLAB_RETURN_IF_ERROR(CheckSafety(r));
   return ProbeRealTarget(RealOptions(r));
@@ -39,7 +39,8 @@ Result<TargetInfo> ProbeTarget(const TargetRequest& r) {
 
 Result<std::unique_ptr<Backend>> OpenTarget(const TargetRequest& r) {
   if (IsSimTarget(r.target)) {
-    return Status::Error(Code::kUnsupported, "simulated targets are not built into this ssdlab yet");
+    SSDLAB_ASSIGN_OR_RETURN(auto sim, OpenSimBackend(r.target));
+    return std::unique_ptr<Backend>(std::move(sim));
   }
   SSDLAB_RETURN_IF_ERROR(CheckSafety(r));
   return OpenRealBackend(RealOptions(r));

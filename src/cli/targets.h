@@ -8,6 +8,7 @@
 
 #include "backend/backend.h"
 #include "engine/engine.h"
+#include "sim/sim.h"
 
 namespace ssdlab {
 
@@ -19,8 +20,6 @@ struct TargetRequest {
   bool direct = true;
   EngineKind engine = EngineKind::kIoUring;
 };
-
-bool IsSimTarget(const std::string& target);
 
 // Checks everything that can be checked without changing the target; returns its facts.
 Result<TargetInfo> ProbeTarget(const TargetRequest& request);

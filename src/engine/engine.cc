@@ -401,6 +401,21 @@ class RealBackend : public Backend {
     return r;
   }
 
+  bool persistent_state() const override { return true; }
+
+  Result<std::string> Purge(const std::string& method, const RunControl&) override {
+    if (method == "none") return std::string("none");
+    if (method != "auto" && method != "discard") {
+      return Status::Error(Code::kUnsupported, "purge method '" + method + "' is not available for " + info_.path + " here (supported: auto, discard, none)");
+    }
+    int rc = SyncTrim(fd_, block_device_, 0, info_.size_bytes);
+    if (rc < 0) {
+      return Status::Error(rc == -EOPNOTSUPP ? Code::kUnsupported : Code::kIoError,
+                           std::string(block_device_ ? "discard (BLKDISCARD)" : "punch hole") + " of " + info_.path + " failed: " + std::strerror(-rc));
+    }
+    return std::string(block_device_ ? "discard (BLKDISCARD of the whole device)" : "punch hole (the file's blocks deallocated)");
+  }
+
   Status Idle(uint64_t ns, const RunControl& control) override {
     uint64_t end = MonotonicNs() + ns;
     while (MonotonicNs() < end) {

@@ -1,0 +1,448 @@
+// `ssdlab pts`, `ssdlab ls`, `ssdlab show`: the SNIA PTS battery and its results database.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "base/clock.h"
+#include "base/units.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/targets.h"
+#include "store/store.h"
+#include "suite/pts.h"
+
+namespace ssdlab {
+namespace {
+
+using nlohmann::json;
+
+// Every flag as text, so that a run's arguments can be stored and re-resolved on --resume.
+struct PtsArgs {
+  std::string target, tests, db, run, json_path, spec = "pts-e", round, max_rounds, window,
+      purge, wipc, threads, qd, op, range, seed, progress = "auto", iops_bs, iops_mixes, tp_bs,
+      lat_bs, lat_mixes, lvi_threads, lvi_qds, lvi_bs, lvi_mixes, lvi_warmup, lvi_measure,
+      wsat_round, wsat_max_rounds, wsat_capacity, hir_waits, hir_cycles, hir_write,
+      hir_baseline, xsr, dirth_threads, dirth_qds, dirth_hist;
+  std::string resume;
+  bool destructive = false;
+};
+
+json ArgsJson(const PtsArgs& a) {
+  return {{"target", a.target}, {"tests", a.tests}, {"spec", a.spec}, {"round", a.round},
+          {"max_rounds", a.max_rounds}, {"window", a.window}, {"purge", a.purge}, {"wipc", a.wipc},
+          {"threads", a.threads}, {"qd", a.qd}, {"op", a.op}, {"range", a.range}, {"seed", a.seed},
+          {"iops_bs", a.iops_bs}, {"iops_mixes", a.iops_mixes}, {"tp_bs", a.tp_bs}, {"lat_bs", a.lat_bs},
+          {"lat_mixes", a.lat_mixes}, {"lvi_threads", a.lvi_threads}, {"lvi_qds", a.lvi_qds},
+          {"lvi_bs", a.lvi_bs}, {"lvi_mixes", a.lvi_mixes}, {"lvi_warmup", a.lvi_warmup},
+          {"lvi_measure", a.lvi_measure}, {"wsat_round", a.wsat_round}, {"wsat_max_rounds", a.wsat_max_rounds},
+          {"wsat_capacity", a.wsat_capacity}, {"hir_waits", a.hir_waits}, {"hir_cycles", a.hir_cycles},
+          {"hir_write", a.hir_write}, {"hir_baseline", a.hir_baseline}, {"xsr", a.xsr},
+          {"dirth_threads", a.dirth_threads}, {"dirth_qds", a.dirth_qds}, {"dirth_hist", a.dirth_hist}};
+}
+
+void ArgsFromJson(const json& j, PtsArgs& a) {
+  auto get = [&](const char* k, std::string& v) { v = j.value(k, ""); };
+  get("target", a.target); get("tests", a.tests); get("spec", a.spec); get("round", a.round);
+  get("max_rounds", a.max_rounds); get("window", a.window); get("purge", a.purge); get("wipc", a.wipc);
+  get("threads", a.threads); get("qd", a.qd); get("op", a.op); get("range", a.range); get("seed", a.seed);
+  get("iops_bs", a.iops_bs); get("iops_mixes", a.iops_mixes); get("tp_bs", a.tp_bs); get("lat_bs", a.lat_bs);
+  get("lat_mixes", a.lat_mixes); get("lvi_threads", a.lvi_threads); get("lvi_qds", a.lvi_qds);
+  get("lvi_bs", a.lvi_bs); get("lvi_mixes", a.lvi_mixes); get("lvi_warmup", a.lvi_warmup);
+  get("lvi_measure", a.lvi_measure); get("wsat_round", a.wsat_round); get("wsat_max_rounds", a.wsat_max_rounds);
+  get("wsat_capacity", a.wsat_capacity); get("hir_waits", a.hir_waits); get("hir_cycles", a.hir_cycles);
+  get("hir_write", a.hir_write); get("hir_baseline", a.hir_baseline); get("xsr", a.xsr);
+  get("dirth_threads", a.dirth_threads); get("dirth_qds", a.dirth_qds); get("dirth_hist", a.dirth_hist);
+}
+
+std::vector<std::string> SplitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+// Parses a comma list with `one` into `out`, naming `flag` in errors. Empty text keeps `out`.
+template <typename T, typename F>
+Status ParseList(const std::string& flag, const std::string& text, std::vector<T>& out, F one) {
+  if (text.empty()) return Status::Ok();
+  out.clear();
+  for (const std::string& item : SplitList(text)) {
+    auto v = one(item);
+    if (!v.ok()) return v.status().WithContext(flag + " '" + item + "'");
+    out.push_back(static_cast<T>(v.value()));
+  }
+  if (out.empty()) return Status::Invalid(flag + " is empty");
+  return Status::Ok();
+}
+
+Result<uint64_t> PositiveCount(const std::string& s) {
+  auto v = ParseCount(s);
+  if (v.ok() && v.value() == 0) return Status::Invalid("must be at least 1");
+  return v;
+}
+
+Result<Mix> ParseMix(const std::string& s) {
+  // "65/35" or "65" (percent reads)
+  auto slash = s.find('/');
+  auto p = ParsePercent(s.substr(0, slash));
+  if (!p.ok()) return p.status();
+  if (slash != std::string::npos) {
+    auto w = ParsePercent(s.substr(slash + 1));
+    if (!w.ok() || std::abs(p.value() + w.value() - 100) > 1e-9) return Status::Invalid("read/write shares must add up to 100");
+  }
+  return Mix{p.value()};
+}
+
+Status SetDuration(const std::string& flag, const std::string& text, uint64_t& out) {
+  if (text.empty()) return Status::Ok();
+  auto v = ParseDurationNs(text);
+  if (!v.ok()) return v.status().WithContext(flag);
+  out = v.value();
+  return Status::Ok();
+}
+
+template <typename T>
+Status SetCount(const std::string& flag, const std::string& text, T& out) {
+  if (text.empty()) return Status::Ok();
+  auto v = PositiveCount(text);
+  if (!v.ok()) return v.status().WithContext(flag);
+  out = static_cast<T>(v.value());
+  return Status::Ok();
+}
+
+Result<PtsOptions> ResolveOptions(const PtsArgs& a) {
+  SSDLAB_ASSIGN_OR_RETURN(PtsSpec spec, ParsePtsSpec(a.spec));
+  PtsOptions o = SpecDefaults(spec);
+  if (!a.tests.empty()) o.tests = SplitList(a.tests);
+  SSDLAB_RETURN_IF_ERROR(SetDuration("--round", a.round, o.round_ns));
+  SSDLAB_RETURN_IF_ERROR(SetCount("--max-rounds", a.max_rounds, o.max_rounds));
+  SSDLAB_RETURN_IF_ERROR(SetCount("--window", a.window, o.steady.window_rounds));
+  if (!a.purge.empty()) {
+    static const std::vector<std::string> kPurges = {"auto", "secure-erase", "format", "sanitize", "discard", "none"};
+    if (std::find(kPurges.begin(), kPurges.end(), a.purge) == kPurges.end()) return Status::Invalid("--purge: unknown method '" + a.purge + "' (auto, secure-erase, format, sanitize, discard, none)");
+    o.purge = a.purge;
+  }
+  if (!a.wipc.empty()) {
+    std::string w = a.wipc;
+    if (!w.empty() && w.back() == 'x') w.pop_back();
+    auto v = ParseDouble(w);
+    if (!v.ok() || v.value() < 0) return Status::Invalid("--wipc '" + a.wipc + "' is not a multiple like 2x");
+    o.wipc_multiple = v.value();
+  }
+  SSDLAB_RETURN_IF_ERROR(SetCount("--threads", a.threads, o.threads));
+  SSDLAB_RETURN_IF_ERROR(SetCount("--qd", a.qd, o.qd));
+  SSDLAB_RETURN_IF_ERROR(ParseList("--op", a.op, o.op_pcts, ParsePercent));
+  if (!a.range.empty()) {
+    auto v = ParsePercent(a.range);
+    if (!v.ok() || v.value() <= 0) return Status::Invalid("--range '" + a.range + "' is not a percentage above 0");
+    o.active_range_pct = v.value();
+  }
+  if (!a.seed.empty()) {
+    auto v = ParseCount(a.seed);
+    if (!v.ok()) return v.status().WithContext("--seed");
+    o.seed = v.value();
+  }
+  SSDLAB_RETURN_IF_ERROR(ParseList("--iops-bs", a.iops_bs, o.iops_block_bytes, ParseBytes));
+  SSDLAB_RETURN_IF_ERROR(ParseList("--iops-mixes", a.iops_mixes, o.iops_mixes, ParseMix));
+  SSDLAB_RETURN_IF_ERROR(ParseList("--tp-bs", a.tp_bs, o.tp_block_bytes, ParseBytes));
+  SSDLAB_RETURN_IF_ERROR(ParseList("--lat-bs", a.lat_bs, o.lat_block_bytes, ParseBytes));
+  SSDLAB_RETURN_IF_ERROR(ParseList("--lat-mixes", a.lat_mixes, o.lat_mixes, ParseMix));
+  SSDLAB_RETURN_IF_ERROR(ParseList("--lvi-threads", a.lvi_threads, o.lvi_threads, PositiveCount));
+  SSDLAB_RETURN_IF_ERROR(ParseList("--lvi-qds", a.lvi_qds, o.lvi_qds, PositiveCount));
+  SSDLAB_RETURN_IF_ERROR(ParseList("--lvi-bs", a.lvi_bs, o.lvi_block_bytes, ParseBytes));
+  SSDLAB_RETURN_IF_ERROR(ParseList("--lvi-mixes", a.lvi_mixes, o.lvi_mixes, ParseMix));
+  SSDLAB_RETURN_IF_ERROR(SetDuration("--lvi-warmup", a.lvi_warmup, o.lvi_warmup_ns));
+  SSDLAB_RETURN_IF_ERROR(SetDuration("--lvi-measure", a.lvi_measure, o.lvi_measure_ns));
+  SSDLAB_RETURN_IF_ERROR(SetDuration("--wsat-round", a.wsat_round, o.wsat_round_ns));
+  SSDLAB_RETURN_IF_ERROR(SetCount("--wsat-max-rounds", a.wsat_max_rounds, o.wsat_max_rounds));
+  if (!a.wsat_capacity.empty()) {
+    std::string w = a.wsat_capacity;
+    if (w.back() == 'x') w.pop_back();
+    auto v = ParseDouble(w);
+    if (!v.ok() || v.value() <= 0) return Status::Invalid("--wsat-capacity '" + a.wsat_capacity + "' is not a multiple like 4x");
+    o.wsat_capacity_multiple = v.value();
+  }
+  SSDLAB_RETURN_IF_ERROR(ParseList("--hir-waits", a.hir_waits, o.hir_wait_ns, ParseDurationNs));
+  SSDLAB_RETURN_IF_ERROR(SetCount("--hir-cycles", a.hir_cycles, o.hir_cycles));
+  SSDLAB_RETURN_IF_ERROR(SetDuration("--hir-write", a.hir_write, o.hir_write_ns));
+  SSDLAB_RETURN_IF_ERROR(SetDuration("--hir-baseline", a.hir_baseline, o.hir_baseline_ns));
+  SSDLAB_RETURN_IF_ERROR(ParseList("--xsr", a.xsr, o.xsr_ns, ParseDurationNs));
+  SSDLAB_RETURN_IF_ERROR(ParseList("--dirth-threads", a.dirth_threads, o.dirth_threads, PositiveCount));
+  SSDLAB_RETURN_IF_ERROR(ParseList("--dirth-qds", a.dirth_qds, o.dirth_qds, PositiveCount));
+  SSDLAB_RETURN_IF_ERROR(SetDuration("--dirth-hist", a.dirth_hist, o.dirth_histogram_ns));
+  SSDLAB_RETURN_IF_ERROR(ValidatePtsOptions(o));
+  return o;
+}
+
+// Terminal status line or JSON lines on stderr.
+class CliProgress : public ProgressSink {
+ public:
+  CliProgress(bool json_lines, bool tty) : json_(json_lines), tty_(tty) {}
+  void OnEvent(const ProgressEvent& e) override {
+    if (json_) {
+      json j = {{"test", e.test}, {"stage", e.stage}, {"round", e.round}, {"max_rounds", e.max_rounds},
+                {"cell", e.cell}, {"iops", e.iops}, {"mean_ns", e.mean_ns}, {"p99_ns", e.p99_ns},
+                {"steady_distance_pct", e.steady_distance_pct}, {"eta_test_s", e.eta_test_s},
+                {"eta_battery_s", e.eta_battery_s}, {"message", e.message}, {"t_s", UnixTimeS()}};
+      std::cerr << j.dump() << "\n" << std::flush;
+      return;
+    }
+    if (e.stage == "done") {
+      if (tty_) std::cerr << "\r\x1b[K";
+      std::cerr << fmt::format("{}: {}\n", e.test, e.message) << std::flush;
+      return;
+    }
+    std::string line = fmt::format("{} {}", e.test, e.stage);
+    if (e.max_rounds) line += fmt::format(" {}/{}", e.round, e.max_rounds);
+    if (!e.cell.empty()) line += " " + e.cell;
+    if (e.iops > 0) line += fmt::format("  {:.0f} IOPS mean {} p99 {}", e.iops, FormatNs(e.mean_ns), FormatNs(e.p99_ns));
+    if (e.steady_distance_pct >= 0) line += fmt::format("  steady-state distance {:.1f}%", e.steady_distance_pct);
+    if (e.eta_test_s >= 0) line += fmt::format("  ETA {:.0f}s", e.eta_test_s);
+    if (!e.message.empty()) line += "  " + e.message;
+    if (tty_) {
+      std::cerr << "\r" << line.substr(0, 160) << "\x1b[K" << std::flush;
+    } else if (e.stage != "round" || e.cell.empty()) {
+      std::cerr << line << "\n";  // not a terminal: one line per round, not per cell
+    }
+  }
+
+ private:
+  bool json_, tty_;
+};
+
+std::string DefaultRunName() {
+  time_t t = time(nullptr);
+  tm g;
+  gmtime_r(&t, &g);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "pts-%Y%m%d-%H%M%S", &g);
+  return buf;
+}
+
+// One-line verdicts of a run's tests.
+void PrintVerdicts(const json& doc, std::ostream& out) {
+  for (const json& t : doc["tests"]) {
+    const json& ss = t["steady_state"];
+    std::string verdict = "no steady-state requirement";
+    if (ss.contains("variables")) {
+      verdict = ss.value("reached", false)
+                    ? fmt::format("steady state reached in {} rounds (window {}, mean {:.4g})", ss.value("rounds_run", 0), ss.value("window", 0), ss.value("mean", 0.0))
+                    : fmt::format("STEADY STATE NOT REACHED after {} rounds", ss.value("rounds_run", 0));
+    }
+    out << fmt::format("  {:<6} {:<8} {}\n", t["name"].get<std::string>(), t["status"].get<std::string>(), verdict);
+  }
+}
+
+int RunPtsCommand(PtsArgs a) {
+  auto store = Store::Open(a.db);
+  if (!store.ok()) {
+    PrintError(store.status().message());
+    return kExitUsage;
+  }
+  RunRecord run;
+  bool resume = !a.resume.empty();
+  if (resume) {
+    auto found = (*store)->FindRun(a.resume);
+    if (!found.ok()) {
+      PrintError("--resume: " + found.status().message());
+      return kExitUsage;
+    }
+    run = found.value();
+    std::string progress = a.progress, json_path = a.json_path;
+    bool destructive = a.destructive;
+    ArgsFromJson(run.config.value("args", json::object()), a);
+    a.progress = progress;
+    a.json_path = json_path;
+    a.destructive = destructive;
+    a.run = run.name;
+  }
+  if (a.target.empty()) {
+    PrintError("--target is required");
+    return kExitUsage;
+  }
+  if (!a.json_path.empty() && a.json_path != "-") {
+    auto parent = std::filesystem::path(a.json_path).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent)) {
+      PrintError("--json " + a.json_path + ": directory " + parent.string() + " does not exist");
+      return kExitUsage;
+    }
+  }
+  auto options = ResolveOptions(a);
+  if (!options.ok()) {
+    PrintError(options.status().message());
+    return kExitUsage;
+  }
+  TargetRequest req;
+  req.target = a.target;
+  req.writes = true;
+  req.destructive = a.destructive;
+  auto backend = OpenTarget(req);
+  if (!backend.ok()) {
+    PrintError(backend.status().message());
+    return backend.status().code() == Code::kIoError ? kExitFailed : kExitUsage;
+  }
+  if (!resume) {
+    if (a.run.empty()) a.run = DefaultRunName();
+    json config = {{"args", ArgsJson(a)}, {"options", PtsOptionsJson(options.value())}};
+    json context = PlatformJson();
+    context["target"] = TargetJson((*backend)->info());
+    auto id = (*store)->CreateRun(a.run, "pts", config, context, (*backend)->info());
+    if (!id.ok()) {
+      PrintError(id.status().message());
+      return kExitUsage;
+    }
+    run.id = id.value();
+    run.name = a.run;
+  } else {
+    if (!(*store)->SetRunStatus(run.id, "running").ok()) {
+      PrintError("cannot update the run's status in " + a.db);
+      return kExitFailed;
+    }
+  }
+  bool tty = isatty(STDERR_FILENO);
+  bool json_lines = a.progress == "json";
+  std::unique_ptr<CliProgress> progress;
+  if (a.progress != "none") progress = std::make_unique<CliProgress>(json_lines, tty && !json_lines);
+  std::cerr << fmt::format("ssdlab pts: run '{}' on {} ({}), spec {}, tests {}{}\n", run.name, a.target,
+                           FormatBytes((*backend)->info().size_bytes), a.spec,
+                           fmt::join(options->tests, ","), resume ? " (resumed)" : "");
+  Status st = RunPts(**backend, **store, run.id, options.value(), progress.get(), &StopFlag());
+  std::string status = st.ok() ? "done" : st.code() == Code::kInterrupted ? "interrupted" : "failed";
+  if (!(*store)->SetRunStatus(run.id, status).ok()) PrintError("cannot record the run's status");
+  auto doc = PtsRunJson(**store, run.name);
+  if (doc.ok()) {
+    std::cerr << fmt::format("run '{}' {} (database {})\n", run.name, status, a.db);
+    PrintVerdicts(doc.value(), std::cerr);
+    if (!a.json_path.empty()) {
+      std::string text = doc->dump(1) + "\n";
+      if (a.json_path == "-") {
+        std::cout << text;
+      } else {
+        std::ofstream(a.json_path) << text;
+      }
+    }
+  }
+  if (!st.ok()) {
+    PrintError(st.code() == Code::kInterrupted ? "interrupted; finished rounds are stored, continue with --resume " + run.name : st.message());
+    return st.code() == Code::kInterrupted ? kExitInterrupted : kExitFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddPtsCommands(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<PtsArgs>();
+  CLI::App* cmd = app.add_subcommand("pts", "Run the SNIA PTS battery (stored in a results database)");
+  cmd->add_option("--target", a->target, "File, block device, or sim:PRESET[?key=value&...]");
+  cmd->add_option("--tests", a->tests, "Comma list: iops,tp,lat,lvi,wsat,hir,xsr,dirth,ecw,op (default: all)");
+  cmd->add_option("--db", a->db, "Results database (SQLite), created if missing")->required();
+  cmd->add_option("--run", a->run, "Name of the run (default pts-DATE-TIME)");
+  cmd->add_option("--resume", a->resume, "Continue the run of this name from its last finished round");
+  cmd->add_option("--json", a->json_path, "Write the whole run as JSON to FILE (- for stdout)");
+  cmd->add_option("--spec", a->spec, "pts-e | pts-c | review")->capture_default_str();
+  cmd->add_option("--round", a->round, "Duration of each cell of a round (60s)");
+  cmd->add_option("--max-rounds", a->max_rounds, "Rounds before giving up on steady state (25)");
+  cmd->add_option("--window", a->window, "Steady-state window in rounds (5; review: 4)");
+  cmd->add_option("--purge", a->purge, "auto|secure-erase|format|sanitize|discard|none (auto)");
+  cmd->add_option("--wipc", a->wipc, "Workload-independent preconditioning amount (2x)");
+  cmd->add_option("--threads", a->threads, "Threads of the load tests (spec default)");
+  cmd->add_option("--qd", a->qd, "Queue depth per thread of the load tests (spec default)");
+  cmd->add_option("--op", a->op, "Over-provisioning study: percent of capacity left unused (15,30,50)");
+  cmd->add_option("--range", a->range, "Active range in percent of the capacity (100; pts-c 75)");
+  cmd->add_option("--seed", a->seed, "Seed of every phase's offsets (1)");
+  cmd->add_option("--progress", a->progress, "auto|json|none: status line, JSON lines on stderr, or quiet")->capture_default_str();
+  cmd->add_flag("--destructive", a->destructive, "Allow writing to a block device (destroys its data)");
+  cmd->add_option("--iops-bs", a->iops_bs, "IOPS block sizes, e.g. 1024KiB,128KiB,...,4KiB");
+  cmd->add_option("--iops-mixes", a->iops_mixes, "IOPS read/write mixes, e.g. 100/0,65/35,0/100");
+  cmd->add_option("--tp-bs", a->tp_bs, "Throughput block sizes (1024KiB,128KiB)");
+  cmd->add_option("--lat-bs", a->lat_bs, "Latency block sizes");
+  cmd->add_option("--lat-mixes", a->lat_mixes, "Latency mixes");
+  cmd->add_option("--lvi-threads", a->lvi_threads, "LVI thread counts (1,2,4)");
+  cmd->add_option("--lvi-qds", a->lvi_qds, "LVI queue depths (1,2,4,8,16,32)");
+  cmd->add_option("--lvi-bs", a->lvi_bs, "LVI block sizes (4KiB,8KiB)");
+  cmd->add_option("--lvi-mixes", a->lvi_mixes, "LVI mixes");
+  cmd->add_option("--lvi-warmup", a->lvi_warmup, "LVI warm-up per point (5s)");
+  cmd->add_option("--lvi-measure", a->lvi_measure, "LVI measured time per point (30s)");
+  cmd->add_option("--wsat-round", a->wsat_round, "WSAT round length (60s)");
+  cmd->add_option("--wsat-max-rounds", a->wsat_max_rounds, "WSAT round limit (1200)");
+  cmd->add_option("--wsat-capacity", a->wsat_capacity, "WSAT stops after this many capacities written (4x)");
+  cmd->add_option("--hir-waits", a->hir_waits, "HIR wait states (5s,10s,15s,25s,50s)");
+  cmd->add_option("--hir-cycles", a->hir_cycles, "HIR cycles per wait state (360)");
+  cmd->add_option("--hir-write", a->hir_write, "HIR write time per cycle (5s)");
+  cmd->add_option("--hir-baseline", a->hir_baseline, "HIR return-to-baseline write (1800s)");
+  cmd->add_option("--xsr", a->xsr, "XSR durations: SEQ write, RND write, SEQ write (8h,6h,8h)");
+  cmd->add_option("--dirth-threads", a->dirth_threads, "DIRTH/ECW thread counts (32,16,8,6,4,2,1)");
+  cmd->add_option("--dirth-qds", a->dirth_qds, "DIRTH/ECW queue depths (32,16,8,6,4,2,1)");
+  cmd->add_option("--dirth-hist", a->dirth_hist, "DIRTH/ECW measurement of the selected points (600s)");
+  cmd->callback([a, exit_code] { *exit_code = RunPtsCommand(*a); });
+
+  auto db = std::make_shared<std::string>();
+  CLI::App* ls = app.add_subcommand("ls", "List the runs in a results database");
+  ls->add_option("--db", *db, "Results database")->required();
+  ls->callback([db, exit_code] {
+    if (!std::filesystem::exists(*db)) {
+      PrintError("--db " + *db + " does not exist");
+      *exit_code = kExitUsage;
+      return;
+    }
+    auto store = Store::Open(*db);
+    if (!store.ok()) {
+      PrintError(store.status().message());
+      *exit_code = kExitUsage;
+      return;
+    }
+    std::cout << fmt::format("{:<28} {:<8} {:<12} {:<22} {}\n", "run", "kind", "status", "created", "target");
+    for (const RunRecord& r : (*store)->ListRuns()) {
+      std::string target = r.context.contains("target") ? r.context["target"].value("path", "") : "";
+      std::cout << fmt::format("{:<28} {:<8} {:<12} {:<22} {}\n", r.name, r.kind, r.status, r.created_at, target);
+    }
+    *exit_code = kExitOk;
+  });
+
+  auto show_db = std::make_shared<std::string>();
+  auto show_name = std::make_shared<std::string>();
+  auto show_json = std::make_shared<bool>(false);
+  CLI::App* show = app.add_subcommand("show", "Show one run with its steady-state verdicts");
+  show->add_option("name", *show_name, "Run name")->required();
+  show->add_option("--db", *show_db, "Results database")->required();
+  show->add_flag("--json", *show_json, "Print the whole run as JSON");
+  show->callback([show_db, show_name, show_json, exit_code] {
+    if (!std::filesystem::exists(*show_db)) {
+      PrintError("--db " + *show_db + " does not exist");
+      *exit_code = kExitUsage;
+      return;
+    }
+    auto store = Store::Open(*show_db);
+    if (!store.ok()) {
+      PrintError(store.status().message());
+      *exit_code = kExitUsage;
+      return;
+    }
+    auto doc = PtsRunJson(**store, *show_name);
+    if (!doc.ok()) {
+      PrintError(doc.status().message());
+      *exit_code = kExitUsage;
+      return;
+    }
+    if (*show_json) {
+      std::cout << doc->dump(1) << "\n";
+    } else {
+      const json& c = doc->at("context");
+      std::cout << fmt::format("run {} ({}), {} .. {}\ntarget {}\n", c.value("run", ""), c.value("status", ""),
+                               c.value("created_at", ""), c.value("finished_at", ""),
+                               c.contains("target") ? c["target"].value("path", "") : "");
+      PrintVerdicts(doc.value(), std::cout);
+    }
+    *exit_code = kExitOk;
+  });
+}
+
+}  // namespace ssdlab

@@ -1,0 +1,68 @@
+// `ssdlab sim presets` and `ssdlab sim describe TARGET`: the simulator's presets and the
+// figures derived from a (possibly overridden) preset.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "sim/sim.h"
+
+namespace ssdlab {
+
+void AddSimCommand(CLI::App& app, int* exit_code) {
+  CLI::App* cmd = app.add_subcommand("sim", "The simulated SSD: presets and derived figures");
+  cmd->require_subcommand(1);
+  auto json_out = std::make_shared<bool>(false);
+  CLI::App* presets = cmd->add_subcommand("presets", "List the presets with their parameters");
+  presets->add_flag("--json", *json_out, "Print JSON");
+  presets->callback([exit_code, json_out] {
+    auto list = ListPresets();
+    if (*json_out) {
+      nlohmann::json doc = nlohmann::json::array();
+      for (const auto& p : list) {
+        nlohmann::json params = nlohmann::json::object(), sources = nlohmann::json::object();
+        for (const auto& [k, v] : p.params) params[k] = v;
+        for (const auto& [k, v] : p.sources) sources[k] = v;
+        doc.push_back({{"name", p.name}, {"description", p.description}, {"params", params}, {"sources", sources}});
+      }
+      std::cout << doc.dump(1) << "\n";
+    } else {
+      for (const auto& p : list) {
+        std::cout << fmt::format("sim:{}\n  {}\n", p.name, p.description);
+        for (const auto& [k, v] : p.params) {
+          auto [unit, help] = SimParamDoc(k);
+          std::cout << fmt::format("    {:<24} {:>16} {:<8} {}\n", k, v, unit, help);
+        }
+        for (const auto& [k, v] : p.sources) std::cout << fmt::format("    source of {}: {}\n", k, v);
+        std::cout << "\n";
+      }
+    }
+    *exit_code = kExitOk;
+  });
+  auto target = std::make_shared<std::string>();
+  auto djson = std::make_shared<bool>(false);
+  CLI::App* describe = cmd->add_subcommand("describe", "Derived figures of a preset (with overrides)");
+  describe->add_option("target", *target, "PRESET or sim:PRESET[?key=value&...]")->required();
+  describe->add_flag("--json", *djson, "Print JSON");
+  describe->callback([exit_code, target, djson] {
+    std::string t = target->rfind("sim:", 0) == 0 ? *target : "sim:" + *target;
+    auto figures = DescribeSim(t);
+    if (!figures.ok()) {
+      PrintError(figures.status().message());
+      *exit_code = kExitUsage;
+      return;
+    }
+    if (*djson) {
+      nlohmann::json doc = nlohmann::json::array();
+      for (const auto& f : *figures) doc.push_back({{"key", f.key}, {"value", f.value}, {"unit", f.unit}});
+      std::cout << doc.dump(1) << "\n";
+    } else {
+      std::cout << t << "\n";
+      for (const auto& f : *figures) std::cout << fmt::format("  {:<34} {:>18} {}\n", f.key, f.value, f.unit);
+    }
+    *exit_code = kExitOk;
+  });
+}
+
+}  // namespace ssdlab

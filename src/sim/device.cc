@@ -1,0 +1,340 @@
+#include "sim/device.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+namespace ssdlab::sim {
+namespace {
+
+uint64_t UsToNs(double us) { return static_cast<uint64_t>(std::llround(us * 1000.0)); }
+
+}  // namespace
+
+SimDevice::SimDevice(const SimParams& p, const Geometry& g)
+    : p_(p), g_(g), ftl_(g, p.gc, p.gc_d, p.seed) {
+  cmd_ns_ = UsToNs(p.cmd_us);
+  ctrl_read_ns_ = UsToNs(p.ctrl_read_us);
+  ctrl_write_ns_ = UsToNs(p.ctrl_write_us);
+  ctrl_trim_ns_ = UsToNs(p.ctrl_trim_us);
+  ctrl_unit_ns_ = UsToNs(p.ctrl_unit_us);
+  ctrl_gc_ns_ = UsToNs(p.ctrl_gc_us);
+  t_read_ns_ = UsToNs(p.t_read_us);
+  t_prog_ns_ = std::max<uint64_t>(1, UsToNs(p.t_prog_us));
+  t_erase_ns_ = UsToNs(p.t_erase_us);
+  slc_t_read_ns_ = UsToNs(p.slc_t_read_us);
+  slc_t_prog_ns_ = std::max<uint64_t>(1, UsToNs(p.slc_t_prog_us));
+  // One byte at X MB/s takes 1e6 / X picoseconds.
+  link_ps_per_byte_ = static_cast<uint64_t>(std::llround(1e6 / p.link_mb_s));
+  ch_ps_per_byte_ = static_cast<uint64_t>(std::llround(1e6 / p.ch_mb_s));
+  unit_ch_ns_ = kUnitBytes * ch_ps_per_byte_ / 1000;
+  bg_idle_ns_ = UsToNs(p.bg_idle_ms * 1000.0);
+  half_duplex_ = p.interface == HostInterface::kSata;
+  prog_of_ = FastDiv(g.units_per_prog);
+  page_of_ = FastDiv(g.units_per_page);
+  die_mod_ = FastDiv(g.dies);
+  ch_mod_ = FastDiv(p.channels);
+  die_free_.assign(g.dies, 0);
+  read_free_.assign(g.dies, 0);
+  ch_free_.assign(p.channels, 0);
+  buffer_ring_.assign(g.buffer_pages, 0);
+  assert((g.buffer_pages & (g.buffer_pages - 1)) == 0 && g.buffer_pages >= g.units_per_prog);
+  ResetFactoryFresh(0);
+}
+
+void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
+  ftl_.Reset();
+  link_free_[0] = link_free_[1] = now_ns;
+  ctrl_free_ = now_ns;
+  std::fill(die_free_.begin(), die_free_.end(), now_ns);
+  std::fill(read_free_.begin(), read_free_.end(), now_ns);
+  std::fill(ch_free_.begin(), ch_free_.end(), now_ns);
+  std::fill(buffer_ring_.begin(), buffer_ring_.end(), now_ns);
+  buffer_seq_ = 0;
+  host_busy_until_ = now_ns;
+  host_group_ = Group{};
+  gc_group_ = Group{};
+  last_gc_read_page_ = UINT32_MAX;
+  last_gc_read_ready_ = now_ns;
+  gc_credit_ = 0;
+  gc_ratio_ = 0;
+  slc_used_ = 0;
+  slc_pages_ = slc_folded_ = nand_reads_ = 0;
+  fold_seq_ = 0;
+  free_min_ = ftl_.free_blocks();
+}
+
+DeviceCounters SimDevice::counters() const {
+  DeviceCounters c;
+  const FtlCounters& f = ftl_.counters();
+  c.host_pages = f.host_pages;
+  c.gc_copies = f.gc_copies;
+  c.erases = f.erases;
+  c.nand_pages = f.host_pages + f.gc_copies + slc_folded_;
+  c.slc_pages = slc_pages_;
+  c.slc_folded = slc_folded_;
+  c.nand_reads = nand_reads_;
+  return c;
+}
+
+uint64_t SimDevice::slc_capacity_pages() const {
+  if (g_.slc_static_pages == 0 && p_.slc_dynamic_pct <= 0) return 0;
+  const uint64_t unused = g_.user_pages - ftl_.mapped_pages();
+  return g_.slc_static_pages +
+         static_cast<uint64_t>(static_cast<double>(unused) * p_.slc_dynamic_pct / 100.0);
+}
+
+uint64_t SimDevice::Submit(Direction dir, uint64_t offset, uint32_t bytes, uint64_t t) {
+  if (t >= host_busy_until_ + bg_idle_ns_ &&
+      (slc_used_ > 0 || ftl_.collecting() || ftl_.free_blocks() < g_.bg_free_blocks)) {
+    Background(host_busy_until_ + bg_idle_ns_, t);
+  }
+  uint64_t done;
+  switch (dir) {
+    case Direction::kWrite:
+      done = Write(offset, bytes, t);
+      break;
+    case Direction::kRead:
+      done = Read(offset, bytes, t);
+      break;
+    default:
+      done = Trim(offset, bytes, t);
+      break;
+  }
+  done += cmd_ns_;
+  if (done > host_busy_until_) host_busy_until_ = done;
+  return done;
+}
+
+uint64_t SimDevice::ProgramOnDie(uint32_t die, uint32_t units, uint64_t ready, uint64_t t_prog) {
+  const uint32_t ch = ch_mod_.Mod(die);
+  uint64_t& ch_free = ch_free_[ch];
+  ch_free = std::max(ready, ch_free) + units * kUnitBytes * ch_ps_per_byte_ / 1000;
+  uint64_t& die_free = die_free_[die];
+  die_free = std::max(ch_free, die_free) + t_prog;
+  return die_free;
+}
+
+uint64_t SimDevice::Program(uint32_t first_ppn, uint32_t units, uint64_t ready, uint64_t t_prog) {
+  return ProgramOnDie(die_mod_.Mod(prog_of_.Div(first_ppn)), units, ready, t_prog);
+}
+
+uint64_t SimDevice::NandRead(uint32_t ppn, bool sense, uint64_t t, uint64_t t_read) {
+  const uint32_t die = die_mod_.Mod(prog_of_.Div(ppn));
+  uint64_t data = t;
+  if (sense) {
+    // Reads have priority over queued programs (program suspend): they wait only for other
+    // reads of the die, and push the die's queued programs back by tR.
+    uint64_t& read_free = read_free_[die];
+    read_free = std::max(t, read_free) + t_read;
+    data = read_free;
+    uint64_t& die_free = die_free_[die];
+    die_free = std::max(t, die_free) + t_read;
+    ++nand_reads_;
+  }
+  uint64_t& ch_free = ch_free_[ch_mod_.Mod(die)];
+  ch_free = std::max(data, ch_free) + unit_ch_ns_;
+  return ch_free;
+}
+
+uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
+  const uint64_t lpn_begin = offset / kUnitBytes;
+  const uint64_t lpn_end = (offset + bytes + kUnitBytes - 1) / kUnitBytes;
+  const uint64_t units = lpn_end - lpn_begin;
+  uint64_t& link = link_free_[0];
+  link = std::max(t, link) + bytes * link_ps_per_byte_ / 1000;
+  if (half_duplex_) link_free_[1] = link;
+  ctrl_free_ = std::max(link, ctrl_free_) + ctrl_write_ns_ + (units - 1) * ctrl_unit_ns_;
+  const uint64_t tc = ctrl_free_;
+  uint64_t done = tc;
+  const uint64_t mask = buffer_ring_.size() - 1;
+  for (uint64_t lpn = lpn_begin; lpn < lpn_end; ++lpn) {
+    const uint64_t slot = buffer_seq_++;
+    uint64_t ready = std::max(tc, buffer_ring_[slot & mask]);
+    const bool partial = (lpn == lpn_begin && offset % kUnitBytes != 0) ||
+                         (lpn + 1 == lpn_end && (offset + bytes) % kUnitBytes != 0);
+    if (partial) {  // read-modify-write of a partly covered unit
+      const uint32_t old = ftl_.Lookup(static_cast<uint32_t>(lpn));
+      if (old != Ftl::kNone) ready = std::max(ready, NandRead(old, true, tc, t_read_ns_));
+    }
+    if (ready > done) done = ready;
+    Group& grp = host_group_;
+    if (grp.count == 0) {
+      grp.slc = slc_used_ + g_.units_per_slc_prog <= slc_capacity_pages();
+      grp.size = grp.slc ? g_.units_per_slc_prog : g_.units_per_prog;
+      grp.first_slot = slot;
+      grp.ready_ns = 0;
+      if (grp.slc) {
+        slc_used_ += grp.size;
+        slc_pages_ += grp.size;
+      }
+    }
+    const uint32_t ppn = ftl_.HostWrite(static_cast<uint32_t>(lpn));
+    if (grp.count == 0) grp.first_ppn = ppn;
+    if (ready > grp.ready_ns) grp.ready_ns = ready;
+    if (++grp.count == grp.size) {
+      const uint64_t end =
+          Program(grp.first_ppn, grp.size, grp.ready_ns, grp.slc ? slc_t_prog_ns_ : t_prog_ns_);
+      for (uint64_t k = 0; k < grp.size; ++k) buffer_ring_[(grp.first_slot + k) & mask] = end;
+      grp.count = 0;
+    }
+    ForegroundGc(tc);
+  }
+  return done;
+}
+
+uint64_t SimDevice::Read(uint64_t offset, uint32_t bytes, uint64_t t) {
+  const uint64_t lpn_begin = offset / kUnitBytes;
+  const uint64_t lpn_end = (offset + bytes + kUnitBytes - 1) / kUnitBytes;
+  const uint64_t units = lpn_end - lpn_begin;
+  ctrl_free_ = std::max(t, ctrl_free_) + ctrl_read_ns_ + (units - 1) * ctrl_unit_ns_;
+  const uint64_t tc = ctrl_free_;
+  uint64_t ready = tc;
+  uint32_t last_page = UINT32_MAX;
+  for (uint64_t lpn = lpn_begin; lpn < lpn_end; ++lpn) {
+    const uint32_t ppn = ftl_.Lookup(static_cast<uint32_t>(lpn));
+    if (ppn == Ftl::kNone) continue;  // never written or trimmed: no NAND access
+    const uint32_t page = page_of_.Div(ppn);
+    const uint64_t r = NandRead(ppn, page != last_page, tc, t_read_ns_);
+    last_page = page;
+    if (r > ready) ready = r;
+  }
+  uint64_t& link = link_free_[half_duplex_ ? 0 : 1];
+  link = std::max(ready, link) + bytes * link_ps_per_byte_ / 1000;
+  return link;
+}
+
+uint64_t SimDevice::Trim(uint64_t offset, uint32_t bytes, uint64_t t) {
+  ctrl_free_ = std::max(t, ctrl_free_) + ctrl_trim_ns_;
+  // Only whole 4 KiB units are unmapped; partial ones keep their data.
+  const uint64_t lpn_begin = (offset + kUnitBytes - 1) / kUnitBytes;
+  const uint64_t lpn_end = (offset + bytes) / kUnitBytes;
+  for (uint64_t lpn = lpn_begin; lpn < lpn_end; ++lpn) ftl_.Trim(static_cast<uint32_t>(lpn));
+  return ctrl_free_;
+}
+
+void SimDevice::SetRatio() {
+  const uint32_t v = ftl_.victim_valid();
+  const uint32_t ppb = g_.pages_per_block;
+  gc_ratio_ = v >= ppb ? ppb : static_cast<double>(v) / (ppb - v);
+}
+
+uint64_t SimDevice::BookErase(uint64_t t) {
+  const uint32_t b = ftl_.EraseVictim();
+  uint64_t& die_free = die_free_[b % g_.dies];
+  die_free = std::max(t, die_free) + t_erase_ns_;
+  return die_free;
+}
+
+uint64_t SimDevice::CopyOne(uint64_t t, bool* copied) {
+  uint32_t src, dst;
+  if (!ftl_.RelocateNext(&src, &dst)) {
+    *copied = false;
+    return BookErase(t);
+  }
+  *copied = true;
+  ctrl_free_ = std::max(t, ctrl_free_) + ctrl_gc_ns_;
+  const uint32_t page = page_of_.Div(src);
+  const uint64_t ready = NandRead(src, page != last_gc_read_page_, t, t_read_ns_);
+  last_gc_read_page_ = page;
+  uint64_t end = std::max(ready, ctrl_free_);
+  Group& grp = gc_group_;
+  if (grp.count == 0) {
+    grp.first_ppn = dst;
+    grp.ready_ns = 0;
+  }
+  if (ready > grp.ready_ns) grp.ready_ns = ready;
+  if (++grp.count == g_.units_per_prog) {
+    end = std::max(end, Program(grp.first_ppn, grp.count, grp.ready_ns, t_prog_ns_));
+    grp.count = 0;
+  }
+  if (ftl_.victim_valid() == 0) end = std::max(end, BookErase(t));
+  return end;
+}
+
+bool SimDevice::GcStep(uint64_t t, uint64_t* end) {
+  if (!ftl_.collecting()) {
+    if (!ftl_.SelectVictim()) return false;
+    SetRatio();
+  }
+  bool copied;
+  *end = CopyOne(t, &copied);
+  return true;
+}
+
+void SimDevice::ForegroundGc(uint64_t t) {
+  uint64_t end;
+  if (p_.gc_lazy) {
+    // Lazy firmware: nothing until the pool is empty, then a whole batch at once.
+    if (ftl_.free_blocks() <= g_.min_free_blocks + 1) {
+      NoteFree();
+      const uint32_t target = g_.min_free_blocks + 1 + g_.batch_blocks;
+      while (ftl_.free_blocks() < target && GcStep(t, &end)) {
+      }
+    }
+  } else {
+    if (!ftl_.collecting()) {
+      if (ftl_.free_blocks() >= g_.low_free_blocks) return;
+      NoteFree();
+      if (!ftl_.SelectVictim()) return;
+      SetRatio();
+    }
+    // Copy in proportion to host writes, so the victim is free when the host frontier has
+    // used up the space it yields (incremental GC interleaved with host writes).
+    gc_credit_ += gc_ratio_;
+    while (gc_credit_ >= 1) {
+      bool copied;
+      CopyOne(t, &copied);
+      if (copied) gc_credit_ -= 1;
+      if (ftl_.collecting()) continue;
+      if (ftl_.free_blocks() >= g_.low_free_blocks || !ftl_.SelectVictim()) {
+        gc_credit_ = 0;
+        break;
+      }
+      SetRatio();
+    }
+  }
+  // Never let the pool run dry: the frontiers need blocks.
+  while (ftl_.free_blocks() <= g_.min_free_blocks) {
+    if (!GcStep(t, &end)) break;
+  }
+  NoteFree();
+}
+
+uint64_t SimDevice::FoldStep(uint64_t t) {
+  const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(slc_used_, g_.units_per_prog));
+  slc_used_ -= n;
+  slc_folded_ += n;
+  const uint32_t read_die = static_cast<uint32_t>(fold_seq_++ % g_.dies);
+  uint64_t ready = t;
+  for (uint32_t i = 0; i < n; i += g_.units_per_slc_prog) {
+    uint64_t& die_free = die_free_[read_die];
+    die_free = std::max(t, die_free) + slc_t_read_ns_;
+    ++nand_reads_;
+    uint64_t& ch_free = ch_free_[read_die % p_.channels];
+    ch_free = std::max(die_free, ch_free) +
+              std::min(n - i, g_.units_per_slc_prog) * kUnitBytes * ch_ps_per_byte_ / 1000;
+    ready = std::max(ready, ch_free);
+  }
+  const uint32_t prog_die = (read_die + g_.dies / 2) % g_.dies;
+  return ProgramOnDie(prog_die, n, ready, t_prog_ns_);
+}
+
+void SimDevice::Background(uint64_t from, uint64_t to) {
+  // Work is queued from `from` on; stop once the work booked reaches `to`.
+  uint64_t horizon = from;
+  while (horizon < to) {
+    uint64_t end;
+    if (slc_used_ > 0) {
+      end = FoldStep(from);
+    } else if (ftl_.collecting() || ftl_.free_blocks() < g_.bg_free_blocks) {
+      if (!GcStep(from, &end)) break;
+    } else {
+      break;
+    }
+    horizon = std::max(horizon, end);
+  }
+  NoteFree();
+}
+
+}  // namespace ssdlab::sim

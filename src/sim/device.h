@@ -1,0 +1,160 @@
+// The simulated drive: FTL (ftl.h) plus a resource-reservation timing model in virtual
+// nanoseconds. Each resource (host link per direction, controller, every channel, every die)
+// has a "busy until" time; an operation booked at time t starts at max(t, busy until) and
+// pushes it forward. Commands are submitted in non-decreasing time order by the caller (the
+// event loop in sim_backend.cc), which makes the model deterministic and O(1) per 4 KiB unit.
+//
+// Write path: host link -> controller (per-command + per-unit time) -> DRAM write buffer
+// (a ring of `buffer_pages` slots; a slot is reused only when the program holding its data has
+// finished, so a full buffer makes the host wait for NAND) -> the command completes once all
+// its units are buffered. Buffered units are grouped into multi-plane programs (or smaller
+// SLC-mode programs while the SLC cache has room) that occupy a channel (transfer) then a die
+// (tPROG). Garbage collection is driven from the write path (foreground) and from host idle
+// time (background): every page copy costs controller time, a NAND read on the source die
+// (one tR per source NAND page), channel transfers and its share of a program; every erase
+// costs tBERS on its die. Host writes queue behind that work, so GC throttles them.
+//
+// Die placement (an accounting abstraction, as in a superblock-striping controller): the
+// program holding physical page ppn runs on die (ppn / units_per_prog) mod dies, reads of ppn
+// go to that die, and a block's erase is charged to die (block mod dies).
+//
+// Read path: controller -> for each mapped unit a NAND read (one tR per NAND page touched) and
+// a channel transfer -> host link. Unmapped (never written or trimmed) units skip NAND. NAND
+// reads (host and GC) have priority over queued programs, as with program suspend: a read
+// waits only for earlier reads of its die and delays the die's queued programs by tR.
+//
+// Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/fastdiv.h"
+#include "sim/ftl.h"
+#include "sim/params.h"
+#include "workload/spec.h"
+
+namespace ssdlab::sim {
+
+struct DeviceCounters {
+  uint64_t host_pages = 0;  // 4 KiB units written by the host
+  uint64_t nand_pages = 0;  // 4 KiB units programmed (host + GC copies + SLC folding)
+  uint64_t gc_copies = 0;
+  uint64_t erases = 0;
+  uint64_t slc_pages = 0;   // host units programmed in SLC mode
+  uint64_t slc_folded = 0;  // units moved from SLC to native mode
+  uint64_t nand_reads = 0;  // NAND page reads (host and GC)
+};
+
+class SimDevice {
+ public:
+  // REQUIRES: p validated, g = DeriveGeometry(p).
+  SimDevice(const SimParams& p, const Geometry& g);
+
+  // Purge: all blocks erased, mapping empty, SLC cache empty, counters zero. Resources are
+  // idle from `now_ns` on.
+  void ResetFactoryFresh(uint64_t now_ns);
+
+  // Runs one host command submitted at `t_ns` and returns its completion time (> t_ns).
+  // REQUIRES: t_ns >= the previous call's t_ns; [offset, offset + bytes) inside user space.
+  uint64_t Submit(Direction dir, uint64_t offset, uint32_t bytes, uint64_t t_ns);
+
+  // Cache hints for commands about to be submitted (no effect on results): `near` is the
+  // next command, `far` the one after it.
+  void Prefetch(uint64_t near_offset, uint64_t far_offset) const {
+    if (far_offset / kUnitBytes < g_.user_pages) ftl_.PrefetchMapping(far_offset / kUnitBytes);
+    if (near_offset / kUnitBytes < g_.user_pages) ftl_.PrefetchReverse(near_offset / kUnitBytes);
+  }
+
+  // Host idle during [from_ns, to_ns): background GC and SLC folding use the resources.
+  // REQUIRES: from_ns >= the last Submit's t_ns.
+  void Background(uint64_t from_ns, uint64_t to_ns);
+
+  // When host activity last ended (latest completion so far); background work may start
+  // bg_idle after it.
+  uint64_t host_busy_until_ns() const { return host_busy_until_; }
+  uint64_t bg_idle_ns() const { return bg_idle_ns_; }
+
+  DeviceCounters counters() const;
+  uint32_t free_blocks() const { return ftl_.free_blocks(); }
+  // Lowest free-block count seen since the last ResetFreeMin().
+  uint32_t free_blocks_min() const { return free_min_; }
+  void ResetFreeMin() { free_min_ = ftl_.free_blocks(); }
+  uint64_t slc_used_pages() const { return slc_used_; }
+  uint64_t slc_capacity_pages() const;
+  const Ftl& ftl() const { return ftl_; }
+  const Geometry& geometry() const { return g_; }
+
+ private:
+  struct Group {  // units accumulating toward one program
+    uint32_t count = 0;
+    uint32_t size = 0;
+    uint32_t first_ppn = 0;
+    uint64_t ready_ns = 0;    // all data in controller memory
+    uint64_t first_slot = 0;  // host groups: buffer slot sequence of the first unit
+    bool slc = false;
+  };
+
+  uint64_t Write(uint64_t offset, uint32_t bytes, uint64_t t);
+  uint64_t Read(uint64_t offset, uint32_t bytes, uint64_t t);
+  uint64_t Trim(uint64_t offset, uint32_t bytes, uint64_t t);
+  // Books a program of `units` on the die holding `first_ppn` (or on `die`), data ready at
+  // `ready`; returns its end.
+  uint64_t Program(uint32_t first_ppn, uint32_t units, uint64_t ready, uint64_t t_prog);
+  uint64_t ProgramOnDie(uint32_t die, uint32_t units, uint64_t ready, uint64_t t_prog);
+  // Books a NAND read (when `sense`; otherwise the page is already in the die's register) of
+  // the page holding ppn and the transfer of one unit to the controller; returns when the
+  // data is in controller memory.
+  uint64_t NandRead(uint32_t ppn, bool sense, uint64_t t, uint64_t t_read);
+  void ForegroundGc(uint64_t t);
+  // One step of GC at time t: select a victim if none, then copy one page (erasing the
+  // victim once empty). Sets *end to when the booked work ends. False: no victim would
+  // yield space.
+  bool GcStep(uint64_t t, uint64_t* end);
+  // Copies one page of the current victim, or erases it when none is left (*copied false).
+  uint64_t CopyOne(uint64_t t, bool* copied);
+  uint64_t BookErase(uint64_t t);
+  void SetRatio();
+  // Folds one native-mode program's worth of SLC data at time t; returns its end.
+  uint64_t FoldStep(uint64_t t);
+  void NoteFree() {
+    if (ftl_.free_blocks() < free_min_) free_min_ = ftl_.free_blocks();
+  }
+
+  const SimParams p_;
+  const Geometry g_;
+  Ftl ftl_;
+
+  // Timing constants, ns (per-byte ones in ps).
+  uint64_t cmd_ns_, ctrl_read_ns_, ctrl_write_ns_, ctrl_trim_ns_, ctrl_unit_ns_, ctrl_gc_ns_;
+  uint64_t t_read_ns_, t_prog_ns_, t_erase_ns_, slc_t_read_ns_, slc_t_prog_ns_;
+  uint64_t link_ps_per_byte_, ch_ps_per_byte_, unit_ch_ns_;
+  uint64_t bg_idle_ns_;
+  bool half_duplex_;
+  FastDiv prog_of_;  // ppn -> program index
+  FastDiv page_of_;  // ppn -> NAND page index
+  FastDiv die_mod_;  // program index -> die
+  FastDiv ch_mod_;   // die -> channel
+
+  // Resource state.
+  uint64_t link_free_[2] = {0, 0};  // [0] host->drive, [1] drive->host (aliased on SATA)
+  uint64_t ctrl_free_ = 0;
+  std::vector<uint64_t> die_free_;   // programs, erases (and reads' share)
+  std::vector<uint64_t> read_free_;  // reads only: they preempt queued programs
+  std::vector<uint64_t> ch_free_;
+  std::vector<uint64_t> buffer_ring_;  // release time of each buffer slot
+  uint64_t buffer_seq_ = 0;
+  uint64_t host_busy_until_ = 0;
+
+  Group host_group_;
+  Group gc_group_;
+  uint32_t last_gc_read_page_ = UINT32_MAX;
+  uint64_t last_gc_read_ready_ = 0;
+  double gc_credit_ = 0;
+  double gc_ratio_ = 0;
+  uint64_t slc_used_ = 0;
+  uint32_t free_min_ = 0;
+  uint64_t slc_pages_ = 0, slc_folded_ = 0, nand_reads_ = 0, fold_seq_ = 0;
+};
+
+}  // namespace ssdlab::sim

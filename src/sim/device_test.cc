@@ -1,0 +1,80 @@
+#include "sim/device.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/params.h"
+
+namespace ssdlab::sim {
+namespace {
+
+struct Fixture {
+  explicit Fixture(const std::string& target)
+      : p(ParseSimTarget(target).value()), g(DeriveGeometry(p)), dev(p, g) {}
+  SimParams p;
+  Geometry g;
+  SimDevice dev;
+};
+
+TEST(SimDevice, ReadsOfUnwrittenPagesSkipNand) {
+  Fixture f("sim:tiny");
+  const uint64_t t0 = 1000000;
+  const uint64_t unwritten = f.dev.Submit(Direction::kRead, 0, 4096, t0) - t0;
+  const uint64_t w = f.dev.Submit(Direction::kWrite, 8192, 4096, t0 + 10000000);
+  const uint64_t t1 = w + 50000000;  // long after the program finished
+  const uint64_t written = f.dev.Submit(Direction::kRead, 8192, 4096, t1) - t1;
+  EXPECT_GE(written, unwritten + static_cast<uint64_t>(f.p.t_read_us * 1000));
+  EXPECT_EQ(f.dev.counters().nand_reads, 1u);
+}
+
+TEST(SimDevice, WritesCompleteWhenBufferedNotWhenProgrammed) {
+  Fixture f("sim:tiny");
+  const uint64_t done = f.dev.Submit(Direction::kWrite, 0, 4096, 0);
+  EXPECT_LT(done, static_cast<uint64_t>(f.p.t_prog_us * 1000));
+}
+
+TEST(SimDevice, FullBufferMakesWritesWaitForNand) {
+  Fixture f("sim:tiny?buffer=256KiB");
+  uint64_t t = 0, last = 0;
+  // 4 MiB at once: far more than the buffer; completions must follow NAND program speed.
+  for (uint64_t off = 0; off < (4 << 20); off += 4096)
+    last = f.dev.Submit(Direction::kWrite, off, 4096, t);
+  const double nand_units_per_ns = f.g.dies * f.g.units_per_prog / (f.p.t_prog_us * 1000);
+  const double min_ns = ((4 << 20) / 4096 - f.g.buffer_pages) / nand_units_per_ns;
+  EXPECT_GT(static_cast<double>(last), min_ns * 0.9);
+}
+
+TEST(SimDevice, TrimFreesSpaceAndCountsNoNandWrites) {
+  Fixture f("sim:tiny");
+  for (uint64_t off = 0; off < (1 << 20); off += 4096)
+    f.dev.Submit(Direction::kWrite, off, 4096, 0);
+  EXPECT_EQ(f.dev.ftl().mapped_pages(), 256u);
+  f.dev.Submit(Direction::kTrim, 0, 1 << 20, 1);
+  EXPECT_EQ(f.dev.ftl().mapped_pages(), 0u);
+  EXPECT_EQ(f.dev.counters().nand_pages, 256u);
+}
+
+TEST(SimDevice, PartialUnitWriteReadsOldDataFirst) {
+  Fixture f("sim:tiny?logical_block=512");
+  f.dev.Submit(Direction::kWrite, 0, 4096, 0);
+  const uint64_t reads = f.dev.counters().nand_reads;
+  f.dev.Submit(Direction::kWrite, 512, 512, 100000000);
+  EXPECT_EQ(f.dev.counters().nand_reads, reads + 1);
+  EXPECT_EQ(f.dev.counters().host_pages, 2u);
+}
+
+TEST(SimDevice, BackgroundWorkRefillsThePool) {
+  Fixture f("sim:tiny?capacity=64MiB&op=50&gc_bg_pct=20");
+  uint64_t t = 0;
+  uint64_t x = 1;
+  for (int i = 0; i < 200000; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const uint64_t lpn = (x >> 33) % f.g.user_pages;
+    t = f.dev.Submit(Direction::kWrite, lpn * 4096, 4096, t);
+  }
+  EXPECT_LT(f.dev.free_blocks(), f.g.bg_free_blocks);
+  f.dev.Background(t + 1, t + 60ull * 1000000000);
+  EXPECT_GE(f.dev.free_blocks(), f.g.bg_free_blocks);
+}
+
+}  // namespace
+}  // namespace ssdlab::sim

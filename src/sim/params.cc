@@ -1,0 +1,626 @@
+#include "sim/params.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+#include "base/units.h"
+
+namespace ssdlab::sim {
+namespace {
+
+std::string FormatDouble(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// One row of the parameter table: key, unit, help, setter (parses and range-checks one
+// value), getter (prints the resolved value).
+struct ParamDef {
+  const char* key;
+  const char* unit;
+  const char* help;
+  std::function<Status(SimParams&, const std::string&)> set;
+  std::function<std::string(const SimParams&)> get;
+};
+
+Status OutOfRange(const std::string& key, const std::string& value, const char* range) {
+  return Status::Invalid("sim parameter " + key + "=" + value + " is out of range (" + range + ")");
+}
+
+ParamDef DoubleParam(const char* key, const char* unit, const char* help, double SimParams::*field,
+                     double lo, double hi, const char* range) {
+  return ParamDef{key, unit, help,
+                  [=](SimParams& p, const std::string& v) -> Status {
+                    auto d = ParseDouble(v);
+                    if (!d.ok())
+                      return Status::Invalid("sim parameter " + std::string(key) + ": '" + v +
+                                             "' is not a number");
+                    if (!(d.value() >= lo && d.value() <= hi)) return OutOfRange(key, v, range);
+                    p.*field = d.value();
+                    return Status::Ok();
+                  },
+                  [=](const SimParams& p) { return FormatDouble(p.*field); }};
+}
+
+ParamDef UintParam(const char* key, const char* unit, const char* help, uint32_t SimParams::*field,
+                   uint64_t lo, uint64_t hi, const char* range) {
+  return ParamDef{key, unit, help,
+                  [=](SimParams& p, const std::string& v) -> Status {
+                    auto n = ParseCount(v);
+                    if (!n.ok())
+                      return Status::Invalid("sim parameter " + std::string(key) + ": '" + v +
+                                             "' is not a whole number");
+                    if (n.value() < lo || n.value() > hi) return OutOfRange(key, v, range);
+                    p.*field = static_cast<uint32_t>(n.value());
+                    return Status::Ok();
+                  },
+                  [=](const SimParams& p) { return std::to_string(p.*field); }};
+}
+
+ParamDef BytesParam(const char* key, const char* help, uint64_t SimParams::*field, uint64_t lo,
+                    uint64_t hi, const char* range) {
+  return ParamDef{key, "bytes", help,
+                  [=](SimParams& p, const std::string& v) -> Status {
+                    auto n = ParseBytes(v);
+                    if (!n.ok())
+                      return Status::Invalid("sim parameter " + std::string(key) + ": '" + v +
+                                             "' is not a size");
+                    if (n.value() < lo || n.value() > hi) return OutOfRange(key, v, range);
+                    p.*field = n.value();
+                    return Status::Ok();
+                  },
+                  [=](const SimParams& p) { return std::to_string(p.*field); }};
+}
+
+const std::vector<ParamDef>& Table() {
+  static const std::vector<ParamDef> table = [] {
+    std::vector<ParamDef> t;
+    t.push_back(BytesParam("capacity", "user capacity of the full drive",
+                           &SimParams::capacity_bytes, 1 << 20, 1ull << 50, "1 MiB..1 PiB"));
+    t.push_back(DoubleParam("op", "%", "over-provisioning, (physical - user) / user",
+                            &SimParams::op_pct, 0, 1000, "0..1000"));
+    t.push_back(UintParam("scale", "x", "simulate 1/scale of the blocks per die", &SimParams::scale,
+                          1, 1 << 20, "1..1048576"));
+    t.push_back(UintParam("logical_block", "bytes", "logical block size (512 or 4096)",
+                          &SimParams::logical_block_bytes, 512, 4096, "512 or 4096"));
+    t.push_back(ParamDef{
+        "interface", "", "host interface: sata, sas, sas-dual, nvme (sets link_mb_s default)",
+        [](SimParams& p, const std::string& v) -> Status {
+          if (v == "sata") {
+            p.interface = HostInterface::kSata, p.link_mb_s = 550;
+          } else if (v == "sas") {
+            p.interface = HostInterface::kSas, p.link_mb_s = 1100;
+          } else if (v == "sas-dual") {
+            p.interface = HostInterface::kSasDual, p.link_mb_s = 2200;
+          } else if (v == "nvme") {
+            p.interface = HostInterface::kNvme, p.link_mb_s = 3500;
+          } else {
+            return Status::Invalid("sim parameter interface=" + v +
+                                   ": expected sata, sas, sas-dual or nvme");
+          }
+          return Status::Ok();
+        },
+        [](const SimParams& p) { return std::string(InterfaceName(p.interface)); }});
+    t.push_back(DoubleParam("link_mb_s", "MB/s", "effective host link bandwidth per direction",
+                            &SimParams::link_mb_s, 1, 1e6, "1..1e6"));
+    t.push_back(DoubleParam("cmd_us", "us", "fixed latency added to every command",
+                            &SimParams::cmd_us, 0, 1e6, "0..1e6"));
+    t.push_back(DoubleParam("ctrl_read_us", "us", "controller time per read command",
+                            &SimParams::ctrl_read_us, 0, 1e6, "0..1e6"));
+    t.push_back(DoubleParam("ctrl_write_us", "us", "controller time per write command",
+                            &SimParams::ctrl_write_us, 0, 1e6, "0..1e6"));
+    t.push_back(DoubleParam("ctrl_trim_us", "us", "controller time per trim command",
+                            &SimParams::ctrl_trim_us, 0, 1e6, "0..1e6"));
+    t.push_back(DoubleParam("ctrl_unit_us", "us", "controller time per extra 4 KiB of a command",
+                            &SimParams::ctrl_unit_us, 0, 1e6, "0..1e6"));
+    t.push_back(DoubleParam("ctrl_gc_us", "us", "controller time per GC page copy",
+                            &SimParams::ctrl_gc_us, 0, 1e6, "0..1e6"));
+    t.push_back(BytesParam("buffer", "DRAM write buffer", &SimParams::buffer_bytes, 64 << 10,
+                           1ull << 34, "64 KiB..16 GiB"));
+    t.push_back(UintParam("channels", "", "NAND channels", &SimParams::channels, 1, 64, "1..64"));
+    t.push_back(UintParam("dies_per_channel", "", "dies per channel", &SimParams::dies_per_channel,
+                          1, 64, "1..64"));
+    t.push_back(UintParam("planes", "", "planes per die (programmed together)", &SimParams::planes,
+                          1, 8, "1..8"));
+    t.push_back(UintParam("page_bytes", "bytes", "NAND page (per plane), multiple of 4096",
+                          &SimParams::page_bytes, 4096, 1 << 20, "4096..1048576"));
+    t.push_back(UintParam("pages_per_block", "", "NAND pages per erase block",
+                          &SimParams::pages_per_block, 1, 1 << 16, "1..65536"));
+    t.push_back(UintParam("bits_per_cell", "", "1 SLC, 2 MLC, 3 TLC, 4 QLC",
+                          &SimParams::bits_per_cell, 1, 4, "1..4"));
+    t.push_back(DoubleParam("t_read_us", "us", "NAND page read (tR)", &SimParams::t_read_us, 0, 1e6,
+                            "0..1e6"));
+    t.push_back(DoubleParam("t_prog_us", "us", "NAND program, all planes (tPROG)",
+                            &SimParams::t_prog_us, 0.001, 1e6, "0.001..1e6"));
+    t.push_back(DoubleParam("t_erase_us", "us", "NAND block erase (tBERS)", &SimParams::t_erase_us,
+                            0, 1e7, "0..1e7"));
+    t.push_back(DoubleParam("ch_mb_s", "MB/s", "channel transfer rate", &SimParams::ch_mb_s, 1, 1e5,
+                            "1..1e5"));
+    t.push_back(ParamDef{"gc", "", "victim policy: greedy, fifo, dchoices, costbenefit",
+                         [](SimParams& p, const std::string& v) -> Status {
+                           if (v == "greedy") {
+                             p.gc = VictimPolicy::kGreedy;
+                           } else if (v == "fifo") {
+                             p.gc = VictimPolicy::kFifo;
+                           } else if (v == "dchoices" || v == "d-choices") {
+                             p.gc = VictimPolicy::kDChoices;
+                           } else if (v == "costbenefit" || v == "cost-benefit") {
+                             p.gc = VictimPolicy::kCostBenefit;
+                           } else {
+                             return Status::Invalid(
+                                 "sim parameter gc=" + v +
+                                 ": expected greedy, fifo, dchoices or costbenefit");
+                           }
+                           return Status::Ok();
+                         },
+                         [](const SimParams& p) { return std::string(PolicyName(p.gc)); }});
+    t.push_back(UintParam("gc_d", "", "d of d-choices", &SimParams::gc_d, 1, 1024, "1..1024"));
+    t.push_back(DoubleParam("gc_low_pct", "%", "foreground GC keeps this share of blocks free",
+                            &SimParams::gc_low_pct, 0, 50, "0..50"));
+    t.push_back(DoubleParam("gc_bg_pct", "%", "background GC refills the pool to this share",
+                            &SimParams::gc_bg_pct, 0, 50, "0..50"));
+    t.push_back(ParamDef{"gc_lazy", "", "1: GC starts only when the pool is empty, in batches",
+                         [](SimParams& p, const std::string& v) -> Status {
+                           if (v == "1" || v == "true") {
+                             p.gc_lazy = true;
+                           } else if (v == "0" || v == "false") {
+                             p.gc_lazy = false;
+                           } else {
+                             return Status::Invalid("sim parameter gc_lazy=" + v +
+                                                    ": expected 0 or 1");
+                           }
+                           return Status::Ok();
+                         },
+                         [](const SimParams& p) { return std::string(p.gc_lazy ? "1" : "0"); }});
+    t.push_back(DoubleParam("gc_batch_pct", "%", "lazy GC: blocks reclaimed per batch",
+                            &SimParams::gc_batch_pct, 0, 25, "0..25"));
+    t.push_back(DoubleParam("bg_idle_ms", "ms", "host idle time before background work starts",
+                            &SimParams::bg_idle_ms, 0, 1e7, "0..1e7"));
+    t.push_back(BytesParam("slc_static", "static SLC cache of the full drive",
+                           &SimParams::slc_static_bytes, 0, 1ull << 50, "0..1 PiB"));
+    t.push_back(DoubleParam("slc_dynamic_pct", "%", "share of unused user space used as SLC",
+                            &SimParams::slc_dynamic_pct, 0, 100, "0..100"));
+    t.push_back(DoubleParam("slc_t_read_us", "us", "SLC-mode read", &SimParams::slc_t_read_us, 0,
+                            1e6, "0..1e6"));
+    t.push_back(DoubleParam("slc_t_prog_us", "us", "SLC-mode program", &SimParams::slc_t_prog_us,
+                            0.001, 1e6, "0.001..1e6"));
+    t.push_back(ParamDef{"seed", "", "seed of randomised victim choice",
+                         [](SimParams& p, const std::string& v) -> Status {
+                           auto n = ParseCount(v);
+                           if (!n.ok())
+                             return Status::Invalid("sim parameter seed: '" + v +
+                                                    "' is not a whole number");
+                           p.seed = n.value();
+                           return Status::Ok();
+                         },
+                         [](const SimParams& p) { return std::to_string(p.seed); }});
+    t.push_back(BytesParam("mem_limit", "memory the model may use (0 = half the RAM)",
+                           &SimParams::mem_limit_bytes, 0, 1ull << 50, "0..1 PiB"));
+    return t;
+  }();
+  return table;
+}
+
+std::vector<SimParams> BuildPresets() {
+  std::vector<SimParams> out;
+  {
+    // Small and fast, for tests: 512 MiB, 4 dies, 1 MiB blocks (256 units).
+    SimParams p;
+    p.preset = "tiny";
+    p.description = "512 MiB toy SATA drive, 4 MLC dies, 1 MiB blocks; for tests";
+    p.capacity_bytes = 512ull << 20;
+    p.op_pct = 12.5;
+    p.interface = HostInterface::kSata;
+    p.link_mb_s = 550;
+    p.cmd_us = 20;
+    p.ctrl_read_us = 10;
+    p.ctrl_write_us = 10;
+    p.ctrl_gc_us = 2;
+    p.buffer_bytes = 1 << 20;
+    p.channels = 2;
+    p.dies_per_channel = 2;
+    p.planes = 1;
+    p.page_bytes = 16384;
+    p.pages_per_block = 64;
+    p.bits_per_cell = 2;
+    p.t_read_us = 50;
+    p.t_prog_us = 600;
+    p.t_erase_us = 3000;
+    p.ch_mb_s = 400;
+    p.gc_low_pct = 1;
+    p.sources = {{"all", "made up: small enough to fill in milliseconds of CPU time"}};
+    out.push_back(p);
+  }
+  {
+    // Kingston DC400 1600 GB class (seed 000, drives.json).
+    SimParams p;
+    p.preset = "dc-sata-read-intensive";
+    p.description =
+        "1.6 TB SATA read-intensive (~0.5 DWPD), lazy GC; behaves like the Kingston DC400 1600 GB";
+    p.capacity_bytes = 1600321314816ull;
+    p.op_pct = 33;
+    p.scale = 256;
+    p.logical_block_bytes = 512;
+    p.interface = HostInterface::kSata;
+    p.link_mb_s = 550;
+    p.cmd_us = 45;
+    p.ctrl_read_us = 14.5;
+    p.ctrl_write_us = 20.5;
+    p.ctrl_unit_us = 1.5;
+    p.ctrl_gc_us = 14;
+    p.buffer_bytes = 32ull << 20;
+    p.channels = 8;
+    p.dies_per_channel = 16;
+    p.planes = 2;
+    p.page_bytes = 16384;
+    p.pages_per_block = 256;
+    p.bits_per_cell = 2;
+    p.t_read_us = 80;
+    p.t_prog_us = 1400;
+    p.t_erase_us = 5000;
+    p.ch_mb_s = 200;
+    p.gc_lazy = true;
+    p.gc_low_pct = 0.5;
+    p.gc_batch_pct = 1;
+    p.gc_bg_pct = 8;
+    p.bg_idle_ms = 200;
+    p.sources = {
+        {"capacity", "drives.json DC400: 1,600,321,314,816 bytes"},
+        {"op", "assumed 2 TiB raw NAND (128 x 128 Gbit MLC) less ~3% firmware reserve"},
+        {"link_mb_s", "SATA 6 Gb/s; DC400 claims 555/510 MB/s sequential"},
+        {"ctrl_write_us", "fresh 4K random write 48k IOPS (seed 000 WSAT) -> ~20.8 us/command"},
+        {"ctrl_read_us", "4K random read 65k IOPS measured, 78k claimed"},
+        {"ctrl_gc_us", "calibrated so WSAT saturates near 25k IOPS (seed 000)"},
+        {"cmd_us", "QD1 latency: 4K read mean 182 us, 4K write 70 us (seed 000)"},
+        {"gc_lazy", "seed 000: GC starts only when free blocks run out, then in large batches"}};
+    out.push_back(p);
+  }
+  {
+    // Seagate Nytro 3732 800 GB class (seed 002).
+    SimParams p;
+    p.preset = "dc-sas-write-intensive";
+    p.description =
+        "800 GB SAS 12Gb/s write-intensive (10 DWPD), large spare area; like the "
+        "Seagate Nytro 3732 800 GB";
+    p.capacity_bytes = 800166076416ull;
+    p.op_pct = 75;
+    p.scale = 128;
+    p.logical_block_bytes = 512;
+    p.interface = HostInterface::kSas;
+    p.link_mb_s = 1100;
+    p.cmd_us = 25;
+    p.ctrl_read_us = 4.3;
+    p.ctrl_write_us = 4.9;
+    p.ctrl_unit_us = 0.4;
+    p.ctrl_gc_us = 0.6;
+    p.buffer_bytes = 64ull << 20;
+    p.channels = 16;
+    p.dies_per_channel = 8;
+    p.planes = 2;
+    p.page_bytes = 16384;
+    p.pages_per_block = 256;
+    p.bits_per_cell = 2;
+    p.t_read_us = 55;
+    p.t_prog_us = 1100;
+    p.t_erase_us = 4000;
+    p.ch_mb_s = 400;
+    p.gc_low_pct = 1;
+    p.bg_idle_ms = 2;
+    p.sources = {{"capacity", "drives.json Nytro 3732: 800,166,076,416 bytes"},
+                 {"op", "assumed: 10 DWPD class drives reserve a large spare area"},
+                 {"link_mb_s", "SAS 12 Gb/s single port; claimed 1100/1000 MB/s single port"},
+                 {"ctrl_read_us", "4K random read 231.8k IOPS measured (16 threads x QD8)"},
+                 {"ctrl_write_us", "4K random write 203.7k IOPS measured, 200k claimed"}};
+    out.push_back(p);
+  }
+  {
+    // Kingston DC500M / DC600M class (seeds 001, 004).
+    SimParams p;
+    p.preset = "dc-sata-mixed";
+    p.description = "1.92 TB SATA mixed-use (~1.3 DWPD), 3D TLC; like the Kingston DC500M/DC600M";
+    p.capacity_bytes = 1920383410176ull;
+    p.op_pct = 20;
+    p.scale = 256;
+    p.logical_block_bytes = 512;
+    p.interface = HostInterface::kSata;
+    p.link_mb_s = 550;
+    p.cmd_us = 30;
+    p.ctrl_read_us = 10.1;
+    p.ctrl_write_us = 11.0;
+    p.ctrl_unit_us = 0.8;
+    p.ctrl_gc_us = 1.2;
+    p.buffer_bytes = 32ull << 20;
+    p.channels = 8;
+    p.dies_per_channel = 4;
+    p.planes = 2;
+    p.page_bytes = 49152;
+    p.pages_per_block = 128;
+    p.bits_per_cell = 3;
+    p.t_read_us = 70;
+    p.t_prog_us = 2200;
+    p.t_erase_us = 8000;
+    p.ch_mb_s = 533;
+    p.gc_low_pct = 1;
+    p.bg_idle_ms = 10;
+    p.sources = {{"capacity", "DC600M 1920 GB (seed 004)"},
+                 {"ctrl_read_us", "DC600M claims 94k 4K read IOPS, sysbench measured 99k"},
+                 {"ctrl_write_us", "DC600M claims 78k 4K write IOPS, sysbench measured 86k"},
+                 {"link_mb_s", "SATA 6 Gb/s; CrystalDiskMark 560/535 MB/s sequential (seed 004)"},
+                 {"op", "assumed: mixed-use SATA (DC500M is the DC500R with more spare area)"}};
+    out.push_back(p);
+  }
+  {
+    // Generic client NVMe TLC drive with an SLC cache.
+    SimParams p;
+    p.preset = "client-nvme-tlc";
+    p.description =
+        "1 TB client NVMe PCIe 3.0 x4, TLC with static + dynamic SLC cache (write cliff)";
+    p.capacity_bytes = 1000204886016ull;
+    p.op_pct = 7;
+    p.scale = 256;
+    p.logical_block_bytes = 512;
+    p.interface = HostInterface::kNvme;
+    p.link_mb_s = 3500;
+    p.cmd_us = 12;
+    p.ctrl_read_us = 2.0;
+    p.ctrl_write_us = 1.6;
+    p.ctrl_unit_us = 0.05;
+    p.ctrl_gc_us = 0.3;
+    p.buffer_bytes = 8ull << 20;
+    p.channels = 4;
+    p.dies_per_channel = 4;
+    p.planes = 4;
+    p.page_bytes = 49152;
+    p.pages_per_block = 64;
+    p.bits_per_cell = 3;
+    p.t_read_us = 60;
+    p.t_prog_us = 2400;
+    p.t_erase_us = 10000;
+    p.ch_mb_s = 800;
+    p.gc_low_pct = 1;
+    p.bg_idle_ms = 50;
+    p.slc_static_bytes = 12ull * 1000 * 1000 * 1000;
+    p.slc_dynamic_pct = 33;
+    p.slc_t_read_us = 30;
+    p.slc_t_prog_us = 180;
+    p.sources = {{"all",
+                  "generic 2019-2021 client TLC drive: ~3.4 GB/s into SLC, ~1 GB/s TLC direct, "
+                  "12 GB static SLC plus one third of the free space"}};
+    out.push_back(p);
+  }
+  return out;
+}
+
+uint64_t DefaultMemLimit() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 4ull << 30;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2;
+}
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    size_t pos = s.find(sep, start);
+    out.push_back(s.substr(start, pos == std::string::npos ? std::string::npos : pos - start));
+    if (pos == std::string::npos) return out;
+    start = pos + 1;
+  }
+}
+
+}  // namespace
+
+const char* InterfaceName(HostInterface i) {
+  switch (i) {
+    case HostInterface::kSata:
+      return "sata";
+    case HostInterface::kSas:
+      return "sas";
+    case HostInterface::kSasDual:
+      return "sas-dual";
+    case HostInterface::kNvme:
+      return "nvme";
+  }
+  return "?";
+}
+
+const char* PolicyName(VictimPolicy v) {
+  switch (v) {
+    case VictimPolicy::kGreedy:
+      return "greedy";
+    case VictimPolicy::kFifo:
+      return "fifo";
+    case VictimPolicy::kDChoices:
+      return "dchoices";
+    case VictimPolicy::kCostBenefit:
+      return "costbenefit";
+  }
+  return "?";
+}
+
+const std::vector<SimParams>& Presets() {
+  static const std::vector<SimParams> presets = BuildPresets();
+  return presets;
+}
+
+std::vector<std::pair<std::string, std::string>> ParamPairs(const SimParams& p) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& d : Table()) out.emplace_back(d.key, d.get(p));
+  return out;
+}
+
+std::pair<std::string, std::string> ParamDoc(const std::string& key) {
+  for (const auto& d : Table()) {
+    if (key == d.key) return {d.unit, d.help};
+  }
+  return {};
+}
+
+namespace {
+
+// Blocks the foreground GC keeps out of the collected population, on average: the free pool
+// between its watermark and one below, plus about half of each of the two open frontiers.
+double ReserveBlocks(uint32_t low_free_blocks) { return low_free_blocks - 0.5 + 1.0; }
+
+uint32_t LowFreeBlocks(const SimParams& p, double blocks) {
+  return std::max<uint32_t>(3, static_cast<uint32_t>(std::ceil(blocks * p.gc_low_pct / 100.0)));
+}
+
+}  // namespace
+
+Geometry DeriveGeometry(const SimParams& p) {
+  Geometry g;
+  g.dies = p.channels * p.dies_per_channel;
+  g.units_per_page = p.page_bytes / kUnitBytes;
+  g.units_per_prog = g.units_per_page * p.planes;
+  g.units_per_slc_prog = std::max<uint32_t>(1, g.units_per_prog / p.bits_per_cell);
+  g.pages_per_block = g.units_per_prog * p.pages_per_block;
+  const double ppb = g.pages_per_block;
+  const double alpha = 1.0 + p.op_pct / 100.0;
+  // The full drive: whole blocks for the physical side, then the user side from the exact OP.
+  const double user_full_target = static_cast<double>(p.capacity_bytes / kUnitBytes);
+  const double blocks_full = std::max(1.0, std::round(user_full_target * alpha / ppb));
+  const double user_full = std::floor(blocks_full * ppb / alpha);
+  if (p.scale == 1) {
+    g.blocks = static_cast<uint32_t>(std::min(blocks_full, 4.0e9));
+    g.user_pages = static_cast<uint64_t>(std::max(1.0, user_full));
+    g.low_free_blocks = LowFreeBlocks(p, g.blocks);
+  } else {
+    // Scaled: keep the *effective* spare factor of the full drive (what garbage collection
+    // sees once the reserve held by the watermark and the frontiers is taken out; that
+    // reserve is a larger share of a small drive), so WA and steady-state IOPS carry over.
+    const double alpha_eff =
+        (blocks_full - ReserveBlocks(LowFreeBlocks(p, blocks_full))) * ppb / user_full;
+    const double user_target = std::floor(user_full / p.scale);
+    const double data_blocks = user_target * alpha_eff / ppb;
+    uint32_t low = LowFreeBlocks(p, data_blocks);
+    double blocks = std::round(data_blocks + ReserveBlocks(low));
+    low = LowFreeBlocks(p, blocks);
+    blocks = std::max(1.0, std::round(data_blocks + ReserveBlocks(low)));
+    g.blocks = static_cast<uint32_t>(std::min(blocks, 4.0e9));
+    g.low_free_blocks = low;
+    g.user_pages = static_cast<uint64_t>(
+        std::max(1.0, std::floor((g.blocks - ReserveBlocks(low)) * ppb / alpha_eff)));
+  }
+  g.physical_pages = static_cast<uint64_t>(g.blocks) * g.pages_per_block;
+  g.min_free_blocks = 2;
+  auto pct_blocks = [&](double pct) {
+    return static_cast<uint32_t>(std::ceil(static_cast<double>(g.blocks) * pct / 100.0));
+  };
+  g.bg_free_blocks = std::max<uint32_t>(g.low_free_blocks, pct_blocks(p.gc_bg_pct));
+  g.batch_blocks = std::max<uint32_t>(1, pct_blocks(p.gc_batch_pct));
+  g.slc_static_pages = p.slc_static_bytes / kUnitBytes / p.scale;
+  // A power of two (ring index by mask), at least two programs' worth.
+  g.buffer_pages = 1;
+  while (g.buffer_pages * 2 <= p.buffer_bytes / kUnitBytes) g.buffer_pages *= 2;
+  while (g.buffer_pages < 2ull * g.units_per_prog) g.buffer_pages *= 2;
+  g.memory_bytes = g.user_pages * 4 + g.physical_pages * 4 + static_cast<uint64_t>(g.blocks) * 40 +
+                   g.buffer_pages * 8;
+  return g;
+}
+
+Status ValidateParams(const SimParams& p) {
+  if (p.logical_block_bytes != 512 && p.logical_block_bytes != 4096) {
+    return Status::Invalid("sim parameter logical_block=" + std::to_string(p.logical_block_bytes) +
+                           ": expected 512 or 4096");
+  }
+  if (p.page_bytes % kUnitBytes != 0) {
+    return Status::Invalid("sim parameter page_bytes=" + std::to_string(p.page_bytes) +
+                           " is not a multiple of 4096");
+  }
+  if (p.channels == 0 || p.dies_per_channel == 0) {
+    return Status::Invalid("sim: zero dies (channels and dies_per_channel must be >= 1)");
+  }
+  const uint64_t block_units =
+      static_cast<uint64_t>(p.page_bytes / kUnitBytes) * p.planes * p.pages_per_block;
+  if (block_units < 256) {
+    return Status::Invalid(
+        "sim: a block holds " + std::to_string(block_units) +
+        " 4 KiB pages (planes x pages_per_block x page_bytes/4096); need >= 256");
+  }
+  if (block_units > (1u << 20)) {
+    return Status::Invalid("sim: a block holds " + std::to_string(block_units) +
+                           " 4 KiB pages; at most 1048576");
+  }
+  const double user_target = static_cast<double>(p.capacity_bytes / kUnitBytes / p.scale);
+  const double phys = user_target * (1 + p.op_pct / 100.0);
+  if (phys >= 4.0e9) {
+    return Status::Invalid("sim: " + std::to_string(static_cast<uint64_t>(phys)) +
+                           " physical 4 KiB pages exceed the model's 32-bit page numbers; raise "
+                           "scale");
+  }
+  Geometry g = DeriveGeometry(p);
+  const uint64_t user_blocks = (g.user_pages + g.pages_per_block - 1) / g.pages_per_block;
+  const uint64_t need = user_blocks + g.low_free_blocks + 4;
+  if (g.blocks < need) {
+    return Status::Invalid(
+        "sim: spare area too small to garbage-collect: " + std::to_string(g.blocks) +
+        " blocks for " + std::to_string(user_blocks) + " blocks of user data, need at least " +
+        std::to_string(need) + " (raise op, or lower scale)");
+  }
+  if (g.blocks < 16) {
+    return Status::Invalid("sim: only " + std::to_string(g.blocks) +
+                           " blocks are simulated; need >= 16 (lower scale or raise capacity)");
+  }
+  const uint64_t limit = p.mem_limit_bytes ? p.mem_limit_bytes : DefaultMemLimit();
+  if (g.memory_bytes > limit) {
+    return Status::Invalid(
+        "sim: the geometry needs " + FormatBytes(g.memory_bytes) +
+        " of memory, more than the limit of " + FormatBytes(limit) + " (raise scale, e.g. scale=" +
+        std::to_string(p.scale * ((g.memory_bytes + limit - 1) / limit)) + ", or mem_limit)");
+  }
+  return Status::Ok();
+}
+
+Result<SimParams> ParseSimTarget(const std::string& target) {
+  if (target.rfind("sim:", 0) != 0) {
+    return Status::Invalid("sim target '" + target + "' must start with 'sim:'");
+  }
+  std::string rest = target.substr(4);
+  std::string name = rest, query;
+  size_t q = rest.find('?');
+  if (q != std::string::npos) {
+    name = rest.substr(0, q);
+    query = rest.substr(q + 1);
+  }
+  const SimParams* base = nullptr;
+  for (const auto& p : Presets()) {
+    if (p.preset == name) base = &p;
+  }
+  if (!base) {
+    std::string names;
+    for (const auto& p : Presets()) names += (names.empty() ? "" : ", ") + p.preset;
+    return Status::Invalid("unknown sim preset '" + name + "' (known: " + names + ")");
+  }
+  SimParams p = *base;
+  if (!query.empty()) {
+    for (const std::string& kv : Split(query, '&')) {
+      size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        return Status::Invalid("sim target: expected key=value, got '" + kv + "'");
+      }
+      std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
+      const ParamDef* def = nullptr;
+      for (const auto& d : Table()) {
+        if (key == d.key) def = &d;
+      }
+      if (!def) return Status::Invalid("unknown sim parameter '" + key + "' in '" + target + "'");
+      // "interface" resets link_mb_s; an explicit link_mb_s given earlier is kept.
+      double link_before = p.link_mb_s;
+      SSDLAB_RETURN_IF_ERROR(def->set(p, value));
+      if (key == "interface" && query.find("link_mb_s=") != std::string::npos &&
+          query.find("link_mb_s=") < query.find("interface=")) {
+        p.link_mb_s = link_before;
+      }
+    }
+  }
+  SSDLAB_RETURN_IF_ERROR(ValidateParams(p));
+  return p;
+}
+
+}  // namespace ssdlab::sim

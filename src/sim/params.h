@@ -1,0 +1,136 @@
+// Simulator parameters: the preset table, the "sim:PRESET?key=value&..." parser, validation,
+// and the geometry derived from them (sim-private; the public face is sim.h).
+//
+// Conventions (docs/sim.md has the long form):
+//  - A "page" in the FTL and in every counter is a 4 KiB mapping unit. A NAND page
+//    (page_bytes) holds page_bytes / 4096 of them; a program writes `planes` NAND pages at
+//    once; an FTL block is one multi-plane erase block: planes x pages_per_block NAND pages.
+//  - op_pct is over-provisioning in percent of user capacity: (physical - user) / user.
+//    The spare factor is (physical - user) / physical. Physical = all NAND data pages.
+//  - Scale: the simulated drive keeps every die, channel, timing and the pages per block, and
+//    has `scale` times fewer blocks per die, with the same spare factor. Throughput is that
+//    of the full drive; time to fill (and to reach steady state) is `scale` times shorter.
+//    TargetInfo.size_bytes is the simulated (scaled) user capacity.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+
+namespace ssdlab::sim {
+
+inline constexpr uint32_t kUnitBytes = 4096;  // FTL mapping unit ("page" in counters)
+
+enum class HostInterface : uint8_t { kSata, kSas, kSasDual, kNvme };
+enum class VictimPolicy : uint8_t { kGreedy, kFifo, kDChoices, kCostBenefit };
+
+// Every knob of the model; plain data with the units in the names. Presets fill all fields.
+struct SimParams {
+  std::string preset;
+  std::string description;
+
+  // Capacity and spare area.
+  uint64_t capacity_bytes = 0;  // user capacity of the full (unscaled) drive
+  double op_pct = 7;            // (physical - user) / user, percent
+  uint32_t scale = 1;           // simulate 1/scale of the blocks per die
+  uint32_t logical_block_bytes = 4096;
+
+  // Host side.
+  HostInterface interface = HostInterface::kSata;
+  double link_mb_s = 550;           // effective host link bandwidth, MB/s (10^6 B/s), per direction
+                                    // (SATA is half duplex: shared by both directions)
+  double cmd_us = 20;               // fixed latency added to every command (protocol, firmware)
+  double ctrl_read_us = 10;         // controller occupancy per read command
+  double ctrl_write_us = 10;        // controller occupancy per write command
+  double ctrl_trim_us = 2;          // controller occupancy per trim command
+  double ctrl_unit_us = 0.5;        // extra controller occupancy per 4 KiB unit beyond the first
+  double ctrl_gc_us = 1;            // controller occupancy per garbage-collection page copy
+  uint64_t buffer_bytes = 8 << 20;  // DRAM write buffer; a write completes once buffered
+
+  // NAND geometry.
+  uint32_t channels = 2;
+  uint32_t dies_per_channel = 2;
+  uint32_t planes = 1;
+  uint32_t page_bytes = 16384;  // bytes one plane programs at once (a TLC wordline: 3 pages)
+  uint32_t pages_per_block = 64;
+  uint32_t bits_per_cell = 2;  // 1 SLC, 2 MLC, 3 TLC, 4 QLC (SLC-mode programs hold 1/bits)
+
+  // NAND timing (per operation on one die, all planes at once) and channel speed.
+  double t_read_us = 60;
+  double t_prog_us = 1300;
+  double t_erase_us = 5000;
+  double ch_mb_s = 400;  // per channel
+
+  // Garbage collection.
+  VictimPolicy gc = VictimPolicy::kGreedy;
+  uint32_t gc_d = 8;        // d of d-choices (Van Houdt 2013)
+  double gc_low_pct = 1;    // foreground GC keeps at least this % of blocks free
+  double gc_bg_pct = 3;     // background GC (host idle) refills the pool to this % of blocks
+  bool gc_lazy = false;     // lazy: start only when the pool is empty, then reclaim a batch
+  double gc_batch_pct = 1;  // lazy: blocks reclaimed per batch, % of blocks
+  double bg_idle_ms = 5;    // host idle time before background GC / SLC folding starts
+
+  // SLC write cache (0 + 0 = none).
+  uint64_t slc_static_bytes = 0;  // full-drive size (scaled like capacity)
+  double slc_dynamic_pct = 0;     // share of unused user space usable in SLC mode, percent
+  double slc_t_read_us = 30;
+  double slc_t_prog_us = 200;
+
+  uint64_t seed = 1;             // for randomised victim choice (d-choices)
+  uint64_t mem_limit_bytes = 0;  // 0 = half the machine's RAM
+
+  std::vector<std::pair<std::string, std::string>> sources;  // figure -> where it comes from
+};
+
+// Sizes derived from SimParams (all in 4 KiB units unless named otherwise).
+struct Geometry {
+  uint32_t dies = 0;
+  uint32_t units_per_page = 0;      // 4 KiB units in one NAND page
+  uint32_t units_per_prog = 0;      // units per multi-plane program
+  uint32_t units_per_slc_prog = 0;  // units per program in SLC mode
+  uint32_t pages_per_block = 0;     // FTL block size in units (>= 256)
+  uint32_t blocks = 0;              // simulated blocks
+  uint64_t user_pages = 0;          // simulated user capacity in units
+  uint64_t physical_pages = 0;      // blocks * pages_per_block
+  uint32_t min_free_blocks = 0;     // never below: frontier refills
+  uint32_t low_free_blocks = 0;     // foreground GC threshold
+  uint32_t bg_free_blocks = 0;      // background GC target
+  uint32_t batch_blocks = 0;        // lazy GC batch
+  uint64_t slc_static_pages = 0;    // simulated
+  uint64_t buffer_pages = 0;
+  uint64_t memory_bytes = 0;  // mapping tables + metadata
+
+  uint64_t user_bytes() const { return user_pages * kUnitBytes; }
+  uint64_t physical_bytes() const { return physical_pages * kUnitBytes; }
+  double op_pct() const {
+    return 100.0 * (static_cast<double>(physical_pages) - static_cast<double>(user_pages)) /
+           static_cast<double>(user_pages);
+  }
+  double spare_factor() const {
+    return (static_cast<double>(physical_pages) - static_cast<double>(user_pages)) /
+           static_cast<double>(physical_pages);
+  }
+};
+
+// Parses "sim:PRESET" or "sim:PRESET?key=value&key=value". Unknown preset or key, bad value,
+// value out of range, geometry that does not fit in memory -> Status::Invalid (one line).
+Result<SimParams> ParseSimTarget(const std::string& target);
+// REQUIRES: p passed ParseSimTarget's validation (or is a preset).
+Geometry DeriveGeometry(const SimParams& p);
+// Cross-field checks and the derived geometry (spare area, memory).
+Status ValidateParams(const SimParams& p);
+
+// The named presets, in listing order.
+const std::vector<SimParams>& Presets();
+// Resolved parameters as key/value strings, in the order of the parameter table.
+std::vector<std::pair<std::string, std::string>> ParamPairs(const SimParams& p);
+// Unit and one-line help of a parameter key (for listings); empty if unknown.
+std::pair<std::string, std::string> ParamDoc(const std::string& key);
+
+const char* InterfaceName(HostInterface i);
+const char* PolicyName(VictimPolicy v);
+
+}  // namespace ssdlab::sim

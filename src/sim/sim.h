@@ -1,0 +1,127 @@
+// Simulated SSD target "sim:PRESET[?key=value&...]": NAND + flash translation layer in
+// virtual time, behind the same Backend seam as real devices (backend/backend.h).
+//
+// A phase runs as a discrete-event simulation in virtual nanoseconds: jobs x queue depth
+// submitters are simulated (no OS threads), requests come from the same JobGenerator real runs
+// use, and the same spec and seed give bit-identical results. The drive state (mapping, free
+// blocks, SLC cache, virtual clock) persists across phases of one SimBackend, so a suite can
+// purge, precondition and then measure. The model, presets and their sources: docs/sim.md.
+//
+// TargetInfo.size_bytes is the *simulated* user capacity: presets simulate 1/scale of the
+// blocks of the full drive (same dies, timing, pages per block and spare factor), so
+// throughput is the full drive's while filling it takes 1/scale of the time.
+//
+// Not thread-safe: one SimBackend is driven by one thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend/backend.h"
+#include "base/status.h"
+
+namespace ssdlab {
+
+namespace sim {
+class SimDevice;
+struct SimParams;
+struct Geometry;
+}  // namespace sim
+
+// True for targets the simulator handles ("sim:...").
+bool IsSimTarget(const std::string& target);
+
+// Cumulative drive counters since the last purge (ResetFactoryFresh or open). "Pages" are
+// 4 KiB mapping units.
+struct SimCounters {
+  uint64_t host_pages_written = 0;
+  uint64_t nand_pages_written = 0;  // host + GC copies + SLC folding
+  uint64_t gc_page_copies = 0;
+  uint64_t erases = 0;
+  uint64_t nand_page_reads = 0;
+  uint64_t free_blocks = 0;           // now
+  uint64_t slc_cache_used_bytes = 0;  // now
+  uint64_t virtual_time_ns = 0;       // the simulator's clock
+  double write_amplification() const {
+    return host_pages_written
+               ? static_cast<double>(nand_pages_written) / static_cast<double>(host_pages_written)
+               : 0.0;
+  }
+};
+
+class SimBackend : public Backend {
+ public:
+  ~SimBackend() override;
+  SimBackend(const SimBackend&) = delete;
+  SimBackend& operator=(const SimBackend&) = delete;
+
+  const TargetInfo& info() const override { return info_; }
+
+  // Runs the phase in virtual time. Honours every WorkloadSpec field except the data
+  // contents (no data is stored: `data` is ignored and `verify` checks nothing). The result's
+  // counters_name is "sim" and its counters, over the measured part only, are in this order:
+  // write_amplification, host_pages_written, nand_pages_written, gc_page_copies, erases,
+  // free_blocks (at the end), free_blocks_min, nand_page_reads, slc_pages_written,
+  // slc_cache_used_bytes, virtual_time_s (clock at the end), scale.
+  // Returns Invalid if the spec's range does not fit the target or it has no limit.
+  Result<PhaseResult> RunPhase(const WorkloadSpec& spec, const RunControl& control) override;
+
+  // Advances virtual time by `ns` with the host idle: background GC refills the free pool and
+  // the SLC cache is folded. Always succeeds.
+  Status Idle(uint64_t ns, const RunControl& control) override;
+
+  // Purge: all blocks erased, mapping empty, SLC cache empty, counters zeroed. The virtual
+  // clock keeps running.
+  void ResetFactoryFresh();
+  Result<std::string> Purge(const std::string& method, const RunControl& control) override;
+  bool persistent_state() const override { return false; }
+
+  SimCounters counters() const;
+  // The resolved parameter set, key -> value in a fixed order (echo it into results), and a
+  // few derived figures (simulated blocks, user and physical bytes, OP) after it.
+  const std::vector<std::pair<std::string, std::string>>& params() const { return params_; }
+  uint64_t now_ns() const { return now_ns_; }
+
+ private:
+  friend Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target);
+  SimBackend(const sim::SimParams& p, const std::string& target);
+
+  std::unique_ptr<sim::SimParams> p_;
+  std::unique_ptr<sim::Geometry> g_;
+  std::unique_ptr<sim::SimDevice> dev_;
+  TargetInfo info_;
+  std::vector<std::pair<std::string, std::string>> params_;
+  uint64_t now_ns_ = 0;
+};
+
+// `target` is the full string, e.g. "sim:tiny?op=28&gc=greedy". Unknown preset or key,
+// out-of-range value, spare area too small to garbage-collect, geometry that does not fit in
+// memory -> Status::Invalid with a one-line message naming the problem.
+Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target);
+
+struct PresetInfo {
+  std::string name;
+  std::string description;
+  std::vector<std::pair<std::string, std::string>> params;   // key -> value, resolved
+  std::vector<std::pair<std::string, std::string>> sources;  // figure -> where it comes from
+};
+std::vector<PresetInfo> ListPresets();
+
+// Unit and one-line help of a parameter key ("" if unknown), for `ssdlab sim presets`.
+std::pair<std::string, std::string> SimParamDoc(const std::string& key);
+
+// One derived figure for `ssdlab sim describe`.
+struct SimFigure {
+  std::string key;    // e.g. "analytic_wa"
+  std::string value;  // formatted number or text
+  std::string unit;   // "bytes", "%", "IOPS", "MB/s", "" ...
+};
+// Raw and user capacity (full and simulated), spare factor, OP, blocks, reserve, analytic
+// steady-state WA and 4 KiB random write IOPS (fresh and steady, with the limiting resource),
+// read IOPS, sequential MB/s, SLC cache. Same errors as OpenSimBackend.
+Result<std::vector<SimFigure>> DescribeSim(const std::string& target);
+
+}  // namespace ssdlab

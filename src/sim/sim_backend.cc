@@ -1,0 +1,387 @@
+// SimBackend: the virtual-time event loop that runs a phase against a SimDevice.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+#include "sim/device.h"
+#include "sim/event_heap.h"
+#include "sim/params.h"
+#include "sim/sim.h"
+#include "workload/generator.h"
+
+namespace ssdlab {
+namespace {
+
+using sim::Event;
+using sim::EventQueue;
+using sim::SimDevice;
+
+constexpr uint32_t kComplete = 0;
+constexpr uint32_t kSubmit = 1;  // open loop: a slot waits for its scheduled time
+constexpr uint64_t kNever = UINT64_MAX;
+constexpr size_t kIoLogBatch = 4096;
+
+void ThreadCpu(double* user_s, double* sys_s) {
+  rusage ru{};
+  getrusage(RUSAGE_THREAD, &ru);
+  *user_s = static_cast<double>(ru.ru_utime.tv_sec) + ru.ru_utime.tv_usec * 1e-6;
+  *sys_s = static_cast<double>(ru.ru_stime.tv_sec) + ru.ru_stime.tv_usec * 1e-6;
+}
+
+// Runs one phase. Lives for the duration of RunPhase only.
+class PhaseRunner {
+ public:
+  PhaseRunner(const WorkloadSpec& spec, const RunControl& control, SimDevice* dev,
+              uint64_t start_ns)
+      : spec_(spec), control_(control), dev_(dev), start_ns_(start_ns) {}
+
+  PhaseResult Run(uint64_t* end_ns);
+
+ private:
+  struct Slot {
+    uint64_t issue_ns = 0;  // scheduled (open loop) or submission time: latency origin
+    uint64_t offset = 0;
+    uint32_t bytes = 0;
+    Direction dir = Direction::kRead;
+    bool measured = false;
+  };
+
+  void Issue(uint32_t slot, uint64_t t, bool replace_top);
+  void Submit(uint32_t slot, uint64_t t, bool replace_top);
+  void StartMeasuring(uint64_t t);
+  void Complete(uint32_t slot, uint64_t t);
+  void EmitIntervalsBefore(uint64_t rel_ns);
+  void FlushIoLog();
+  void PutEvent(const Event& e, bool replace_top) {
+    if (replace_top) {
+      heap_.ReplaceTop(e);
+    } else {
+      heap_.Push(e);
+    }
+  }
+
+  const WorkloadSpec& spec_;
+  const RunControl& control_;
+  SimDevice* dev_;
+  const uint64_t start_ns_;
+
+  std::vector<JobGenerator> gens_;
+  // Per job, the next two requests, drawn ahead (same sequence) so their mapping entries can
+  // be prefetched while earlier events run.
+  std::vector<std::array<IoRequest, 2>> ahead_;
+  std::vector<Slot> slots_;
+  std::vector<uint64_t> next_index_;  // open loop: next schedule index per job
+  double job_interval_ns_ = 0;        // open loop: time between one job's I/Os
+  EventQueue heap_;
+
+  bool measuring_ = false;
+  bool stop_issuing_ = false;
+  bool stopped_by_time_ = false;
+  uint64_t measure_start_ns_ = 0;
+  uint64_t ramp_end_ns_ = kNever;
+  uint64_t end_ns_ = kNever;
+  uint64_t ramp_bytes_ = 0;
+  uint64_t measured_bytes_issued_ = 0;
+  uint64_t last_measured_completion_ = 0;
+  uint64_t last_event_ns_ = 0;
+
+  sim::DeviceCounters base_counters_;
+  PhaseResult result_;
+  IntervalSample cur_;
+  uint64_t cur_index_ = 0;
+  std::vector<IoRecord> io_log_;
+};
+
+void PhaseRunner::StartMeasuring(uint64_t t) {
+  measuring_ = true;
+  measure_start_ns_ = t;
+  if (spec_.runtime_ns) end_ns_ = t + spec_.runtime_ns;
+  base_counters_ = dev_->counters();
+  dev_->ResetFreeMin();
+  cur_ = IntervalSample{};
+  cur_index_ = 0;
+}
+
+void PhaseRunner::Issue(uint32_t slot, uint64_t t, bool replace_top) {
+  if (stop_issuing_) {
+    if (replace_top) heap_.Pop();
+    return;
+  }
+  if (spec_.rate_iops > 0) {
+    const uint32_t job = slot / spec_.queue_depth;
+    const uint64_t k = next_index_[job]++;
+    const uint64_t sched =
+        start_ns_ +
+        static_cast<uint64_t>((static_cast<double>(k) + static_cast<double>(job) / spec_.jobs) *
+                              job_interval_ns_);
+    slots_[slot].issue_ns = sched;
+    if (sched > t) {
+      PutEvent(Event{sched, slot, kSubmit}, replace_top);
+      return;
+    }
+  } else {
+    slots_[slot].issue_ns = t;
+  }
+  Submit(slot, t, replace_top);
+}
+
+void PhaseRunner::Submit(uint32_t slot, uint64_t t, bool replace_top) {
+  Slot& s = slots_[slot];
+  const uint64_t issue = s.issue_ns;
+  if (!measuring_) {
+    const bool by_time = issue >= ramp_end_ns_;
+    const bool by_bytes = spec_.ramp_bytes && ramp_bytes_ >= spec_.ramp_bytes;
+    if (by_time || by_bytes) StartMeasuring(by_time ? ramp_end_ns_ : issue);
+  }
+  if (measuring_) {
+    if (issue >= end_ns_) {
+      stop_issuing_ = true;
+      stopped_by_time_ = true;
+    } else if (spec_.io_bytes && measured_bytes_issued_ >= spec_.io_bytes) {
+      stop_issuing_ = true;
+    }
+    if (stop_issuing_) {
+      if (replace_top) heap_.Pop();
+      return;
+    }
+  }
+  const uint32_t job = slot / spec_.queue_depth;
+  std::array<IoRequest, 2>& ahead = ahead_[job];
+  const IoRequest req = ahead[0];
+  ahead[0] = ahead[1];
+  ahead[1] = gens_[job].Next();
+  dev_->Prefetch(ahead[0].offset, ahead[1].offset);
+  s.offset = req.offset;
+  s.bytes = req.bytes;
+  s.dir = req.dir;
+  s.measured = measuring_;
+  if (measuring_) {
+    measured_bytes_issued_ += req.bytes;
+  } else {
+    ramp_bytes_ += req.bytes;
+  }
+  const uint64_t done = dev_->Submit(req.dir, req.offset, req.bytes, t);
+  PutEvent(Event{done, slot, kComplete}, replace_top);
+}
+
+void PhaseRunner::EmitIntervalsBefore(uint64_t index) {
+  while (cur_index_ < index) {
+    cur_.t_begin_ns = cur_index_ * spec_.interval_ns;
+    cur_.t_end_ns = (cur_index_ + 1) * spec_.interval_ns;
+    result_.intervals.push_back(cur_);
+    if (control_.on_interval) control_.on_interval(cur_);
+    cur_ = IntervalSample{};
+    ++cur_index_;
+  }
+}
+
+void PhaseRunner::FlushIoLog() {
+  if (control_.io_log && !io_log_.empty()) control_.io_log->Write(io_log_.data(), io_log_.size());
+  io_log_.clear();
+}
+
+void PhaseRunner::Complete(uint32_t slot, uint64_t t) {
+  const Slot& s = slots_[slot];
+  if (!s.measured || t > end_ns_) return;  // ramp, or finished after the measured window
+  const uint64_t lat = t - s.issue_ns;
+  DirectionStats& d = result_.dirs[static_cast<size_t>(s.dir)];
+  ++d.ios;
+  d.bytes += s.bytes;
+  d.latency.Record(lat);
+  last_measured_completion_ = t;
+  if (spec_.interval_ns) {
+    const uint64_t index = (t - measure_start_ns_ - 1) / spec_.interval_ns;
+    if (index != cur_index_) EmitIntervalsBefore(index);
+    IntervalSample::Dir& id = cur_.dirs[static_cast<size_t>(s.dir)];
+    ++id.ios;
+    id.bytes += s.bytes;
+    id.lat_sum_ns += lat;
+    if (lat > id.lat_max_ns) id.lat_max_ns = lat;
+  }
+  if (control_.io_log) {
+    io_log_.push_back(IoRecord{s.issue_ns - measure_start_ns_, s.offset, lat, s.bytes, s.dir});
+    if (io_log_.size() == kIoLogBatch) FlushIoLog();
+  }
+}
+
+PhaseResult PhaseRunner::Run(uint64_t* end_ns) {
+  const uint32_t jobs = spec_.jobs, qd = spec_.queue_depth;
+  const uint32_t n_slots = jobs * qd;
+  gens_.reserve(jobs);
+  for (uint32_t j = 0; j < jobs; ++j) gens_.emplace_back(spec_, j);
+  ahead_.resize(jobs);
+  for (uint32_t j = 0; j < jobs; ++j) ahead_[j] = {gens_[j].Next(), gens_[j].Next()};
+  slots_.assign(n_slots, Slot{});
+  next_index_.assign(jobs, 0);
+  if (spec_.rate_iops > 0) job_interval_ns_ = 1e9 * jobs / spec_.rate_iops;
+  heap_.Reserve(n_slots + 1);
+  if (control_.io_log) io_log_.reserve(kIoLogBatch);
+  if (spec_.ramp_ns) ramp_end_ns_ = start_ns_ + spec_.ramp_ns;
+  if (!spec_.ramp_ns && !spec_.ramp_bytes) StartMeasuring(start_ns_);
+
+  for (uint32_t s = 0; s < n_slots; ++s) Issue(s, start_ns_, false);
+  last_event_ns_ = start_ns_;
+  uint64_t events = 0;
+  while (!heap_.empty()) {
+    const Event e = heap_.top();
+    last_event_ns_ = e.t_ns;
+    if ((++events & 0xfff) == 0 && control_.stop &&
+        control_.stop->load(std::memory_order_relaxed) && !stop_issuing_) {
+      stop_issuing_ = true;
+      result_.interrupted = true;
+    }
+    if (e.kind == kComplete) {
+      Complete(e.slot, e.t_ns);
+      Issue(e.slot, e.t_ns, true);
+    } else {
+      Submit(e.slot, e.t_ns, true);
+    }
+  }
+  *end_ns = std::max(last_event_ns_, start_ns_);
+  FlushIoLog();
+
+  if (measuring_) {
+    const uint64_t end =
+        stopped_by_time_ && !result_.interrupted ? end_ns_ : last_measured_completion_;
+    result_.measured_ns = end > measure_start_ns_ ? end - measure_start_ns_ : 0;
+    if (spec_.interval_ns && result_.measured_ns) {
+      const uint64_t last_index = (result_.measured_ns - 1) / spec_.interval_ns;
+      EmitIntervalsBefore(last_index);
+      cur_.t_begin_ns = cur_index_ * spec_.interval_ns;
+      cur_.t_end_ns = result_.measured_ns;
+      result_.intervals.push_back(cur_);
+      if (control_.on_interval) control_.on_interval(cur_);
+    }
+    const sim::DeviceCounters c = dev_->counters();
+    const double host = static_cast<double>(c.host_pages - base_counters_.host_pages);
+    const double nand = static_cast<double>(c.nand_pages - base_counters_.nand_pages);
+    result_.counters = {
+        {"write_amplification", host > 0 ? nand / host : 0.0},
+        {"host_pages_written", host},
+        {"nand_pages_written", nand},
+        {"gc_page_copies", static_cast<double>(c.gc_copies - base_counters_.gc_copies)},
+        {"erases", static_cast<double>(c.erases - base_counters_.erases)},
+        {"free_blocks", static_cast<double>(dev_->free_blocks())},
+        {"free_blocks_min", static_cast<double>(dev_->free_blocks_min())},
+        {"nand_page_reads", static_cast<double>(c.nand_reads - base_counters_.nand_reads)},
+        {"slc_pages_written", static_cast<double>(c.slc_pages - base_counters_.slc_pages)},
+        {"slc_cache_used_bytes", static_cast<double>(dev_->slc_used_pages() * sim::kUnitBytes)},
+        {"virtual_time_s", static_cast<double>(*end_ns) * 1e-9},
+    };
+  }
+  result_.counters_name = "sim";
+  return std::move(result_);
+}
+
+std::string HexHash(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace
+
+bool IsSimTarget(const std::string& target) { return target.rfind("sim:", 0) == 0; }
+
+SimBackend::SimBackend(const sim::SimParams& p, const std::string& target)
+    : p_(std::make_unique<sim::SimParams>(p)),
+      g_(std::make_unique<sim::Geometry>(sim::DeriveGeometry(p))),
+      dev_(std::make_unique<SimDevice>(*p_, *g_)) {
+  params_ = sim::ParamPairs(p);
+  params_.emplace_back("preset", p.preset);
+  params_.emplace_back("sim_blocks", std::to_string(g_->blocks));
+  params_.emplace_back("sim_pages_per_block", std::to_string(g_->pages_per_block));
+  params_.emplace_back("sim_user_bytes", std::to_string(g_->user_bytes()));
+  params_.emplace_back("sim_physical_bytes", std::to_string(g_->physical_bytes()));
+  std::string serial_src;
+  for (const auto& [k, v] : params_) serial_src += k + "=" + v + ";";
+  info_.path = target;
+  info_.kind = "sim";
+  info_.size_bytes = g_->user_bytes();
+  info_.logical_block_bytes = p.logical_block_bytes;
+  info_.physical_block_bytes = sim::kUnitBytes;
+  info_.model = p.preset;
+  info_.serial = "SIM" + HexHash(serial_src).substr(0, 12);
+  info_.firmware = "ssdlab-sim";
+  info_.details = params_;
+}
+
+Result<std::string> SimBackend::Purge(const std::string& method, const RunControl&) {
+  if (method == "none") return std::string("none");
+  // Unlike ResetFactoryFresh() the clock restarts too, so a purged drive is the same state
+  // whatever ran before it: a suite resumed in a new process replays identically.
+  now_ns_ = 0;
+  dev_->ResetFactoryFresh(0);
+  return std::string("simulator factory-fresh state (all blocks erased, mapping empty, clock 0)");
+}
+
+SimBackend::~SimBackend() = default;
+
+Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target) {
+  auto p = sim::ParseSimTarget(target);
+  if (!p.ok()) return p.status();
+  return std::unique_ptr<SimBackend>(new SimBackend(p.value(), target));
+}
+
+Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunControl& control) {
+  if (spec.jobs == 0 || spec.queue_depth == 0) {
+    return Status::Invalid("sim: jobs and queue depth must be at least 1");
+  }
+  if (spec.runtime_ns == 0 && spec.io_bytes == 0) {
+    return Status::Invalid("sim: the phase needs a runtime or an io size");
+  }
+  if (spec.block_sizes.empty() || spec.MinBlockBytes() == 0) {
+    return Status::Invalid("sim: no block size");
+  }
+  if (spec.range_end_bytes > info_.size_bytes || spec.range_begin_bytes >= spec.range_end_bytes ||
+      spec.range_end_bytes - spec.range_begin_bytes < spec.MaxBlockBytes()) {
+    return Status::Invalid("sim: range " + std::to_string(spec.range_begin_bytes) + "-" +
+                           std::to_string(spec.range_end_bytes) + " does not fit the " +
+                           std::to_string(info_.size_bytes) + "-byte simulated drive");
+  }
+  double u0, s0, u1, s1;
+  ThreadCpu(&u0, &s0);
+  PhaseRunner runner(spec, control, dev_.get(), now_ns_);
+  uint64_t end_ns = now_ns_;
+  PhaseResult r = runner.Run(&end_ns);
+  now_ns_ = end_ns;
+  r.counters.emplace_back("scale", static_cast<double>(p_->scale));
+  ThreadCpu(&u1, &s1);
+  r.cpu_user_s = u1 - u0;
+  r.cpu_sys_s = s1 - s0;
+  return r;
+}
+
+Status SimBackend::Idle(uint64_t ns, const RunControl& control) {
+  const uint64_t to = now_ns_ + ns;
+  const uint64_t from = std::max(now_ns_, dev_->host_busy_until_ns() + dev_->bg_idle_ns());
+  if (from < to) dev_->Background(from, to);
+  now_ns_ = to;
+  return Status::Ok();
+}
+
+void SimBackend::ResetFactoryFresh() {
+  now_ns_ = std::max(now_ns_, dev_->host_busy_until_ns());
+  dev_->ResetFactoryFresh(now_ns_);
+}
+
+SimCounters SimBackend::counters() const {
+  const sim::DeviceCounters c = dev_->counters();
+  SimCounters s;
+  s.host_pages_written = c.host_pages;
+  s.nand_pages_written = c.nand_pages;
+  s.gc_page_copies = c.gc_copies;
+  s.erases = c.erases;
+  s.nand_page_reads = c.nand_reads;
+  s.free_blocks = dev_->free_blocks();
+  s.slc_cache_used_bytes = dev_->slc_used_pages() * sim::kUnitBytes;
+  s.virtual_time_ns = now_ns_;
+  return s;
+}
+
+}  // namespace ssdlab

@@ -1,0 +1,58 @@
+// Helpers shared by the simulator's unit tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "sim/sim.h"
+#include "workload/parse.h"
+
+namespace ssdlab::simtest {
+
+inline std::unique_ptr<SimBackend> Open(const std::string& target) {
+  auto b = OpenSimBackend(target);
+  EXPECT_TRUE(b.ok()) << b.status().message();
+  return b.ok() ? std::move(b).value() : nullptr;
+}
+
+// A spec from textual arguments, resolved against the backend's target.
+inline WorkloadSpec Spec(const SimBackend& b, const std::string& rw, const std::string& bs,
+                         uint32_t qd, const std::string& io_size, const std::string& runtime = "",
+                         const std::string& range = "0%-100%", uint32_t jobs = 1,
+                         uint64_t seed = 1) {
+  WorkloadArgs a;
+  a.rw = rw;
+  a.bs = bs;
+  a.qd = qd;
+  a.jobs = jobs;
+  a.io_size = io_size;
+  a.runtime = runtime;
+  a.range = range;
+  a.interval = "0";
+  a.seed = seed;
+  auto s = ResolveWorkload(a, b.info().size_bytes, b.info().logical_block_bytes);
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  return s.ok() ? s.value() : WorkloadSpec{};
+}
+
+inline PhaseResult RunSpec(SimBackend& b, const WorkloadSpec& spec) {
+  auto r = b.RunPhase(spec, RunControl{});
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? std::move(r).value() : PhaseResult{};
+}
+
+inline double Counter(const PhaseResult& r, const std::string& name) {
+  for (const auto& [k, v] : r.counters) {
+    if (k == name) return v;
+  }
+  ADD_FAILURE() << "no counter " << name;
+  return 0;
+}
+
+inline double WriteIops(const PhaseResult& r) {
+  return r.Iops(r.dirs[static_cast<size_t>(Direction::kWrite)]);
+}
+
+}  // namespace ssdlab::simtest

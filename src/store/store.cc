@@ -1,0 +1,393 @@
+#include "store/store.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cstring>
+#include <ctime>
+
+namespace ssdlab {
+namespace {
+
+using nlohmann::json;
+
+// A prepared statement with positional binding (1-based) and RAII finalization.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK) s_ = nullptr;
+  }
+  ~Stmt() { sqlite3_finalize(s_); }
+  bool ok() const { return s_ != nullptr; }
+  Stmt& Bind(int i, int64_t v) {
+    sqlite3_bind_int64(s_, i, v);
+    return *this;
+  }
+  Stmt& Bind(int i, double v) {
+    sqlite3_bind_double(s_, i, v);
+    return *this;
+  }
+  Stmt& Bind(int i, const std::string& v) {
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& BindBlob(int i, const void* p, size_t n) {
+    sqlite3_bind_blob(s_, i, p, static_cast<int>(n), SQLITE_TRANSIENT);
+    return *this;
+  }
+  // SQLITE_ROW, SQLITE_DONE or an error code.
+  int Step() { return s_ ? sqlite3_step(s_) : SQLITE_ERROR; }
+  int64_t Int(int col) const { return sqlite3_column_int64(s_, col); }
+  double Real(int col) const { return sqlite3_column_double(s_, col); }
+  std::string Text(int col) const {
+    const unsigned char* t = sqlite3_column_text(s_, col);
+    return t ? reinterpret_cast<const char*>(t) : "";
+  }
+  json Json(int col) const {
+    std::string t = Text(col);
+    return t.empty() ? json() : json::parse(t, nullptr, false);
+  }
+  std::vector<uint64_t> Words(int col) const {
+    const void* p = sqlite3_column_blob(s_, col);
+    size_t n = static_cast<size_t>(sqlite3_column_bytes(s_, col)) / 8;
+    std::vector<uint64_t> v(n);
+    if (n) std::memcpy(v.data(), p, n * 8);
+    return v;
+  }
+  Status Done(const char* what) {
+    int rc = Step();
+    if (rc == SQLITE_DONE || rc == SQLITE_ROW) return Status::Ok();
+    return Status::Io(std::string(what) + ": " + sqlite3_errmsg(db_));
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* s_ = nullptr;
+};
+
+std::string NowIso() {
+  time_t t = time(nullptr);
+  tm g;
+  gmtime_r(&t, &g);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &g);
+  return buf;
+}
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs(
+  id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, status TEXT NOT NULL,
+  created_at TEXT NOT NULL, finished_at TEXT NOT NULL DEFAULT '', config TEXT NOT NULL,
+  context TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS targets(
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id), path TEXT, kind TEXT, size_bytes INTEGER,
+  logical_block_bytes INTEGER, physical_block_bytes INTEGER, model TEXT, serial TEXT,
+  firmware TEXT, details TEXT);
+CREATE TABLE IF NOT EXISTS tests(
+  id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,
+  name TEXT NOT NULL, status TEXT NOT NULL, params TEXT NOT NULL, steady_state TEXT NOT NULL DEFAULT '',
+  results TEXT NOT NULL DEFAULT '', UNIQUE(run_id, name));
+CREATE TABLE IF NOT EXISTS rounds(
+  test_id INTEGER NOT NULL REFERENCES tests(id), round INTEGER NOT NULL, tracking TEXT NOT NULL,
+  committed_at TEXT NOT NULL, PRIMARY KEY(test_id, round));
+CREATE TABLE IF NOT EXISTS phases(
+  id INTEGER PRIMARY KEY, test_id INTEGER NOT NULL REFERENCES tests(id), round INTEGER NOT NULL,
+  cell TEXT NOT NULL, workload TEXT NOT NULL, measured_ns INTEGER NOT NULL,
+  io_errors INTEGER NOT NULL, interrupted INTEGER NOT NULL, cpu_user_s REAL, cpu_sys_s REAL,
+  counters TEXT NOT NULL, notes TEXT NOT NULL, UNIQUE(test_id, round, cell));
+CREATE TABLE IF NOT EXISTS histograms(
+  phase_id INTEGER NOT NULL REFERENCES phases(id), direction INTEGER NOT NULL,
+  ios INTEGER NOT NULL, bytes INTEGER NOT NULL, min_ns INTEGER NOT NULL, max_ns INTEGER NOT NULL,
+  sum_ns INTEGER NOT NULL, sum_sq_ns2 REAL NOT NULL, buckets BLOB,
+  PRIMARY KEY(phase_id, direction));
+CREATE TABLE IF NOT EXISTS series(
+  phase_id INTEGER NOT NULL REFERENCES phases(id), idx INTEGER NOT NULL,
+  t_begin_ns INTEGER NOT NULL, t_end_ns INTEGER NOT NULL, direction INTEGER NOT NULL,
+  ios INTEGER NOT NULL, bytes INTEGER NOT NULL, lat_sum_ns INTEGER NOT NULL,
+  lat_max_ns INTEGER NOT NULL, PRIMARY KEY(phase_id, idx, direction));
+)sql";
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return Status::Invalid("--db " + path + ": cannot open: " + msg);
+  }
+  std::unique_ptr<Store> s(new Store(db));
+  sqlite3_busy_timeout(db, 5000);
+  // Is this an ssdlab database, an empty file, or something else?
+  Stmt tables(db, "SELECT name FROM sqlite_master WHERE type='table'");
+  if (!tables.ok()) {
+    return Status::Invalid("--db " + path + " is not an SQLite database (" + sqlite3_errmsg(db) + ")");
+  }
+  std::vector<std::string> names;
+  while (tables.Step() == SQLITE_ROW) names.push_back(tables.Text(0));
+  if (!names.empty()) {
+    bool has_meta = std::find(names.begin(), names.end(), "meta") != names.end();
+    std::string app, version;
+    if (has_meta) {
+      Stmt m(db, "SELECT key, value FROM meta");
+      while (m.Step() == SQLITE_ROW) {
+        if (m.Text(0) == "app") app = m.Text(1);
+        if (m.Text(0) == "schema_version") version = m.Text(1);
+      }
+    }
+    if (app != "ssdlab") return Status::Invalid("--db " + path + " is an SQLite database of another program; refusing to use it");
+    if (std::stoi(version.empty() ? "0" : version) > kStoreSchemaVersion) {
+      return Status::Invalid("--db " + path + " has schema version " + version + ", newer than this ssdlab's " + std::to_string(kStoreSchemaVersion));
+    }
+  }
+  SSDLAB_RETURN_IF_ERROR(s->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"));
+  SSDLAB_RETURN_IF_ERROR(s->Exec(kSchema));
+  SSDLAB_RETURN_IF_ERROR(s->Exec("INSERT OR IGNORE INTO meta VALUES('app','ssdlab'); INSERT OR IGNORE INTO meta VALUES('schema_version','" + std::to_string(kStoreSchemaVersion) + "');"));
+  return s;
+}
+
+Store::~Store() { sqlite3_close(db_); }
+
+Status Store::Exec(const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    return Status::Io("database: " + msg);
+  }
+  return Status::Ok();
+}
+
+Result<int64_t> Store::CreateRun(const std::string& name, const std::string& kind,
+                                 const json& config, const json& context, const TargetInfo& t) {
+  SSDLAB_RETURN_IF_ERROR(Exec("BEGIN"));
+  Stmt ins(db_, "INSERT INTO runs(name, kind, status, created_at, config, context) VALUES(?,?,?,?,?,?)");
+  ins.Bind(1, name).Bind(2, kind).Bind(3, std::string("running")).Bind(4, NowIso()).Bind(5, config.dump()).Bind(6, context.dump());
+  if (ins.Step() != SQLITE_DONE) {
+    std::string msg = sqlite3_errmsg(db_);
+    Exec("ROLLBACK").ok();
+    if (msg.find("UNIQUE") != std::string::npos) return Status::Invalid("a run named '" + name + "' already exists; pick another --run name or --resume it");
+    return Status::Io("database: " + msg);
+  }
+  int64_t id = sqlite3_last_insert_rowid(db_);
+  Stmt tg(db_, "INSERT INTO targets VALUES(?,?,?,?,?,?,?,?,?,?)");
+  tg.Bind(1, id).Bind(2, t.path).Bind(3, t.kind).Bind(4, static_cast<int64_t>(t.size_bytes))
+      .Bind(5, static_cast<int64_t>(t.logical_block_bytes)).Bind(6, static_cast<int64_t>(t.physical_block_bytes))
+      .Bind(7, t.model).Bind(8, t.serial).Bind(9, t.firmware).Bind(10, std::string("{}"));
+  SSDLAB_RETURN_IF_ERROR(tg.Done("storing the target"));
+  SSDLAB_RETURN_IF_ERROR(Exec("COMMIT"));
+  return id;
+}
+
+namespace {
+RunRecord ReadRun(Stmt& q) {
+  RunRecord r;
+  r.id = q.Int(0);
+  r.name = q.Text(1);
+  r.kind = q.Text(2);
+  r.status = q.Text(3);
+  r.created_at = q.Text(4);
+  r.finished_at = q.Text(5);
+  r.config = q.Json(6);
+  r.context = q.Json(7);
+  return r;
+}
+}  // namespace
+
+Result<RunRecord> Store::FindRun(const std::string& name) {
+  Stmt q(db_, "SELECT id, name, kind, status, created_at, finished_at, config, context FROM runs WHERE name=?");
+  q.Bind(1, name);
+  if (q.Step() != SQLITE_ROW) return Status::NotFound("no run named '" + name + "' in the database");
+  return ReadRun(q);
+}
+
+std::vector<RunRecord> Store::ListRuns() {
+  std::vector<RunRecord> out;
+  Stmt q(db_, "SELECT id, name, kind, status, created_at, finished_at, config, context FROM runs ORDER BY id");
+  while (q.Step() == SQLITE_ROW) out.push_back(ReadRun(q));
+  return out;
+}
+
+Status Store::SetRunStatus(int64_t run_id, const std::string& status) {
+  Stmt q(db_, "UPDATE runs SET status=?, finished_at=? WHERE id=?");
+  q.Bind(1, status).Bind(2, status == "running" ? std::string() : NowIso()).Bind(3, run_id);
+  return q.Done("updating the run");
+}
+
+Result<TargetInfo> Store::LoadTarget(int64_t run_id) {
+  Stmt q(db_, "SELECT path, kind, size_bytes, logical_block_bytes, physical_block_bytes, model, serial, firmware FROM targets WHERE run_id=?");
+  q.Bind(1, run_id);
+  if (q.Step() != SQLITE_ROW) return Status::NotFound("run has no target record");
+  TargetInfo t;
+  t.path = q.Text(0);
+  t.kind = q.Text(1);
+  t.size_bytes = static_cast<uint64_t>(q.Int(2));
+  t.logical_block_bytes = static_cast<uint32_t>(q.Int(3));
+  t.physical_block_bytes = static_cast<uint32_t>(q.Int(4));
+  t.model = q.Text(5);
+  t.serial = q.Text(6);
+  t.firmware = q.Text(7);
+  return t;
+}
+
+Result<int64_t> Store::BeginTest(int64_t run_id, int seq, const std::string& name, const json& params) {
+  Stmt find(db_, "SELECT id FROM tests WHERE run_id=? AND name=?");
+  find.Bind(1, run_id).Bind(2, name);
+  if (find.Step() == SQLITE_ROW) return find.Int(0);
+  Stmt ins(db_, "INSERT INTO tests(run_id, seq, name, status, params) VALUES(?,?,?,?,?)");
+  ins.Bind(1, run_id).Bind(2, static_cast<int64_t>(seq)).Bind(3, name).Bind(4, std::string("running")).Bind(5, params.dump());
+  SSDLAB_RETURN_IF_ERROR(ins.Done("storing a test"));
+  return sqlite3_last_insert_rowid(db_);
+}
+
+std::vector<TestRecord> Store::ListTests(int64_t run_id) {
+  std::vector<TestRecord> out;
+  Stmt q(db_, "SELECT id, seq, name, status, params, steady_state, results FROM tests WHERE run_id=? ORDER BY seq");
+  q.Bind(1, run_id);
+  while (q.Step() == SQLITE_ROW) {
+    TestRecord t;
+    t.id = q.Int(0);
+    t.seq = static_cast<int>(q.Int(1));
+    t.name = q.Text(2);
+    t.status = q.Text(3);
+    t.params = q.Json(4);
+    t.steady_state = q.Json(5);
+    t.results = q.Json(6);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Result<int64_t> Store::InsertPhase(int64_t test_id, const StoredPhase& p) {
+  const PhaseResult& r = p.result;
+  // {"name": ..., "values": [[key, value], ...]}: an array keeps the backend's order.
+  json counters = {{"name", r.counters_name}, {"values", r.counters}};
+  json notes = r.notes;
+  Stmt ins(db_, "INSERT OR REPLACE INTO phases(test_id, round, cell, workload, measured_ns, io_errors, interrupted, cpu_user_s, cpu_sys_s, counters, notes) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
+  ins.Bind(1, test_id).Bind(2, static_cast<int64_t>(p.round)).Bind(3, p.cell).Bind(4, p.workload.dump())
+      .Bind(5, static_cast<int64_t>(r.measured_ns)).Bind(6, static_cast<int64_t>(r.io_errors))
+      .Bind(7, static_cast<int64_t>(r.interrupted)).Bind(8, r.cpu_user_s).Bind(9, r.cpu_sys_s)
+      .Bind(10, counters.dump()).Bind(11, notes.dump());
+  SSDLAB_RETURN_IF_ERROR(ins.Done("storing a phase"));
+  int64_t id = sqlite3_last_insert_rowid(db_);
+  for (int d = 0; d < kDirections; ++d) {
+    const DirectionStats& ds = r.dirs[d];
+    if (ds.ios == 0) continue;
+    std::vector<uint64_t> words;
+    for (auto [low, c] : ds.latency.NonEmptyBuckets()) {
+      words.push_back(low);
+      words.push_back(c);
+    }
+    Stmt h(db_, "INSERT INTO histograms VALUES(?,?,?,?,?,?,?,?,?)");
+    h.Bind(1, id).Bind(2, static_cast<int64_t>(d)).Bind(3, static_cast<int64_t>(ds.ios))
+        .Bind(4, static_cast<int64_t>(ds.bytes)).Bind(5, static_cast<int64_t>(ds.latency.min()))
+        .Bind(6, static_cast<int64_t>(ds.latency.max())).Bind(7, static_cast<int64_t>(ds.latency.sum()))
+        .Bind(8, ds.latency.sum_sq()).BindBlob(9, words.data(), words.size() * 8);
+    SSDLAB_RETURN_IF_ERROR(h.Done("storing a histogram"));
+  }
+  for (size_t i = 0; i < r.intervals.size(); ++i) {
+    const IntervalSample& iv = r.intervals[i];
+    for (int d = 0; d < kDirections; ++d) {
+      const auto& x = iv.dirs[d];
+      if (x.ios == 0 && d != 0) continue;
+      Stmt row(db_, "INSERT INTO series VALUES(?,?,?,?,?,?,?,?,?)");
+      row.Bind(1, id).Bind(2, static_cast<int64_t>(i)).Bind(3, static_cast<int64_t>(iv.t_begin_ns))
+          .Bind(4, static_cast<int64_t>(iv.t_end_ns)).Bind(5, static_cast<int64_t>(d))
+          .Bind(6, static_cast<int64_t>(x.ios)).Bind(7, static_cast<int64_t>(x.bytes))
+          .Bind(8, static_cast<int64_t>(x.lat_sum_ns)).Bind(9, static_cast<int64_t>(x.lat_max_ns));
+      SSDLAB_RETURN_IF_ERROR(row.Done("storing a time series"));
+    }
+  }
+  return id;
+}
+
+Status Store::CommitRound(int64_t test_id, int round, const std::vector<StoredPhase>& phases,
+                          const json& tracking) {
+  SSDLAB_RETURN_IF_ERROR(Exec("BEGIN"));
+  auto fail = [&](const Status& s) {
+    Exec("ROLLBACK").ok();
+    return s;
+  };
+  for (const StoredPhase& p : phases) {
+    auto id = InsertPhase(test_id, p);
+    if (!id.ok()) return fail(id.status());
+  }
+  Stmt r(db_, "INSERT OR REPLACE INTO rounds VALUES(?,?,?,?)");
+  r.Bind(1, test_id).Bind(2, static_cast<int64_t>(round)).Bind(3, tracking.dump()).Bind(4, NowIso());
+  if (Status s = r.Done("storing a round"); !s.ok()) return fail(s);
+  return Exec("COMMIT");
+}
+
+Status Store::FinishTest(int64_t test_id, const json& steady_state, const json& results) {
+  Stmt q(db_, "UPDATE tests SET status='done', steady_state=?, results=? WHERE id=?");
+  q.Bind(1, steady_state.dump()).Bind(2, results.dump()).Bind(3, test_id);
+  return q.Done("finishing a test");
+}
+
+std::vector<StoredRound> Store::LoadRounds(int64_t test_id) {
+  std::vector<StoredRound> out;
+  Stmt q(db_, "SELECT round, tracking FROM rounds WHERE test_id=? ORDER BY round");
+  q.Bind(1, test_id);
+  while (q.Step() == SQLITE_ROW) out.push_back({static_cast<int>(q.Int(0)), q.Json(1)});
+  return out;
+}
+
+Result<std::vector<StoredPhase>> Store::LoadPhases(int64_t test_id, int round) {
+  std::vector<StoredPhase> out;
+  std::vector<int64_t> ids;
+  Stmt q(db_, "SELECT id, round, cell, workload, measured_ns, io_errors, interrupted, cpu_user_s, cpu_sys_s, counters, notes FROM phases WHERE test_id=? AND (?<0 OR round=?) ORDER BY round, id");
+  q.Bind(1, test_id).Bind(2, static_cast<int64_t>(round)).Bind(3, static_cast<int64_t>(round));
+  while (q.Step() == SQLITE_ROW) {
+    StoredPhase p;
+    ids.push_back(q.Int(0));
+    p.round = static_cast<int>(q.Int(1));
+    p.cell = q.Text(2);
+    p.workload = q.Json(3);
+    PhaseResult& r = p.result;
+    r.measured_ns = static_cast<uint64_t>(q.Int(4));
+    r.io_errors = static_cast<uint64_t>(q.Int(5));
+    r.interrupted = q.Int(6) != 0;
+    r.cpu_user_s = q.Real(7);
+    r.cpu_sys_s = q.Real(8);
+    json counters = q.Json(9);
+    if (counters.is_object()) {
+      r.counters_name = counters.value("name", "");
+      r.counters = counters.value("values", json::array()).get<std::vector<std::pair<std::string, double>>>();
+    }
+    json notes = q.Json(10);
+    if (notes.is_array()) r.notes = notes.get<std::vector<std::string>>();
+    out.push_back(std::move(p));
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    PhaseResult& r = out[i].result;
+    Stmt h(db_, "SELECT direction, ios, bytes, min_ns, max_ns, sum_ns, sum_sq_ns2, buckets FROM histograms WHERE phase_id=?");
+    h.Bind(1, ids[i]);
+    while (h.Step() == SQLITE_ROW) {
+      int d = static_cast<int>(h.Int(0));
+      if (d < 0 || d >= kDirections) continue;
+      std::vector<uint64_t> w = h.Words(7);
+      std::vector<std::pair<uint64_t, uint64_t>> buckets;
+      for (size_t k = 0; k + 1 < w.size(); k += 2) buckets.emplace_back(w[k], w[k + 1]);
+      r.dirs[d].ios = static_cast<uint64_t>(h.Int(1));
+      r.dirs[d].bytes = static_cast<uint64_t>(h.Int(2));
+      r.dirs[d].latency = Histogram::FromBuckets(buckets, static_cast<uint64_t>(h.Int(3)), static_cast<uint64_t>(h.Int(4)), static_cast<uint64_t>(h.Int(5)), h.Real(6));
+    }
+    Stmt s(db_, "SELECT idx, t_begin_ns, t_end_ns, direction, ios, bytes, lat_sum_ns, lat_max_ns FROM series WHERE phase_id=? ORDER BY idx, direction");
+    s.Bind(1, ids[i]);
+    while (s.Step() == SQLITE_ROW) {
+      size_t idx = static_cast<size_t>(s.Int(0));
+      if (r.intervals.size() <= idx) r.intervals.resize(idx + 1);
+      IntervalSample& iv = r.intervals[idx];
+      iv.t_begin_ns = static_cast<uint64_t>(s.Int(1));
+      iv.t_end_ns = static_cast<uint64_t>(s.Int(2));
+      int d = static_cast<int>(s.Int(3));
+      if (d < 0 || d >= kDirections) continue;
+      iv.dirs[d] = {static_cast<uint64_t>(s.Int(4)), static_cast<uint64_t>(s.Int(5)), static_cast<uint64_t>(s.Int(6)), static_cast<uint64_t>(s.Int(7))};
+    }
+  }
+  return out;
+}
+
+}  // namespace ssdlab

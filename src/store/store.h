@@ -1,0 +1,105 @@
+// The results database: SQLite, one file, every round committed as it ends so that a killed
+// run loses at most the round in progress.
+//
+// Tables (schema version 1; `meta` marks the file as ssdlab's):
+//   meta(key, value)                       app = "ssdlab", schema_version
+//   runs(id, name, kind, status, created_at, finished_at, config, context)
+//   targets(run_id, path, kind, size_bytes, logical_block_bytes, physical_block_bytes,
+//           model, serial, firmware, details)
+//   tests(id, run_id, seq, name, status, params, steady_state, results)
+//   rounds(test_id, round, tracking, committed_at)
+//   phases(id, test_id, round, cell, workload, measured_ns, io_errors, interrupted, counters)
+//   histograms(phase_id, direction, ios, bytes, min_ns, max_ns, sum_ns, sum_sq_ns2, buckets)
+//   series(phase_id, idx, t_begin_ns, t_end_ns, direction, ios, bytes, lat_sum_ns, lat_max_ns)
+// JSON columns hold nlohmann::json text. Histograms are stored whole (non-empty buckets as
+// little-endian uint64 pairs) so percentiles of any window can be recomputed.
+//
+// Not thread-safe: one Store per thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "base/status.h"
+#include "stats/phase_result.h"
+
+struct sqlite3;
+
+namespace ssdlab {
+
+inline constexpr int kStoreSchemaVersion = 1;
+
+struct RunRecord {
+  int64_t id = 0;
+  std::string name;
+  std::string kind;    // "pts", "profile", ...
+  std::string status;  // "running", "done", "interrupted", "failed"
+  std::string created_at;
+  std::string finished_at;
+  nlohmann::json config;
+  nlohmann::json context;
+};
+
+struct TestRecord {
+  int64_t id = 0;
+  int seq = 0;
+  std::string name;
+  std::string status;  // "running", "done"
+  nlohmann::json params;
+  nlohmann::json steady_state;
+  nlohmann::json results;
+};
+
+struct StoredPhase {
+  int round = 0;
+  std::string cell;  // which cell of the round's matrix, e.g. "rw=65/35 bs=4KiB"
+  nlohmann::json workload;
+  PhaseResult result;
+};
+
+struct StoredRound {
+  int round = 0;
+  nlohmann::json tracking;  // tracking variables' values, name -> number
+};
+
+class Store {
+ public:
+  // Opens or creates the database. Refuses a file that is not an ssdlab database (another
+  // program's SQLite file, or not SQLite at all) or has a newer schema.
+  static Result<std::unique_ptr<Store>> Open(const std::string& path);
+  ~Store();
+
+  Result<int64_t> CreateRun(const std::string& name, const std::string& kind,
+                            const nlohmann::json& config, const nlohmann::json& context,
+                            const TargetInfo& target);
+  // NotFound when there is no run of that name.
+  Result<RunRecord> FindRun(const std::string& name);
+  std::vector<RunRecord> ListRuns();
+  Status SetRunStatus(int64_t run_id, const std::string& status);
+  Result<TargetInfo> LoadTarget(int64_t run_id);
+
+  // Returns the test's id, creating it (status "running") if the run has none of that name.
+  Result<int64_t> BeginTest(int64_t run_id, int seq, const std::string& name,
+                            const nlohmann::json& params);
+  std::vector<TestRecord> ListTests(int64_t run_id);
+  // Stores one round (all its phases and its tracking values) in one transaction.
+  Status CommitRound(int64_t test_id, int round, const std::vector<StoredPhase>& phases,
+                     const nlohmann::json& tracking);
+  Status FinishTest(int64_t test_id, const nlohmann::json& steady_state,
+                    const nlohmann::json& results);
+  std::vector<StoredRound> LoadRounds(int64_t test_id);
+  // Phases of a test in round order (all rounds when round < 0).
+  Result<std::vector<StoredPhase>> LoadPhases(int64_t test_id, int round = -1);
+
+ private:
+  explicit Store(sqlite3* db) : db_(db) {}
+  Status Exec(const std::string& sql);
+  Result<int64_t> InsertPhase(int64_t test_id, const StoredPhase& p);
+  sqlite3* db_;
+};
+
+}  // namespace ssdlab

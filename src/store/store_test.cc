@@ -1,0 +1,136 @@
+#include "store/store.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace ssdlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ssdlab_store_" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Path(const std::string& n) { return (dir_ / n).string(); }
+  fs::path dir_;
+};
+
+PhaseResult SamplePhase(uint64_t base) {
+  PhaseResult r;
+  r.measured_ns = 2'000'000'000;
+  for (uint64_t i = 1; i <= 1000; ++i) {
+    r.dirs[0].ios++;
+    r.dirs[0].bytes += 4096;
+    r.dirs[0].latency.Record(base + i * 37);
+  }
+  r.dirs[1].ios = 1;
+  r.dirs[1].bytes = 8192;
+  r.dirs[1].latency.Record(123456789);
+  IntervalSample iv;
+  iv.t_begin_ns = 0;
+  iv.t_end_ns = 1'000'000'000;
+  iv.dirs[0] = {500, 2048000, 500 * base, base + 999};
+  r.intervals = {iv, iv};
+  r.counters_name = "sim";
+  r.counters = {{"write_amplification", 2.5}, {"erases", 42}};
+  r.notes = {"a note"};
+  return r;
+}
+
+TEST_F(StoreTest, RoundTripOfRunsTestsRoundsAndPhases) {
+  auto store = Store::Open(Path("r.db"));
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  TargetInfo t;
+  t.path = "sim:tiny";
+  t.kind = "sim";
+  t.size_bytes = 1 << 30;
+  auto run = (*store)->CreateRun("r1", "pts", {{"spec", "review"}}, {{"host", "h"}}, t);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  auto test = (*store)->BeginTest(*run, 0, "iops", {{"bs", 4096}});
+  ASSERT_TRUE(test.ok());
+  EXPECT_EQ((*store)->BeginTest(*run, 0, "iops", {}).value(), *test) << "BeginTest is idempotent";
+  for (int round = 0; round < 3; ++round) {
+    StoredPhase a{round, "bs=4KiB rw=100/0", {{"qd", 32}}, SamplePhase(1000 * (round + 1))};
+    StoredPhase b{round, "bs=8KiB rw=100/0", {{"qd", 32}}, SamplePhase(7)};
+    ASSERT_TRUE((*store)->CommitRound(*test, round, {a, b}, {{"iops", 100.0 + round}}).ok());
+  }
+  ASSERT_TRUE((*store)->FinishTest(*test, {{"reached", true}}, {{"x", 1}}).ok());
+  ASSERT_TRUE((*store)->SetRunStatus(*run, "done").ok());
+  store->reset();
+
+  auto again = Store::Open(Path("r.db"));
+  ASSERT_TRUE(again.ok());
+  auto found = (*again)->FindRun("r1");
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->status, "done");
+  EXPECT_EQ(found->config["spec"], "review");
+  EXPECT_EQ((*again)->LoadTarget(found->id)->size_bytes, 1u << 30);
+  auto tests = (*again)->ListTests(found->id);
+  ASSERT_EQ(tests.size(), 1u);
+  EXPECT_EQ(tests[0].status, "done");
+  EXPECT_TRUE(tests[0].steady_state["reached"].get<bool>());
+  auto rounds = (*again)->LoadRounds(tests[0].id);
+  ASSERT_EQ(rounds.size(), 3u);
+  EXPECT_DOUBLE_EQ(rounds[2].tracking["iops"].get<double>(), 102.0);
+  auto phases = (*again)->LoadPhases(tests[0].id, 1);
+  ASSERT_TRUE(phases.ok());
+  ASSERT_EQ(phases->size(), 2u);
+  const PhaseResult& got = (*phases)[0].result;
+  PhaseResult want = SamplePhase(2000);
+  EXPECT_EQ((*phases)[0].cell, "bs=4KiB rw=100/0");
+  EXPECT_EQ(got.measured_ns, want.measured_ns);
+  for (int d = 0; d < 2; ++d) {
+    EXPECT_EQ(got.dirs[d].ios, want.dirs[d].ios);
+    EXPECT_EQ(got.dirs[d].bytes, want.dirs[d].bytes);
+    EXPECT_EQ(got.dirs[d].latency.NonEmptyBuckets(), want.dirs[d].latency.NonEmptyBuckets());
+    EXPECT_EQ(got.dirs[d].latency.max(), want.dirs[d].latency.max());
+    EXPECT_DOUBLE_EQ(got.dirs[d].latency.Mean(), want.dirs[d].latency.Mean());
+    EXPECT_NEAR(got.dirs[d].latency.Stddev(), want.dirs[d].latency.Stddev(), 1e-6);
+    EXPECT_DOUBLE_EQ(got.dirs[d].latency.Percentile(99.9), want.dirs[d].latency.Percentile(99.9));
+  }
+  ASSERT_EQ(got.intervals.size(), 2u);
+  EXPECT_EQ(got.intervals[1].dirs[0].ios, 500u);
+  EXPECT_EQ(got.counters_name, "sim");
+  ASSERT_EQ(got.counters.size(), 2u);
+  EXPECT_DOUBLE_EQ(got.counters[0].second, 2.5);
+  EXPECT_EQ(got.notes, std::vector<std::string>{"a note"});
+  EXPECT_EQ((*again)->LoadPhases(tests[0].id)->size(), 6u);
+}
+
+TEST_F(StoreTest, Refusals) {
+  auto store = Store::Open(Path("r.db"));
+  ASSERT_TRUE(store.ok());
+  TargetInfo t;
+  ASSERT_TRUE((*store)->CreateRun("dup", "pts", {}, {}, t).ok());
+  auto dup = (*store)->CreateRun("dup", "pts", {}, {}, t);
+  EXPECT_FALSE(dup.ok());
+  EXPECT_NE(dup.status().message().find("already exists"), std::string::npos);
+  EXPECT_EQ((*store)->FindRun("nope").status().code(), Code::kNotFound);
+
+  // Another program's SQLite database.
+  sqlite3* db;
+  ASSERT_EQ(sqlite3_open(Path("other.db").c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "CREATE TABLE customers(id INTEGER)", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  auto other = Store::Open(Path("other.db"));
+  EXPECT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("another program"), std::string::npos);
+  // Not SQLite at all.
+  std::ofstream(Path("text.db")) << "this is not a database, just some text that is long enough\n";
+  auto text = Store::Open(Path("text.db"));
+  EXPECT_FALSE(text.ok());
+  EXPECT_NE(text.status().message().find("not an SQLite database"), std::string::npos) << text.status().message();
+  // Missing directory.
+  EXPECT_FALSE(Store::Open(Path("missing/dir/r.db")).ok());
+}
+
+}  // namespace
+}  // namespace ssdlab

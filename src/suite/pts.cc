@@ -1,0 +1,208 @@
+#include "suite/pts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "base/clock.h"
+#include "base/units.h"
+#include "suite/runner.h"
+#include "suite/tests.h"
+
+namespace ssdlab {
+
+using nlohmann::json;
+
+const std::vector<std::string>& PtsTestNames() {
+  static const std::vector<std::string> kNames = {"iops", "tp",  "lat",   "lvi", "wsat",
+                                                  "hir",  "xsr", "dirth", "ecw", "op"};
+  return kNames;
+}
+
+Result<PtsSpec> ParsePtsSpec(const std::string& name) {
+  if (name == "pts-e") return PtsSpec::kPtsE;
+  if (name == "pts-c") return PtsSpec::kPtsC;
+  if (name == "review") return PtsSpec::kReview;
+  return Status::Invalid("--spec: unknown spec '" + name + "' (pts-e, pts-c, review)");
+}
+
+const char* PtsSpecName(PtsSpec s) {
+  switch (s) {
+    case PtsSpec::kPtsE:
+      return "pts-e";
+    case PtsSpec::kPtsC:
+      return "pts-c";
+    case PtsSpec::kReview:
+      return "review";
+  }
+  return "?";
+}
+
+PtsOptions SpecDefaults(PtsSpec spec) {
+  PtsOptions o;
+  o.spec = spec;
+  o.tests = PtsTestNames();
+  const std::vector<Mix> kPtsMixes = {{100}, {95}, {65}, {50}, {35}, {5}, {0}};
+  o.iops_mixes = kPtsMixes;
+  o.iops_block_bytes = {1024 * kKiB, 128 * kKiB, 64 * kKiB, 32 * kKiB, 16 * kKiB, 8 * kKiB, 4 * kKiB, 512};
+  o.tp_block_bytes = {1024 * kKiB, 128 * kKiB};
+  o.lat_block_bytes = {512, 4 * kKiB, 8 * kKiB};
+  o.lat_mixes = {{100}, {65}, {0}};
+  o.lvi_block_bytes = {4 * kKiB, 8 * kKiB};
+  o.lvi_mixes = {{100}, {65}, {0}};
+  o.steady = SteadyStateCriteria{};  // SNIA: window 5, 20% range, 10% slope
+  switch (spec) {
+    case PtsSpec::kPtsE:
+      break;
+    case PtsSpec::kPtsC:
+      o.active_range_pct = 75;
+      o.tp_block_bytes = {1024 * kKiB};
+      break;
+    case PtsSpec::kReview:
+      // shared/METHODOLOGY.md section 1: 0.5 KiB dropped, 70/30 for latency, 4-round window
+      // with the 90%..110% fit band, percentiles to 99.99.
+      o.iops_block_bytes = {1024 * kKiB, 128 * kKiB, 64 * kKiB, 32 * kKiB, 16 * kKiB, 8 * kKiB, 4 * kKiB};
+      o.lat_block_bytes = {4 * kKiB, 8 * kKiB};
+      o.lat_mixes = {{100}, {70}, {0}};
+      o.lvi_mixes = {{100}, {70}, {0}};
+      o.steady.rule = SteadyStateRule::kReviewBand;
+      o.steady.window_rounds = 4;
+      o.steady.band_pct = 10;
+      o.percentiles = {99, 99.9, 99.99};
+      break;
+  }
+  return o;
+}
+
+Status ValidatePtsOptions(const PtsOptions& o) {
+  std::set<std::string> known(PtsTestNames().begin(), PtsTestNames().end());
+  if (o.tests.empty()) return Status::Invalid("--tests: no test selected");
+  for (const auto& t : o.tests) {
+    if (!known.count(t)) return Status::Invalid("--tests: unknown test '" + t + "' (iops, tp, lat, lvi, wsat, hir, xsr, dirth, ecw, op)");
+  }
+  if (o.steady.window_rounds == 0) return Status::Invalid("--window must be at least 1");
+  if (o.max_rounds == 0) return Status::Invalid("--max-rounds must be at least 1");
+  if (o.steady.window_rounds > o.max_rounds) {
+    return Status::Invalid("--window " + std::to_string(o.steady.window_rounds) + " is larger than --max-rounds " + std::to_string(o.max_rounds) + ": steady state could never be judged");
+  }
+  if (o.round_ns < kNsPerMs) return Status::Invalid("--round must be at least 1ms");
+  if (o.wipc_multiple < 0) return Status::Invalid("--wipc must not be negative");
+  for (double op : o.op_pcts) {
+    if (op < 0 || op >= 100) return Status::Invalid("--op: " + std::to_string(op) + "% is outside 0..99");
+  }
+  if (o.xsr_ns.size() != 3) return Status::Invalid("--xsr needs three durations (seq, random, seq)");
+  return Status::Ok();
+}
+
+json PtsOptionsJson(const PtsOptions& o) {
+  auto mixes = [](const std::vector<Mix>& v) {
+    json a = json::array();
+    for (const Mix& m : v) a.push_back(m.read_pct);
+    return a;
+  };
+  return {{"spec", PtsSpecName(o.spec)},
+          {"tests", o.tests},
+          {"round_ns", o.round_ns},
+          {"max_rounds", o.max_rounds},
+          {"steady_state",
+           {{"rule", o.steady.rule == SteadyStateRule::kSnia ? "snia" : "review-band"},
+            {"window", o.steady.window_rounds},
+            {"max_range_pct", o.steady.max_range_pct},
+            {"max_slope_pct", o.steady.max_slope_pct},
+            {"band_pct", o.steady.band_pct}}},
+          {"purge", o.purge},
+          {"wipc_multiple", o.wipc_multiple},
+          {"threads", o.threads},
+          {"qd", o.qd},
+          {"op_pcts", o.op_pcts},
+          {"active_range_pct", o.active_range_pct},
+          {"seed", o.seed},
+          {"percentiles", o.percentiles},
+          {"iops_block_bytes", o.iops_block_bytes},
+          {"iops_read_pcts", mixes(o.iops_mixes)},
+          {"tp_block_bytes", o.tp_block_bytes},
+          {"lat_block_bytes", o.lat_block_bytes},
+          {"lat_read_pcts", mixes(o.lat_mixes)},
+          {"lvi_threads", o.lvi_threads},
+          {"lvi_qds", o.lvi_qds},
+          {"lvi_block_bytes", o.lvi_block_bytes},
+          {"lvi_read_pcts", mixes(o.lvi_mixes)},
+          {"lvi_warmup_ns", o.lvi_warmup_ns},
+          {"lvi_measure_ns", o.lvi_measure_ns},
+          {"wsat_capacity_multiple", o.wsat_capacity_multiple},
+          {"wsat_max_rounds", o.wsat_max_rounds},
+          {"wsat_round_ns", o.wsat_round_ns},
+          {"hir_wait_ns", o.hir_wait_ns},
+          {"hir_cycles", o.hir_cycles},
+          {"hir_write_ns", o.hir_write_ns},
+          {"hir_baseline_ns", o.hir_baseline_ns},
+          {"xsr_ns", o.xsr_ns},
+          {"dirth_threads", o.dirth_threads},
+          {"dirth_qds", o.dirth_qds},
+          {"dirth_max_mean_ns", o.dirth_max_mean_ns},
+          {"dirth_histogram_ns", o.dirth_histogram_ns}};
+}
+
+Status RunPts(Backend& backend, Store& store, int64_t run_id, const PtsOptions& o,
+              ProgressSink* progress, const std::atomic<bool>* stop) {
+  std::vector<TestRecord> existing = store.ListTests(run_id);
+  double battery_start = static_cast<double>(MonotonicNs()) / 1e9;
+  int finished_here = 0;
+  for (size_t i = 0; i < o.tests.size(); ++i) {
+    const std::string& name = o.tests[i];
+    bool done = false;
+    for (const TestRecord& t : existing) done |= t.name == name && t.status == "done";
+    if (done) continue;
+    auto id = store.BeginTest(run_id, static_cast<int>(i), name, json::object());
+    if (!id.ok()) return id.status();
+    double elapsed = static_cast<double>(MonotonicNs()) / 1e9 - battery_start;
+    pts::TestEnv env{backend, store, o, progress, stop, static_cast<int>(i), name, id.value()};
+    if (finished_here) env.battery_eta_extra_s = elapsed / finished_here * static_cast<double>(o.tests.size() - i - 1);
+    pts::Runner runner(env);
+    auto result = pts::RunTest(runner, name);
+    if (!result.ok()) return result.status();
+    SSDLAB_RETURN_IF_ERROR(store.FinishTest(id.value(), result->steady_state, result->results));
+    if (progress) {
+      ProgressEvent e;
+      e.test = name;
+      e.stage = "done";
+      e.message = result->steady_state.value("reached", false) ? "steady state reached"
+                                                               : "STEADY STATE NOT REACHED";
+      if (!result->steady_state.contains("variables")) e.message = "done";
+      progress->OnEvent(e);
+    }
+    ++finished_here;
+  }
+  return Status::Ok();
+}
+
+Result<json> PtsRunJson(Store& store, const std::string& run_name) {
+  SSDLAB_ASSIGN_OR_RETURN(RunRecord run, store.FindRun(run_name));
+  json doc;
+  doc["schema_version"] = 1;
+  json ctx = run.context;
+  ctx["run"] = run.name;
+  ctx["status"] = run.status;
+  ctx["created_at"] = run.created_at;
+  ctx["finished_at"] = run.finished_at;
+  ctx["config"] = run.config;
+  doc["context"] = ctx;
+  json tests = json::array();
+  for (const TestRecord& t : store.ListTests(run.id)) {
+    json rounds = t.results.is_object() && t.results.contains("rounds") ? t.results["rounds"] : json::array();
+    if (rounds.empty()) {
+      for (const StoredRound& r : store.LoadRounds(t.id)) rounds.push_back({{"round", r.round}, {"tracking", r.tracking}});
+    }
+    json results = t.results.is_object() ? t.results : json::object();
+    results.erase("rounds");
+    tests.push_back({{"name", t.name},
+                     {"status", t.status},
+                     {"steady_state", t.steady_state.is_null() ? json::object() : t.steady_state},
+                     {"rounds", rounds},
+                     {"results", results}});
+  }
+  doc["tests"] = tests;
+  return doc;
+}
+
+}  // namespace ssdlab

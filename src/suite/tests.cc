@@ -1,0 +1,469 @@
+#include "suite/tests.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/units.h"
+
+namespace ssdlab::pts {
+namespace {
+
+struct Load {
+  uint32_t threads, qd;
+};
+
+// Threads x QD of the load tests: the user's --threads/--qd, else the spec's.
+Load LoadOf(const PtsOptions& o, const std::string& test) {
+  Load l{4, 32};
+  if (o.spec == PtsSpec::kPtsC) l = {2, 16};
+  if (o.spec == PtsSpec::kReview) l = test == "tp" ? Load{8, 16} : Load{16, 8};
+  if (o.threads) l.threads = o.threads;
+  if (o.qd) l.qd = o.qd;
+  return l;
+}
+
+Status CheckBlock(Runner& r, uint64_t bs) {
+  uint32_t lbs = r.env().backend.info().logical_block_bytes;
+  if (lbs > 1 && bs % lbs) {
+    return Status::Invalid(r.env().test_name + ": block size " + std::to_string(bs) + " is not a multiple of the target's " + std::to_string(lbs) + "-byte logical block; drop it from the test's block sizes");
+  }
+  return Status::Ok();
+}
+
+// Rounds of a matrix of (mix, bs) random cells, each `round_ns`, judged on `track`.
+Result<RoundsResult> MatrixRounds(Runner& r, int first_step, const std::vector<Mix>& mixes,
+                                  const std::vector<uint64_t>& sizes, Load load, bool sequential,
+                                  uint64_t range_end, const TrackFn& track) {
+  const PtsOptions& o = r.options();
+  for (uint64_t bs : sizes) SSDLAB_RETURN_IF_ERROR(CheckBlock(r, bs));
+  auto cells = [&](int round) {
+    std::vector<Cell> out;
+    uint64_t salt = static_cast<uint64_t>(round) << 16;
+    for (const Mix& m : mixes) {
+      for (uint64_t bs : sizes) {
+        out.push_back({CellName(m, bs), r.Spec(sequential, m.read_pct, bs, load.threads, load.qd, o.round_ns, range_end, ++salt)});
+      }
+    }
+    return out;
+  };
+  return RunRounds(r, first_step, o.max_rounds, cells, track);
+}
+
+TrackFn TrackCells(std::vector<std::pair<std::string, std::string>> cells_and_metric) {
+  return [cells_and_metric](const std::vector<StoredPhase>& round) {
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& [cell, metric] : cells_and_metric) out.emplace_back(cell + " " + metric, CellValue(round, cell, metric));
+    return out;
+  };
+}
+
+TestOutcome Finish(const RoundsResult& rr, const PtsOptions& o, nlohmann::json extra) {
+  TestOutcome t;
+  t.steady_state = SteadyStateJson(rr);
+  t.results = std::move(extra);
+  t.results["cells"] = WindowResults(rr, o.steady.window_rounds, o.percentiles);
+  t.results["rounds"] = RoundsJson(rr);
+  return t;
+}
+
+// ---- IOPS ----
+Result<TestOutcome> Iops(Runner& r) {
+  const PtsOptions& o = r.options();
+  uint64_t range = r.default_range_end();
+  SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(0, range, true));
+  std::vector<std::pair<std::string, std::string>> track;
+  auto has = [&](const Mix& m, uint64_t bs) {
+    return std::any_of(o.iops_mixes.begin(), o.iops_mixes.end(), [&](const Mix& x) { return x.read_pct == m.read_pct; }) &&
+           std::find(o.iops_block_bytes.begin(), o.iops_block_bytes.end(), bs) != o.iops_block_bytes.end();
+  };
+  // PTS 2.0: 4 KiB 0/100, 64 KiB 65/35, 1024 KiB 100/0; PTS-E 1.1 and the reviewers: 4 KiB write.
+  std::vector<std::pair<Mix, uint64_t>> wanted = {{{0}, 4 * kKiB}};
+  if (o.spec == PtsSpec::kPtsC) wanted = {{{0}, 4 * kKiB}, {{65}, 64 * kKiB}, {{100}, 1024 * kKiB}};
+  for (auto [m, bs] : wanted) {
+    if (has(m, bs)) track.emplace_back(CellName(m, bs), "iops");
+  }
+  if (track.empty()) track.emplace_back(CellName(o.iops_mixes.back(), o.iops_block_bytes.back()), "iops");
+  SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr, MatrixRounds(r, 1, o.iops_mixes, o.iops_block_bytes, LoadOf(o, "iops"), false, range, TrackCells(track)));
+  return Finish(rr, o, {{"purge_method", purge}, {"range_bytes", range}});
+}
+
+// ---- Throughput ----
+Result<TestOutcome> Throughput(Runner& r) {
+  const PtsOptions& o = r.options();
+  uint64_t range = r.default_range_end();
+  TestOutcome out;
+  out.results = {{"range_bytes", range}, {"by_block", nlohmann::json::array()}, {"rounds", nlohmann::json::array()}};
+  out.steady_state = {{"reached", true}, {"variables", nlohmann::json::object()}};
+  int step = 0;
+  nlohmann::json first_ss;
+  for (uint64_t bs : o.tp_block_bytes) {
+    SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(step++, range, true));
+    std::vector<Mix> mixes = {{100}, {0}};
+    SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr, MatrixRounds(r, step, mixes, {bs}, LoadOf(o, "tp"), true, range,
+                                                          TrackCells({{CellName({0}, bs), "bw"}, {CellName({100}, bs), "bw"}})));
+    step = rr.next_step;
+    nlohmann::json ss = SteadyStateJson(rr);
+    if (first_ss.is_null()) first_ss = ss;
+    out.steady_state["reached"] = out.steady_state["reached"].get<bool>() && rr.all_reached;
+    for (auto& [k, v] : ss["variables"].items()) out.steady_state["variables"][k] = v;
+    out.results["by_block"].push_back({{"block_bytes", bs}, {"purge_method", purge}, {"steady_state", ss},
+                                       {"cells", WindowResults(rr, o.steady.window_rounds, o.percentiles)}});
+    for (auto& rd : RoundsJson(rr)) out.results["rounds"].push_back(rd);
+  }
+  bool reached = out.steady_state["reached"];
+  nlohmann::json vars = out.steady_state["variables"];
+  out.steady_state = first_ss;
+  out.steady_state["reached"] = reached;
+  out.steady_state["variables"] = vars;
+  return out;
+}
+
+// ---- Latency ----
+Result<TestOutcome> Latency(Runner& r) {
+  const PtsOptions& o = r.options();
+  uint64_t range = r.default_range_end();
+  SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(0, range, true));
+  uint64_t track_bs = std::find(o.lat_block_bytes.begin(), o.lat_block_bytes.end(), 4 * kKiB) != o.lat_block_bytes.end() ? 4 * kKiB : o.lat_block_bytes.front();
+  SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr, MatrixRounds(r, 1, o.lat_mixes, o.lat_block_bytes, {1, 1}, false, range,
+                                                        TrackCells({{CellName({0}, track_bs), "mean_ns"}})));
+  return Finish(rr, o, {{"purge_method", purge}, {"range_bytes", range}});
+}
+
+// Rounds of 4 KiB random writes until steady: the workload-dependent preconditioning before
+// LVI, HIR and each OP-study point.
+Result<RoundsResult> WritePreconditionToSteady(Runner& r, int first_step, uint64_t range, uint64_t salt) {
+  const PtsOptions& o = r.options();
+  Load load = LoadOf(o, "wsat");
+  auto cells = [&](int round) {
+    return std::vector<Cell>{{"precondition rw=0/100 bs=4KiB", r.Spec(false, 0, 4 * kKiB, load.threads, load.qd, o.round_ns, range, salt + static_cast<uint64_t>(round))}};
+  };
+  return RunRounds(r, first_step, o.max_rounds, cells, TrackCells({{"precondition rw=0/100 bs=4KiB", "iops"}}));
+}
+
+// One LVI curve family: for each (mix, bs), every threads x QD point (warm-up + measured).
+Result<nlohmann::json> LviSweep(Runner& r, int& step, const std::vector<Mix>& mixes,
+                                const std::vector<uint64_t>& sizes, uint64_t range, uint64_t salt) {
+  const PtsOptions& o = r.options();
+  nlohmann::json curves = nlohmann::json::array();
+  for (const Mix& m : mixes) {
+    for (uint64_t bs : sizes) {
+      SSDLAB_RETURN_IF_ERROR(CheckBlock(r, bs));
+      std::string curve = CellName(m, bs);
+      auto body = [&]() -> Result<std::vector<StoredPhase>> {
+        std::vector<StoredPhase> out;
+        for (uint32_t t : o.lvi_threads) {
+          for (uint32_t q : o.lvi_qds) {
+            WorkloadSpec s = r.Spec(false, m.read_pct, bs, t, q, o.lvi_measure_ns, range, ++salt);
+            s.ramp_ns = o.lvi_warmup_ns;
+            std::string cell = curve + " T" + std::to_string(t) + " Q" + std::to_string(q);
+            SSDLAB_ASSIGN_OR_RETURN(PhaseResult res, r.Phase(s, cell));
+            r.Report({.stage = "point", .cell = cell, .iops = res.Iops(res.Total()), .mean_ns = res.Total().latency.Mean(), .p99_ns = res.Total().latency.Percentile(99)});
+            out.push_back({step, cell, {{"threads", t}, {"qd", q}, {"description", DescribeWorkload(s)}}, std::move(res)});
+          }
+        }
+        return out;
+      };
+      salt += 1000;
+      SSDLAB_ASSIGN_OR_RETURN(auto phases, r.Step(step++, body, nullptr));
+      nlohmann::json points = nlohmann::json::array();
+      for (const StoredPhase& p : phases) {
+        nlohmann::json m = PhaseMetrics(p.result, {99, 99.9, 99.99, 99.999});
+        m["threads"] = p.workload.value("threads", 0);
+        m["qd"] = p.workload.value("qd", 0);
+        points.push_back(m);
+      }
+      curves.push_back({{"curve", curve}, {"read_pct", m.read_pct}, {"block_bytes", bs}, {"points", points}});
+    }
+  }
+  return curves;
+}
+
+// ---- Latency vs IOPS ----
+Result<TestOutcome> Lvi(Runner& r) {
+  const PtsOptions& o = r.options();
+  uint64_t range = r.default_range_end();
+  SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(0, range, true));
+  SSDLAB_ASSIGN_OR_RETURN(RoundsResult pre, WritePreconditionToSteady(r, 1, range, 0x1f1));
+  int step = pre.next_step;
+  SSDLAB_ASSIGN_OR_RETURN(nlohmann::json curves, LviSweep(r, step, o.lvi_mixes, o.lvi_block_bytes, range, 0x1f100));
+  TestOutcome t;
+  t.steady_state = SteadyStateJson(pre);
+  t.results = {{"purge_method", purge}, {"range_bytes", range}, {"curves", curves}, {"rounds", RoundsJson(pre)}};
+  return t;
+}
+
+// ---- Write saturation ----
+Result<TestOutcome> Wsat(Runner& r) {
+  const PtsOptions& o = r.options();
+  uint64_t range = r.default_range_end();
+  SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(0, range, false));
+  Load load = LoadOf(o, "wsat");
+  auto cells = [&](int round) {
+    return std::vector<Cell>{{"rw=0/100 bs=4KiB", r.Spec(false, 0, 4 * kKiB, load.threads, load.qd, o.wsat_round_ns, range, 0x5a7 + static_cast<uint64_t>(round))}};
+  };
+  const double limit = o.wsat_capacity_multiple * static_cast<double>(range);
+  auto done = [&](const RoundsResult& rr) {
+    double written = 0;
+    for (const auto& round : rr.rounds) written += static_cast<double>(round[0].result.dirs[1].bytes);
+    return written >= limit;
+  };
+  SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr, RunRounds(r, 1, o.wsat_max_rounds, cells, TrackCells({{"rw=0/100 bs=4KiB", "iops"}}), false, done));
+  nlohmann::json per_round = nlohmann::json::array();
+  double written = 0, t = 0;
+  for (size_t i = 0; i < rr.rounds.size(); ++i) {
+    const PhaseResult& p = rr.rounds[i][0].result;
+    written += static_cast<double>(p.dirs[1].bytes);
+    t += static_cast<double>(p.measured_ns) / 1e9;
+    nlohmann::json m = PhaseMetrics(p, {99, 99.9, 99.99, 99.999});
+    m["round"] = i + 1;
+    m["time_s"] = t;
+    m["written_bytes"] = written;
+    m["written_capacities"] = written / static_cast<double>(range);
+    per_round.push_back(m);
+  }
+  TestOutcome out;
+  out.steady_state = SteadyStateJson(rr);
+  out.results = {{"purge_method", purge}, {"range_bytes", range}, {"per_round", per_round}, {"rounds", RoundsJson(rr)},
+                 {"stopped_by", done(rr) ? "capacity written" : "round limit"}};
+  return out;
+}
+
+// ---- Host idle recovery ----
+Result<TestOutcome> Hir(Runner& r) {
+  const PtsOptions& o = r.options();
+  uint64_t range = r.default_range_end();
+  SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(0, range, false));
+  SSDLAB_ASSIGN_OR_RETURN(RoundsResult pre, WritePreconditionToSteady(r, 1, range, 0x417));
+  double baseline = pre.verdicts.begin()->second.mean;
+  Load load = LoadOf(o, "hir");
+  int step = pre.next_step;
+  uint64_t salt = 0x41700;
+  nlohmann::json states = nlohmann::json::array();
+  for (uint64_t wait : o.hir_wait_ns) {
+    auto body = [&]() -> Result<std::vector<StoredPhase>> {
+      std::vector<StoredPhase> out;
+      for (uint32_t c = 0; c < o.hir_cycles; ++c) {
+        WorkloadSpec s = r.Spec(false, 0, 4 * kKiB, load.threads, load.qd, o.hir_write_ns, range, salt + c);
+        std::string cell = "wait " + FormatNs(static_cast<double>(wait)) + " cycle " + std::to_string(c + 1);
+        SSDLAB_ASSIGN_OR_RETURN(PhaseResult res, r.Phase(s, cell));
+        if (c % 20 == 0) r.Report({.stage = "cycle", .round = c + 1, .max_rounds = o.hir_cycles, .cell = cell, .iops = res.Iops(res.Total()), .mean_ns = res.Total().latency.Mean()});
+        out.push_back({step, cell, {{"wait_ns", wait}, {"cycle", c + 1}}, std::move(res)});
+        SSDLAB_RETURN_IF_ERROR(r.Idle(wait));
+      }
+      WorkloadSpec back = r.Spec(false, 0, 4 * kKiB, load.threads, load.qd, o.hir_baseline_ns, range, salt + 99999);
+      back.interval_ns = std::max<uint64_t>(o.hir_baseline_ns / 60, kNsPerMs * 10);
+      SSDLAB_ASSIGN_OR_RETURN(PhaseResult res, r.Phase(back, "return to baseline"));
+      out.push_back({step, "return to baseline after wait " + FormatNs(static_cast<double>(wait)), {{"wait_ns", wait}, {"baseline", true}}, std::move(res)});
+      return out;
+    };
+    salt += 1'000'000;
+    SSDLAB_ASSIGN_OR_RETURN(auto phases, r.Step(step++, body, [&](const std::vector<StoredPhase>& ph) {
+      double sum = 0;
+      for (size_t i = 0; i + 1 < ph.size(); ++i) sum += ph[i].result.Iops(ph[i].result.Total());
+      return nlohmann::json{{"mean_cycle_iops", ph.size() > 1 ? sum / static_cast<double>(ph.size() - 1) : 0}};
+    }));
+    nlohmann::json cycles = nlohmann::json::array();
+    std::vector<const PhaseResult*> writes;
+    for (size_t i = 0; i + 1 < phases.size(); ++i) {
+      const PhaseResult& p = phases[i].result;
+      writes.push_back(&p);
+      cycles.push_back({{"cycle", i + 1}, {"iops", p.Iops(p.Total())}, {"mean_ns", p.Total().latency.Mean()}, {"max_ns", p.Total().latency.max()}});
+    }
+    PhaseResult merged = MergePhases(writes);
+    const PhaseResult& back = phases.back().result;
+    nlohmann::json series = nlohmann::json::array();
+    for (const IntervalSample& iv : back.intervals) {
+      double secs = static_cast<double>(iv.t_end_ns - iv.t_begin_ns) / 1e9;
+      series.push_back({{"t_end_s", static_cast<double>(iv.t_end_ns) / 1e9}, {"iops", secs > 0 ? static_cast<double>(iv.dirs[1].ios) / secs : 0}});
+    }
+    double cycle_iops = merged.Iops(merged.Total());
+    states.push_back({{"wait_ns", wait}, {"cycles", cycles}, {"mean_cycle_iops", cycle_iops},
+                      {"gain_vs_baseline", baseline > 0 ? cycle_iops / baseline : 0},
+                      {"cycle_metrics", PhaseMetrics(merged, o.percentiles)},
+                      {"return_to_baseline", PhaseMetrics(back, o.percentiles)}, {"return_series", series}});
+  }
+  TestOutcome out;
+  out.steady_state = SteadyStateJson(pre);
+  out.results = {{"purge_method", purge}, {"baseline_iops", baseline}, {"wait_states", states}, {"rounds", RoundsJson(pre)}};
+  return out;
+}
+
+// ---- Cross-stimulus recovery ----
+Result<TestOutcome> Xsr(Runner& r) {
+  const PtsOptions& o = r.options();
+  uint64_t range = r.default_range_end();
+  SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(0, range, false));
+  Load load = LoadOf(o, "xsr");
+  struct Access {
+    const char* name;
+    bool sequential;
+    uint64_t bs;
+  };
+  const Access access[3] = {{"A: SEQ 1024KiB write", true, 1024 * kKiB}, {"B: RND 8KiB write", false, 8 * kKiB}, {"C: SEQ 1024KiB write", true, 1024 * kKiB}};
+  std::vector<PhaseResult> results;
+  nlohmann::json segments = nlohmann::json::array();
+  for (int i = 0; i < 3; ++i) {
+    auto body = [&]() -> Result<std::vector<StoredPhase>> {
+      WorkloadSpec s = r.Spec(access[i].sequential, 0, access[i].bs, load.threads, load.qd, o.xsr_ns[i], range, 0x757 + i);
+      s.interval_ns = std::max<uint64_t>(o.xsr_ns[i] / 120, 10 * kNsPerMs);
+      r.Report({.stage = "round", .round = static_cast<uint32_t>(i + 1), .max_rounds = 3, .cell = access[i].name});
+      SSDLAB_ASSIGN_OR_RETURN(PhaseResult res, r.Phase(s, access[i].name));
+      return std::vector<StoredPhase>{{i + 1, access[i].name, {{"description", DescribeWorkload(s)}}, std::move(res)}};
+    };
+    SSDLAB_ASSIGN_OR_RETURN(auto phases, r.Step(i + 1, body, nullptr));
+    results.push_back(phases[0].result);
+  }
+  auto bw_series = [](const PhaseResult& p) {
+    std::vector<std::pair<double, double>> v;
+    for (const IntervalSample& iv : p.intervals) {
+      double secs = static_cast<double>(iv.t_end_ns - iv.t_begin_ns) / 1e9;
+      if (secs > 0) v.emplace_back(static_cast<double>(iv.t_end_ns) / 1e9, static_cast<double>(iv.dirs[1].bytes) / secs);
+    }
+    return v;
+  };
+  // A's settled throughput: the mean of its last 10% of intervals.
+  auto a = bw_series(results[0]);
+  double settled = 0;
+  size_t tail = std::max<size_t>(1, a.size() / 10);
+  for (size_t i = a.size() - std::min(tail, a.size()); i < a.size(); ++i) settled += a[i].second;
+  settled /= static_cast<double>(std::min(tail, a.size()));
+  double recovery_s = -1;
+  for (const auto& [t, bw] : bw_series(results[2])) {
+    if (bw >= 0.9 * settled) {
+      recovery_s = t;
+      break;
+    }
+  }
+  for (int i = 0; i < 3; ++i) {
+    nlohmann::json series = nlohmann::json::array();
+    for (const auto& [t, bw] : bw_series(results[i])) series.push_back({t, bw});
+    segments.push_back({{"name", access[i].name}, {"metrics", PhaseMetrics(results[i], o.percentiles)}, {"series_bw", series}});
+  }
+  TestOutcome out;
+  out.steady_state = nlohmann::json::object();
+  out.results = {{"purge_method", purge}, {"segments", segments}, {"settled_seq_write_bytes_per_s", settled},
+                 {"recovery_time_s", recovery_s}, {"recovered", recovery_s >= 0}, {"rounds", nlohmann::json::array()}};
+  return out;
+}
+
+// ---- DIRTH and ECW: threads x QD sweeps ----
+Result<TestOutcome> Sweep(Runner& r, bool ecw) {
+  const PtsOptions& o = r.options();
+  uint64_t range = r.default_range_end();
+  SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(0, range, true));
+  auto make = [&](uint32_t t, uint32_t q, uint64_t runtime, uint64_t salt) {
+    WorkloadSpec s = r.Spec(false, ecw ? 40 : 65, 8 * kKiB, t, q, runtime, range, salt);
+    if (ecw) {
+      // PTS-E 1.1 Enterprise Composite Workload.
+      s.block_sizes = {{512, 4}, {1024, 1}, {1536, 1}, {2048, 1}, {2560, 1}, {3072, 1}, {3584, 1},
+                       {4096, 67}, {8192, 10}, {16384, 7}, {32768, 3}, {65536, 3}};
+      s.dist.kind = DistKind::kZoned;
+      s.dist.zones = {{50, 5}, {30, 15}, {20, 80}};
+    }
+    return s;
+  };
+  if (ecw) SSDLAB_RETURN_IF_ERROR(CheckBlock(r, 512));
+  auto name = [](uint32_t t, uint32_t q) { return "T" + std::to_string(t) + " Q" + std::to_string(q); };
+  auto cells = [&](int round) {
+    std::vector<Cell> out;
+    uint64_t salt = (static_cast<uint64_t>(round) << 16) + (ecw ? 0xec0000 : 0xd10000);
+    for (uint32_t t : o.dirth_threads) {
+      for (uint32_t q : o.dirth_qds) out.push_back({name(t, q), make(t, q, o.round_ns, ++salt)});
+    }
+    return out;
+  };
+  std::string tracked = name(o.dirth_threads.front(), o.dirth_qds.front());
+  SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr, RunRounds(r, 1, o.max_rounds, cells, TrackCells({{tracked, "iops"}})));
+  nlohmann::json map = WindowResults(rr, o.steady.window_rounds, o.percentiles);
+  // Selected points: the max IOPS with a mean below the limit, the min, and the one nearest the middle.
+  int best = -1, lowest = -1;
+  for (size_t i = 0; i < map.size(); ++i) {
+    double iops = map[i]["total"]["iops"], mean = map[i]["total"]["lat_ns"]["mean"];
+    if (mean <= static_cast<double>(o.dirth_max_mean_ns) && (best < 0 || iops > map[best]["total"]["iops"].get<double>())) best = static_cast<int>(i);
+    if (lowest < 0 || iops < map[lowest]["total"]["iops"].get<double>()) lowest = static_cast<int>(i);
+  }
+  if (best < 0) best = lowest;
+  double mid_iops = (map[best]["total"]["iops"].get<double>() + map[lowest]["total"]["iops"].get<double>()) / 2;
+  int mid = best;
+  for (size_t i = 0; i < map.size(); ++i) {
+    if (std::fabs(map[i]["total"]["iops"].get<double>() - mid_iops) < std::fabs(map[mid]["total"]["iops"].get<double>() - mid_iops)) mid = static_cast<int>(i);
+  }
+  struct Pick {
+    const char* role;
+    int index;
+  };
+  const Pick picks[3] = {{"max_iops", best}, {"mid", mid}, {"min_iops", lowest}};
+  auto body = [&]() -> Result<std::vector<StoredPhase>> {
+    std::vector<StoredPhase> out;
+    for (const Pick& p : picks) {
+      const nlohmann::json& wl = map[p.index]["workload"];
+      std::string cell = map[p.index]["cell"];
+      uint32_t t = static_cast<uint32_t>(std::stoul(cell.substr(1)));
+      uint32_t q = static_cast<uint32_t>(std::stoul(cell.substr(cell.find('Q') + 1)));
+      SSDLAB_ASSIGN_OR_RETURN(PhaseResult res, r.Phase(make(t, q, o.dirth_histogram_ns, 0x4157 + static_cast<uint64_t>(p.index)), cell));
+      out.push_back({rr.next_step, std::string(p.role) + " " + cell, wl, std::move(res)});
+    }
+    return out;
+  };
+  SSDLAB_ASSIGN_OR_RETURN(auto hist_phases, r.Step(rr.next_step, body, nullptr));
+  nlohmann::json selected = nlohmann::json::array();
+  for (const StoredPhase& p : hist_phases) {
+    nlohmann::json buckets = nlohmann::json::array();
+    for (auto [low, c] : p.result.Total().latency.NonEmptyBuckets()) buckets.push_back({low, c});
+    nlohmann::json m = PhaseMetrics(p.result, o.percentiles);
+    m["point"] = p.cell;
+    m["histogram"] = buckets;
+    selected.push_back(m);
+  }
+  TestOutcome out = Finish(rr, o, {{"purge_method", purge}, {"range_bytes", range}, {"selected", selected},
+                                   {"max_mean_latency_ns", o.dirth_max_mean_ns}});
+  return out;
+}
+
+// ---- Over-provisioning study ----
+Result<TestOutcome> OpStudy(Runner& r) {
+  const PtsOptions& o = r.options();
+  std::vector<double> ops = o.op_pcts;
+  if (std::find(ops.begin(), ops.end(), 0.0) == ops.end()) ops.insert(ops.begin(), 0.0);
+  int step = 0;
+  nlohmann::json points = nlohmann::json::array();
+  bool all = true;
+  nlohmann::json rounds = nlohmann::json::array();
+  for (double op : ops) {
+    uint64_t range = static_cast<uint64_t>(static_cast<double>(r.default_range_end()) * (100 - op) / 100) / kMiB * kMiB;
+    SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(step++, range, true));
+    SSDLAB_ASSIGN_OR_RETURN(RoundsResult pre, WritePreconditionToSteady(r, step, range, 0x0b00 + static_cast<uint64_t>(op * 10)));
+    step = pre.next_step;
+    all &= pre.all_reached;
+    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json curves, LviSweep(r, step, {{0}, {70}}, {4 * kKiB}, range, 0x0b0000 + static_cast<uint64_t>(op * 1000)));
+    for (auto& rd : RoundsJson(pre)) {
+      rd["op_pct"] = op;
+      rounds.push_back(rd);
+    }
+    points.push_back({{"op_pct", op}, {"range_bytes", range}, {"purge_method", purge}, {"steady_state", SteadyStateJson(pre)},
+                      {"steady_write_iops", pre.verdicts.begin()->second.mean}, {"curves", curves}});
+  }
+  TestOutcome out;
+  out.steady_state = points[0]["steady_state"];
+  out.steady_state["reached"] = all;
+  out.results = {{"op_points", points}, {"rounds", rounds}};
+  return out;
+}
+
+}  // namespace
+
+Result<TestOutcome> RunTest(Runner& r, const std::string& name) {
+  if (name == "iops") return Iops(r);
+  if (name == "tp") return Throughput(r);
+  if (name == "lat") return Latency(r);
+  if (name == "lvi") return Lvi(r);
+  if (name == "wsat") return Wsat(r);
+  if (name == "hir") return Hir(r);
+  if (name == "xsr") return Xsr(r);
+  if (name == "dirth") return Sweep(r, false);
+  if (name == "ecw") return Sweep(r, true);
+  if (name == "op") return OpStudy(r);
+  return Status::Invalid("unknown test '" + name + "'");
+}
+
+}  // namespace ssdlab::pts
