@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/device_cmds.h"
 #include "cli/version.h"
 
 namespace ssdlab {
@@ -33,6 +34,8 @@ int main(int argc, char** argv) {
   AddRunCommand(app, &exit_code);
   AddSimCommand(app, &exit_code);
   AddPtsCommands(app, &exit_code);
+  AddInfoCommand(app, &exit_code);
+  AddPurgeCommand(app, &exit_code);
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   try {

@@ -83,7 +83,8 @@ Status CheckBlockDeviceNotInUse(const std::string& path, const std::string& proc
   if (!S_ISBLK(st.st_mode)) return Status::Invalid(path + " is not a block device");
   std::vector<BlockDev> family = DeviceFamily(st.st_rdev, sys_root);
   auto describe = [&](const BlockDev& d) {
-    return d.devno == st.st_rdev ? path + " is" : path + " has a partition /dev/" + d.name + " that is";
+    return d.devno == st.st_rdev ? path + " is"
+                                 : path + " has a partition /dev/" + d.name + " that is";
   };
 
   // Mounts: match the device number field and the mount source.
@@ -116,7 +117,8 @@ Status CheckBlockDeviceNotInUse(const std::string& path, const std::string& proc
     struct stat sst;
     if (stat(dev.c_str(), &sst) != 0 || !S_ISBLK(sst.st_mode)) continue;
     for (const BlockDev& b : family) {
-      if (sst.st_rdev == b.devno) return Status::Refused(describe(b) + " in use as swap; refusing to write");
+      if (sst.st_rdev == b.devno)
+        return Status::Refused(describe(b) + " in use as swap; refusing to write");
     }
   }
   // Holders: md, dm (LVM, crypt), bcache... stacked on the device or a partition.
@@ -163,6 +165,74 @@ Status CheckBlockDeviceWritable(const std::string& path, bool destructive) {
   std::string what = sig.ok() && !sig.value().empty() ? " (it holds " + sig.value() + ")" : "";
   return Status::Refused("writing to block device " + path + " destroys its data" + what +
                          "; pass --destructive to allow it");
+}
+
+}  // namespace ssdlab
+
+namespace ssdlab {
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// "naa.5002538E40A22954", "0x5002538e40a22954", "5002538e40a22954" -> "5002538e40a22954".
+std::string WwnDigits(const std::string& s) {
+  std::string l = Lower(s);
+  for (const char* prefix : {"naa.", "eui.", "0x"}) {
+    if (l.rfind(prefix, 0) == 0) return l.substr(std::strlen(prefix));
+  }
+  return l;
+}
+
+std::string TrimWs(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\n"), e = s.find_last_not_of(" \t\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+std::vector<std::string> ConfirmationTokens(const DeviceIdentity& id) {
+  std::vector<std::string> out;
+  if (id.kind != "block" || !id.disk) return out;
+  const DiskIdentity& d = *id.disk;
+  if (!d.serial.empty()) out.push_back(d.serial);
+  if (!d.wwn.empty()) out.push_back(d.wwn);
+  if (out.empty() && !d.loop_backing_file.empty()) out.push_back(d.loop_backing_file);
+  if (out.empty()) out.push_back(d.name);
+  return out;
+}
+
+Status CheckConfirmation(const DeviceIdentity& id, const std::string& confirm) {
+  std::vector<std::string> tokens = ConfirmationTokens(id);
+  if (tokens.empty()) return Status::Ok();
+  std::string c = TrimWs(confirm);
+  const DiskIdentity& d = *id.disk;
+  if (!c.empty()) {
+    for (const std::string& t : tokens) {
+      if (c == t) return Status::Ok();
+      if (t == d.wwn && WwnDigits(c) == WwnDigits(t)) return Status::Ok();
+      if (t == d.loop_backing_file) {
+        std::error_code ec;
+        fs::path cc = fs::weakly_canonical(c, ec);
+        if (!ec && cc == fs::weakly_canonical(t, ec)) return Status::Ok();
+      }
+    }
+  }
+  std::string expects;
+  if (!d.serial.empty()) {
+    expects = "its serial " + d.serial + (d.wwn.empty() ? "" : " or WWN " + d.wwn);
+  } else if (!d.wwn.empty()) {
+    expects = "its WWN " + d.wwn;
+  } else if (!d.loop_backing_file.empty()) {
+    expects = "the loop device's backing file " + d.loop_backing_file + " (it has no serial)";
+  } else {
+    expects = "its kernel name " + d.name + " (it has no serial or WWN)";
+  }
+  std::string head = c.empty() ? "this destroys all data on " + DescribeTarget(id)
+                               : "--confirm '" + c + "' does not match " + DescribeTarget(id);
+  return Status::Refused(head + "; pass --confirm with " + expects + " to proceed");
 }
 
 }  // namespace ssdlab

@@ -2,10 +2,13 @@
 // CheckBlockDeviceWritable() first.
 #pragma once
 
-#include <string>
 #include <sys/types.h>
 
+#include <string>
+#include <vector>
+
 #include "base/status.h"
+#include "device/identify.h"
 
 namespace ssdlab {
 
@@ -23,5 +26,16 @@ Result<std::string> ProbeSignature(const std::string& path);
 // All checks for writing to a block device: refuses without `destructive` (naming the flag),
 // and refuses a device in use even with it.
 Status CheckBlockDeviceWritable(const std::string& path, bool destructive);
+
+// What `--confirm` accepts before whole-device destructive work (purge, preconditioning, PTS on
+// a block device) destroys the disk of `id`: its serial and its WWN (with or without the
+// "naa."/"eui."/"0x" prefix, any case). Devices with neither have stand-ins: a loop device
+// accepts the path of its backing file (absolute or as resolved), any other the kernel name
+// ("zram0"). Empty for files, which need no confirmation.
+std::vector<std::string> ConfirmationTokens(const DeviceIdentity& id);
+
+// Ok when `confirm` matches one of ConfirmationTokens(id). Otherwise Refused, naming the
+// device's model, serial and capacity and what --confirm expects.
+Status CheckConfirmation(const DeviceIdentity& id, const std::string& confirm);
 
 }  // namespace ssdlab

@@ -89,3 +89,74 @@ TEST(Safety, WritableNeedsDestructiveFlag) {
 
 }  // namespace
 }  // namespace ssdlab
+
+namespace ssdlab {
+namespace {
+
+DeviceIdentity Block(const std::string& serial, const std::string& wwn,
+                     const std::string& backing = "", const std::string& name = "sdb") {
+  DeviceIdentity id;
+  id.path = id.resolved_path = "/dev/" + name;
+  id.kind = "block";
+  id.size_bytes = 1600321314816ull;
+  DiskIdentity d;
+  d.name = name;
+  d.dev_path = "/dev/" + name;
+  d.model = "KINGSTON SEDC400S371600G";
+  d.serial = serial;
+  d.wwn = wwn;
+  d.loop_backing_file = backing;
+  d.capacity_bytes = id.size_bytes;
+  id.disk = d;
+  return id;
+}
+
+TEST(Confirmation, SerialOrWwn) {
+  DeviceIdentity id = Block("50026B7269001234", "naa.50026b7269001234");
+  EXPECT_EQ(ConfirmationTokens(id),
+            (std::vector<std::string>{"50026B7269001234", "naa.50026b7269001234"}));
+  EXPECT_TRUE(CheckConfirmation(id, "50026B7269001234").ok());
+  EXPECT_TRUE(CheckConfirmation(id, " 50026B7269001234 ").ok());
+  EXPECT_TRUE(CheckConfirmation(id, "naa.50026b7269001234").ok());
+  EXPECT_TRUE(CheckConfirmation(id, "0x50026B7269001234").ok());
+  Status wrong = CheckConfirmation(id, "50026B7269009999");
+  EXPECT_EQ(wrong.code(), Code::kPermission);
+  // The refusal shows what would be destroyed: model, serial and capacity.
+  for (const char* part : {"does not match", "KINGSTON SEDC400S371600G", "serial 50026B7269001234",
+                           "1600321314816 bytes", "1490.4 GiB"}) {
+    EXPECT_NE(wrong.message().find(part), std::string::npos) << part << " in " << wrong.message();
+  }
+  Status missing = CheckConfirmation(id, "");
+  EXPECT_EQ(missing.code(), Code::kPermission);
+  EXPECT_NE(missing.message().find("destroys all data"), std::string::npos);
+  EXPECT_FALSE(CheckConfirmation(id, "sdb").ok())
+      << "the device name is no confirmation when a serial exists";
+  EXPECT_FALSE(CheckConfirmation(id, "/dev/sdb").ok());
+}
+
+TEST(Confirmation, LoopDeviceUsesBackingFile) {
+  DeviceIdentity id = Block("", "", "/tmp/ssdlab/img", "loop3");
+  EXPECT_EQ(ConfirmationTokens(id), std::vector<std::string>{"/tmp/ssdlab/img"});
+  EXPECT_TRUE(CheckConfirmation(id, "/tmp/ssdlab/img").ok());
+  EXPECT_TRUE(CheckConfirmation(id, "/tmp/ssdlab/./img").ok());
+  Status s = CheckConfirmation(id, "loop3");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("backing file /tmp/ssdlab/img"), std::string::npos) << s.message();
+}
+
+TEST(Confirmation, NoSerialNoWwnUsesKernelName) {
+  DeviceIdentity id = Block("", "", "", "zram0");
+  EXPECT_EQ(ConfirmationTokens(id), std::vector<std::string>{"zram0"});
+  EXPECT_TRUE(CheckConfirmation(id, "zram0").ok());
+  EXPECT_FALSE(CheckConfirmation(id, "zram1").ok());
+}
+
+TEST(Confirmation, FilesNeedNone) {
+  DeviceIdentity f;
+  f.kind = "file";
+  EXPECT_TRUE(ConfirmationTokens(f).empty());
+  EXPECT_TRUE(CheckConfirmation(f, "").ok());
+}
+
+}  // namespace
+}  // namespace ssdlab

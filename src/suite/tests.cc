@@ -277,8 +277,10 @@ Result<TestOutcome> Hir(Runner& r) {
       series.push_back({{"t_end_s", static_cast<double>(iv.t_end_ns) / 1e9}, {"iops", secs > 0 ? static_cast<double>(iv.dirs[1].ios) / secs : 0}});
     }
     double cycle_iops = merged.Iops(merged.Total());
+    double continuous = back.Iops(back.Total());
     states.push_back({{"wait_ns", wait}, {"cycles", cycles}, {"mean_cycle_iops", cycle_iops},
                       {"gain_vs_baseline", baseline > 0 ? cycle_iops / baseline : 0},
+                      {"gain_vs_continuous", continuous > 0 ? cycle_iops / continuous : 0},
                       {"cycle_metrics", PhaseMetrics(merged, o.percentiles)},
                       {"return_to_baseline", PhaseMetrics(back, o.percentiles)}, {"return_series", series}});
   }

@@ -1,0 +1,292 @@
+// `ssdlab info` and `ssdlab purge`.
+#include "cli/device_cmds.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "device/device_json.h"
+#include "device/health.h"
+#include "device/identify.h"
+#include "device/purge.h"
+#include "device/safety.h"
+#include "device/smart.h"
+
+namespace ssdlab {
+namespace {
+
+using nlohmann::json;
+
+inline constexpr int kDeviceSchemaVersion = 1;
+
+int ExitFor(const Status& s) {
+  switch (s.code()) {
+    case Code::kInvalidArgument:
+    case Code::kNotFound:
+    case Code::kPermission:
+    case Code::kNoSpace:
+    case Code::kUnsupported:
+      return kExitUsage;
+    case Code::kInterrupted:
+      return kExitInterrupted;
+    default:
+      return kExitFailed;
+  }
+}
+
+bool IsSim(const std::string& t) { return t.rfind("sim:", 0) == 0; }
+
+int Fail(const Status& s) {
+  PrintError(s.message());
+  return ExitFor(s);
+}
+
+std::string Or(const std::string& s) { return s.empty() ? "-" : s; }
+
+template <typename T>
+std::string OptStr(const std::optional<T>& v, const char* unit = "") {
+  if (!v) return "-";
+  if constexpr (std::is_floating_point_v<T>) return fmt::format("{:g}{}", *v, unit);
+  return fmt::format("{}{}", *v, unit);
+}
+
+std::string Bytes(uint64_t b) {
+  return fmt::format("{} bytes ({:.1f} GB, {:.1f} GiB)", b, DecimalGb(b), BinaryGib(b));
+}
+
+std::string OptBytes(const std::optional<uint64_t>& b) { return b ? Bytes(*b) : "-"; }
+
+// --- info ----------------------------------------------------------------------------------
+
+struct InfoArgs {
+  std::string target;
+  bool json = false;
+  bool no_smart = false;
+};
+
+void PrintIdentity(const DeviceIdentity& id) {
+  auto row = [](const std::string& k, const std::string& v) {
+    std::cout << fmt::format("{:<20}{}\n", k, v);
+  };
+  row("target", id.path + (id.resolved_path != id.path ? " -> " + id.resolved_path : ""));
+  row("kind", id.kind);
+  if (id.kind == "file") {
+    row("size", Bytes(id.size_bytes));
+    row("allocated", Bytes(id.file_allocated_bytes));
+    row("filesystem", Or(id.filesystem) + (id.mount_point.empty() ? "" : " on " + id.mount_point));
+    row("backing device", id.disk ? id.disk->dev_path : "- (" + id.disk_note + ")");
+  } else if (!id.partition.empty()) {
+    row("partition", fmt::format("/dev/{} at byte {}, {}", id.partition, id.partition_start_bytes,
+                                 Bytes(id.size_bytes)));
+  }
+  if (!id.disk) return;
+  const DiskIdentity& d = *id.disk;
+  std::string pre = id.kind == "file" ? "disk " : "";
+  row(pre + "device", d.dev_path + " (" + d.devno + ")");
+  row(pre + "transport", TransportName(d.transport));
+  row(pre + "vendor", Or(d.vendor));
+  row(pre + "model", Or(d.model));
+  row(pre + "serial", Or(d.serial));
+  row(pre + "firmware", Or(d.firmware));
+  row(pre + "wwn", Or(d.wwn));
+  row(pre + "capacity", Bytes(d.capacity_bytes));
+  row(pre + "sectors",
+      fmt::format("{} B logical, {} B physical", d.logical_sector_bytes, d.physical_sector_bytes));
+  row(pre + "rotational", d.rotational ? "yes" : "no");
+  row(pre + "queue",
+      fmt::format(
+          "nr_requests {}{}, scheduler {}", d.nr_requests,
+          d.device_queue_depth ? fmt::format(", device queue depth {}", d.device_queue_depth) : "",
+          Or(d.scheduler)));
+  row(pre + "write cache", Or(d.write_cache));
+  row(pre + "discard",
+      d.discard_max_bytes ? fmt::format("yes (max {} bytes)", d.discard_max_bytes) : "no");
+  if (d.transport == Transport::kNvme) {
+    row("nvme namespace", fmt::format("{} on {}", d.nvme_namespace_id, Or(d.nvme_controller)));
+    for (const NvmeLbaFormat& f : d.nvme_lba_formats) {
+      row(fmt::format("  lba format {}", f.index),
+          fmt::format("{} B data + {} B metadata, rp {}{}", f.data_bytes, f.metadata_bytes,
+                      f.relative_performance, f.in_use ? " (in use)" : ""));
+    }
+  }
+  if (!d.loop_backing_file.empty()) row("backing file", d.loop_backing_file);
+}
+
+void PrintSmart(const SmartHealth& h) {
+  auto row = [](const std::string& k, const std::string& v) {
+    std::cout << fmt::format("{:<20}{}\n", k, v);
+  };
+  row("smart status", h.passed ? (*h.passed ? "PASSED" : "FAILED") : "-");
+  row("temperature", OptStr(h.temperature_c, " C"));
+  row("power-on hours", OptStr(h.power_on_hours));
+  row("host writes", OptBytes(h.host_writes_bytes));
+  row("media writes", OptBytes(h.media_writes_bytes));
+  row("percentage used", OptStr(h.percentage_used, " %"));
+  row("media errors", OptStr(h.media_errors));
+  row("unsafe shutdowns", OptStr(h.unsafe_shutdowns));
+  for (const std::string& n : h.notes) row("note", n);
+}
+
+int Info(const InfoArgs& a) {
+  if (IsSim(a.target)) {
+    return Fail(Status::Error(Code::kUnsupported,
+                              "info on simulated targets (" + a.target + ") is not built in yet"));
+  }
+  auto id = IdentifyTarget(a.target);
+  if (!id.ok()) return Fail(id.status());
+  HealthSampler sampler = HealthSampler::ForTarget(id.value());
+  HealthSample sample = sampler.Sample();
+  json smart = {{"available", false}, {"reason", ""}, {"health", nullptr}};
+  std::optional<SmartHealth> health;
+  if (a.no_smart) {
+    smart["reason"] = "not read (--no-smart)";
+  } else {
+    auto h = sampler.Snapshot();
+    if (h.ok()) {
+      health = h.value();
+      smart["available"] = true;
+      smart["health"] = SmartJson(*health);
+    } else {
+      smart["reason"] = h.status().message();
+    }
+  }
+  if (a.json) {
+    json doc = {{"schema_version", kDeviceSchemaVersion},
+                {"target", IdentityJson(id.value())},
+                {"smart", smart},
+                {"temperature",
+                 {{"source", sampler.source()},
+                  {"available", sampler.available()},
+                  {"reason", sampler.reason()},
+                  {"sample", HealthSampleJson(sample)}}}};
+    std::cout << doc.dump(1) << "\n";
+    return kExitOk;
+  }
+  PrintIdentity(id.value());
+  if (health) {
+    PrintSmart(*health);
+  } else {
+    std::cout << fmt::format("{:<20}not available: {}\n", "smart",
+                             smart["reason"].get<std::string>());
+  }
+  if (!health && sample.temperature_c)
+    std::cout << fmt::format("{:<20}{:g} C ({})\n", "temperature", *sample.temperature_c,
+                             sample.source);
+  return kExitOk;
+}
+
+// --- purge ---------------------------------------------------------------------------------
+
+struct PurgeArgs {
+  std::string target;
+  std::string method = "auto";
+  bool dry_run = false;
+  bool destructive = false;
+  std::string confirm;
+  bool json = false;
+};
+
+void PrintPlan(const PurgePlan& p, const Status& allowed, std::ostream& out) {
+  out << fmt::format("target   {}\n", DescribeTarget(p.target));
+  out << fmt::format("method   {}{}\n", PurgeMethodName(p.method),
+                     p.requested == PurgeMethod::kAuto ? " (auto)" : "");
+  for (size_t i = 0; i < p.steps.size(); ++i)
+    out << fmt::format("step {}   {}\n", i + 1, p.steps[i].text);
+  for (const std::string& n : p.notes) out << "note     " << n << "\n";
+  if (!allowed.ok()) out << "refused  " << allowed.message() << "\n";
+}
+
+int Purge(const PurgeArgs& a) {
+  auto method = ParsePurgeMethod(a.method);
+  if (!method.ok()) return Fail(method.status());
+  if (IsSim(a.target)) {
+    return Fail(Status::Error(Code::kUnsupported,
+                              "purge of simulated targets (" + a.target + ") is not built in yet"));
+  }
+  if (!a.confirm.empty() && !a.destructive && !a.dry_run) {
+    return Fail(Status::Invalid("--confirm needs --destructive"));
+  }
+  auto plan = PlanPurge(a.target, method.value());
+  if (!plan.ok()) return Fail(plan.status());
+  PurgeOptions o;
+  o.destructive = a.destructive;
+  o.confirm = a.confirm;
+  o.stop = &StopFlag();
+  json doc = {{"schema_version", kDeviceSchemaVersion},
+              {"dry_run", a.dry_run},
+              {"plan", PurgePlanJson(plan.value())}};
+  std::ostream& human = a.json ? std::cerr : std::cout;
+  if (a.dry_run) {
+    // Judge the safety checks as if --destructive and --confirm were right, unless given.
+    PurgeOptions judged = o;
+    if (!a.destructive) judged.destructive = true;
+    if (a.confirm.empty()) {
+      auto tokens = ConfirmationTokens(plan->target);
+      if (!tokens.empty()) judged.confirm = tokens.front();
+    }
+    Status allowed = CheckPurgeAllowed(plan.value(), judged);
+    doc["allowed"] = allowed.ok();
+    doc["refusal"] = allowed.ok() ? "" : allowed.message();
+    doc["completed"] = false;
+    doc["elapsed_s"] = 0.0;
+    doc["error"] = "";
+    PrintPlan(plan.value(), allowed, human);
+    human << "dry run: nothing was written\n";
+    if (a.json) std::cout << doc.dump(1) << "\n";
+    return kExitOk;
+  }
+  if (!a.json)
+    o.on_progress = [](const std::string& line) { std::cerr << "ssdlab: " << line << std::endl; };
+  auto start = std::chrono::steady_clock::now();
+  Status s = ExecutePurge(plan.value(), o);
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  doc["allowed"] = s.code() != Code::kPermission;
+  doc["refusal"] = s.code() == Code::kPermission ? s.message() : "";
+  doc["completed"] = s.ok();
+  doc["elapsed_s"] = elapsed;
+  doc["error"] = s.ok() ? "" : s.message();
+  if (a.json) std::cout << doc.dump(1) << "\n";
+  if (!s.ok()) return Fail(s);
+  human << fmt::format("purged {} with {} in {:.1f} s\n", DescribeTarget(plan->target),
+                       PurgeMethodName(plan->method), elapsed);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddInfoCommand(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<InfoArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "info", "Identify a target: model, serial, capacity, sectors, queue, SMART, temperature");
+  cmd->add_option("--target", a->target,
+                  "Block device (any symlink such as /dev/disk/by-id/...) or file")
+      ->required();
+  cmd->add_flag("--json", a->json, "Print a JSON document on stdout instead of the table");
+  cmd->add_flag("--no-smart", a->no_smart, "Skip smartctl");
+  cmd->callback([a, exit_code] { *exit_code = Info(*a); });
+}
+
+void AddPurgeCommand(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<PurgeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "purge", "Erase a target: secure erase, format, sanitize, discard, zero, punch holes");
+  cmd->add_option("--target", a->target, "Block device (symlinks resolved) or file")->required();
+  cmd->add_option("--method", a->method,
+                  "auto|ata-secure-erase|ata-enhanced|sas-format|nvme-format|nvme-sanitize|discard|"
+                  "zero|punch-hole")
+      ->capture_default_str();
+  cmd->add_flag("--dry-run", a->dry_run,
+                "Print the exact commands and ioctls, and whether the checks pass; write nothing");
+  cmd->add_flag("--destructive", a->destructive, "Allow destroying the target's data");
+  cmd->add_option("--confirm", a->confirm,
+                  "The device's serial or WWN (loop devices: the backing file; devices with "
+                  "neither: the kernel name)");
+  cmd->add_flag("--json", a->json,
+                "Print a JSON document on stdout (progress and text go to stderr)");
+  cmd->callback([a, exit_code] { *exit_code = Purge(*a); });
+}
+
+}  // namespace ssdlab

@@ -1,0 +1,32 @@
+// Small helpers for reading sysfs and procfs. Private to device/.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace ssdlab {
+
+// The first line of `p` with surrounding whitespace removed; "" when unreadable.
+std::string ReadSysLine(const std::filesystem::path& p);
+// The whole of `p` (binary safe); "" when unreadable.
+std::string ReadSysBytes(const std::filesystem::path& p);
+// An unsigned number from `p` (decimal or 0x hex); `fallback` when absent or malformed.
+uint64_t ReadSysU64(const std::filesystem::path& p, uint64_t fallback = 0);
+std::string Trim(const std::string& s);
+std::string DevNoString(dev_t d);
+
+// One line of /proc/self/mountinfo.
+struct MountEntry {
+  std::string devno;        // "254:0"
+  std::string mount_point;  // unescaped
+  std::string fstype;
+  std::string source;  // "/dev/vda", "tmpfs", ...
+};
+// The mount of the filesystem with device number `dev` that holds `canonical_path` (the
+// longest matching mount point), or one with empty fields.
+MountEntry FindMount(dev_t dev, const std::string& canonical_path, const std::string& proc_root);
+
+}  // namespace ssdlab
