@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -10,6 +11,9 @@
 #include "base/clock.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/device_backend.h"
+#include "device/device_json.h"
+#include "device/safety.h"
 #include "cli/output.h"
 #include "cli/targets.h"
 #include "store/store.h"
@@ -27,7 +31,7 @@ struct PtsArgs {
       lat_bs, lat_mixes, lvi_threads, lvi_qds, lvi_bs, lvi_mixes, lvi_warmup, lvi_measure,
       wsat_round, wsat_max_rounds, wsat_capacity, hir_waits, hir_cycles, hir_write,
       hir_baseline, xsr, dirth_threads, dirth_qds, dirth_hist;
-  std::string resume;
+  std::string resume, confirm, temp_interval = "1s";
   bool destructive = false;
 };
 
@@ -217,6 +221,26 @@ class CliProgress : public ProgressSink {
   bool json_, tty_;
 };
 
+// Temperature samples and SMART snapshots around each test.
+class HealthHooks : public TestHooks {
+ public:
+  HealthHooks(const DeviceIdentity* id, uint64_t interval_ns) : id_(id), interval_ns_(interval_ns) {}
+  void OnTestStart(const std::string&) override {
+    monitor_ = std::make_unique<HealthMonitor>(id_);
+    monitor_->Start(interval_ns_);
+  }
+  json OnTestEnd(const std::string&) override {
+    json j = monitor_ ? monitor_->Stop() : json(nullptr);
+    monitor_.reset();
+    return j;
+  }
+
+ private:
+  const DeviceIdentity* id_;
+  uint64_t interval_ns_;
+  std::unique_ptr<HealthMonitor> monitor_;
+};
+
 std::string DefaultRunName() {
   time_t t = time(nullptr);
   tm g;
@@ -257,10 +281,13 @@ int RunPtsCommand(PtsArgs a) {
     run = found.value();
     std::string progress = a.progress, json_path = a.json_path;
     bool destructive = a.destructive;
+    std::string confirm = a.confirm, temp = a.temp_interval;
     ArgsFromJson(run.config.value("args", json::object()), a);
     a.progress = progress;
     a.json_path = json_path;
     a.destructive = destructive;
+    a.confirm = confirm;
+    a.temp_interval = temp;
     a.run = run.name;
   }
   if (a.target.empty()) {
@@ -283,16 +310,39 @@ int RunPtsCommand(PtsArgs a) {
   req.target = a.target;
   req.writes = true;
   req.destructive = a.destructive;
+  auto temp_interval = ParseDurationNs(a.temp_interval);
+  if (!temp_interval.ok()) {
+    PrintError("--temp-interval: " + temp_interval.status().message());
+    return kExitUsage;
+  }
   auto backend = OpenTarget(req);
   if (!backend.ok()) {
     PrintError(backend.status().message());
     return backend.status().code() == Code::kIoError ? kExitFailed : kExitUsage;
+  }
+  std::optional<DeviceIdentity> identity;
+  if (!IsSimTarget(a.target)) {
+    auto id = IdentifyTarget(a.target);
+    if (!id.ok()) {
+      PrintError(id.status().message());
+      return kExitUsage;
+    }
+    identity = id.value();
+    // Whole-device destruction needs the device's serial (or WWN) as confirmation too.
+    if (identity->kind == "block") {
+      if (Status s = CheckConfirmation(*identity, a.confirm); !s.ok()) {
+        PrintError(s.message());
+        return kExitUsage;
+      }
+    }
+    backend = WithDevicePurge(std::move(backend.value()), *identity, a.destructive, a.confirm);
   }
   if (!resume) {
     if (a.run.empty()) a.run = DefaultRunName();
     json config = {{"args", ArgsJson(a)}, {"options", PtsOptionsJson(options.value())}};
     json context = PlatformJson();
     context["target"] = TargetJson((*backend)->info());
+    context["device"] = identity ? IdentityJson(*identity) : json(nullptr);
     auto id = (*store)->CreateRun(a.run, "pts", config, context, (*backend)->info());
     if (!id.ok()) {
       PrintError(id.status().message());
@@ -313,7 +363,8 @@ int RunPtsCommand(PtsArgs a) {
   std::cerr << fmt::format("ssdlab pts: run '{}' on {} ({}), spec {}, tests {}{}\n", run.name, a.target,
                            FormatBytes((*backend)->info().size_bytes), a.spec,
                            fmt::join(options->tests, ","), resume ? " (resumed)" : "");
-  Status st = RunPts(**backend, **store, run.id, options.value(), progress.get(), &StopFlag());
+  HealthHooks hooks(identity ? &*identity : nullptr, temp_interval.value());
+  Status st = RunPts(**backend, **store, run.id, options.value(), progress.get(), &StopFlag(), &hooks);
   std::string status = st.ok() ? "done" : st.code() == Code::kInterrupted ? "interrupted" : "failed";
   if (!(*store)->SetRunStatus(run.id, status).ok()) PrintError("cannot record the run's status");
   auto doc = PtsRunJson(**store, run.name);
@@ -360,6 +411,8 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
   cmd->add_option("--seed", a->seed, "Seed of every phase's offsets (1)");
   cmd->add_option("--progress", a->progress, "auto|json|none: status line, JSON lines on stderr, or quiet")->capture_default_str();
   cmd->add_flag("--destructive", a->destructive, "Allow writing to a block device (destroys its data)");
+  cmd->add_option("--confirm", a->confirm, "For a block device: its serial (or WWN) as confirmation");
+  cmd->add_option("--temp-interval", a->temp_interval, "Temperature sampling interval (1s; 0: only before and after each test)");
   cmd->add_option("--iops-bs", a->iops_bs, "IOPS block sizes, e.g. 1024KiB,128KiB,...,4KiB");
   cmd->add_option("--iops-mixes", a->iops_mixes, "IOPS read/write mixes, e.g. 100/0,65/35,0/100");
   cmd->add_option("--tp-bs", a->tp_bs, "Throughput block sizes (1024KiB,128KiB)");

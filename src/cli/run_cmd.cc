@@ -3,12 +3,15 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <iostream>
 
 #include "base/clock.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/device_backend.h"
+#include "device/device_json.h"
 #include "cli/lat_log.h"
 #include "cli/output.h"
 #include "cli/targets.h"
@@ -26,6 +29,7 @@ struct RunArgs {
   bool destructive = false;
   std::string json;
   std::string lat_log;
+  std::string temp_interval = "1s";
   std::vector<std::string> argv;
 };
 
@@ -122,11 +126,23 @@ int Run(const RunArgs& a) {
     }
     lat_log = std::move(l.value());
   }
+  auto temp_interval = ParseDurationNs(a.temp_interval);
+  if (!temp_interval.ok()) {
+    PrintError("--temp-interval: " + temp_interval.status().message());
+    return kExitUsage;
+  }
   auto backend = OpenTarget(req);
   if (!backend.ok()) {
     PrintError(backend.status().message());
     return ExitFor(backend.status());
   }
+  std::optional<DeviceIdentity> identity;
+  if (!IsSimTarget(a.target)) {
+    auto id = IdentifyTarget(a.target);
+    if (id.ok()) identity = id.value();
+  }
+  HealthMonitor health(identity ? &*identity : nullptr);
+  health.Start(temp_interval.value());
 
   RunControl control;
   control.stop = &StopFlag();
@@ -136,6 +152,7 @@ int Run(const RunArgs& a) {
   double start = UnixTimeS();
   auto result = (*backend)->RunPhase(spec.value(), control);
   double end = UnixTimeS();
+  nlohmann::json health_json = health.Stop();
   if (tty && spec->interval_ns) std::cerr << "\r\x1b[K" << std::flush;
   if (!result.ok()) {
     PrintError(result.status().message());
@@ -155,6 +172,7 @@ int Run(const RunArgs& a) {
   nlohmann::json ctx = PlatformJson();
   ctx["command_line"] = a.argv;
   ctx["target"] = TargetJson((*backend)->info());
+  ctx["device"] = identity ? IdentityJson(*identity) : nlohmann::json(nullptr);
   ctx["workload"] = WorkloadJson(spec.value());
   ctx["engine"] = IsSimTarget(a.target) ? "sim" : a.engine;
   ctx["direct"] = !a.buffered;
@@ -163,6 +181,7 @@ int Run(const RunArgs& a) {
   ctx["end_time"] = IsoTime(end);
   doc["context"] = ctx;
   doc.update(PhaseJson(r));
+  doc["health"] = health_json;
 
   std::ostream& human = a.json == "-" ? std::cerr : std::cout;
   human << fmt::format("{} on {} ({}, {}), {}, {:.2f} s measured{}\n", DescribeWorkload(spec.value()),
@@ -171,6 +190,16 @@ int Run(const RunArgs& a) {
                        r.interrupted ? " (INTERRUPTED)" : "");
   human << SummaryTable(r);
   for (const auto& n : r.notes) human << "note: " << n << "\n";
+  const nlohmann::json& temp = health_json["temperature"];
+  if (health_json["source"] == "simulated") {
+    human << "temperature: simulated drive (the model has none; reported as 0 C)\n";
+  } else if (!temp["peak_c"].is_null()) {
+    human << fmt::format("temperature ({}): idle {:.0f} C, peak {:.0f} C, mean {:.1f} C\n",
+                         health_json["source"].get<std::string>(), temp["idle_c"].get<double>(),
+                         temp["peak_c"].get<double>(), temp["mean_c"].get<double>());
+  } else if (!health_json["reason"].get<std::string>().empty()) {
+    human << "temperature: not available (" << health_json["reason"].get<std::string>() << ")\n";
+  }
   if (!a.json.empty()) {
     std::string text = doc.dump(1) + "\n";
     if (a.json == "-") {
@@ -228,6 +257,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--interval", a->w.interval, "Time-series interval (0 for none)")->capture_default_str();
   cmd->add_option("--lat-log", a->lat_log, "Write every I/O as CSV to FILE");
   cmd->add_flag("--destructive", a->destructive, "Allow writing to a block device (destroys its data)");
+  cmd->add_option("--temp-interval", a->temp_interval, "Temperature sampling interval (0: only before and after)")->capture_default_str();
   cmd->callback([a, exit_code, &app] {
     a->argv.clear();
     *exit_code = Run(*a);

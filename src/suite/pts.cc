@@ -144,7 +144,7 @@ json PtsOptionsJson(const PtsOptions& o) {
 }
 
 Status RunPts(Backend& backend, Store& store, int64_t run_id, const PtsOptions& o,
-              ProgressSink* progress, const std::atomic<bool>* stop) {
+              ProgressSink* progress, const std::atomic<bool>* stop, TestHooks* hooks) {
   std::vector<TestRecord> existing = store.ListTests(run_id);
   double battery_start = static_cast<double>(MonotonicNs()) / 1e9;
   int finished_here = 0;
@@ -159,8 +159,11 @@ Status RunPts(Backend& backend, Store& store, int64_t run_id, const PtsOptions& 
     pts::TestEnv env{backend, store, o, progress, stop, static_cast<int>(i), name, id.value()};
     if (finished_here) env.battery_eta_extra_s = elapsed / finished_here * static_cast<double>(o.tests.size() - i - 1);
     pts::Runner runner(env);
+    if (hooks) hooks->OnTestStart(name);
     auto result = pts::RunTest(runner, name);
+    json health = hooks ? hooks->OnTestEnd(name) : json(nullptr);
     if (!result.ok()) return result.status();
+    result->results["health"] = health;
     SSDLAB_RETURN_IF_ERROR(store.FinishTest(id.value(), result->steady_state, result->results));
     if (progress) {
       ProgressEvent e;

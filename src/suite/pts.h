@@ -98,6 +98,15 @@ class ProgressSink {
   virtual void OnEvent(const ProgressEvent& event) = 0;
 };
 
+// Called around each test that runs (not for tests skipped as done); what OnTestEnd returns
+// is stored in the test's results as "health" (temperature, SMART deltas).
+class TestHooks {
+ public:
+  virtual ~TestHooks() = default;
+  virtual void OnTestStart(const std::string& test) = 0;
+  virtual nlohmann::json OnTestEnd(const std::string& test) = 0;
+};
+
 // Runs (or, with `resume`, continues) the battery of run `run_id` in `store`. Each test's
 // rounds are committed as they end; a test already "done" in the store is skipped. On a
 // persistent target a resumed test continues after its last stored round; on the simulator
@@ -105,7 +114,7 @@ class ProgressSink {
 // replayed results are checked against the stored ones.
 // Returns kInterrupted when stopped (what was committed stays).
 Status RunPts(Backend& backend, Store& store, int64_t run_id, const PtsOptions& options,
-              ProgressSink* progress, const std::atomic<bool>* stop);
+              ProgressSink* progress, const std::atomic<bool>* stop, TestHooks* hooks = nullptr);
 
 // The whole run as one JSON document (schema_version, context, tests[] with name,
 // steady_state, rounds[] and results), from the store.

@@ -100,6 +100,7 @@ WorkloadSpec Runner::Spec(bool sequential, double read_pct, uint64_t bs, uint32_
 void Runner::Report(ProgressEvent e) {
   if (!env_.progress) return;
   e.test = env_.test_name;
+  if (e.eta_test_s >= 0 && env_.battery_eta_extra_s >= 0) e.eta_battery_s = e.eta_test_s + env_.battery_eta_extra_s;
   env_.progress->OnEvent(e);
 }
 

@@ -232,7 +232,8 @@ Result<TestOutcome> Wsat(Runner& r) {
 Result<TestOutcome> Hir(Runner& r) {
   const PtsOptions& o = r.options();
   uint64_t range = r.default_range_end();
-  SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(0, range, false));
+  // Sequential fill first: without it the fresh drive's plateau looks steady.
+  SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(0, range, true));
   SSDLAB_ASSIGN_OR_RETURN(RoundsResult pre, WritePreconditionToSteady(r, 1, range, 0x417));
   double baseline = pre.verdicts.begin()->second.mean;
   Load load = LoadOf(o, "hir");
