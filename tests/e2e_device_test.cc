@@ -83,7 +83,7 @@ TEST(DeviceInfo, BadInputs) {
            {{"info", "--target", t / "missing"}, "does not exist"},
            {{"info", "--target", t.path().string()}, "is a directory"},
            {{"info", "--target", "/dev/null"}, "character device"},
-           {{"info", "--target", "sim:dc-sata"}, "simulated"},
+           {{"info", "--target", "sim:nosuch"}, "nosuch"},
            {{"purge", "--target", t / "missing"}, "does not exist"},
            {{"purge", "--target", "/dev/null", "--dry-run"}, "character device"},
            {{"purge", "--target", "sim:dc-sata", "--dry-run"}, "simulated"},
@@ -100,6 +100,20 @@ TEST(DeviceInfo, BadInputs) {
   Proc n = RunSsdlab({"purge", "--target", t / "f", "--method", "nvme-format", "--destructive"});
   EXPECT_EQ(n.exit_code, 2);
   EXPECT_TRUE(Has(n.err, "needs a block device")) << n.err;
+}
+
+TEST(DeviceInfo, SimulatedDriveAnswersWithItsModel) {
+  Proc p = RunSsdlab({"info", "--target", "sim:dc-sata-read-intensive?op=50", "--json"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  nlohmann::json doc = nlohmann::json::parse(p.out);
+  EXPECT_EQ(doc["target"]["kind"], "sim");
+  EXPECT_EQ(doc["target"]["params"]["op"], "50");
+  EXPECT_FALSE(doc["smart"]["available"].get<bool>());
+  EXPECT_EQ(doc["temperature"]["source"], "simulated");
+  EXPECT_EQ(doc["temperature"]["sample"]["temperature_c"], 0.0);
+  bool has_wa = false;
+  for (const auto& f : doc["figures"]) has_wa |= f["key"] == "analytic_wa";
+  EXPECT_TRUE(has_wa);
 }
 
 TEST(DevicePurge, PunchHoleOnAFileZeroesIt) {

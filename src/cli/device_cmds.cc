@@ -14,6 +14,7 @@
 #include "device/purge.h"
 #include "device/safety.h"
 #include "device/smart.h"
+#include "sim/sim.h"
 
 namespace ssdlab {
 namespace {
@@ -130,11 +131,47 @@ void PrintSmart(const SmartHealth& h) {
   for (const std::string& n : h.notes) row("note", n);
 }
 
-int Info(const InfoArgs& a) {
-  if (IsSim(a.target)) {
-    return Fail(Status::Error(Code::kUnsupported,
-                              "info on simulated targets (" + a.target + ") is not built in yet"));
+// A simulated drive answers with its model's figures; it has no SMART and no sensor.
+int SimInfo(const InfoArgs& a) {
+  auto sim = OpenSimBackend(a.target);
+  if (!sim.ok()) return Fail(sim.status());
+  auto figures = DescribeSim(a.target);
+  if (!figures.ok()) return Fail(figures.status());
+  const TargetInfo& t = (*sim)->info();
+  if (a.json) {
+    json params = json::object(), figs = json::array();
+    for (const auto& [k, v] : t.details) params[k] = v;
+    for (const SimFigure& f : *figures) figs.push_back({{"key", f.key}, {"value", f.value}, {"unit", f.unit}});
+    json doc = {{"schema_version", kDeviceSchemaVersion},
+                {"target",
+                 {{"path", t.path}, {"kind", "sim"}, {"size_bytes", t.size_bytes},
+                  {"size_gb", DecimalGb(t.size_bytes)}, {"size_gib", BinaryGib(t.size_bytes)},
+                  {"model", t.model}, {"serial", t.serial}, {"firmware", t.firmware},
+                  {"logical_block_bytes", t.logical_block_bytes},
+                  {"physical_block_bytes", t.physical_block_bytes}, {"params", params}}},
+                {"figures", figs},
+                {"smart", {{"available", false}, {"reason", "simulated drive: no SMART (figures come from the model)"}, {"health", nullptr}}},
+                {"temperature", {{"source", "simulated"}, {"available", true}, {"reason", "modelled, not measured"},
+                                 {"sample", HealthSampleJson(HealthSampler::Simulated().Sample())}}}};
+    std::cout << doc.dump(1) << "\n";
+    return kExitOk;
   }
+  auto row = [](const std::string& k, const std::string& v) { std::cout << fmt::format("{:<34}{}\n", k, v); };
+  row("target", t.path);
+  row("kind", "sim (simulated drive, virtual time)");
+  row("model", t.model);
+  row("serial", t.serial);
+  row("firmware", t.firmware);
+  row("capacity (simulated)", Bytes(t.size_bytes));
+  row("sectors", fmt::format("{} B logical, {} B physical", t.logical_block_bytes, t.physical_block_bytes));
+  for (const SimFigure& f : *figures) row(f.key, f.value + (f.unit.empty() ? "" : " " + f.unit));
+  row("smart", "none (simulated drive)");
+  row("temperature", "0 C (modelled, not measured)");
+  return kExitOk;
+}
+
+int Info(const InfoArgs& a) {
+  if (IsSim(a.target)) return SimInfo(a);
   auto id = IdentifyTarget(a.target);
   if (!id.ok()) return Fail(id.status());
   HealthSampler sampler = HealthSampler::ForTarget(id.value());
@@ -204,7 +241,7 @@ int Purge(const PurgeArgs& a) {
   if (!method.ok()) return Fail(method.status());
   if (IsSim(a.target)) {
     return Fail(Status::Error(Code::kUnsupported,
-                              "purge of simulated targets (" + a.target + ") is not built in yet"));
+                              "a simulated drive lives inside one ssdlab process and starts factory-fresh; `pts` purges it itself (" + a.target + ")"));
   }
   if (!a.confirm.empty() && !a.destructive && !a.dry_run) {
     return Fail(Status::Invalid("--confirm needs --destructive"));
