@@ -152,7 +152,7 @@ TEST(PtsE2E, EveryTestOnAFile) {
   // The file is made first with `run`, then tested with short rounds and small matrices.
   ASSERT_EQ(RunSsdlab({"run", "--target", t / "f", "--size", "64MiB", "--rw", "write", "--bs", "1MiB"}).exit_code, 0);
   Proc p = RunSsdlab({"pts", "--target", t / "f", "--db", t / "r.db", "--run", "file", "--json", t / "r.json",
-                      "--round", "1s", "--max-rounds", "5", "--window", "2", "--wipc", "1x",
+                      "--round", "2s", "--max-rounds", "5", "--window", "2", "--wipc", "1x",
                       "--iops-bs", "64KiB,4KiB", "--iops-mixes", "100/0,0/100", "--tp-bs", "1MiB",
                       "--lat-bs", "4KiB", "--lat-mixes", "100/0,0/100", "--lvi-threads", "1,2",
                       "--lvi-qds", "1,4", "--lvi-bs", "4KiB", "--lvi-mixes", "0/100",

@@ -6,6 +6,9 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <string>
+
+#include "base/status.h"
 
 namespace ssdlab {
 
@@ -25,5 +28,8 @@ void AddPtsCommands(CLI::App& app, int* exit_code);
 
 // Prints "ssdlab: error: <message>" to stderr.
 void PrintError(const std::string& message);
+// The exit status for a failed Status: bad input, refusals, missing things and unsupported
+// requests are kExitUsage; interruption kExitInterrupted; the rest kExitFailed.
+int ExitCodeFor(const Status& status);
 
 }  // namespace ssdlab

@@ -23,26 +23,11 @@ using nlohmann::json;
 
 inline constexpr int kDeviceSchemaVersion = 1;
 
-int ExitFor(const Status& s) {
-  switch (s.code()) {
-    case Code::kInvalidArgument:
-    case Code::kNotFound:
-    case Code::kPermission:
-    case Code::kNoSpace:
-    case Code::kUnsupported:
-      return kExitUsage;
-    case Code::kInterrupted:
-      return kExitInterrupted;
-    default:
-      return kExitFailed;
-  }
-}
-
 bool IsSim(const std::string& t) { return t.rfind("sim:", 0) == 0; }
 
 int Fail(const Status& s) {
   PrintError(s.message());
-  return ExitFor(s);
+  return ExitCodeFor(s);
 }
 
 std::string Or(const std::string& s) { return s.empty() ? "-" : s; }

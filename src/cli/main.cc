@@ -14,6 +14,21 @@ std::atomic<bool>& StopFlag() {
 
 void PrintError(const std::string& message) { std::cerr << "ssdlab: error: " << message << std::endl; }
 
+int ExitCodeFor(const Status& s) {
+  switch (s.code()) {
+    case Code::kInvalidArgument:
+    case Code::kNotFound:
+    case Code::kPermission:
+    case Code::kNoSpace:
+    case Code::kUnsupported:
+      return kExitUsage;
+    case Code::kInterrupted:
+      return kExitInterrupted;
+    default:
+      return kExitFailed;
+  }
+}
+
 }  // namespace ssdlab
 
 namespace {

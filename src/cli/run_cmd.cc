@@ -33,20 +33,6 @@ struct RunArgs {
   std::vector<std::string> argv;
 };
 
-int ExitFor(const Status& s) {
-  switch (s.code()) {
-    case Code::kInvalidArgument:
-    case Code::kNotFound:
-    case Code::kPermission:
-    case Code::kNoSpace:
-      return kExitUsage;
-    case Code::kInterrupted:
-      return kExitInterrupted;
-    default:
-      return kExitFailed;
-  }
-}
-
 Status CheckOutputPath(const std::string& flag, const std::string& path) {
   if (path.empty() || path == "-") return Status::Ok();
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
@@ -110,7 +96,7 @@ int Run(const RunArgs& a) {
   auto info = ProbeTarget(req);
   if (!info.ok()) {
     PrintError(info.status().message());
-    return ExitFor(info.status());
+    return ExitCodeFor(info.status());
   }
   auto spec = ResolveWorkload(a.w, info->size_bytes, info->logical_block_bytes);
   if (!spec.ok()) {
@@ -134,7 +120,7 @@ int Run(const RunArgs& a) {
   auto backend = OpenTarget(req);
   if (!backend.ok()) {
     PrintError(backend.status().message());
-    return ExitFor(backend.status());
+    return ExitCodeFor(backend.status());
   }
   std::optional<DeviceIdentity> identity;
   if (!IsSimTarget(a.target)) {
@@ -156,7 +142,7 @@ int Run(const RunArgs& a) {
   if (tty && spec->interval_ns) std::cerr << "\r\x1b[K" << std::flush;
   if (!result.ok()) {
     PrintError(result.status().message());
-    return ExitFor(result.status());
+    return ExitCodeFor(result.status());
   }
   const PhaseResult& r = result.value();
 

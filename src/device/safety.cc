@@ -1,5 +1,7 @@
 #include "device/safety.h"
 
+#include "device/sysfs.h"
+
 #include <blkid/blkid.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -22,23 +24,12 @@ struct BlockDev {
   std::string name;  // kernel name, e.g. "sdb1"
 };
 
-std::string ReadTrimmed(const fs::path& p) {
-  std::ifstream in(p);
-  std::string s;
-  std::getline(in, s);
-  return s;
-}
-
 Result<dev_t> ParseDevNo(const std::string& text) {
   unsigned maj = 0, min = 0;
   if (std::sscanf(text.c_str(), "%u:%u", &maj, &min) != 2) {
     return Status::Invalid("bad device number '" + text + "'");
   }
   return makedev(maj, min);
-}
-
-std::string DevNoString(dev_t d) {
-  return std::to_string(major(d)) + ":" + std::to_string(minor(d));
 }
 
 // The device and, for a whole disk, its partitions.
@@ -52,22 +43,8 @@ std::vector<BlockDev> DeviceFamily(dev_t devno, const std::string& sys_root) {
   if (ec || fs::exists(real / "partition")) return out;
   for (const auto& entry : fs::directory_iterator(real, ec)) {
     if (!fs::exists(entry.path() / "partition")) continue;
-    auto d = ParseDevNo(ReadTrimmed(entry.path() / "dev"));
+    auto d = ParseDevNo(ReadSysLine(entry.path() / "dev"));
     if (d.ok()) out.push_back({d.value(), entry.path().filename().string()});
-  }
-  return out;
-}
-
-// Unescapes the octal escapes (\040 for space) mountinfo uses in paths.
-std::string Unescape(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1]))) {
-      out += static_cast<char>(std::stoi(s.substr(i + 1, 3), nullptr, 8));
-      i += 3;
-    } else {
-      out += s[i];
-    }
   }
   return out;
 }
@@ -104,7 +81,7 @@ Status CheckBlockDeviceNotInUse(const std::string& path, const std::string& proc
                          S_ISBLK(sst.st_mode);
     for (const BlockDev& b : family) {
       if ((d.ok() && d.value() == b.devno) || (source_is_dev && sst.st_rdev == b.devno)) {
-        return Status::Refused(describe(b) + " mounted on " + Unescape(mountpoint) +
+        return Status::Refused(describe(b) + " mounted on " + UnescapeMountField(mountpoint) +
                                "; refusing to write");
       }
     }
@@ -113,7 +90,7 @@ Status CheckBlockDeviceNotInUse(const std::string& path, const std::string& proc
   std::ifstream sw(proc_root + "/swaps");
   std::getline(sw, line);  // header
   while (std::getline(sw, line)) {
-    std::string dev = Unescape(line.substr(0, line.find_first_of(" \t")));
+    std::string dev = UnescapeMountField(line.substr(0, line.find_first_of(" \t")));
     struct stat sst;
     if (stat(dev.c_str(), &sst) != 0 || !S_ISBLK(sst.st_mode)) continue;
     for (const BlockDev& b : family) {

@@ -45,9 +45,7 @@ std::string DevNoString(dev_t d) {
   return std::to_string(major(d)) + ":" + std::to_string(minor(d));
 }
 
-namespace {
-
-std::string UnescapeMount(const std::string& s) {
+std::string UnescapeMountField(const std::string& s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '\\' && i + 3 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1]))) {
@@ -59,6 +57,8 @@ std::string UnescapeMount(const std::string& s) {
   }
   return out;
 }
+
+namespace {
 
 bool UnderMount(const std::string& path, const std::string& mp) {
   if (mp == "/") return true;
@@ -81,8 +81,8 @@ MountEntry FindMount(dev_t dev, const std::string& canonical_path, const std::st
     MountEntry e;
     in >> e.fstype >> e.source;
     e.devno = majmin;
-    e.mount_point = UnescapeMount(mp);
-    e.source = UnescapeMount(e.source);
+    e.mount_point = UnescapeMountField(mp);
+    e.source = UnescapeMountField(e.source);
     if (majmin != want || !UnderMount(canonical_path, e.mount_point)) continue;
     if (e.mount_point.size() >= best.mount_point.size()) best = e;
   }

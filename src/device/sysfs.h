@@ -17,6 +17,8 @@ std::string ReadSysBytes(const std::filesystem::path& p);
 uint64_t ReadSysU64(const std::filesystem::path& p, uint64_t fallback = 0);
 std::string Trim(const std::string& s);
 std::string DevNoString(dev_t d);
+// Undoes the octal escapes (\\040 for a space) of /proc/self/mountinfo and /proc/swaps.
+std::string UnescapeMountField(const std::string& s);
 
 // One line of /proc/self/mountinfo.
 struct MountEntry {
