@@ -235,6 +235,13 @@ TEST(RunE2E, EnginesAndTrim) {
   struct stat st;
   ASSERT_EQ(stat((t / "f").c_str(), &st), 0);
   EXPECT_LT(st.st_blocks * 512, 1 << 20) << "trim punched holes";
+  // Synchronous trims (psync, libaio) end on time like everything else.
+  for (const char* engine : {"psync", "libaio"}) {
+    Proc timed = RunSsdlab({"run", "--target", t / "f", "--rw", "randtrim", "--runtime", "1s",
+                            "--engine", engine, "--json", t / "tt.json"});
+    ASSERT_EQ(timed.exit_code, 0) << engine << ": " << timed.err;
+    EXPECT_GT(ReadJson(t / "tt.json")["results"]["trim"]["ios"].get<uint64_t>(), 0u);
+  }
 }
 
 // Each bad input: exit 2, one line naming the problem, and the target untouched.

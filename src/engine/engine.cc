@@ -118,6 +118,8 @@ struct PhaseShared {
   const DataFiller& filler;
   int fd;
   bool block_device;
+  const std::vector<int>& fds;  // a multi-file target's files (size 1 otherwise)
+  uint64_t file_bytes;          // bytes per file of a multi-file target
   const RunControl& control;
   std::latch ready;
   std::latch go{1};
@@ -143,7 +145,8 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     out.status = Status::Error(Code::kNoSpace, "cannot allocate I/O buffers");
   } else {
     for (uint32_t i = 0; i < depth; ++i) sh.filler.Prepare(buffers.data + i * buf_bytes, buf_bytes);
-    out.status = q.Init({sh.fd, sh.block_device, depth, buffers.data, buf_bytes});
+    out.status = q.Init({sh.fd, sh.block_device, depth, buffers.data, buf_bytes, sh.fds.data(),
+                         static_cast<uint32_t>(sh.fds.size()), sh.file_bytes});
   }
   sh.ready.count_down();
   sh.go.wait();
@@ -300,10 +303,13 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
       if (r.dir == Direction::kTrim && sync_trims) {
         uint64_t start = rated ? sched : MonotonicNs();
         s.submit_ns = start;
-        int res = SyncTrim(sh.fd, sh.block_device, r.offset, r.bytes);
+        uint64_t trim_off = r.offset;
+        int trim_fd = sh.fds.size() > 1 ? sh.fds[trim_off / sh.file_bytes] : sh.fd;
+        if (sh.fds.size() > 1) trim_off %= sh.file_bytes;
+        int res = SyncTrim(trim_fd, sh.block_device, trim_off, r.bytes);
         now = MonotonicNs();
         complete(idx, res, now);
-        continue;
+        break;  // back to the outer loop, which checks time, ramp and stop
       }
       q.Prep(idx, r.dir, r.offset, r.bytes);
       prepared.push_back(idx);
@@ -362,16 +368,26 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
 
 class RealBackend : public Backend {
  public:
-  RealBackend(int fd, TargetInfo info, bool block_device, EngineKind engine)
-      : fd_(fd), info_(std::move(info)), block_device_(block_device), engine_(engine) {}
-  ~RealBackend() override { close(fd_); }
+  RealBackend(std::vector<int> fds, TargetInfo info, bool block_device, EngineKind engine)
+      : fd_(fds.front()), fds_(std::move(fds)), info_(std::move(info)), block_device_(block_device), engine_(engine) {
+    file_bytes_ = info_.size_bytes / fds_.size();
+  }
+  ~RealBackend() override {
+    for (int fd : fds_) close(fd);
+  }
 
   const TargetInfo& info() const override { return info_; }
 
   Result<PhaseResult> RunPhase(const WorkloadSpec& spec, const RunControl& control) override {
     std::vector<std::string> notes;
-    if (spec.HasReads() && !block_device_ &&
-        !RangeFullyWritten(fd_, spec.range_begin_bytes, spec.range_end_bytes)) {
+    if (fds_.size() > 1) {
+      for (const BlockShare& b : spec.block_sizes) {
+        if (file_bytes_ % b.bytes || (spec.pattern == Pattern::kSequential && spec.block_sizes.size() > 1)) {
+          return Status::Invalid("a multi-file target needs block sizes that divide its file size (" + FormatBytes(file_bytes_) + ") and one block size for sequential access");
+        }
+      }
+    }
+    if (spec.HasReads() && !block_device_ && !RangeWritten(spec.range_begin_bytes, spec.range_end_bytes)) {
       // Unwritten extents read back as zeros without touching the device: write them first.
       WorkloadSpec fill = spec;
       fill.pattern = Pattern::kSequential;
@@ -393,7 +409,9 @@ class RealBackend : public Backend {
       if (!filled.ok()) return filled.status().WithContext("filling the file before reading");
       if (filled->interrupted) return Status::Error(Code::kInterrupted, "interrupted while filling the file before reading");
       if (filled->io_errors) return Status::Io("filling the file before reading: " + filled->errors.front());
-      if (fdatasync(fd_) != 0) return Status::Io(std::string("fdatasync: ") + std::strerror(errno));
+      for (int fd : fds_) {
+        if (fdatasync(fd) != 0) return Status::Io(std::string("fdatasync: ") + std::strerror(errno));
+      }
       notes.push_back("filled " + FormatBytes(fill.io_bytes) + " of the file with data before reading (it had unwritten extents)");
     }
     auto r = Dispatch(spec, control);
@@ -402,13 +420,17 @@ class RealBackend : public Backend {
   }
 
   bool persistent_state() const override { return true; }
+  int fd() const { return fd_; }
 
   Result<std::string> Purge(const std::string& method, const RunControl&) override {
     if (method == "none") return std::string("none");
     if (method != "auto" && method != "discard") {
       return Status::Error(Code::kUnsupported, "purge method '" + method + "' is not available for " + info_.path + " here (supported: auto, discard, none)");
     }
-    int rc = SyncTrim(fd_, block_device_, 0, info_.size_bytes);
+    int rc = 0;
+    for (int fd : fds_) {
+      if (rc == 0) rc = SyncTrim(fd, block_device_, 0, fds_.size() > 1 ? file_bytes_ : info_.size_bytes);
+    }
     if (rc < 0) {
       return Status::Error(rc == -EOPNOTSUPP ? Code::kUnsupported : Code::kIoError,
                            std::string(block_device_ ? "discard (BLKDISCARD)" : "punch hole") + " of " + info_.path + " failed: " + std::strerror(-rc));
@@ -428,6 +450,17 @@ class RealBackend : public Backend {
   }
 
  private:
+  // RangeFullyWritten over the files a range spans.
+  bool RangeWritten(uint64_t begin, uint64_t end) const {
+    if (fds_.size() == 1) return RangeFullyWritten(fd_, begin, end);
+    for (uint64_t pos = begin; pos < end;) {
+      uint64_t file = pos / file_bytes_, file_end = std::min(end, (file + 1) * file_bytes_);
+      if (!RangeFullyWritten(fds_[file], pos - file * file_bytes_, file_end - file * file_bytes_)) return false;
+      pos = file_end;
+    }
+    return true;
+  }
+
   Result<PhaseResult> Dispatch(const WorkloadSpec& spec, const RunControl& control) {
     switch (engine_) {
       case EngineKind::kIoUring:
@@ -443,7 +476,7 @@ class RealBackend : public Backend {
   template <class Q>
   Result<PhaseResult> Run(const WorkloadSpec& spec, const RunControl& control) {
     DataFiller filler(spec);
-    PhaseShared sh{spec, filler, fd_, block_device_, control, std::latch(spec.jobs)};
+    PhaseShared sh{spec, filler, fd_, block_device_, fds_, file_bytes_, control, std::latch(spec.jobs)};
     std::vector<std::unique_ptr<JobOutput>> outs;
     std::vector<std::thread> threads;
     for (uint32_t j = 0; j < spec.jobs; ++j) outs.push_back(std::make_unique<JobOutput>());
@@ -539,6 +572,8 @@ class RealBackend : public Backend {
   }
 
   int fd_;
+  std::vector<int> fds_;
+  uint64_t file_bytes_ = 0;
   TargetInfo info_;
   bool block_device_;
   EngineKind engine_;
@@ -654,7 +689,55 @@ Result<TargetInfo> ProbeRealTarget(const RealTargetOptions& o) {
   return info;
 }
 
+namespace {
+
+// A set of files as one range: each member is opened (created) through the single-file path.
+Result<std::unique_ptr<Backend>> OpenFileSet(const RealTargetOptions& o) {
+  const uint64_t n = o.files.size();
+  if (o.size_bytes == 0 || o.size_bytes % n || (o.size_bytes / n) % kMiB) {
+    return Status::Invalid(o.path + ": the size of a set of " + std::to_string(n) + " files must be a multiple of " + std::to_string(n) + " MiB");
+  }
+  std::vector<int> fds;
+  TargetInfo info;
+  auto close_all = [&] {
+    for (int fd : fds) close(fd);
+  };
+  for (const std::string& f : o.files) {
+    RealTargetOptions one = o;
+    one.files.clear();
+    one.path = f;
+    one.size_bytes = o.size_bytes / n;
+    auto member = ProbeRealTarget(one);
+    if (!member.ok() || member->kind != "file") {
+      close_all();
+      return member.ok() ? Status::Invalid(f + " is not a regular file") : member.status();
+    }
+    auto opened = OpenRealBackend(one);
+    if (!opened.ok()) {
+      close_all();
+      return opened.status();
+    }
+    // Take the descriptor over: dup it, the single-file backend closes its own.
+    int fd = dup(static_cast<RealBackend&>(**opened).fd());
+    if (fd < 0) {
+      close_all();
+      return Status::Io(f + ": dup: " + std::strerror(errno));
+    }
+    fds.push_back(fd);
+    info = member.value();
+  }
+  info.path = o.path;
+  info.kind = "files";
+  info.size_bytes = o.size_bytes;
+  info.details.emplace_back("files", std::to_string(n));
+  info.details.emplace_back("file_bytes", std::to_string(o.size_bytes / n));
+  return std::unique_ptr<Backend>(std::make_unique<RealBackend>(std::move(fds), std::move(info), false, o.engine));
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Backend>> OpenRealBackend(const RealTargetOptions& o) {
+  if (!o.files.empty()) return OpenFileSet(o);
   SSDLAB_ASSIGN_OR_RETURN(TargetInfo info, ProbeRealTarget(o));
   bool block = info.kind == "block";
   struct stat st;
@@ -694,7 +777,7 @@ Result<std::unique_ptr<Backend>> OpenRealBackend(const RealTargetOptions& o) {
       }
     }
   }
-  return std::unique_ptr<Backend>(std::make_unique<RealBackend>(fd, std::move(info), block, o.engine));
+  return std::unique_ptr<Backend>(std::make_unique<RealBackend>(std::vector<int>{fd}, std::move(info), block, o.engine));
 }
 
 }  // namespace ssdlab
