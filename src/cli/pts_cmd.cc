@@ -255,7 +255,9 @@ void PrintVerdicts(const json& doc, std::ostream& out) {
   for (const json& t : doc["tests"]) {
     const json& ss = t["steady_state"];
     std::string verdict = "no steady-state requirement";
-    if (ss.contains("variables")) {
+    if (t["status"] != "done") {
+      verdict = fmt::format("unfinished: {} rounds stored (continue with --resume)", t["rounds"].size());
+    } else if (ss.contains("variables")) {
       verdict = ss.value("reached", false)
                     ? fmt::format("steady state reached in {} rounds (window {}, mean {:.4g})", ss.value("rounds_run", 0), ss.value("window", 0), ss.value("mean", 0.0))
                     : fmt::format("STEADY STATE NOT REACHED after {} rounds", ss.value("rounds_run", 0));
