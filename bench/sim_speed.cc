@@ -6,7 +6,8 @@
 // is filled sequentially once and then written randomly 3 times its capacity, so the measured
 // part is in steady state. Then 4 KiB random writes (1 job at QD 32, then at QD 1) and 4 KiB
 // random reads at QD 32 over the whole drive, MEASURED_IOS I/Os each (default 20 million).
-// Each line prints host I/Os per second of wall time. Wall-clock figures depend on the
+// Each line prints host I/Os per second of wall time (and per second of the thread's CPU
+// time, less sensitive to other load on the machine). Wall-clock figures depend on the
 // machine and its load; nothing in the test suite depends on them.
 #include <cstdio>
 #include <cstdlib>
@@ -51,10 +52,12 @@ double Run(SimBackend& b, const WorkloadSpec& spec, const char* label) {
   for (const auto& [k, v] : r->counters) {
     if (k == "write_amplification") wa = v;
   }
+  const double cpu_s = r->cpu_user_s + r->cpu_sys_s;
   std::printf(
-      "%-22s %12.0f host I/Os  %7.3f s wall  %8.2f M I/Os per wall second"
-      "  (simulated %.0f IOPS, WA %.3f)\n",
-      label, ios, wall_s, ios / wall_s / 1e6, r->Iops(r->Total()), wa);
+      "%-22s %12.0f host I/Os  %7.3f s wall  %8.2f M I/Os per wall second  (%.2f M per CPU"
+      " second; simulated %.0f IOPS, WA %.3f)\n",
+      label, ios, wall_s, ios / wall_s / 1e6, cpu_s > 0 ? ios / cpu_s / 1e6 : 0.0,
+      r->Iops(r->Total()), wa);
   return ios / wall_s;
 }
 

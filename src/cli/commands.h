@@ -25,6 +25,8 @@ void AddRunCommand(CLI::App& app, int* exit_code);
 void AddSimCommand(CLI::App& app, int* exit_code);
 // `pts`, `ls` and `show`.
 void AddPtsCommands(CLI::App& app, int* exit_code);
+// `profile`: the review-lab profiles (suite/profile.h).
+void AddProfileCommand(CLI::App& app, int* exit_code);
 
 // Prints "ssdlab: error: <message>" to stderr.
 void PrintError(const std::string& message);

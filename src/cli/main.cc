@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "cli/device_cmds.h"
+#include "cli/report_cmds.h"
 #include "cli/version.h"
 
 namespace ssdlab {
@@ -51,6 +52,8 @@ int main(int argc, char** argv) {
   AddPtsCommands(app, &exit_code);
   AddInfoCommand(app, &exit_code);
   AddPurgeCommand(app, &exit_code);
+  AddProfileCommand(app, &exit_code);
+  AddReportCommands(app, &exit_code);
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   try {

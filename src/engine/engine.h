@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backend/backend.h"
 #include "base/status.h"
@@ -20,6 +21,11 @@ struct RealTargetOptions {
   bool writable = false;        // open for writing (the workload writes, trims or fills)
   bool direct = true;           // O_DIRECT
   EngineKind engine = EngineKind::kIoUring;
+  // A set of regular files addressed as one range of `size_bytes`: file i holds
+  // [i*size/n, (i+1)*size/n) (size_bytes / n must be a multiple of 1 MiB). Each file is created
+  // and fully allocated if missing; `path` names the set (e.g. their directory). I/Os must not
+  // cross a file boundary: block sizes must divide the file size (checked per phase).
+  std::vector<std::string> files;
 };
 
 // Checks the target without changing anything: existence, kind, size (a new file's size

@@ -28,6 +28,7 @@ UringQueue::~UringQueue() {
 }
 
 Status UringQueue::Init(const QueueSetup& s) {
+  setup_ = s;
   fd_ = s.fd;
   buffers_ = s.buffers;
   buffer_bytes_ = s.buffer_bytes;
@@ -55,7 +56,8 @@ Status UringQueue::Init(const QueueSetup& s) {
   }
   fixed_buffers_ = io_uring_register_buffers(&ring_, iov.data(), s.depth) == 0;
   if (fixed_buffers_) features_ += "+fixed_buffers";
-  fixed_file_ = io_uring_register_files(&ring_, &fd_, 1) == 0;
+  fixed_file_ = s.nfiles > 1 ? io_uring_register_files(&ring_, s.fds, s.nfiles) == 0
+                             : io_uring_register_files(&ring_, &fd_, 1) == 0;
   if (fixed_file_) features_ += "+fixed_file";
   return Status::Ok();
 }
@@ -64,6 +66,10 @@ void UringQueue::Prep(uint32_t slot, Direction dir, uint64_t offset, uint32_t by
   io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
   // The ring holds at least `depth` entries and at most `depth` requests are in flight.
   int fd = fixed_file_ ? 0 : fd_;
+  if (setup_.nfiles > 1) {
+    uint32_t file = MapFileOffset(setup_, offset);
+    fd = fixed_file_ ? static_cast<int>(file) : setup_.fds[file];
+  }
   uint8_t* buf = buffers_ + slot * buffer_bytes_;
   switch (dir) {
     case Direction::kRead:
@@ -126,10 +132,11 @@ Status AioQueue::Init(const QueueSetup& s) {
 void AioQueue::Prep(uint32_t slot, Direction dir, uint64_t offset, uint32_t bytes) {
   iocb* cb = &iocbs_[slot];
   uint8_t* buf = setup_.buffers + slot * setup_.buffer_bytes;
+  int fd = setup_.nfiles > 1 ? setup_.fds[MapFileOffset(setup_, offset)] : setup_.fd;
   if (dir == Direction::kRead) {
-    io_prep_pread(cb, setup_.fd, buf, bytes, static_cast<long long>(offset));
+    io_prep_pread(cb, fd, buf, bytes, static_cast<long long>(offset));
   } else {
-    io_prep_pwrite(cb, setup_.fd, buf, bytes, static_cast<long long>(offset));
+    io_prep_pwrite(cb, fd, buf, bytes, static_cast<long long>(offset));
   }
   cb->data = reinterpret_cast<void*>(static_cast<uintptr_t>(slot));
   pending_.push_back(cb);
@@ -182,12 +189,13 @@ int PsyncQueue::SubmitAndWait(uint32_t, uint64_t timeout_ns) {
   }
   has_pending_ = false;
   uint8_t* buf = setup_.buffers + slot_ * setup_.buffer_bytes;
+  int fd = setup_.nfiles > 1 ? setup_.fds[MapFileOffset(setup_, offset_)] : setup_.fd;
   ssize_t rc;
   do {
     if (dir_ == Direction::kRead) {
-      rc = pread(setup_.fd, buf, bytes_, static_cast<off_t>(offset_));
+      rc = pread(fd, buf, bytes_, static_cast<off_t>(offset_));
     } else if (dir_ == Direction::kWrite) {
-      rc = pwrite(setup_.fd, buf, bytes_, static_cast<off_t>(offset_));
+      rc = pwrite(fd, buf, bytes_, static_cast<off_t>(offset_));
     } else {
       rc = 0;  // trims never reach a psync queue (kAsyncTrim is false)
     }

@@ -27,7 +27,20 @@ struct QueueSetup {
   uint32_t depth = 1;
   uint8_t* buffers = nullptr;  // depth buffers of buffer_bytes each, contiguous
   uint64_t buffer_bytes = 0;
+  // A set of files addressed as one range (file i holds [i*file_bytes, (i+1)*file_bytes));
+  // `fd` is then fds[0]. nfiles <= 1: the single file or device `fd`.
+  const int* fds = nullptr;
+  uint32_t nfiles = 1;
+  uint64_t file_bytes = 0;
 };
+
+// Maps an offset of a multi-file range to (file index, offset in the file).
+inline uint32_t MapFileOffset(const QueueSetup& s, uint64_t& offset) {
+  if (s.nfiles <= 1) return 0;
+  auto i = static_cast<uint32_t>(offset / s.file_bytes);
+  offset -= uint64_t{i} * s.file_bytes;
+  return i;
+}
 
 // Synchronous trim (discard) of [offset, offset+len): BLKDISCARD on a device, punch hole on
 // a file. Returns 0 or -errno.
@@ -56,6 +69,7 @@ class UringQueue {
 
  private:
   io_uring ring_{};
+  QueueSetup setup_;
   bool ready_ = false;
   bool fixed_buffers_ = false;
   bool fixed_file_ = false;

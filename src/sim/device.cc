@@ -5,6 +5,10 @@
 #include <cmath>
 
 namespace ssdlab::sim {
+
+// The hot path (a host write with its share of GC copies) is compiled as one function.
+#define SSDLAB_HOT [[gnu::always_inline]] inline
+
 namespace {
 
 uint64_t UsToNs(double us) { return static_cast<uint64_t>(std::llround(us * 1000.0)); }
@@ -28,16 +32,19 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g)
   link_ps_per_byte_ = static_cast<uint64_t>(std::llround(1e6 / p.link_mb_s));
   ch_ps_per_byte_ = static_cast<uint64_t>(std::llround(1e6 / p.ch_mb_s));
   unit_ch_ns_ = kUnitBytes * ch_ps_per_byte_ / 1000;
+  prog_ch_ns_ = g.units_per_prog * kUnitBytes * ch_ps_per_byte_ / 1000;
   bg_idle_ns_ = UsToNs(p.bg_idle_ms * 1000.0);
   half_duplex_ = p.interface == HostInterface::kSata;
   prog_of_ = FastDiv(g.units_per_prog);
   page_of_ = FastDiv(g.units_per_page);
   die_mod_ = FastDiv(g.dies);
-  ch_mod_ = FastDiv(p.channels);
+  ch_of_die_.resize(g.dies);
+  for (uint32_t d = 0; d < g.dies; ++d) ch_of_die_[d] = d % p.channels;
   die_free_.assign(g.dies, 0);
   read_free_.assign(g.dies, 0);
   ch_free_.assign(p.channels, 0);
   buffer_ring_.assign(g.buffer_pages, 0);
+  buffer_mask_ = g.buffer_pages - 1;
   assert((g.buffer_pages & (g.buffer_pages - 1)) == 0 && g.buffer_pages >= g.units_per_prog);
   ResetFactoryFresh(0);
 }
@@ -45,6 +52,7 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g)
 void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   ftl_.Reset();
   link_free_[0] = link_free_[1] = now_ns;
+  shared_link_.Reset();
   ctrl_free_ = now_ns;
   std::fill(die_free_.begin(), die_free_.end(), now_ns);
   std::fill(read_free_.begin(), read_free_.end(), now_ns);
@@ -55,6 +63,7 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   host_group_ = Group{};
   gc_group_ = Group{};
   last_gc_read_page_ = UINT32_MAX;
+  last_gc_read_die_ = 0;
   last_gc_read_ready_ = now_ns;
   gc_credit_ = 0;
   gc_ratio_ = 0;
@@ -77,6 +86,60 @@ DeviceCounters SimDevice::counters() const {
   return c;
 }
 
+void LinkCalendar::MakeRoom(uint64_t now) {
+  while (head_ < tail_ && iv_[head_].end <= now) ++head_;
+  if (head_ > 0) {
+    std::copy(iv_.begin() + static_cast<std::ptrdiff_t>(head_),
+              iv_.begin() + static_cast<std::ptrdiff_t>(tail_), iv_.begin());
+    tail_ -= head_;
+    head_ = 0;
+  }
+  if (tail_ == iv_.size()) iv_.resize(std::max<size_t>(16, 2 * iv_.size()));
+}
+
+uint64_t LinkCalendar::BookInGap(uint64_t ready, uint64_t dur, uint64_t now) {
+  while (iv_[head_].end <= now) ++head_;  // the last interval ends after ready >= now
+  // The first interval that ends after `ready` (ends are in order); from there, the first gap
+  // that fits.
+  size_t i = static_cast<size_t>(
+      std::partition_point(iv_.begin() + static_cast<std::ptrdiff_t>(head_),
+                           iv_.begin() + static_cast<std::ptrdiff_t>(tail_),
+                           [ready](const Interval& v) { return v.end <= ready; }) -
+      iv_.begin());
+  uint64_t start = ready;
+  while (i < tail_ && iv_[i].begin < start + dur) {
+    start = std::max(start, iv_[i].end);
+    ++i;
+  }
+  const uint64_t end = start + dur;
+  // Insert [start, end) before interval i, merging with the neighbours it touches.
+  const bool join_prev = i > head_ && iv_[i - 1].end == start;
+  const bool join_next = i < tail_ && iv_[i].begin == end;
+  if (join_prev && join_next) {
+    iv_[i - 1].end = iv_[i].end;
+    std::copy(iv_.begin() + static_cast<std::ptrdiff_t>(i + 1),
+              iv_.begin() + static_cast<std::ptrdiff_t>(tail_),
+              iv_.begin() + static_cast<std::ptrdiff_t>(i));
+    --tail_;
+  } else if (join_prev) {
+    iv_[i - 1].end = end;
+  } else if (join_next) {
+    iv_[i].begin = start;
+  } else {
+    if (tail_ == iv_.size()) {
+      const size_t shift = head_;
+      MakeRoom(now);  // drops nothing more: head_ ends after now
+      i -= shift;
+    }
+    std::copy_backward(iv_.begin() + static_cast<std::ptrdiff_t>(i),
+                       iv_.begin() + static_cast<std::ptrdiff_t>(tail_),
+                       iv_.begin() + static_cast<std::ptrdiff_t>(tail_ + 1));
+    iv_[i] = Interval{start, end};
+    ++tail_;
+  }
+  return end;
+}
+
 uint64_t SimDevice::slc_capacity_pages() const {
   if (g_.slc_static_pages == 0 && p_.slc_dynamic_pct <= 0) return 0;
   const uint64_t unused = g_.user_pages - ftl_.mapped_pages();
@@ -84,42 +147,21 @@ uint64_t SimDevice::slc_capacity_pages() const {
          static_cast<uint64_t>(static_cast<double>(unused) * p_.slc_dynamic_pct / 100.0);
 }
 
-uint64_t SimDevice::Submit(Direction dir, uint64_t offset, uint32_t bytes, uint64_t t) {
-  if (t >= host_busy_until_ + bg_idle_ns_ &&
-      (slc_used_ > 0 || ftl_.collecting() || ftl_.free_blocks() < g_.bg_free_blocks)) {
-    Background(host_busy_until_ + bg_idle_ns_, t);
-  }
-  uint64_t done;
-  switch (dir) {
-    case Direction::kWrite:
-      done = Write(offset, bytes, t);
-      break;
-    case Direction::kRead:
-      done = Read(offset, bytes, t);
-      break;
-    default:
-      done = Trim(offset, bytes, t);
-      break;
-  }
-  done += cmd_ns_;
-  if (done > host_busy_until_) host_busy_until_ = done;
-  return done;
-}
-
-uint64_t SimDevice::ProgramOnDie(uint32_t die, uint32_t units, uint64_t ready, uint64_t t_prog) {
-  const uint32_t ch = ch_mod_.Mod(die);
-  uint64_t& ch_free = ch_free_[ch];
-  ch_free = std::max(ready, ch_free) + units * kUnitBytes * ch_ps_per_byte_ / 1000;
+SSDLAB_HOT uint64_t SimDevice::ProgramOnDie(uint32_t die, uint32_t units, uint64_t ready, uint64_t t_prog) {
+  uint64_t& ch_free = ch_free_[ch_of_die_[die]];
+  const uint64_t xfer =
+      units == g_.units_per_prog ? prog_ch_ns_ : units * kUnitBytes * ch_ps_per_byte_ / 1000;
+  ch_free = std::max(ready, ch_free) + xfer;
   uint64_t& die_free = die_free_[die];
   die_free = std::max(ch_free, die_free) + t_prog;
   return die_free;
 }
 
-uint64_t SimDevice::Program(uint32_t first_ppn, uint32_t units, uint64_t ready, uint64_t t_prog) {
+SSDLAB_HOT uint64_t SimDevice::Program(uint32_t first_ppn, uint32_t units, uint64_t ready, uint64_t t_prog) {
   return ProgramOnDie(die_mod_.Mod(prog_of_.Div(first_ppn)), units, ready, t_prog);
 }
 
-uint64_t SimDevice::NandRead(uint32_t ppn, bool sense, uint64_t t, uint64_t t_read) {
+SSDLAB_HOT uint64_t SimDevice::NandRead(uint32_t ppn, bool sense, uint64_t t, uint64_t t_read) {
   const uint32_t die = die_mod_.Mod(prog_of_.Div(ppn));
   uint64_t data = t;
   if (sense) {
@@ -132,22 +174,80 @@ uint64_t SimDevice::NandRead(uint32_t ppn, bool sense, uint64_t t, uint64_t t_re
     die_free = std::max(t, die_free) + t_read;
     ++nand_reads_;
   }
-  uint64_t& ch_free = ch_free_[ch_mod_.Mod(die)];
+  uint64_t& ch_free = ch_free_[ch_of_die_[die]];
   ch_free = std::max(data, ch_free) + unit_ch_ns_;
   return ch_free;
+}
+
+SSDLAB_HOT uint64_t SimDevice::CopyPage(GcHot& h, uint64_t t) {
+  const uint32_t src = ftl_.NextVictimPage();
+  const uint32_t dst = ftl_.RelocateVictimPage(src);
+  h.ctrl_free = std::max(t, h.ctrl_free) + ctrl_gc_ns_;
+  // One tR per NAND page: consecutive valid units of a page are read with one sense.
+  const uint32_t page = page_of_.Div(src);
+  uint64_t data = t;
+  if (page != h.last_page) {
+    h.last_page = page;
+    h.last_die = die_mod_.Mod(prog_of_.Div(src));
+    // As NandRead: reads wait only for reads of the die and push its programs back by tR.
+    uint64_t& read_free = read_free_[h.last_die];
+    read_free = std::max(t, read_free) + t_read_ns_;
+    data = read_free;
+    uint64_t& die_free = die_free_[h.last_die];
+    die_free = std::max(t, die_free) + t_read_ns_;
+    ++nand_reads_;
+  }
+  uint64_t& ch_free = ch_free_[ch_of_die_[h.last_die]];
+  ch_free = std::max(data, ch_free) + unit_ch_ns_;
+  const uint64_t ready = ch_free;
+  uint64_t end = std::max(ready, h.ctrl_free);
+  if (h.grp_count == 0) {
+    h.grp_first = dst;
+    h.grp_ready = 0;
+  }
+  if (ready > h.grp_ready) h.grp_ready = ready;
+  if (++h.grp_count == g_.units_per_prog) {
+    end = std::max(end, Program(h.grp_first, h.grp_count, h.grp_ready, t_prog_ns_));
+    h.grp_count = 0;
+  }
+  if (ftl_.victim_valid() == 0) end = std::max(end, BookErase(t));
+  return end;
+}
+
+SimDevice::GcHot SimDevice::LoadGcHot() const {
+  GcHot h;
+  h.ctrl_free = ctrl_free_;
+  h.grp_ready = gc_group_.ready_ns;
+  h.grp_count = gc_group_.count;
+  h.grp_first = gc_group_.first_ppn;
+  h.last_page = last_gc_read_page_;
+  h.last_die = last_gc_read_die_;
+  return h;
+}
+
+void SimDevice::StoreGcHot(const GcHot& h) {
+  ctrl_free_ = h.ctrl_free;
+  gc_group_.ready_ns = h.grp_ready;
+  gc_group_.count = h.grp_count;
+  gc_group_.first_ppn = h.grp_first;
+  last_gc_read_page_ = h.last_page;
+  last_gc_read_die_ = h.last_die;
 }
 
 uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
   const uint64_t lpn_begin = offset / kUnitBytes;
   const uint64_t lpn_end = (offset + bytes + kUnitBytes - 1) / kUnitBytes;
   const uint64_t units = lpn_end - lpn_begin;
-  uint64_t& link = link_free_[0];
-  link = std::max(t, link) + bytes * link_ps_per_byte_ / 1000;
-  if (half_duplex_) link_free_[1] = link;
+  uint64_t link;
+  if (half_duplex_) {
+    link = shared_link_.Book(t, write_xfer_.Ns(bytes, link_ps_per_byte_), t);
+  } else {
+    link = link_free_[0] = std::max(t, link_free_[0]) + write_xfer_.Ns(bytes, link_ps_per_byte_);
+  }
   ctrl_free_ = std::max(link, ctrl_free_) + ctrl_write_ns_ + (units - 1) * ctrl_unit_ns_;
   const uint64_t tc = ctrl_free_;
   uint64_t done = tc;
-  const uint64_t mask = buffer_ring_.size() - 1;
+  const uint64_t mask = buffer_mask_;
   for (uint64_t lpn = lpn_begin; lpn < lpn_end; ++lpn) {
     const uint64_t slot = buffer_seq_++;
     uint64_t ready = std::max(tc, buffer_ring_[slot & mask]);
@@ -199,8 +299,9 @@ uint64_t SimDevice::Read(uint64_t offset, uint32_t bytes, uint64_t t) {
     last_page = page;
     if (r > ready) ready = r;
   }
-  uint64_t& link = link_free_[half_duplex_ ? 0 : 1];
-  link = std::max(ready, link) + bytes * link_ps_per_byte_ / 1000;
+  if (half_duplex_) return shared_link_.Book(ready, read_xfer_.Ns(bytes, link_ps_per_byte_), t);
+  uint64_t& link = link_free_[1];
+  link = std::max(ready, link) + read_xfer_.Ns(bytes, link_ps_per_byte_);
   return link;
 }
 
@@ -227,28 +328,14 @@ uint64_t SimDevice::BookErase(uint64_t t) {
 }
 
 uint64_t SimDevice::CopyOne(uint64_t t, bool* copied) {
-  uint32_t src, dst;
-  if (!ftl_.RelocateNext(&src, &dst)) {
+  if (ftl_.victim_valid() == 0) {
     *copied = false;
     return BookErase(t);
   }
   *copied = true;
-  ctrl_free_ = std::max(t, ctrl_free_) + ctrl_gc_ns_;
-  const uint32_t page = page_of_.Div(src);
-  const uint64_t ready = NandRead(src, page != last_gc_read_page_, t, t_read_ns_);
-  last_gc_read_page_ = page;
-  uint64_t end = std::max(ready, ctrl_free_);
-  Group& grp = gc_group_;
-  if (grp.count == 0) {
-    grp.first_ppn = dst;
-    grp.ready_ns = 0;
-  }
-  if (ready > grp.ready_ns) grp.ready_ns = ready;
-  if (++grp.count == g_.units_per_prog) {
-    end = std::max(end, Program(grp.first_ppn, grp.count, grp.ready_ns, t_prog_ns_));
-    grp.count = 0;
-  }
-  if (ftl_.victim_valid() == 0) end = std::max(end, BookErase(t));
+  GcHot h = LoadGcHot();
+  const uint64_t end = CopyPage(h, t);
+  StoreGcHot(h);
   return end;
 }
 
@@ -262,42 +349,73 @@ bool SimDevice::GcStep(uint64_t t, uint64_t* end) {
   return true;
 }
 
-void SimDevice::ForegroundGc(uint64_t t) {
-  uint64_t end;
+SSDLAB_HOT void SimDevice::ForegroundGc(uint64_t t) {
   if (p_.gc_lazy) {
-    // Lazy firmware: nothing until the pool is empty, then a whole batch at once.
-    if (ftl_.free_blocks() <= g_.min_free_blocks + 1) {
-      NoteFree();
-      const uint32_t target = g_.min_free_blocks + 1 + g_.batch_blocks;
-      while (ftl_.free_blocks() < target && GcStep(t, &end)) {
-      }
-    }
+    LazyGc(t);
+    return;
   } else {
     if (!ftl_.collecting()) {
       if (ftl_.free_blocks() >= g_.low_free_blocks) return;
-      NoteFree();
-      if (!ftl_.SelectVictim()) return;
-      SetRatio();
+      if (!StartVictim()) return;
     }
     // Copy in proportion to host writes, so the victim is free when the host frontier has
     // used up the space it yields (incremental GC interleaved with host writes).
-    gc_credit_ += gc_ratio_;
-    while (gc_credit_ >= 1) {
-      bool copied;
-      CopyOne(t, &copied);
-      if (copied) gc_credit_ -= 1;
-      if (ftl_.collecting()) continue;
-      if (ftl_.free_blocks() >= g_.low_free_blocks || !ftl_.SelectVictim()) {
-        gc_credit_ = 0;
-        break;
-      }
-      SetRatio();
+    double credit = gc_credit_ + gc_ratio_;
+    if (credit >= 1) {
+      GcHot h = LoadGcHot();
+      do {
+        if (ftl_.victim_valid() != 0) {
+          CopyPage(h, t);
+          credit -= 1;
+        } else {
+          BookErase(t);
+        }
+        if (ftl_.collecting()) continue;
+        if (ftl_.free_blocks() >= g_.low_free_blocks || !NextVictim()) {
+          credit = 0;
+          break;
+        }
+      } while (credit >= 1);
+      StoreGcHot(h);
     }
+    gc_credit_ = credit;
   }
   // Never let the pool run dry: the frontiers need blocks.
+  if (ftl_.free_blocks() <= g_.min_free_blocks) RefillPool(t);
+  NoteFree();
+}
+
+bool SimDevice::StartVictim() {
+  NoteFree();
+  if (!ftl_.SelectVictim()) return false;
+  SetRatio();
+  return true;
+}
+
+bool SimDevice::NextVictim() {
+  if (!ftl_.SelectVictim()) return false;
+  SetRatio();
+  return true;
+}
+
+void SimDevice::RefillPool(uint64_t t) {
+  uint64_t end;
   while (ftl_.free_blocks() <= g_.min_free_blocks) {
     if (!GcStep(t, &end)) break;
   }
+}
+
+void SimDevice::LazyGc(uint64_t t) {
+  uint64_t end;
+  // Lazy firmware: nothing until the pool is empty, then a whole batch at once.
+  if (ftl_.free_blocks() <= g_.min_free_blocks + 1) {
+    NoteFree();
+    const uint32_t target = g_.min_free_blocks + 1 + g_.batch_blocks;
+    while (ftl_.free_blocks() < target && GcStep(t, &end)) {
+    }
+  }
+  // Never let the pool run dry: the frontiers need blocks.
+  RefillPool(t);
   NoteFree();
 }
 

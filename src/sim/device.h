@@ -46,6 +46,45 @@ struct DeviceCounters {
   uint64_t nand_reads = 0;  // NAND page reads (host and GC)
 };
 
+// Bookings of a shared half-duplex link (SATA): busy intervals in time order. A transfer takes
+// the first gap at or after the time its data is ready, so a write command's data can cross
+// the link while it would otherwise idle before a read's data (booked earlier, when the read
+// was submitted) is ready; a single "busy until" would leave such gaps unused. When every
+// booking is at or after the previous ones (e.g. writes only) this is the "busy until" model
+// exactly.
+class LinkCalendar {
+ public:
+  void Reset() { head_ = tail_ = 0; }
+  // Books `dur` ns from the first time >= ready that is free for that long; returns its end.
+  // REQUIRES: now is non-decreasing over calls and ready >= now.
+  uint64_t Book(uint64_t ready, uint64_t dur, uint64_t now) {
+    if (head_ < tail_) {
+      Interval& last = iv_[tail_ - 1];
+      if (ready <= last.end) {
+        if (ready >= last.begin) return last.end += dur;  // no gap after ready but the end
+        return BookInGap(ready, dur, now);
+      }
+    }
+    // After everything booked.
+    if (tail_ == iv_.size()) MakeRoom(now);
+    iv_[tail_++] = Interval{ready, ready + dur};
+    return ready + dur;
+  }
+
+ private:
+  struct Interval {
+    uint64_t begin, end;
+  };
+  // Drops intervals that end by `now` (no booking starts earlier); the rest move to the
+  // front, and the buffer grows if still full.
+  void MakeRoom(uint64_t now);
+  uint64_t BookInGap(uint64_t ready, uint64_t dur, uint64_t now);
+
+  std::vector<Interval> iv_;  // [head_, tail_): disjoint and in order
+  size_t head_ = 0;
+  size_t tail_ = 0;
+};
+
 class SimDevice {
  public:
   // REQUIRES: p validated, g = DeriveGeometry(p).
@@ -57,7 +96,23 @@ class SimDevice {
 
   // Runs one host command submitted at `t_ns` and returns its completion time (> t_ns).
   // REQUIRES: t_ns >= the previous call's t_ns; [offset, offset + bytes) inside user space.
-  uint64_t Submit(Direction dir, uint64_t offset, uint32_t bytes, uint64_t t_ns);
+  uint64_t Submit(Direction dir, uint64_t offset, uint32_t bytes, uint64_t t_ns) {
+    if (t_ns >= host_busy_until_ + bg_idle_ns_ &&
+        (slc_used_ > 0 || ftl_.collecting() || ftl_.free_blocks() < g_.bg_free_blocks)) {
+      Background(host_busy_until_ + bg_idle_ns_, t_ns);
+    }
+    uint64_t done;
+    if (dir == Direction::kWrite) {
+      done = Write(offset, bytes, t_ns);
+    } else if (dir == Direction::kRead) {
+      done = Read(offset, bytes, t_ns);
+    } else {
+      done = Trim(offset, bytes, t_ns);
+    }
+    done += cmd_ns_;
+    if (done > host_busy_until_) host_busy_until_ = done;
+    return done;
+  }
 
   // Cache hints for commands about to be submitted (no effect on results): `near` is the
   // next command, `far` the one after it.
@@ -107,12 +162,33 @@ class SimDevice {
   // data is in controller memory.
   uint64_t NandRead(uint32_t ppn, bool sense, uint64_t t, uint64_t t_read);
   void ForegroundGc(uint64_t t);
+  // Out-of-line parts of ForegroundGc: the first victim of a GC period (false: none), the
+  // next one, keeping the pool above its minimum, lazy GC.
+  bool StartVictim();
+  bool NextVictim();
+  void RefillPool(uint64_t t);
+  void LazyGc(uint64_t t);
   // One step of GC at time t: select a victim if none, then copy one page (erasing the
   // victim once empty). Sets *end to when the booked work ends. False: no victim would
   // yield space.
   bool GcStep(uint64_t t, uint64_t* end);
   // Copies one page of the current victim, or erases it when none is left (*copied false).
   uint64_t CopyOne(uint64_t t, bool* copied);
+  // State of GC copying that changes with every copy, held in registers over a run of copies
+  // (members do not stay in registers across stores to the resource arrays).
+  struct GcHot {
+    uint64_t ctrl_free;  // ctrl_free_
+    uint64_t grp_ready;  // gc_group_
+    uint32_t grp_count;
+    uint32_t grp_first;
+    uint32_t last_page;  // last_gc_read_page_
+    uint32_t last_die;   // its die
+  };
+  GcHot LoadGcHot() const;
+  void StoreGcHot(const GcHot& h);
+  // Copies the next valid page of the victim (erasing the victim if that was its last one);
+  // returns when the booked work ends. REQUIRES: ftl_.victim_valid() > 0.
+  inline uint64_t CopyPage(GcHot& h, uint64_t t);
   uint64_t BookErase(uint64_t t);
   void SetRatio();
   // Folds one native-mode program's worth of SLC data at time t; returns its end.
@@ -128,27 +204,43 @@ class SimDevice {
   // Timing constants, ns (per-byte ones in ps).
   uint64_t cmd_ns_, ctrl_read_ns_, ctrl_write_ns_, ctrl_trim_ns_, ctrl_unit_ns_, ctrl_gc_ns_;
   uint64_t t_read_ns_, t_prog_ns_, t_erase_ns_, slc_t_read_ns_, slc_t_prog_ns_;
-  uint64_t link_ps_per_byte_, ch_ps_per_byte_, unit_ch_ns_;
+  uint64_t link_ps_per_byte_, ch_ps_per_byte_, unit_ch_ns_, prog_ch_ns_;
+  // Host link time of a command's data, remembered for the last size (sizes repeat).
+  struct XferCache {
+    uint32_t bytes = 0;
+    uint64_t ns = 0;
+    uint64_t Ns(uint32_t b, uint64_t ps_per_byte) {
+      if (b != bytes) {
+        bytes = b;
+        ns = b * ps_per_byte / 1000;
+      }
+      return ns;
+    }
+  };
+  XferCache write_xfer_, read_xfer_;
   uint64_t bg_idle_ns_;
   bool half_duplex_;
   FastDiv prog_of_;  // ppn -> program index
   FastDiv page_of_;  // ppn -> NAND page index
   FastDiv die_mod_;  // program index -> die
-  FastDiv ch_mod_;   // die -> channel
+  std::vector<uint32_t> ch_of_die_;  // die -> channel
 
   // Resource state.
-  uint64_t link_free_[2] = {0, 0};  // [0] host->drive, [1] drive->host (aliased on SATA)
+  uint64_t link_free_[2] = {0, 0};  // [0] host->drive, [1] drive->host (full duplex)
+  LinkCalendar shared_link_;        // half duplex (SATA): both directions
   uint64_t ctrl_free_ = 0;
   std::vector<uint64_t> die_free_;   // programs, erases (and reads' share)
   std::vector<uint64_t> read_free_;  // reads only: they preempt queued programs
   std::vector<uint64_t> ch_free_;
   std::vector<uint64_t> buffer_ring_;  // release time of each buffer slot
+  uint64_t buffer_mask_ = 0;
   uint64_t buffer_seq_ = 0;
   uint64_t host_busy_until_ = 0;
 
   Group host_group_;
   Group gc_group_;
   uint32_t last_gc_read_page_ = UINT32_MAX;
+  uint32_t last_gc_read_die_ = 0;
   uint64_t last_gc_read_ready_ = 0;
   double gc_credit_ = 0;
   double gc_ratio_ = 0;

@@ -15,6 +15,30 @@ struct Fixture {
   SimDevice dev;
 };
 
+TEST(LinkCalendar, FillsGapsBeforeLaterBookings) {
+  LinkCalendar c;
+  EXPECT_EQ(c.Book(100, 10, 0), 110u);  // [100, 110)
+  EXPECT_EQ(c.Book(105, 10, 0), 120u);  // busy at 105: right after, [110, 120)
+  EXPECT_EQ(c.Book(0, 50, 0), 50u);     // fits in the gap before [100, 120)
+  EXPECT_EQ(c.Book(40, 50, 0), 100u);   // exactly [50, 100): the link is now busy 0..120
+  EXPECT_EQ(c.Book(60, 5, 0), 125u);    // no gap left before the end
+  EXPECT_EQ(c.Book(200, 10, 150), 210u);
+  EXPECT_EQ(c.Book(150, 10, 150), 160u);  // before [200, 210)
+  EXPECT_EQ(c.Book(155, 41, 155), 251u);  // [160, 200) is too short: after 210
+}
+
+TEST(SimDevice, SataLinkIsSharedByBothDirections) {
+  // A read booked first (its data is ready only after tR) does not keep a later write's data
+  // off the idle link; both still share one link.
+  Fixture f("sim:tiny?cmd_us=0");
+  const uint64_t t0 = 0;
+  f.dev.Submit(Direction::kWrite, 0, 4096, t0);
+  const uint64_t t1 = 100000000;  // long after that program
+  const uint64_t read_done = f.dev.Submit(Direction::kRead, 0, 4096, t1);
+  const uint64_t write_done = f.dev.Submit(Direction::kWrite, 1 << 20, 4096, t1);
+  EXPECT_LT(write_done, read_done);  // the write's data crossed while the read sensed
+}
+
 TEST(SimDevice, ReadsOfUnwrittenPagesSkipNand) {
   Fixture f("sim:tiny");
   const uint64_t t0 = 1000000;

@@ -1,129 +1,262 @@
 // Priority queues of simulation events ordered by (time, slot): the slot index breaks ties so
 // the order, and with it every result, is deterministic. Storage is reserved up front; no
-// allocation per operation. EventQueue picks a sorted ring for few slots (new completions
-// usually go to the back, so insertion is O(1) in practice and branch-friendly) and a binary
-// heap for many; both pop events in exactly the same order.
+// allocation per operation. EventQueue switches between a sorted run (cheap while new
+// completions go near the back) and a tournament tree over slots (O(log slots) wherever they
+// go); both pop events in exactly the same order.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace ssdlab::sim {
 
 struct Event {
-  uint64_t t_ns;
-  uint32_t slot;
-  uint32_t kind;  // caller-defined
+  Event() = default;
+  Event(uint64_t t, uint32_t s, uint32_t k) : t_ns(t), kind(k), slot(s) {}
+  uint64_t t_ns = 0;
+  // kind then slot: read as one little-endian word they order by slot (a slot has at most one
+  // event, so kind never decides), and (t_ns, that word) compares as one 128-bit key.
+  uint32_t kind = 0;  // caller-defined
+  uint32_t slot = 0;
 
-  bool Before(const Event& o) const { return t_ns < o.t_ns || (t_ns == o.t_ns && slot < o.slot); }
+  unsigned __int128 Key() const {
+    uint64_t lo;
+    std::memcpy(&lo, &kind, sizeof lo);
+    return (static_cast<unsigned __int128>(t_ns) << 64) | lo;
+  }
+  bool Before(const Event& o) const { return Key() < o.Key(); }
 };
+static_assert(sizeof(Event) == 16);
 
-class EventHeap {
+// A tournament (winner) tree over slots, for events keyed by slot: each slot holds at most one
+// event, a leaf per slot, each inner node the winner (earliest event) of its subtree. Changing
+// one slot's event replays only its path to the root: log2(slots) matches of one comparison
+// each, without branches or data moves (Knuth, TAOCP vol. 3, 5.4.1). Keys are
+// (time << slot bits | slot) in 64 bits, so only times below max_time() fit (2^55 ns, over a
+// year, with 512 slots); EventQueue uses the sorted run for anything later.
+class TournamentTree {
  public:
-  void Reserve(size_t n) { v_.reserve(n); }
-  bool empty() const { return v_.empty(); }
-  size_t size() const { return v_.size(); }
-  const Event& top() const { return v_[0]; }
-
+  // REQUIRES: slots < n.
+  void Reserve(size_t n) {
+    m_ = 1;
+    bits_ = 0;
+    while (m_ < n) m_ *= 2, ++bits_;
+    node_.assign(2 * m_, kEmpty);
+    kind_.assign(m_, 0);
+    count_ = 0;
+  }
+  // Times below this fit the keys.
+  uint64_t max_time() const { return (kEmpty >> bits_) - 1; }
+  bool empty() const { return count_ == 0; }
+  Event top() const {
+    const uint64_t k = node_[1];
+    const uint32_t slot = static_cast<uint32_t>(k & (m_ - 1));
+    return Event(k >> bits_, slot, kind_[slot]);
+  }
+  // REQUIRES (all that follow): e.t_ns < max_time().
   void Push(const Event& e) {
-    size_t i = v_.size();
-    v_.push_back(e);
-    while (i > 0) {
-      size_t parent = (i - 1) / 2;
-      if (!v_[i].Before(v_[parent])) break;
-      std::swap(v_[i], v_[parent]);
-      i = parent;
-    }
+    ++count_;
+    Set(e);
   }
   void Pop() {
-    v_[0] = v_.back();
-    v_.pop_back();
-    if (!v_.empty()) SiftDown();
+    --count_;
+    Replay(static_cast<uint32_t>(node_[1] & (m_ - 1)), kEmpty);
   }
-  // Replaces the top with `e` (cheaper than Pop + Push).
   void ReplaceTop(const Event& e) {
-    v_[0] = e;
-    SiftDown();
+    const uint32_t w = static_cast<uint32_t>(node_[1] & (m_ - 1));
+    if (e.slot != w) Replay(w, kEmpty);
+    Set(e);
+  }
+  // The events in pop order.
+  void Export(std::vector<Event>* out) const {
+    out->clear();
+    for (uint32_t s = 0; s < m_; ++s) {
+      const uint64_t k = node_[m_ + s];
+      if (k != kEmpty) out->push_back(Event(k >> bits_, s, kind_[s]));
+    }
+    std::sort(out->begin(), out->end(),
+              [](const Event& a, const Event& b) { return a.Before(b); });
+  }
+  void Import(const std::vector<Event>& events) {
+    std::fill(node_.begin(), node_.end(), kEmpty);
+    for (const Event& e : events) {
+      node_[m_ + e.slot] = (e.t_ns << bits_) | e.slot;
+      kind_[e.slot] = e.kind;
+    }
+    count_ = events.size();
+    for (size_t i = m_ - 1; i >= 1; --i) node_[i] = std::min(node_[2 * i], node_[2 * i + 1]);
   }
 
  private:
-  void SiftDown() {
-    const size_t n = v_.size();
-    size_t i = 0;
-    const Event e = v_[0];
-    for (;;) {
-      size_t c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && v_[c + 1].Before(v_[c])) ++c;
-      if (!v_[c].Before(e)) break;
-      v_[i] = v_[c];
-      i = c;
-    }
-    v_[i] = e;
+  static constexpr uint64_t kEmpty = UINT64_MAX;  // above every event's key
+
+  void Set(const Event& e) {
+    kind_[e.slot] = e.kind;
+    Replay(e.slot, (e.t_ns << bits_) | e.slot);
   }
-  std::vector<Event> v_;
+  // Sets the leaf of `slot` to `k` and replays its path.
+  void Replay(uint32_t slot, uint64_t k) {
+    uint64_t* const node = node_.data();
+    size_t i = m_ + slot;
+    node[i] = k;
+    for (; i > 1; i >>= 1) {
+      const uint64_t sibling = node[i ^ 1];
+      k = sibling < k ? sibling : k;
+      node[i >> 1] = k;
+    }
+  }
+
+  size_t m_ = 1;  // leaves (slots), a power of two
+  uint32_t bits_ = 0;
+  std::vector<uint64_t> node_;  // [1, m_): the earliest key of the subtree; [m_, 2 m_): slots
+  std::vector<uint32_t> kind_;  // per slot: event kind
+  size_t count_ = 0;
 };
 
-// Events kept sorted in a ring buffer; insertion scans from the back.
+// Events kept sorted in a linear buffer: the queue is v_[head_, end_); popping advances head_,
+// insertion scans from the back, and the live part moves back to the start when it reaches
+// the end of the buffer (every kSpan pops or so). v_[head_ - 1] always holds a key no greater
+// than any queued or future event (the last popped event, or a zero sentinel), so the scan
+// needs no bounds check.
+// REQUIRES (of the caller): no event is pushed with a key below the last popped one (events
+// are never scheduled in the past), which a discrete-event loop guarantees.
 class SortedRing {
  public:
+  static constexpr size_t kSpan = 4096;
   void Reserve(size_t n) {
-    size_t cap = 1;
-    while (cap < n + 1) cap *= 2;
-    v_.assign(cap, Event{});
-    mask_ = cap - 1;
+    v_.assign(1 + kSpan + n + 1, Event{});
+    head_ = end_ = 1;
   }
-  bool empty() const { return n_ == 0; }
+  bool empty() const { return head_ == end_; }
   const Event& top() const { return v_[head_]; }
-  void Push(const Event& e) {
-    size_t i = n_;
-    while (i > 0) {
-      const Event& prev = v_[(head_ + i - 1) & mask_];
-      if (!e.Before(prev)) break;
-      v_[(head_ + i) & mask_] = prev;
-      --i;
+  void Push(const Event e) {
+    if (end_ == v_.size()) Compact();
+    const uint64_t t = e.t_ns;
+    Event* p = v_.data() + end_;
+    // Later times first (compared alone), then equal times with a larger slot.
+    while (t < p[-1].t_ns) {
+      *p = p[-1];
+      --p;
     }
-    v_[(head_ + i) & mask_] = e;
-    ++n_;
+    while (t == p[-1].t_ns && e.slot < p[-1].slot) {
+      *p = p[-1];
+      --p;
+    }
+    shifts_ += static_cast<size_t>(v_.data() + end_ - p);
+    *p = e;
+    ++end_;
   }
-  void Pop() {
-    head_ = (head_ + 1) & mask_;
-    --n_;
+  // Time of the latest queued event (REQUIRES: !empty()).
+  uint64_t last_time() const { return v_[end_ - 1].t_ns; }
+  // Events moved by insertions since the last call.
+  size_t TakeShifts() {
+    const size_t n = shifts_;
+    shifts_ = 0;
+    return n;
   }
-  void ReplaceTop(const Event& e) {
+  void Export(std::vector<Event>* out) const {
+    out->assign(v_.begin() + static_cast<std::ptrdiff_t>(head_),
+                v_.begin() + static_cast<std::ptrdiff_t>(end_));
+  }
+  void Import(const std::vector<Event>& sorted) {
+    std::copy(sorted.begin(), sorted.end(), v_.begin() + 1);
+    v_[0] = Event{};
+    head_ = 1;
+    end_ = 1 + sorted.size();
+    shifts_ = 0;
+  }
+  void Pop() { ++head_; }
+  void ReplaceTop(const Event e) {
     Pop();
     Push(e);
   }
 
  private:
+  [[gnu::noinline]] void Compact() {
+    std::copy(v_.begin() + static_cast<std::ptrdiff_t>(head_),
+              v_.begin() + static_cast<std::ptrdiff_t>(end_), v_.begin() + 1);
+    v_[0] = Event{};
+    end_ -= head_ - 1;
+    head_ = 1;
+  }
   std::vector<Event> v_;
-  size_t mask_ = 0;
-  size_t head_ = 0;
-  size_t n_ = 0;
+  size_t head_ = 1;
+  size_t end_ = 1;
+  size_t shifts_ = 0;
 };
 
+// Sorted run or tournament tree, whichever suits the pattern of completion times: the run while
+// new events land near the back (few moves per insertion, e.g. writes at QD 1), the tree when
+// they land anywhere (e.g. writes released out of order by the write buffer, reads whose data
+// crosses the link out of order). The choice is reviewed every kWindow insertions; both pop
+// the same order, so results do not depend on it. Times beyond the tree's keys (over a year
+// of virtual time) keep the run.
 class EventQueue {
  public:
-  static constexpr size_t kRingMax = 256;
-  // REQUIRES: at most n events at a time.
+  static constexpr size_t kWindow = 1024;
+  static constexpr size_t kMaxMeanShifts = 4;    // run -> tree above this
+  static constexpr uint32_t kRetryWindows = 16;  // tree -> run for a new look this often
+  // REQUIRES: events carry slots < n, at most one per slot.
   void Reserve(size_t n) {
-    ring_mode_ = n <= kRingMax;
-    if (ring_mode_) {
-      ring_.Reserve(n);
-    } else {
-      heap_.Reserve(n);
-    }
+    ring_mode_ = true;
+    tree_ok_ = true;
+    ring_.Reserve(n);
+    tree_.Reserve(n);
+    scratch_.reserve(n);
+    budget_ = kWindow;
   }
-  bool empty() const { return ring_mode_ ? ring_.empty() : heap_.empty(); }
-  const Event& top() const { return ring_mode_ ? ring_.top() : heap_.top(); }
-  void Push(const Event& e) { ring_mode_ ? ring_.Push(e) : heap_.Push(e); }
-  void Pop() { ring_mode_ ? ring_.Pop() : heap_.Pop(); }
-  void ReplaceTop(const Event& e) { ring_mode_ ? ring_.ReplaceTop(e) : heap_.ReplaceTop(e); }
+  bool empty() const { return ring_mode_ ? ring_.empty() : tree_.empty(); }
+  Event top() const { return ring_mode_ ? ring_.top() : tree_.top(); }
+  void Push(const Event& e) {
+    if (!ring_mode_ && e.t_ns >= tree_.max_time()) ToRing();
+    ring_mode_ ? ring_.Push(e) : tree_.Push(e);
+  }
+  void Pop() { ring_mode_ ? ring_.Pop() : tree_.Pop(); }
+  void ReplaceTop(const Event& e) {
+    if (ring_mode_) {
+      ring_.ReplaceTop(e);
+    } else if (e.t_ns < tree_.max_time()) {
+      tree_.ReplaceTop(e);
+    } else {
+      ToRing();
+      ring_.ReplaceTop(e);
+    }
+    if (--budget_ == 0) Review();
+  }
 
  private:
+  [[gnu::noinline]] void Review() {
+    budget_ = kWindow;
+    if (ring_mode_) {
+      if (ring_.TakeShifts() > kWindow * kMaxMeanShifts && tree_ok_ && !ring_.empty() &&
+          ring_.last_time() < tree_.max_time()) {
+        ring_.Export(&scratch_);
+        tree_.Import(scratch_);
+        ring_mode_ = false;
+        tree_windows_ = 0;
+      }
+    } else if (++tree_windows_ == kRetryWindows) {
+      tree_.Export(&scratch_);
+      ring_.Import(scratch_);
+      ring_mode_ = true;
+    }
+  }
+  [[gnu::noinline]] void ToRing() {
+    tree_.Export(&scratch_);
+    ring_.Import(scratch_);
+    ring_mode_ = true;
+    tree_ok_ = false;  // times only grow
+  }
+
   bool ring_mode_ = true;
+  bool tree_ok_ = true;
+  size_t budget_ = kWindow;
+  uint32_t tree_windows_ = 0;
   SortedRing ring_;
-  EventHeap heap_;
+  TournamentTree tree_;
+  std::vector<Event> scratch_;
 };
 
 }  // namespace ssdlab::sim

@@ -15,13 +15,11 @@ Ftl::Ftl(const Geometry& g, VictimPolicy policy, uint32_t gc_d, uint64_t seed)
       seed_(seed),
       l2p_(g.user_pages),
       p2l_(g.physical_pages),
-      valid_(g.blocks),
+      vbits_(g.physical_pages / 64 + 2),
+      meta_(g.blocks),
       erase_count_(g.blocks, 0),
       closed_seq_(g.blocks),
-      state_(g.blocks),
       head_(g.pages_per_block + 1),
-      next_(g.blocks),
-      prev_(g.blocks),
       free_ring_(g.blocks),
       closed_ring_(g.blocks),
       rng_(seed) {
@@ -31,21 +29,20 @@ Ftl::Ftl(const Geometry& g, VictimPolicy policy, uint32_t gc_d, uint64_t seed)
 void Ftl::Reset() {
   std::fill(l2p_.begin(), l2p_.end(), kNone);
   std::fill(p2l_.begin(), p2l_.end(), kNone);
-  std::fill(valid_.begin(), valid_.end(), 0);
+  std::fill(vbits_.begin(), vbits_.end(), 0);
+  std::fill(meta_.begin(), meta_.end(), BlockMeta{0, kFree, kNone, kNone});
   std::fill(closed_seq_.begin(), closed_seq_.end(), 0);
-  std::fill(state_.begin(), state_.end(), kFree);
   std::fill(head_.begin(), head_.end(), kNone);
-  std::fill(next_.begin(), next_.end(), kNone);
-  std::fill(prev_.begin(), prev_.end(), kNone);
   min_bucket_ = ppb_;
   for (uint32_t b = 0; b < blocks_; ++b) free_ring_[b] = b;
   free_head_ = 0;
   free_count_ = blocks_;
   closed_head_ = closed_tail_ = 0;
-  host_ = Frontier{};
-  gc_ = Frontier{};
+  host_ = Frontier{kNone, 0, ppb_};
+  gc_ = Frontier{kNone, 0, ppb_};
   victim_ = kNone;
   victim_cursor_ = 0;
+  victim_end_ = 0;
   mapped_ = 0;
   rng_ = Rng(seed_);
   counters_ = FtlCounters{};
@@ -54,7 +51,7 @@ void Ftl::Reset() {
 void Ftl::OpenNext(Frontier& f) {
   if (f.block != kNone) {
     const uint32_t b = f.block;
-    state_[b] = kClosed;
+    meta_[b].state = kClosed;
     closed_seq_[b] = counters_.host_pages;
     BucketInsert(b);
     if (policy_ == VictimPolicy::kFifo) closed_ring_[closed_tail_++ % blocks_] = b;
@@ -63,8 +60,9 @@ void Ftl::OpenNext(Frontier& f) {
   const uint32_t b = free_ring_[free_head_];
   free_head_ = free_head_ + 1 == blocks_ ? 0 : free_head_ + 1;
   --free_count_;
-  state_[b] = kOpen;
+  meta_[b].state = kOpen;
   f.block = b;
+  f.base = b * ppb_;
   f.next = 0;
 }
 
@@ -76,7 +74,7 @@ uint32_t Ftl::PickGreedy() {
 uint32_t Ftl::PickFifo() {
   while (closed_head_ < closed_tail_) {
     const uint32_t b = closed_ring_[closed_head_++ % blocks_];
-    if (state_[b] == kClosed) return b;
+    if (meta_[b].state == kClosed) return b;
   }
   return kNone;
 }
@@ -87,11 +85,11 @@ uint32_t Ftl::PickDChoices() {
   // Rejection sampling of closed blocks; nearly all blocks are closed in steady state.
   for (uint32_t tries = 0; found < gc_d_ && tries < 64 * gc_d_; ++tries) {
     const uint32_t b = static_cast<uint32_t>(rng_.Below(blocks_));
-    if (state_[b] != kClosed) continue;
+    if (meta_[b].state != kClosed) continue;
     ++found;
-    if (best == kNone || valid_[b] < valid_[best]) best = b;
+    if (best == kNone || meta_[b].valid < meta_[best].valid) best = b;
   }
-  if (best == kNone || valid_[best] >= ppb_) return PickGreedy();
+  if (best == kNone || meta_[best].valid >= ppb_) return PickGreedy();
   return best;
 }
 
@@ -100,8 +98,8 @@ uint32_t Ftl::PickCostBenefit() {
   double best_score = -1;
   const double now = static_cast<double>(counters_.host_pages);
   for (uint32_t b = 0; b < blocks_; ++b) {
-    if (state_[b] != kClosed || valid_[b] >= ppb_) continue;
-    const double u = static_cast<double>(valid_[b]) / ppb_;
+    if (meta_[b].state != kClosed || meta_[b].valid >= ppb_) continue;
+    const double u = static_cast<double>(meta_[b].valid) / ppb_;
     const double age = now - static_cast<double>(closed_seq_[b]) + 1;
     const double score = (1 - u) * age / (1 + u);
     if (score > best_score) best_score = score, best = b;
@@ -128,50 +126,46 @@ bool Ftl::SelectVictim() {
   }
   if (b == kNone) return false;
   BucketRemove(b);
-  state_[b] = kVictim;
+  meta_[b].state = kVictim;
   victim_ = b;
-  victim_cursor_ = 0;
+  victim_cursor_ = b * ppb_;
+  victim_end_ = victim_cursor_ + ppb_;
+  // Warm the mapping entries of the first pages (see NextVictimPage).
+  for (uint32_t p = victim_cursor_; p < victim_cursor_ + 16 && p < victim_end_; ++p) {
+    if (Valid(p)) __builtin_prefetch(&l2p_[p2l_[p]], 1);
+  }
   return true;
 }
 
-bool Ftl::RelocateNext(uint32_t* src, uint32_t* dst) {
-  assert(collecting());
-  if (valid_[victim_] == 0) return false;
-  const uint32_t base = victim_ * ppb_;
-  while (victim_cursor_ < ppb_) {
-    // Warm the mapping entries of pages a little ahead (sequential p2l, random l2p).
-    if (victim_cursor_ + 16 < ppb_) {
-      const uint32_t ahead = p2l_[base + victim_cursor_ + 16];
-      if (ahead != kNone) __builtin_prefetch(&l2p_[ahead], 1);
-    }
-    const uint32_t ppn = base + victim_cursor_++;
-    const uint32_t lpn = p2l_[ppn];
-    if (lpn == kNone) continue;
-    p2l_[ppn] = kNone;
-    --valid_[victim_];
-    const uint32_t to = Allocate(gc_);
-    l2p_[lpn] = to;
-    p2l_[to] = lpn;
-    ++valid_[block_of_.Div(to)];
-    ++counters_.gc_copies;
-    *src = ppn;
-    *dst = to;
-    return true;
-  }
-  assert(false && "victim valid count disagrees with its pages");
-  return false;
-}
-
 uint32_t Ftl::EraseVictim() {
-  assert(collecting() && valid_[victim_] == 0);
+  assert(collecting() && meta_[victim_].valid == 0);
   const uint32_t b = victim_;
-  state_[b] = kFree;
+  ClearBits(b * ppb_, (b + 1) * ppb_);  // relocated pages kept theirs (RelocateVictimPage)
+  meta_[b].state = kFree;
   ++erase_count_[b];
   free_ring_[(free_head_ + free_count_) % blocks_] = b;
   ++free_count_;
   ++counters_.erases;
   victim_ = kNone;
   return b;
+}
+
+void Ftl::ClearBits(uint32_t begin, uint32_t end) {
+  for (uint32_t p = begin; p < end;) {
+    if ((p & 63) == 0 && end - p >= 64) {
+      vbits_[p >> 6] = 0;
+      p += 64;
+    } else {
+      vbits_[p >> 6] &= ~(uint64_t{1} << (p & 63));
+      ++p;
+    }
+  }
+}
+
+uint64_t Ftl::CountBits(uint32_t begin, uint32_t end) const {
+  uint64_t n = 0;
+  for (uint32_t p = begin; p < end; ++p) n += Valid(p);
+  return n;
 }
 
 std::string Ftl::CheckInvariants() const {
@@ -182,21 +176,27 @@ std::string Ftl::CheckInvariants() const {
     if (ppn == kNone) continue;
     ++mapped;
     if (p2l_[ppn] != lpn) return "l2p/p2l disagree at lpn " + std::to_string(lpn);
+    if (!Valid(ppn)) return "mapped page not marked valid at lpn " + std::to_string(lpn);
     ++count[ppn / ppb_];
   }
   if (mapped != mapped_) return "mapped count off";
+  uint64_t marked = 0;
+  for (uint64_t w : vbits_) marked += static_cast<uint64_t>(__builtin_popcountll(w));
+  // Pages of the victim behind its cursor keep their bits until the erase.
+  if (collecting()) marked -= CountBits(victim_ * ppb_, victim_cursor_);
+  if (marked != mapped_) return "validity bitmap off";
   uint32_t free_blocks = 0;
   for (uint32_t b = 0; b < blocks_; ++b) {
-    if (count[b] != valid_[b]) return "valid count off at block " + std::to_string(b);
-    if (state_[b] == kFree) {
+    if (count[b] != meta_[b].valid) return "valid count off at block " + std::to_string(b);
+    if (meta_[b].state == kFree) {
       ++free_blocks;
-      if (valid_[b] != 0) return "free block with valid pages";
+      if (meta_[b].valid != 0) return "free block with valid pages";
     }
   }
   if (free_blocks != free_count_) return "free count off";
   for (uint32_t v = 0; v <= ppb_; ++v) {
-    for (uint32_t b = head_[v]; b != kNone; b = next_[b]) {
-      if (state_[b] != kClosed || valid_[b] != v) return "bucket list off";
+    for (uint32_t b = head_[v]; b != kNone; b = meta_[b].next) {
+      if (meta_[b].state != kClosed || meta_[b].valid != v) return "bucket list off";
       if (v < min_bucket_) return "min bucket above a non-empty bucket";
     }
   }

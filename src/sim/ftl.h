@@ -3,11 +3,16 @@
 // each step it reports.
 //
 // Data structures (all flat arrays, allocated once; nothing allocates per operation):
-//  - l2p[lpn] -> ppn and p2l[ppn] -> lpn (kNone when free/invalid); a physical page is valid
-//    iff p2l[ppn] != kNone. ppn = block * pages_per_block + offset.
-//  - per-block valid counts; closed blocks sit in doubly linked lists bucketed by valid count,
-//    so the greedy victim (fewest valid pages; Hu et al. 2009, Desnoyers 2012) is found in
-//    O(1) amortised from a moving lower bound.
+//  - l2p[lpn] -> ppn (kNone when unmapped) and p2l[ppn] -> lpn, plus a validity bitmap with
+//    one bit per physical page: a physical page is valid iff its bit is set. p2l of an
+//    invalid page is stale and never read. ppn = block * pages_per_block + offset. The bitmap
+//    (1 bit per page) stays in cache where p2l (4 bytes per page) would not, so overwriting a
+//    page touches only l2p at a random place; p2l is written sequentially at the frontiers and
+//    read sequentially in the victim.
+//  - per-block metadata in one 16-byte record (valid count, state, bucket links); closed
+//    blocks sit in doubly linked lists bucketed by valid count, so the greedy victim (fewest
+//    valid pages; Hu et al. 2009, Desnoyers 2012) is found in O(1) amortised from a moving
+//    lower bound.
 //  - a FIFO pool of erased blocks; two write frontiers (host data, GC data) so relocated data
 //    does not mix with new host data (as in Desnoyers 2012 sec. 5 and most firmware).
 //  - victim policies: greedy; FIFO (oldest closed block, the "LRU" of Desnoyers 2012);
@@ -20,10 +25,12 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "base/rng.h"
 #include "sim/fastdiv.h"
+#include "sim/huge_array.h"
 #include "sim/params.h"
 
 namespace ssdlab::sim {
@@ -47,24 +54,40 @@ class Ftl {
   // Writes logical page `lpn` to the host frontier; returns its new physical page.
   // REQUIRES: lpn < user_pages; free_blocks() >= 1 (the caller runs GC to keep it so).
   uint32_t HostWrite(uint32_t lpn) {
-    Invalidate(lpn);
-    const uint32_t ppn = Allocate(host_);
-    Map(lpn, ppn);
+    const uint32_t old = l2p_[lpn];
+    if (old != kNone) {
+      Unmark(old);
+    } else {
+      ++mapped_;
+    }
+    if (host_.next == ppb_) OpenNext(host_);
+    const uint32_t ppn = host_.base + host_.next++;
+    l2p_[lpn] = ppn;
+    p2l_[ppn] = lpn;
+    Mark(ppn);
+    ++meta_[host_.block].valid;
     ++counters_.host_pages;
     return ppn;
   }
   // Unmaps `lpn` (TRIM); a no-op when unmapped.
   void Trim(uint32_t lpn) {
-    if (l2p_[lpn] != kNone) ++counters_.trims;
-    Invalidate(lpn);
+    const uint32_t old = l2p_[lpn];
+    if (old == kNone) return;
+    ++counters_.trims;
+    l2p_[lpn] = kNone;
+    --mapped_;
+    Unmark(old);
   }
   uint32_t Lookup(uint32_t lpn) const { return l2p_[lpn]; }
   // Cache hints for a write of `lpn` coming soon: the mapping entry, and (once that is in
-  // cache) the reverse entry it points to. No effect on state.
+  // cache) the validity word and block record it points to. No effect on state.
   void PrefetchMapping(uint32_t lpn) const { __builtin_prefetch(&l2p_[lpn], 1); }
   void PrefetchReverse(uint32_t lpn) const {
     const uint32_t ppn = l2p_[lpn];
-    if (ppn != kNone) __builtin_prefetch(&p2l_[ppn], 1);
+    if (ppn != kNone) {
+      __builtin_prefetch(&vbits_[ppn >> 6], 1);
+      __builtin_prefetch(&meta_[block_of_.Div(ppn)], 1);
+    }
   }
 
   // --- Garbage collection, one step at a time -------------------------------------------
@@ -74,11 +97,45 @@ class Ftl {
   // (every candidate is fully valid). REQUIRES: !collecting().
   bool SelectVictim();
   // Valid pages left in the current victim. REQUIRES: collecting().
-  uint32_t victim_valid() const { return valid_[victim_]; }
+  uint32_t victim_valid() const { return meta_[victim_].valid; }
   // Moves the next valid page of the victim to the GC frontier: sets *src, *dst and returns
   // true; returns false once the victim holds no valid page (then call EraseVictim()).
   // REQUIRES: collecting(); free_blocks() >= 1.
-  bool RelocateNext(uint32_t* src, uint32_t* dst);
+  bool RelocateNext(uint32_t* src, uint32_t* dst) {
+    if (meta_[victim_].valid == 0) return false;
+    *src = NextVictimPage();
+    *dst = RelocateVictimPage(*src);
+    return true;
+  }
+  // The two halves of RelocateNext for callers that book timing in between:
+  // the next valid page of the victim (REQUIRES: collecting(), victim_valid() > 0) ...
+  uint32_t NextVictimPage() {
+    uint32_t w = victim_cursor_ >> 6;
+    uint64_t bits = vbits_[w] & (~uint64_t{0} << (victim_cursor_ & 63));
+    while (bits == 0) bits = vbits_[++w];
+    const uint32_t ppn = (w << 6) + static_cast<uint32_t>(__builtin_ctzll(bits));
+    victim_cursor_ = ppn + 1;
+    // Warm the reverse entries further ahead (sequential) and the mapping entry of a page a
+    // little ahead (random).
+    __builtin_prefetch(&p2l_[ppn + 64]);
+    const uint32_t ahead = ppn + 16;
+    if (ahead < victim_end_ && Valid(ahead)) __builtin_prefetch(&l2p_[p2l_[ahead]], 1);
+    return ppn;
+  }
+  // ... and its move to the GC frontier; returns the destination. (The validity bit of `src`
+  // stays set: the victim's cursor has passed it, and EraseVictim clears the whole block.)
+  uint32_t RelocateVictimPage(uint32_t src) {
+    const uint32_t lpn = p2l_[src];
+    --meta_[victim_].valid;
+    if (gc_.next == ppb_) OpenNext(gc_);
+    const uint32_t to = gc_.base + gc_.next++;
+    l2p_[lpn] = to;
+    p2l_[to] = lpn;
+    Mark(to);
+    ++meta_[gc_.block].valid;
+    ++counters_.gc_copies;
+    return to;
+  }
   // Erases the collected victim, returns it to the free pool and returns its block number.
   uint32_t EraseVictim();
 
@@ -88,57 +145,74 @@ class Ftl {
   uint32_t pages_per_block() const { return ppb_; }
   uint32_t blocks() const { return blocks_; }
   uint32_t BlockOf(uint32_t ppn) const { return block_of_.Div(ppn); }
-  uint32_t valid(uint32_t block) const { return valid_[block]; }
+  uint32_t valid(uint32_t block) const { return meta_[block].valid; }
   uint32_t erase_count(uint32_t block) const { return erase_count_[block]; }
   const FtlCounters& counters() const { return counters_; }
   // Consistency check of every invariant (tests; O(pages)). Returns an empty string when ok.
   std::string CheckInvariants() const;
 
  private:
-  enum State : uint8_t { kFree, kOpen, kClosed, kVictim };
+  enum State : uint32_t { kFree, kOpen, kClosed, kVictim };
+  struct BlockMeta {
+    uint32_t valid;
+    State state;
+    uint32_t prev;  // bucket list links (closed blocks)
+    uint32_t next;
+  };
   struct Frontier {
     uint32_t block = kNone;
-    uint32_t next = 0;  // next offset to program in `block`
+    uint32_t base = 0;  // block * pages_per_block
+    uint32_t next = 0;  // next offset to program in `block`; pages_per_block when none open
   };
 
-  void Invalidate(uint32_t lpn) {
-    const uint32_t old = l2p_[lpn];
-    if (old == kNone) return;
-    l2p_[lpn] = kNone;
-    p2l_[old] = kNone;
-    --mapped_;
-    const uint32_t b = block_of_.Div(old);
-    if (state_[b] == kClosed) BucketRemove(b);
-    --valid_[b];
-    if (state_[b] == kClosed) BucketInsert(b);
-  }
-  void Map(uint32_t lpn, uint32_t ppn) {
-    l2p_[lpn] = ppn;
-    p2l_[ppn] = lpn;
-    ++mapped_;
-    ++valid_[block_of_.Div(ppn)];
-  }
-  uint32_t Allocate(Frontier& f) {
-    if (f.block == kNone || f.next == ppb_) OpenNext(f);
-    return f.block * ppb_ + f.next++;
+  bool Valid(uint32_t ppn) const { return (vbits_[ppn >> 6] >> (ppn & 63)) & 1; }
+  // Clears the validity bits of pages [begin, end); counts the set ones.
+  void ClearBits(uint32_t begin, uint32_t end);
+  uint64_t CountBits(uint32_t begin, uint32_t end) const;
+  void Mark(uint32_t ppn) { vbits_[ppn >> 6] |= uint64_t{1} << (ppn & 63); }
+  // Clears the validity of `ppn` and updates its block's count (and bucket).
+  void Unmark(uint32_t ppn) {
+    vbits_[ppn >> 6] &= ~(uint64_t{1} << (ppn & 63));
+    const uint32_t b = block_of_.Div(ppn);
+    BlockMeta& m = meta_[b];
+    if (m.state != kClosed) {
+      --m.valid;
+      return;
+    }
+    // Move b from bucket v to the head of bucket v - 1 (BucketRemove; --valid; BucketInsert).
+    const uint32_t v = m.valid;
+    if (m.prev != kNone) {
+      meta_[m.prev].next = m.next;
+    } else {
+      head_[v] = m.next;
+    }
+    if (m.next != kNone) meta_[m.next].prev = m.prev;
+    m.valid = v - 1;
+    const uint32_t h = head_[v - 1];
+    m.next = h;
+    m.prev = kNone;
+    if (h != kNone) meta_[h].prev = b;
+    head_[v - 1] = b;
+    if (v - 1 < min_bucket_) min_bucket_ = v - 1;
   }
   void OpenNext(Frontier& f);
   void BucketInsert(uint32_t b) {
-    const uint32_t v = valid_[b];
-    next_[b] = head_[v];
-    prev_[b] = kNone;
-    if (head_[v] != kNone) prev_[head_[v]] = b;
+    BlockMeta& m = meta_[b];
+    const uint32_t v = m.valid;
+    m.next = head_[v];
+    m.prev = kNone;
+    if (head_[v] != kNone) meta_[head_[v]].prev = b;
     head_[v] = b;
     if (v < min_bucket_) min_bucket_ = v;
   }
   void BucketRemove(uint32_t b) {
-    const uint32_t v = valid_[b];
-    if (prev_[b] != kNone) {
-      next_[prev_[b]] = next_[b];
+    BlockMeta& m = meta_[b];
+    if (m.prev != kNone) {
+      meta_[m.prev].next = m.next;
     } else {
-      head_[v] = next_[b];
+      head_[m.valid] = m.next;
     }
-    if (next_[b] != kNone) prev_[next_[b]] = prev_[b];
+    if (m.next != kNone) meta_[m.next].prev = m.prev;
   }
   uint32_t PickGreedy();
   uint32_t PickFifo();
@@ -153,15 +227,13 @@ class Ftl {
   const uint32_t gc_d_;
   const uint64_t seed_;
 
-  std::vector<uint32_t> l2p_;
-  std::vector<uint32_t> p2l_;
-  std::vector<uint32_t> valid_;
+  HugeArray<uint32_t> l2p_;
+  HugeArray<uint32_t> p2l_;
+  HugeArray<uint64_t> vbits_;  // validity, one bit per physical page (+ a zero guard word)
+  HugeArray<BlockMeta> meta_;
   std::vector<uint32_t> erase_count_;
   std::vector<uint64_t> closed_seq_;  // host_pages at close (age for cost-benefit)
-  std::vector<State> state_;
-  std::vector<uint32_t> head_;  // per valid count, pages_per_block + 1 lists
-  std::vector<uint32_t> next_;
-  std::vector<uint32_t> prev_;
+  std::vector<uint32_t> head_;        // per valid count, pages_per_block + 1 lists
   uint32_t min_bucket_ = 0;
   std::vector<uint32_t> free_ring_;  // FIFO of erased blocks
   uint32_t free_head_ = 0;
@@ -172,7 +244,8 @@ class Ftl {
   Frontier host_;
   Frontier gc_;
   uint32_t victim_ = kNone;
-  uint32_t victim_cursor_ = 0;
+  uint32_t victim_cursor_ = 0;  // next physical page to look at in the victim
+  uint32_t victim_end_ = 0;
   uint64_t mapped_ = 0;
   Rng rng_;
   FtlCounters counters_;

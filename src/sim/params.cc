@@ -519,8 +519,8 @@ Geometry DeriveGeometry(const SimParams& p) {
   g.buffer_pages = 1;
   while (g.buffer_pages * 2 <= p.buffer_bytes / kUnitBytes) g.buffer_pages *= 2;
   while (g.buffer_pages < 2ull * g.units_per_prog) g.buffer_pages *= 2;
-  g.memory_bytes = g.user_pages * 4 + g.physical_pages * 4 + static_cast<uint64_t>(g.blocks) * 40 +
-                   g.buffer_pages * 8;
+  g.memory_bytes = g.user_pages * 4 + g.physical_pages * 4 + g.physical_pages / 8 +
+                   static_cast<uint64_t>(g.blocks) * 40 + g.buffer_pages * 8;
   return g;
 }
 

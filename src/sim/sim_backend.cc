@@ -68,11 +68,24 @@ class PhaseRunner {
   SimDevice* dev_;
   const uint64_t start_ns_;
 
+  // Requests are drawn kAhead ahead of their submission, per job (the same sequence), so their
+  // mapping entries can be prefetched while earlier events run.
+  static constexpr uint32_t kAhead = 16;
+  static constexpr uint32_t kFarAhead = 10;  // prefetch of the mapping entry
+  static constexpr uint32_t kNearAhead = 3;  // prefetch of what the mapping entry points to
+  struct Ahead {
+    uint64_t offset[kAhead];
+    uint32_t bytes[kAhead];
+    Direction dir[kAhead];
+    uint32_t pos = 0;
+  };
+
   std::vector<JobGenerator> gens_;
-  // Per job, the next two requests, drawn ahead (same sequence) so their mapping entries can
-  // be prefetched while earlier events run.
-  std::vector<std::array<IoRequest, 2>> ahead_;
+  std::vector<Ahead> ahead_;
+  std::vector<uint32_t> job_of_slot_;
   std::vector<Slot> slots_;
+  bool open_loop_ = false;
+  uint64_t io_limit_ = kNever;  // measured bytes to issue
   std::vector<uint64_t> next_index_;  // open loop: next schedule index per job
   double job_interval_ns_ = 0;        // open loop: time between one job's I/Os
   EventQueue heap_;
@@ -105,13 +118,15 @@ void PhaseRunner::StartMeasuring(uint64_t t) {
   cur_index_ = 0;
 }
 
-void PhaseRunner::Issue(uint32_t slot, uint64_t t, bool replace_top) {
+// Issue, Submit and Complete run once per I/O: they are compiled into the event loop.
+[[gnu::always_inline]] inline void PhaseRunner::Issue(uint32_t slot, uint64_t t,
+                                                      bool replace_top) {
   if (stop_issuing_) {
     if (replace_top) heap_.Pop();
     return;
   }
-  if (spec_.rate_iops > 0) {
-    const uint32_t job = slot / spec_.queue_depth;
+  if (open_loop_) {
+    const uint32_t job = job_of_slot_[slot];
     const uint64_t k = next_index_[job]++;
     const uint64_t sched =
         start_ns_ +
@@ -119,7 +134,7 @@ void PhaseRunner::Issue(uint32_t slot, uint64_t t, bool replace_top) {
                               job_interval_ns_);
     slots_[slot].issue_ns = sched;
     if (sched > t) {
-      PutEvent(Event{sched, slot, kSubmit}, replace_top);
+      PutEvent(Event(sched, slot, kSubmit), replace_top);
       return;
     }
   } else {
@@ -128,7 +143,8 @@ void PhaseRunner::Issue(uint32_t slot, uint64_t t, bool replace_top) {
   Submit(slot, t, replace_top);
 }
 
-void PhaseRunner::Submit(uint32_t slot, uint64_t t, bool replace_top) {
+[[gnu::always_inline]] inline void PhaseRunner::Submit(uint32_t slot, uint64_t t,
+                                                       bool replace_top) {
   Slot& s = slots_[slot];
   const uint64_t issue = s.issue_ns;
   if (!measuring_) {
@@ -140,7 +156,7 @@ void PhaseRunner::Submit(uint32_t slot, uint64_t t, bool replace_top) {
     if (issue >= end_ns_) {
       stop_issuing_ = true;
       stopped_by_time_ = true;
-    } else if (spec_.io_bytes && measured_bytes_issued_ >= spec_.io_bytes) {
+    } else if (measured_bytes_issued_ >= io_limit_) {
       stop_issuing_ = true;
     }
     if (stop_issuing_) {
@@ -148,23 +164,29 @@ void PhaseRunner::Submit(uint32_t slot, uint64_t t, bool replace_top) {
       return;
     }
   }
-  const uint32_t job = slot / spec_.queue_depth;
-  std::array<IoRequest, 2>& ahead = ahead_[job];
-  const IoRequest req = ahead[0];
-  ahead[0] = ahead[1];
-  ahead[1] = gens_[job].Next();
-  dev_->Prefetch(ahead[0].offset, ahead[1].offset);
-  s.offset = req.offset;
-  s.bytes = req.bytes;
-  s.dir = req.dir;
+  const uint32_t job = job_of_slot_[slot];
+  Ahead& a = ahead_[job];
+  const uint32_t pos = a.pos;
+  const uint64_t offset = a.offset[pos];
+  const uint32_t bytes = a.bytes[pos];
+  const Direction dir = a.dir[pos];
+  const IoRequest next = gens_[job].Next();
+  a.offset[pos] = next.offset;
+  a.bytes[pos] = next.bytes;
+  a.dir[pos] = next.dir;
+  a.pos = (pos + 1) % kAhead;
+  dev_->Prefetch(a.offset[(pos + kNearAhead) % kAhead], a.offset[(pos + kFarAhead) % kAhead]);
+  s.offset = offset;
+  s.bytes = bytes;
+  s.dir = dir;
   s.measured = measuring_;
   if (measuring_) {
-    measured_bytes_issued_ += req.bytes;
+    measured_bytes_issued_ += bytes;
   } else {
-    ramp_bytes_ += req.bytes;
+    ramp_bytes_ += bytes;
   }
-  const uint64_t done = dev_->Submit(req.dir, req.offset, req.bytes, t);
-  PutEvent(Event{done, slot, kComplete}, replace_top);
+  const uint64_t done = dev_->Submit(dir, offset, bytes, t);
+  PutEvent(Event(done, slot, kComplete), replace_top);
 }
 
 void PhaseRunner::EmitIntervalsBefore(uint64_t index) {
@@ -183,7 +205,7 @@ void PhaseRunner::FlushIoLog() {
   io_log_.clear();
 }
 
-void PhaseRunner::Complete(uint32_t slot, uint64_t t) {
+[[gnu::always_inline]] inline void PhaseRunner::Complete(uint32_t slot, uint64_t t) {
   const Slot& s = slots_[slot];
   if (!s.measured || t > end_ns_) return;  // ramp, or finished after the measured window
   const uint64_t lat = t - s.issue_ns;
@@ -213,11 +235,22 @@ PhaseResult PhaseRunner::Run(uint64_t* end_ns) {
   gens_.reserve(jobs);
   for (uint32_t j = 0; j < jobs; ++j) gens_.emplace_back(spec_, j);
   ahead_.resize(jobs);
-  for (uint32_t j = 0; j < jobs; ++j) ahead_[j] = {gens_[j].Next(), gens_[j].Next()};
+  for (uint32_t j = 0; j < jobs; ++j) {
+    for (uint32_t k = 0; k < kAhead; ++k) {
+      const IoRequest r = gens_[j].Next();
+      ahead_[j].offset[k] = r.offset;
+      ahead_[j].bytes[k] = r.bytes;
+      ahead_[j].dir[k] = r.dir;
+    }
+  }
+  job_of_slot_.resize(n_slots);
+  for (uint32_t s = 0; s < n_slots; ++s) job_of_slot_[s] = s / qd;
+  open_loop_ = spec_.rate_iops > 0;
+  if (spec_.io_bytes) io_limit_ = spec_.io_bytes;
   slots_.assign(n_slots, Slot{});
   next_index_.assign(jobs, 0);
   if (spec_.rate_iops > 0) job_interval_ns_ = 1e9 * jobs / spec_.rate_iops;
-  heap_.Reserve(n_slots + 1);
+  heap_.Reserve(n_slots);
   if (control_.io_log) io_log_.reserve(kIoLogBatch);
   if (spec_.ramp_ns) ramp_end_ns_ = start_ns_ + spec_.ramp_ns;
   if (!spec_.ramp_ns && !spec_.ramp_bytes) StartMeasuring(start_ns_);

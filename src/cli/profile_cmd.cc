@@ -1,0 +1,554 @@
+// `ssdlab profile NAME|FILE.toml`: the review-lab profiles (suite/profile.h), stored in the
+// results database as a run of kind "profile".
+#include <fmt/format.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "base/clock.h"
+#include "base/units.h"
+#include "cli/commands.h"
+#include "cli/device_backend.h"
+#include "cli/output.h"
+#include "cli/targets.h"
+#include "device/device_json.h"
+#include "device/safety.h"
+#include "engine/engine.h"
+#include "store/store.h"
+#include "suite/profile.h"
+
+namespace ssdlab {
+namespace {
+
+using nlohmann::json;
+
+struct ProfileArgs {
+  std::string name, target, db, run, json_path, progress = "auto", fill, purge = "auto", seed;
+  std::string size, target_size, time, ramp, passes, pause, qd, threads, min_bs, max_bs, bs,
+      segments, cliff_ratio, section, curve_fill, points, max_jobs, op, interval, percent, files,
+      mode, rw_ratio;
+  std::string confirm, temp_interval = "1s";
+  bool destructive = false;
+};
+
+json ArgsJson(const ProfileArgs& a) {
+  return {{"name", a.name},
+          {"target", a.target},
+          {"fill", a.fill},
+          {"purge", a.purge},
+          {"seed", a.seed},
+          {"size", a.size},
+          {"target_size", a.target_size},
+          {"time", a.time},
+          {"ramp", a.ramp},
+          {"passes", a.passes},
+          {"pause", a.pause},
+          {"qd", a.qd},
+          {"threads", a.threads},
+          {"min_bs", a.min_bs},
+          {"max_bs", a.max_bs},
+          {"bs", a.bs},
+          {"segments", a.segments},
+          {"cliff_ratio", a.cliff_ratio},
+          {"section", a.section},
+          {"curve_fill", a.curve_fill},
+          {"points", a.points},
+          {"max_jobs", a.max_jobs},
+          {"op", a.op},
+          {"interval", a.interval},
+          {"percent", a.percent},
+          {"files", a.files},
+          {"mode", a.mode},
+          {"rw_ratio", a.rw_ratio}};
+}
+
+std::vector<std::string> Split(const std::string& s, char sep = ',') {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, sep)) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+Status Percents(const std::string& flag, const std::string& text, std::vector<double>& out) {
+  if (text.empty()) return Status::Ok();
+  out.clear();
+  for (const std::string& s : Split(text)) {
+    std::string t = s;
+    auto v = ParseDouble(t.back() == '%' ? t.substr(0, t.size() - 1) : t);
+    if (!v.ok()) return Status::Invalid(flag + ": '" + s + "' is not a percentage");
+    out.push_back(v.value());
+  }
+  if (out.empty()) return Status::Invalid(flag + " is empty");
+  return Status::Ok();
+}
+
+// "0:30:5" (from:to:step) or a list "0,10,20".
+Status OpList(const std::string& text, std::vector<double>& out) {
+  if (text.empty()) return Status::Ok();
+  if (text.find(':') == std::string::npos) return Percents("--op", text, out);
+  auto parts = Split(text, ':');
+  if (parts.size() != 3)
+    return Status::Invalid("--op '" + text + "' is not FROM:TO:STEP (e.g. 0:30:5) or a list");
+  double v[3];
+  for (int i = 0; i < 3; ++i) {
+    auto p = ParseDouble(parts[i]);
+    if (!p.ok()) return Status::Invalid("--op '" + text + "': '" + parts[i] + "' is not a number");
+    v[i] = p.value();
+  }
+  if (v[2] <= 0 || v[1] < v[0])
+    return Status::Invalid("--op '" + text + "': needs FROM <= TO and STEP > 0");
+  out.clear();
+  for (double x = v[0]; x <= v[1] + 1e-9; x += v[2]) out.push_back(x);
+  return Status::Ok();
+}
+
+template <typename T>
+Status Num(const std::string& flag, const std::string& text, T& out, bool allow_zero = false) {
+  if (text.empty()) return Status::Ok();
+  auto v = ParseCount(text);
+  if (!v.ok() || (!allow_zero && v.value() == 0))
+    return Status::Invalid(flag + " '" + text + "' is not a positive number");
+  out = static_cast<T>(v.value());
+  return Status::Ok();
+}
+
+Status Bytes(const std::string& flag, const std::string& text, uint64_t& out) {
+  if (text.empty()) return Status::Ok();
+  auto v = ParseBytes(text);
+  if (!v.ok() || v.value() == 0)
+    return Status::Invalid(flag + " '" + text + "' is not a size above 0");
+  out = v.value();
+  return Status::Ok();
+}
+
+Status Duration(const std::string& flag, const std::string& text, uint64_t& out) {
+  if (text.empty()) return Status::Ok();
+  auto v = ParseDurationNs(text);
+  if (!v.ok()) return v.status().WithContext(flag);
+  out = v.value();
+  return Status::Ok();
+}
+
+Status Real(const std::string& flag, const std::string& text, double& out) {
+  if (text.empty()) return Status::Ok();
+  std::string t = text.back() == '%' ? text.substr(0, text.size() - 1) : text;
+  auto v = ParseDouble(t);
+  if (!v.ok()) return Status::Invalid(flag + " '" + text + "' is not a number");
+  out = v.value();
+  return Status::Ok();
+}
+
+Result<ProfileOptions> ResolveOptions(const ProfileArgs& a) {
+  ProfileOptions o;
+  SSDLAB_RETURN_IF_ERROR(Percents("--fill", a.fill, o.fill_pcts));
+  static const std::vector<std::string> kPurges = {"auto",     "secure-erase", "format",
+                                                   "sanitize", "discard",      "none"};
+  if (std::find(kPurges.begin(), kPurges.end(), a.purge) == kPurges.end()) {
+    return Status::Invalid("--purge: unknown method '" + a.purge +
+                           "' (auto, secure-erase, format, sanitize, discard, none)");
+  }
+  o.purge = a.purge;
+  SSDLAB_RETURN_IF_ERROR(Num("--seed", a.seed, o.seed, true));
+  SSDLAB_RETURN_IF_ERROR(Bytes("--size", a.size, o.size_bytes));
+  SSDLAB_RETURN_IF_ERROR(Duration("--time", a.time, o.time_ns));
+  SSDLAB_RETURN_IF_ERROR(Duration("--ramp", a.ramp, o.ramp_ns));
+  SSDLAB_RETURN_IF_ERROR(Num("--passes", a.passes, o.passes));
+  SSDLAB_RETURN_IF_ERROR(Duration("--pause", a.pause, o.pause_ns));
+  SSDLAB_RETURN_IF_ERROR(Num("--qd", a.qd, o.qd));
+  SSDLAB_RETURN_IF_ERROR(Num("--threads", a.threads, o.threads));
+  SSDLAB_RETURN_IF_ERROR(Bytes("--min-bs", a.min_bs, o.min_bs));
+  SSDLAB_RETURN_IF_ERROR(Bytes("--max-bs", a.max_bs, o.max_bs));
+  SSDLAB_RETURN_IF_ERROR(Bytes("--bs", a.bs, o.bs));
+  SSDLAB_RETURN_IF_ERROR(Num("--segments", a.segments, o.segments));
+  SSDLAB_RETURN_IF_ERROR(Real("--cliff-ratio", a.cliff_ratio, o.cliff_ratio));
+  SSDLAB_RETURN_IF_ERROR(Real("--section", a.section, o.section_pct));
+  SSDLAB_RETURN_IF_ERROR(Real("--curve-fill", a.curve_fill, o.curve_fill_pct));
+  SSDLAB_RETURN_IF_ERROR(Percents("--points", a.points, o.curve_pcts));
+  SSDLAB_RETURN_IF_ERROR(Num("--max-jobs", a.max_jobs, o.max_jobs));
+  SSDLAB_RETURN_IF_ERROR(OpList(a.op, o.op_pcts));
+  SSDLAB_RETURN_IF_ERROR(Duration("--interval", a.interval, o.interval_ns));
+  SSDLAB_RETURN_IF_ERROR(Real("--percent", a.percent, o.fill_percent));
+  if (!a.mode.empty()) o.fileio_modes = Split(a.mode);
+  SSDLAB_RETURN_IF_ERROR(Real("--rw-ratio", a.rw_ratio, o.fileio_rw_ratio));
+  if (o.fileio_rw_ratio <= 0) return Status::Invalid("--rw-ratio must be above 0");
+  return o;
+}
+
+bool LooksLikeFile(const std::string& name) {
+  return name.find('/') != std::string::npos ||
+         name.size() > 5 && name.substr(name.size() - 5) == ".toml";
+}
+
+// The directory of a fileio run must be a writable directory on a real filesystem.
+Status CheckFileioDir(const std::string& dir) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0)
+    return Status::NotFound("fileio: directory " + dir + " does not exist");
+  if (!S_ISDIR(st.st_mode))
+    return Status::Invalid(
+        "fileio: --target " + dir +
+        " is not a directory (fileio creates its files in a directory of a mounted filesystem)");
+  struct statfs fs;
+  if (statfs(dir.c_str(), &fs) != 0)
+    return Status::Io("fileio: statfs " + dir + ": " + std::strerror(errno));
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case PROC_SUPER_MAGIC:
+    case SYSFS_MAGIC:
+    case DEVPTS_SUPER_MAGIC:
+    case CGROUP_SUPER_MAGIC:
+    case CGROUP2_SUPER_MAGIC:
+    case DEBUGFS_MAGIC:
+    case SECURITYFS_MAGIC:
+    case TMPFS_MAGIC:
+    case RAMFS_MAGIC:
+      return Status::Invalid("fileio: " + dir +
+                             " is not on a disk filesystem (procfs, sysfs, tmpfs or similar); give "
+                             "a directory on the drive under test");
+    default:
+      break;
+  }
+  struct statvfs vfs;
+  if (statvfs(dir.c_str(), &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
+    return Status::Refused("fileio: " + dir + " is on a read-only filesystem");
+  if (access(dir.c_str(), W_OK) != 0)
+    return Status::Refused("fileio: cannot write in " + dir + " (" + std::strerror(errno) + ")");
+  return Status::Ok();
+}
+
+class CliProgress : public ProgressSink {
+ public:
+  CliProgress(bool json_lines, bool tty) : json_(json_lines), tty_(tty) {}
+  void OnEvent(const ProgressEvent& e) override {
+    if (json_) {
+      json j = {{"test", e.test},       {"stage", e.stage},     {"cell", e.cell},
+                {"iops", e.iops},       {"mean_ns", e.mean_ns}, {"p99_ns", e.p99_ns},
+                {"message", e.message}, {"t_s", UnixTimeS()}};
+      std::cerr << j.dump() << "\n" << std::flush;
+      return;
+    }
+    std::string line = fmt::format("{} {}", e.test, e.stage);
+    if (!e.cell.empty()) line += " " + e.cell;
+    if (e.iops > 0)
+      line += fmt::format("  {:.0f} IOPS mean {} p99 {}", e.iops, FormatNs(e.mean_ns),
+                          FormatNs(e.p99_ns));
+    if (!e.message.empty()) line += "  " + e.message;
+    if (tty_) {
+      std::cerr << "\r" << line.substr(0, 160) << "\x1b[K" << std::flush;
+    } else {
+      std::cerr << line << "\n";
+    }
+  }
+  void Done() {
+    if (tty_ && !json_) std::cerr << "\r\x1b[K" << std::flush;
+  }
+
+ private:
+  bool json_, tty_;
+};
+
+class HealthHooks : public TestHooks {
+ public:
+  HealthHooks(const DeviceIdentity* id, uint64_t interval_ns)
+      : id_(id), interval_ns_(interval_ns) {}
+  void OnTestStart(const std::string&) override {
+    monitor_ = std::make_unique<HealthMonitor>(id_);
+    monitor_->Start(interval_ns_);
+  }
+  json OnTestEnd(const std::string&) override {
+    json j = monitor_ ? monitor_->Stop() : json(nullptr);
+    monitor_.reset();
+    return j;
+  }
+
+ private:
+  const DeviceIdentity* id_;
+  uint64_t interval_ns_;
+  std::unique_ptr<HealthMonitor> monitor_;
+};
+
+std::string DefaultRunName(const std::string& profile) {
+  time_t t = time(nullptr);
+  tm g;
+  gmtime_r(&t, &g);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "-%Y%m%d-%H%M%S", &g);
+  return "profile-" + profile + buf;
+}
+
+// The human summary: each fill level's figures, then the differences.
+void PrintSummary(const json& doc, std::ostream& out) {
+  for (const json& t : doc["tests"]) {
+    const json& r = t["results"];
+    if (!r.contains("levels")) continue;
+    for (const json& lv : r["levels"]) {
+      out << fmt::format("{}{}\n", t["name"].get<std::string>(),
+                         lv["fill_pct"].is_null()
+                             ? ""
+                             : fmt::format(" at {:g}% full", lv["fill_pct"].get<double>()));
+      for (const json& m : lv["summary"])
+        out << fmt::format("  {:<40} {:>12.1f}\n", m["metric"].get<std::string>(),
+                           m["value"].get<double>());
+    }
+    if (!r["differences"].empty()) {
+      out << "differences (last fill level against the first):\n";
+      for (const json& d : r["differences"])
+        out << fmt::format("  {:<40} {:>+8.1f}%\n", d["metric"].get<std::string>(),
+                           d["change_pct"].get<double>());
+    }
+    const json& rec = r["levels"].back()["results"];
+    if (rec.contains("recommendation")) {
+      const json& x = rec["recommendation"];
+      out << fmt::format(
+          "recommendation: OP {:g}% ({:.0f} sustained IOPS, {:+.1f}% over {:g}%), costs {} of "
+          "capacity\n",
+          x["op_pct"].get<double>(), x["sustained_iops"].get<double>(), x["gain_pct"].get<double>(),
+          x["baseline_op_pct"].get<double>(),
+          FormatBytes(x["capacity_cost_bytes"].get<uint64_t>()));
+    }
+    if (rec.contains("cliff") && rec["cliff"]["found"].get<bool>()) {
+      const json& x = rec["cliff"];
+      out << fmt::format("write cliff at {:.1f}% of the surface ({}): {:.0f} -> {:.0f} MB/s\n",
+                         x["position_pct"].get<double>(),
+                         FormatBytes(x["position_bytes"].get<uint64_t>()),
+                         x["before_mb_s"].get<double>(), x["after_mb_s"].get<double>());
+    }
+  }
+}
+
+int RunProfileCommand(ProfileArgs a) {
+  Result<ProfileDef> def = LooksLikeFile(a.name) ? LoadProfileFile(a.name) : BuiltinProfile(a.name);
+  if (!def.ok()) {
+    PrintError(def.status().message());
+    return kExitUsage;
+  }
+  if (a.target.empty()) {
+    PrintError("--target is required");
+    return kExitUsage;
+  }
+  auto options = ResolveOptions(a);
+  if (!options.ok()) {
+    PrintError(options.status().message());
+    return kExitUsage;
+  }
+  if (Status s = ValidateProfileOptions(def.value(), options.value()); !s.ok()) {
+    PrintError(s.message());
+    return kExitUsage;
+  }
+  if (!a.json_path.empty() && a.json_path != "-") {
+    auto parent = std::filesystem::path(a.json_path).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent)) {
+      PrintError("--json " + a.json_path + ": directory " + parent.string() + " does not exist");
+      return kExitUsage;
+    }
+  }
+  auto temp_interval = ParseDurationNs(a.temp_interval);
+  if (!temp_interval.ok()) {
+    PrintError("--temp-interval: " + temp_interval.status().message());
+    return kExitUsage;
+  }
+  const bool sim = IsSimTarget(a.target);
+  const bool fileio = def->kind == "fileio";
+  uint64_t target_size = 0;
+  if (Status s = Bytes("--target-size", a.target_size, target_size); !s.ok()) {
+    PrintError(s.message());
+    return kExitUsage;
+  }
+  Result<std::unique_ptr<Backend>> backend = Status::Invalid("no target");
+  if (fileio && !sim) {
+    // N files in a directory, addressed as one range (engine/engine.h RealTargetOptions::files).
+    if (Status s = CheckFileioDir(a.target); !s.ok()) {
+      PrintError(s.message());
+      return ExitCodeFor(s);
+    }
+    uint32_t files = 64;
+    if (Status s = Num("--files", a.files, files); !s.ok()) {
+      PrintError(s.message());
+      return kExitUsage;
+    }
+    uint64_t total = options->size_bytes ? options->size_bytes : 2 * kGiB;  // sysbench's default
+    uint64_t per = total / files / kMiB * kMiB;
+    if (per == 0) {
+      PrintError("fileio: --size " + FormatBytes(total) + " over " + std::to_string(files) +
+                 " files leaves less than 1 MiB per file");
+      return kExitUsage;
+    }
+    RealTargetOptions ro;
+    ro.path = a.target;
+    ro.writable = true;
+    for (uint32_t i = 0; i < files; ++i)
+      ro.files.push_back(
+          (std::filesystem::path(a.target) / fmt::format("ssdlab_fileio.{}", i)).string());
+    ro.size_bytes = per * files;
+    backend = OpenRealBackend(ro);
+  } else {
+    if (!a.files.empty() || !a.rw_ratio.empty() || !a.mode.empty()) {
+      if (!fileio) {
+        PrintError("--files, --mode and --rw-ratio apply to the fileio profile only");
+        return kExitUsage;
+      }
+    }
+    TargetRequest req;
+    req.target = a.target;
+    req.size_bytes = target_size;
+    req.writes = true;
+    req.destructive = a.destructive;
+    backend = OpenTarget(req);
+  }
+  if (!backend.ok()) {
+    PrintError(backend.status().message());
+    return backend.status().code() == Code::kIoError ? kExitFailed : kExitUsage;
+  }
+  if (Status s = CheckProfileTarget(def.value(), options.value(), (*backend)->info()); !s.ok()) {
+    PrintError(s.message());
+    return kExitUsage;
+  }
+  std::optional<DeviceIdentity> identity;
+  if (!sim && !(fileio && !sim)) {
+    auto id = IdentifyTarget(a.target);
+    if (!id.ok()) {
+      PrintError(id.status().message());
+      return kExitUsage;
+    }
+    identity = id.value();
+    bool purges = !options->fill_pcts.empty() || def->kind == "op-advisor";
+    if (identity->kind == "block" && purges) {
+      if (Status s = CheckConfirmation(*identity, a.confirm); !s.ok()) {
+        PrintError(s.message());
+        return kExitUsage;
+      }
+    }
+    backend = WithDevicePurge(std::move(backend.value()), *identity, a.destructive, a.confirm);
+  }
+  auto store = Store::Open(a.db);
+  if (!store.ok()) {
+    PrintError(store.status().message());
+    return kExitUsage;
+  }
+  if (a.run.empty()) a.run = DefaultRunName(def->name);
+  json config = {{"args", ArgsJson(a)},
+                 {"options", ProfileOptionsJson(options.value())},
+                 {"profile", def->name},
+                 {"kind", def->kind}};
+  json context = PlatformJson();
+  context["target"] = TargetJson((*backend)->info());
+  context["device"] = identity ? IdentityJson(*identity) : json(nullptr);
+  auto run_id = (*store)->CreateRun(a.run, "profile", config, context, (*backend)->info());
+  if (!run_id.ok()) {
+    PrintError(run_id.status().message());
+    return kExitUsage;
+  }
+  bool tty = isatty(STDERR_FILENO);
+  bool json_lines = a.progress == "json";
+  std::unique_ptr<CliProgress> progress;
+  if (a.progress != "none")
+    progress = std::make_unique<CliProgress>(json_lines, tty && !json_lines);
+  std::cerr << fmt::format("ssdlab profile: run '{}', {} on {} ({}){}\n", a.run, def->name,
+                           a.target, FormatBytes((*backend)->info().size_bytes),
+                           a.fill.empty() ? "" : ", fill levels " + a.fill);
+  HealthHooks hooks(identity ? &*identity : nullptr, temp_interval.value());
+  Status st = RunProfile(**backend, **store, run_id.value(), 0, def.value(), options.value(),
+                         progress.get(), &StopFlag(), &hooks);
+  if (progress) progress->Done();
+  std::string status = st.ok()                           ? "done"
+                       : st.code() == Code::kInterrupted ? "interrupted"
+                                                         : "failed";
+  if (!(*store)->SetRunStatus(run_id.value(), status).ok())
+    PrintError("cannot record the run's status");
+  auto doc = PtsRunJson(**store, a.run);
+  if (doc.ok()) {
+    std::cerr << fmt::format("run '{}' {} (database {})\n", a.run, status, a.db);
+    if (st.ok()) PrintSummary(doc.value(), a.json_path == "-" ? std::cerr : std::cout);
+    if (!a.json_path.empty()) {
+      std::string text = doc->dump(1) + "\n";
+      if (a.json_path == "-") {
+        std::cout << text;
+      } else {
+        std::ofstream(a.json_path) << text;
+      }
+    }
+  }
+  if (!st.ok()) {
+    PrintError(st.code() == Code::kInterrupted
+                   ? "interrupted; finished steps are stored in run " + a.run
+                   : st.message());
+    return st.code() == Code::kInterrupted ? kExitInterrupted : ExitCodeFor(st);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddProfileCommand(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<ProfileArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "profile",
+      "Run a review-lab profile (cdm, atto, surface, curves, op-advisor, ...) or a profile file");
+  cmd->add_option("name", a->name,
+                  "Profile name (cdm, cdm-nvme, atto, as-ssd, surface, fileio, fill, op-advisor, "
+                  "4k-randread, sql, ...) or a .toml profile file")
+      ->required();
+  cmd->add_option("--target", a->target,
+                  "File, block device, sim:PRESET[?k=v], or (fileio) a directory");
+  cmd->add_option("--db", a->db, "Results database (SQLite), created if missing")->required();
+  cmd->add_option("--run", a->run, "Name of the run (default profile-NAME-DATE-TIME)");
+  cmd->add_option("--json", a->json_path, "Write the run as JSON to FILE (- for stdout)");
+  cmd->add_option(
+      "--fill", a->fill,
+      "Run at each fill level, e.g. 0,90: purge, fill that share sequentially, then the profile");
+  cmd->add_option("--purge", a->purge, "Purge method before fill levels and OP points (auto)");
+  cmd->add_option("--seed", a->seed, "Seed of every phase (1)");
+  cmd->add_option("--progress", a->progress, "auto|json|none")->capture_default_str();
+  cmd->add_flag("--destructive", a->destructive,
+                "Allow writing to a block device (destroys its data)");
+  cmd->add_option("--confirm", a->confirm, "For a block device: its serial (or WWN), for purges");
+  cmd->add_option("--temp-interval", a->temp_interval, "Temperature sampling interval (1s)");
+  cmd->add_option("--target-size", a->target_size, "Size of a target file to create");
+  cmd->add_option(
+      "--size", a->size,
+      "Test file (cdm, as-ssd: 1GiB), span (atto: 256MiB), total of the files (fileio: 2GiB)");
+  cmd->add_option("--time", a->time,
+                  "Measured time per phase (cdm pass 5s, as-ssd 5s, curve point 60s, op-advisor "
+                  "600s, fileio 120s)");
+  cmd->add_option("--ramp", a->ramp, "Warm-up before each curve point (10s) or fileio mode (0)");
+  cmd->add_option("--passes", a->passes, "cdm: passes per test (5)");
+  cmd->add_option("--pause", a->pause, "cdm: pause between passes (5s)");
+  cmd->add_option("--qd", a->qd, "atto 4, surface 4, op-advisor 32 (per thread)");
+  cmd->add_option("--threads", a->threads,
+                  "curve: outstanding I/Os (the mix's), fileio 192, op-advisor 4");
+  cmd->add_option("--min-bs", a->min_bs, "atto: smallest block (512B)");
+  cmd->add_option("--max-bs", a->max_bs, "atto: largest block (64MiB)");
+  cmd->add_option("--bs", a->bs, "surface block (1MiB), fileio block (4KiB)");
+  cmd->add_option("--segments", a->segments, "surface: positions along the target (100)");
+  cmd->add_option("--cliff-ratio", a->cliff_ratio,
+                  "surface: a segment below this x the median before it is a cliff (0.6)");
+  cmd->add_option("--section", a->section, "curve: working section in percent of the target (25)");
+  cmd->add_option("--curve-fill", a->curve_fill,
+                  "curve: percent of the target filled first (100; 0: none)");
+  cmd->add_option("--points", a->points,
+                  "curve: paced points in percent of the maximum (10,20,...,120)");
+  cmd->add_option("--max-jobs", a->max_jobs,
+                  "curve: threads are spread over at most this many jobs (4)");
+  cmd->add_option("--op", a->op,
+                  "op-advisor: over-provisioning points FROM:TO:STEP or a list, percent (0:30:5)");
+  cmd->add_option("--interval", a->interval, "op-advisor: IOPS time-series resolution (1s)");
+  cmd->add_option("--percent", a->percent, "fill: percent of the target to fill (90)");
+  cmd->add_option("--files", a->files, "fileio: number of files (64)");
+  cmd->add_option("--mode", a->mode, "fileio: rndrd,rndwr,rndrw,seqrd,seqwr (rndrd,rndwr,rndrw)");
+  cmd->add_option("--rw-ratio", a->rw_ratio, "fileio rndrw: reads per write (1.5)");
+  cmd->callback([a, exit_code] { *exit_code = RunProfileCommand(*a); });
+}
+
+}  // namespace ssdlab

@@ -1,0 +1,163 @@
+#include "cli/report_cmds.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/version.h"
+#include "report/report.h"
+#include "store/store.h"
+#include "suite/pts.h"
+
+namespace ssdlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Opens an existing results database; prints the error and returns null otherwise.
+std::unique_ptr<Store> OpenDb(const std::string& db) {
+  if (!fs::exists(db)) {
+    PrintError("--db " + db + " does not exist");
+    return nullptr;
+  }
+  auto store = Store::Open(db);
+  if (!store.ok()) {
+    PrintError(store.status().message());
+    return nullptr;
+  }
+  return std::move(store.value());
+}
+
+// An output file's directory must exist.
+bool CheckOutputPath(const std::string& flag, const std::string& path) {
+  fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent)) {
+    PrintError(flag + " " + path + ": directory " + parent.string() + " does not exist");
+    return false;
+  }
+  if (fs::is_directory(path)) {
+    PrintError(flag + " " + path + " is a directory");
+    return false;
+  }
+  return true;
+}
+
+bool WriteFile(const std::string& flag, const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) {
+    PrintError(flag + " " + path + ": cannot write the file");
+    return false;
+  }
+  return true;
+}
+
+struct ReportArgs {
+  std::vector<std::string> runs;
+  std::string db, out, spec, title;
+};
+
+int RunReport(const ReportArgs& a) {
+  if (!CheckOutputPath("-o", a.out)) return kExitUsage;
+  ReportOptions options;
+  options.title = a.title;
+  if (!a.spec.empty()) {
+    auto claims = LoadClaimsFile(a.spec);
+    if (!claims.ok()) {
+      PrintError(claims.status().message());
+      return kExitUsage;
+    }
+    options.claims = std::move(claims.value());
+  }
+  auto store = OpenDb(a.db);
+  if (!store) return kExitUsage;
+  auto runs = LoadReportRuns(*store, a.runs);
+  if (!runs.ok()) {
+    PrintError(runs.status().message());
+    return kExitUsage;
+  }
+  options.generated_at = IsoTime(static_cast<double>(time(nullptr)));
+  options.generated_at = options.generated_at.substr(0, 16) + " UTC";
+  options.generated_at[10] = ' ';
+  options.tool_version = fmt::format("ssdlab {} ({})", kVersion, kGitRevision);
+  nlohmann::json model = BuildReportModel(runs.value(), options);
+  std::string html = RenderReportHtml(model);
+  if (!WriteFile("-o", a.out, html)) return kExitFailed;
+  size_t charts = html.size();
+  std::cerr << fmt::format("ssdlab report: {} ({:.1f} MB, {} run{})\n", a.out, static_cast<double>(charts) / 1e6, a.runs.size(),
+                           a.runs.size() == 1 ? "" : "s");
+  return kExitOk;
+}
+
+struct ExportArgs {
+  std::string run, db, csv, json;
+};
+
+int RunExport(const ExportArgs& a) {
+  if (a.csv.empty() == a.json.empty()) {
+    PrintError("export needs exactly one of --csv DIR or --json FILE");
+    return kExitUsage;
+  }
+  if (!a.json.empty() && a.json != "-" && !CheckOutputPath("--json", a.json)) return kExitUsage;
+  if (!a.csv.empty()) {
+    fs::path parent = fs::path(a.csv).parent_path();
+    if (!parent.empty() && !fs::is_directory(parent)) {
+      PrintError("--csv " + a.csv + ": directory " + parent.string() + " does not exist");
+      return kExitUsage;
+    }
+    if (fs::exists(a.csv) && !fs::is_directory(a.csv)) {
+      PrintError("--csv " + a.csv + " exists and is not a directory");
+      return kExitUsage;
+    }
+  }
+  auto store = OpenDb(a.db);
+  if (!store) return kExitUsage;
+  auto doc = PtsRunJson(*store, a.run);
+  if (!doc.ok()) {
+    PrintError(doc.status().message());
+    return kExitUsage;
+  }
+  if (!a.json.empty()) {
+    std::string text = doc->dump(1) + "\n";
+    if (a.json == "-") {
+      std::cout << text;
+      return kExitOk;
+    }
+    return WriteFile("--json", a.json, text) ? kExitOk : kExitFailed;
+  }
+  auto files = ExportRunCsv(doc.value(), a.csv);
+  if (!files.ok()) {
+    PrintError(files.status().message());
+    return files.status().code() == Code::kIoError ? kExitFailed : kExitUsage;
+  }
+  std::cerr << fmt::format("ssdlab export: {} CSV files in {}\n", files->size(), a.csv);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddReportCommands(CLI::App& app, int* exit_code) {
+  auto r = std::make_shared<ReportArgs>();
+  CLI::App* rep = app.add_subcommand("report", "Write a self-contained HTML report of one or several runs");
+  rep->add_option("runs", r->runs, "Run names (several: side by side)")->required();
+  rep->add_option("--db", r->db, "Results database")->required();
+  rep->add_option("-o,--output", r->out, "HTML file to write")->required();
+  rep->add_option("--spec", r->spec, "Vendor claims file (TOML, see specs/) to check against");
+  rep->add_option("--title", r->title, "Title of the report");
+  rep->callback([r, exit_code] { *exit_code = RunReport(*r); });
+
+  auto e = std::make_shared<ExportArgs>();
+  CLI::App* ex = app.add_subcommand("export", "Export one run as CSV files or one JSON document");
+  ex->add_option("run", e->run, "Run name")->required();
+  ex->add_option("--db", e->db, "Results database")->required();
+  ex->add_option("--csv", e->csv, "Directory for the CSV files (created; its parent must exist)");
+  ex->add_option("--json", e->json, "JSON file (- for stdout)");
+  ex->callback([e, exit_code] { *exit_code = RunExport(*e); });
+}
+
+}  // namespace ssdlab

@@ -1,0 +1,90 @@
+// The review report: one self-contained HTML file with SNIA-style pages, Vega-Lite charts
+// (the charting library is embedded in the binary; nothing is fetched at view time), tables
+// like the reviews' (IOPS by block size x mix, latency percentiles, throughput), several runs
+// side by side, and the vendor's claims beside the measured figures. Also CSV and JSON
+// exports of one run.
+//
+// Data flow: Store -> PtsRunJson (one document per run) -> ReportModel (sections of tables
+// and Vega-Lite specs with inline data; deterministic, golden-tested) -> HTML.
+//
+// Thread-compatible; no globals besides the embedded, immutable JavaScript.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "store/store.h"
+
+namespace ssdlab {
+
+// One run as the report sees it: its PtsRunJson document and the name shown in legends.
+struct ReportRun {
+  std::string label;   // e.g. "DC400 1600 GB" or "tiny (demo)"; unique within a report
+  nlohmann::json doc;  // PtsRunJson(store, name)
+};
+
+// Loads the named runs (in order) and gives each a legend label: the drive's model when the
+// models differ, else "model (run)". NotFound names the missing run.
+Result<std::vector<ReportRun>> LoadReportRuns(Store& store, const std::vector<std::string>& names);
+
+// ---- Vendor claims (spec-sheet check) ----
+
+// One claimed figure, normalised to the unit in `unit`.
+struct Claim {
+  std::string key;       // "seq_read", "rnd4k_write", "qos_read_p99_9", ...
+  double value = 0;      // in `unit`
+  std::string unit;      // "MB/s", "IOPS", "us", "bytes", "DWPD", "TB", "years", "W", "hours"
+  std::string text;      // as written in the file, e.g. "555 MB/s"
+  int line = 0;
+};
+
+struct Claims {
+  std::string file;
+  // [drive] facts as written: vendor, model, part_number, interface, form_factor, source,
+  // notes, capacity (also parsed into capacity_bytes).
+  std::map<std::string, std::string> drive;
+  uint64_t capacity_bytes = 0;  // 0: not claimed
+  std::vector<Claim> claims;    // in file order
+};
+
+// Parses a claims file (TOML subset, see specs/README.md): tables [drive] and [claims];
+// values with units ("555 MB/s", "78000 IOPS", "78k IOPS", "400 us", "1.6TB", "5 years").
+// Rejects unknown tables, keys and units, naming the key and its line.
+Result<Claims> ParseClaims(const std::string& text, const std::string& file_name);
+Result<Claims> LoadClaimsFile(const std::string& path);
+
+// ---- The report ----
+
+struct ReportOptions {
+  std::string title;         // default: "SSD test report: <labels>"
+  std::optional<Claims> claims;
+  std::string generated_at;  // shown in the header; empty = not shown (golden tests)
+  std::string tool_version;  // e.g. "ssdlab 0.1.0 (abc123)"
+};
+
+// The report as data: {"title", "subtitle", "runs": [...], "sections": [{"id", "title",
+// "intro", "blocks": [...]}]}. A block is {"kind": "table", "id", "caption", "columns",
+// "rows", "notes"}, {"kind": "chart", "id", "caption", "spec": Vega-Lite}, {"kind": "text",
+// "text"} or {"kind": "row", "blocks": [...]} (side by side). Deterministic: same runs and
+// options, same bytes.
+nlohmann::json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& options);
+
+// The self-contained HTML page of a model, with vega, vega-lite and vega-embed inline.
+std::string RenderReportHtml(const nlohmann::json& model);
+
+// Versions of the embedded charting libraries, e.g. {"vega": "6.4.0", ...}.
+nlohmann::json EmbeddedLibraryVersions();
+
+// ---- Exports ----
+
+// Writes one CSV per table of the run into `dir` (created if missing; its parent must exist):
+// summary.csv, rounds.csv and one per test (iops.csv, tp.csv, lat.csv, lvi.csv, wsat.csv,
+// hir.csv, xsr.csv, dirth.csv, ecw.csv, op.csv) as the run holds them. Returns the files.
+Result<std::vector<std::string>> ExportRunCsv(const nlohmann::json& run_doc, const std::string& dir);
+
+}  // namespace ssdlab

@@ -1,0 +1,162 @@
+// End-to-end tests of `ssdlab report` and `ssdlab export`: a short simulated PTS battery, its
+// report opened in headless Chromium (no console errors, every chart drawn with data marks, a
+// screenshot in the build's test-output directory), the size limit, exports and bad inputs.
+// Nothing here depends on timing: the page reports its own rendering status into the DOM,
+// and Chromium runs it in virtual time.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <regex>
+
+#include "e2e_util.h"
+
+namespace ssdlab::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const char* kChromium = "/usr/bin/chromium";
+
+class ReportE2e : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    db_ = *dir_ / "r.db";
+    // The review battery with short rounds (as in the brief), and a second drive with more
+    // spare area for the side-by-side report.
+    std::vector<std::string> common = {"--db", db_, "--spec", "review", "--round", "5s", "--wsat-round", "5s", "--lvi-warmup", "1s",
+                                       "--lvi-measure", "4s", "--hir-cycles", "12", "--hir-baseline", "60s", "--xsr", "60s,60s,60s",
+                                       "--dirth-hist", "10s", "--progress", "none"};
+    std::vector<std::string> a = {"pts", "--target", "sim:tiny?logical_block=512", "--run", "demo"};
+    a.insert(a.end(), common.begin(), common.end());
+    Proc p = RunSsdlab(a);
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    std::vector<std::string> b = {"pts", "--target", "sim:tiny?logical_block=512&op=28", "--run", "more-op", "--tests", "iops,tp,lat,lvi,wsat"};
+    b.insert(b.end(), common.begin(), common.end());
+    p = RunSsdlab(b);
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+
+  static TempDir* dir_;
+  static std::string db_;
+};
+TempDir* ReportE2e::dir_ = nullptr;
+std::string ReportE2e::db_;
+
+std::string ChromiumFlags(const std::string& profile) {
+  return std::string(kChromium) +
+         " --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync"
+         " --no-first-run --disable-default-apps --hide-scrollbars --user-data-dir=" + profile + " --virtual-time-budget=300000";
+}
+
+// The JSON the page writes into <div id="render-status"> when it has drawn every chart.
+json RenderStatus(const std::string& dom) {
+  std::smatch m;
+  std::regex re("<div id=\"render-status\"[^>]*data-done=\"1\"[^>]*>([^<]*)</div>");
+  if (!std::regex_search(dom, m, re)) return nullptr;
+  std::string text = m[1];
+  // The DOM dump escapes &, < and > in text.
+  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{{"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}}) {
+    for (size_t p = text.find(from); p != std::string::npos; p = text.find(from, p + to.size())) text.replace(p, from.size(), to);
+  }
+  return json::parse(text, nullptr, false);
+}
+
+TEST_F(ReportE2e, ReportOfTwoRunsRendersEveryChartInChromium) {
+  std::string html_path = *dir_ / "report.html";
+  Proc p = RunSsdlab({"report", "demo", "more-op", "--db", db_, "-o", html_path, "--spec", std::string(SSDLAB_SPECS_DIR) + "/kingston-dc400-1600gb.toml",
+                      "--title", "ssdlab e2e report"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  std::string html = ReadFile(html_path);
+  EXPECT_LT(html.size(), 5u * 1000 * 1000) << "a report with every test must stay under 5 MB";
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+  size_t charts = 0;
+  for (size_t pos = html.find("class=\"vis\""); pos != std::string::npos; pos = html.find("class=\"vis\"", pos + 1)) ++charts;
+  EXPECT_GT(charts, 40u);
+  for (const char* s : {"sec-iops", "sec-tp", "sec-lat", "sec-lvi", "sec-wsat", "sec-hir", "sec-xsr", "sec-dirth", "sec-ecw", "sec-op", "sec-claims", "sec-sim",
+                        "sec-temperature"}) {
+    EXPECT_NE(html.find(s), std::string::npos) << s;
+  }
+  if (!fs::exists(kChromium)) GTEST_SKIP() << "Debian's chromium is not installed (scripts/deps.sh installs it)";
+
+  std::string profile = *dir_ / "chromium-profile";
+  std::string dom;
+  int rc = Shell(ChromiumFlags(profile) + " --dump-dom file://" + html_path + " 2>" + (*dir_ / "chromium.err"), &dom);
+  ASSERT_EQ(rc, 0) << ReadFile(*dir_ / "chromium.err");
+  json status = RenderStatus(dom);
+  ASSERT_TRUE(status.is_object()) << "the page did not finish drawing; DOM size " << dom.size();
+  EXPECT_EQ(status["charts"].get<size_t>(), charts);
+  EXPECT_EQ(status["rendered"].get<size_t>(), charts) << status.dump(1);
+  EXPECT_TRUE(status["failed"].empty()) << status["failed"].dump(1);
+  EXPECT_TRUE(status["errors"].empty()) << "console errors: " << status["errors"].dump(1);
+  for (auto& [id, marks] : status["marks"].items()) EXPECT_GT(marks.get<int>(), 0) << id << " has no data marks";
+
+  fs::create_directories(SSDLAB_TEST_OUTPUT);
+  std::string shot = std::string(SSDLAB_TEST_OUTPUT) + "/report.png";
+  fs::remove(shot);
+  rc = Shell(ChromiumFlags(profile) + " --window-size=1400,9000 --screenshot=" + shot + " file://" + html_path + " 2>>" + (*dir_ / "chromium.err"));
+  ASSERT_EQ(rc, 0) << ReadFile(*dir_ / "chromium.err");
+  std::string png = ReadFile(shot);
+  ASSERT_GT(png.size(), 10000u);
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+  std::cerr << "screenshot: " << shot << "\n";
+}
+
+TEST_F(ReportE2e, ExportWritesCsvAndJson) {
+  Proc p = RunSsdlab({"export", "demo", "--db", db_, "--csv", *dir_ / "csv"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  for (const char* f : {"summary.csv", "rounds.csv", "iops.csv", "tp.csv", "lat.csv", "lvi.csv", "wsat.csv", "hir.csv", "xsr.csv", "dirth.csv", "ecw.csv", "op.csv"}) {
+    EXPECT_TRUE(fs::exists(*dir_ / "csv/" + f)) << f;
+  }
+  std::string iops = ReadFile(*dir_ / "csv/iops.csv");
+  EXPECT_EQ(CountLines(iops), 1 + 7 * 7);  // header + block sizes x mixes
+  p = RunSsdlab({"export", "demo", "--db", db_, "--json", *dir_ / "demo.json"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json doc = ReadJson(*dir_ / "demo.json");
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["tests"].size(), 10u);
+}
+
+TEST_F(ReportE2e, BadInputsGiveOneLineAndExit2) {
+  std::string bad_key = *dir_ / "bad_key.toml", bad_unit = *dir_ / "bad_unit.toml";
+  std::ofstream(bad_key) << "[drive]\nmodel = \"x\"\n[claims]\nseq_read = \"555 MB/s\"\nrandom_read = \"1 IOPS\"\n";
+  std::ofstream(bad_unit) << "[claims]\nrnd4k_read = \"78000 iops/s\"\n";
+  std::string out = *dir_ / "r.html";
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      {{"report", "nope", "--db", db_, "-o", out}, "no run named 'nope'"},
+      {{"report", "demo", "nope", "--db", db_, "-o", out}, "'nope'"},
+      {{"report", "demo", "--db", db_, "-o", out, "--spec", bad_key}, "bad_key.toml:5: unknown key 'random_read'"},
+      {{"report", "demo", "--db", db_, "-o", out, "--spec", bad_unit}, "bad_unit.toml:2: claims.rnd4k_read: unknown unit 'iops/s'"},
+      {{"report", "demo", "--db", db_, "-o", out, "--spec", *dir_ / "none.toml"}, "cannot read"},
+      {{"report", "demo", "--db", db_, "-o", *dir_ / "missing/r.html"}, "does not exist"},
+      {{"report", "demo", "--db", *dir_ / "none.db", "-o", out}, "does not exist"},
+      {{"export", "nope", "--db", db_, "--json", *dir_ / "x.json"}, "no run named 'nope'"},
+      {{"export", "demo", "--db", db_, "--json", *dir_ / "missing/x.json"}, "does not exist"},
+      {{"export", "demo", "--db", db_, "--csv", *dir_ / "missing/csv"}, "does not exist"},
+      {{"export", "demo", "--db", db_}, "exactly one of --csv DIR or --json FILE"},
+  };
+  for (const Case& c : cases) {
+    Proc p = RunSsdlab(c.args);
+    std::string cmd;
+    for (const auto& a : c.args) cmd += a + " ";
+    EXPECT_EQ(p.exit_code, 2) << cmd << p.err;
+    EXPECT_EQ(CountLines(p.err), 1) << cmd << p.err;
+    EXPECT_NE(p.err.find("ssdlab: error: "), std::string::npos) << cmd << p.err;
+    EXPECT_NE(p.err.find(c.message), std::string::npos) << cmd << p.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
+}  // namespace ssdlab::test
