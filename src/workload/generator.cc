@@ -144,8 +144,10 @@ IoRequest JobGenerator::Next() {
     seq_pos_ += bs;
   } else {
     uint64_t rel = dist_.Pick(rng_) * unit_bytes_;
-    rel = rel / bs * bs;
-    if (begin + rel + bs > end) rel = (end - begin - bs) / bs * bs;
+    if (bs != unit_bytes_) {  // a multiple of the unit: align down to its own size
+      rel = rel / bs * bs;
+      if (begin + rel + bs > end) rel = (end - begin - bs) / bs * bs;
+    }
     req.offset = begin + rel;
   }
   return req;
