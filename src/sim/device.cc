@@ -270,6 +270,7 @@ uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
       }
     }
     const uint32_t ppn = ftl_.HostWrite(static_cast<uint32_t>(lpn));
+    NoteFree();  // a fresh drive's pool shrinks without GC running
     if (grp.count == 0) grp.first_ppn = ppn;
     if (ready > grp.ready_ns) grp.ready_ns = ready;
     if (++grp.count == grp.size) {
