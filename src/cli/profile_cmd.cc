@@ -18,6 +18,7 @@
 #include "base/clock.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/suite_cli.h"
 #include "cli/device_backend.h"
 #include "cli/output.h"
 #include "cli/targets.h"
@@ -228,66 +229,6 @@ Status CheckFileioDir(const std::string& dir) {
   return Status::Ok();
 }
 
-class CliProgress : public ProgressSink {
- public:
-  CliProgress(bool json_lines, bool tty) : json_(json_lines), tty_(tty) {}
-  void OnEvent(const ProgressEvent& e) override {
-    if (json_) {
-      json j = {{"test", e.test},       {"stage", e.stage},     {"cell", e.cell},
-                {"iops", e.iops},       {"mean_ns", e.mean_ns}, {"p99_ns", e.p99_ns},
-                {"message", e.message}, {"t_s", UnixTimeS()}};
-      std::cerr << j.dump() << "\n" << std::flush;
-      return;
-    }
-    std::string line = fmt::format("{} {}", e.test, e.stage);
-    if (!e.cell.empty()) line += " " + e.cell;
-    if (e.iops > 0)
-      line += fmt::format("  {:.0f} IOPS mean {} p99 {}", e.iops, FormatNs(e.mean_ns),
-                          FormatNs(e.p99_ns));
-    if (!e.message.empty()) line += "  " + e.message;
-    if (tty_) {
-      std::cerr << "\r" << line.substr(0, 160) << "\x1b[K" << std::flush;
-    } else {
-      std::cerr << line << "\n";
-    }
-  }
-  void Done() {
-    if (tty_ && !json_) std::cerr << "\r\x1b[K" << std::flush;
-  }
-
- private:
-  bool json_, tty_;
-};
-
-class HealthHooks : public TestHooks {
- public:
-  HealthHooks(const DeviceIdentity* id, uint64_t interval_ns)
-      : id_(id), interval_ns_(interval_ns) {}
-  void OnTestStart(const std::string&) override {
-    monitor_ = std::make_unique<HealthMonitor>(id_);
-    monitor_->Start(interval_ns_);
-  }
-  json OnTestEnd(const std::string&) override {
-    json j = monitor_ ? monitor_->Stop() : json(nullptr);
-    monitor_.reset();
-    return j;
-  }
-
- private:
-  const DeviceIdentity* id_;
-  uint64_t interval_ns_;
-  std::unique_ptr<HealthMonitor> monitor_;
-};
-
-std::string DefaultRunName(const std::string& profile) {
-  time_t t = time(nullptr);
-  tm g;
-  gmtime_r(&t, &g);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "-%Y%m%d-%H%M%S", &g);
-  return "profile-" + profile + buf;
-}
-
 // The human summary: each fill level's figures, then the differences.
 void PrintSummary(const json& doc, std::ostream& out) {
   for (const json& t : doc["tests"]) {
@@ -437,7 +378,7 @@ int RunProfileCommand(ProfileArgs a) {
     PrintError(store.status().message());
     return kExitUsage;
   }
-  if (a.run.empty()) a.run = DefaultRunName(def->name);
+  if (a.run.empty()) a.run = DefaultRunName("profile-" + def->name);
   json config = {{"args", ArgsJson(a)},
                  {"options", ProfileOptionsJson(options.value())},
                  {"profile", def->name},

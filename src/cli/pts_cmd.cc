@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/suite_cli.h"
 #include "cli/device_backend.h"
 #include "device/device_json.h"
 #include "device/safety.h"
@@ -185,71 +186,6 @@ Result<PtsOptions> ResolveOptions(const PtsArgs& a) {
   return o;
 }
 
-// Terminal status line or JSON lines on stderr.
-class CliProgress : public ProgressSink {
- public:
-  CliProgress(bool json_lines, bool tty) : json_(json_lines), tty_(tty) {}
-  void OnEvent(const ProgressEvent& e) override {
-    if (json_) {
-      json j = {{"test", e.test}, {"stage", e.stage}, {"round", e.round}, {"max_rounds", e.max_rounds},
-                {"cell", e.cell}, {"iops", e.iops}, {"mean_ns", e.mean_ns}, {"p99_ns", e.p99_ns},
-                {"steady_distance_pct", e.steady_distance_pct}, {"eta_test_s", e.eta_test_s},
-                {"eta_battery_s", e.eta_battery_s}, {"message", e.message}, {"t_s", UnixTimeS()}};
-      std::cerr << j.dump() << "\n" << std::flush;
-      return;
-    }
-    if (e.stage == "done") {
-      if (tty_) std::cerr << "\r\x1b[K";
-      std::cerr << fmt::format("{}: {}\n", e.test, e.message) << std::flush;
-      return;
-    }
-    std::string line = fmt::format("{} {}", e.test, e.stage);
-    if (e.max_rounds) line += fmt::format(" {}/{}", e.round, e.max_rounds);
-    if (!e.cell.empty()) line += " " + e.cell;
-    if (e.iops > 0) line += fmt::format("  {:.0f} IOPS mean {} p99 {}", e.iops, FormatNs(e.mean_ns), FormatNs(e.p99_ns));
-    if (e.steady_distance_pct >= 0) line += fmt::format("  steady-state distance {:.1f}%", e.steady_distance_pct);
-    if (e.eta_test_s >= 0) line += fmt::format("  ETA {:.0f}s", e.eta_test_s);
-    if (!e.message.empty()) line += "  " + e.message;
-    if (tty_) {
-      std::cerr << "\r" << line.substr(0, 160) << "\x1b[K" << std::flush;
-    } else if (e.stage != "round" || e.cell.empty()) {
-      std::cerr << line << "\n";  // not a terminal: one line per round, not per cell
-    }
-  }
-
- private:
-  bool json_, tty_;
-};
-
-// Temperature samples and SMART snapshots around each test.
-class HealthHooks : public TestHooks {
- public:
-  HealthHooks(const DeviceIdentity* id, uint64_t interval_ns) : id_(id), interval_ns_(interval_ns) {}
-  void OnTestStart(const std::string&) override {
-    monitor_ = std::make_unique<HealthMonitor>(id_);
-    monitor_->Start(interval_ns_);
-  }
-  json OnTestEnd(const std::string&) override {
-    json j = monitor_ ? monitor_->Stop() : json(nullptr);
-    monitor_.reset();
-    return j;
-  }
-
- private:
-  const DeviceIdentity* id_;
-  uint64_t interval_ns_;
-  std::unique_ptr<HealthMonitor> monitor_;
-};
-
-std::string DefaultRunName() {
-  time_t t = time(nullptr);
-  tm g;
-  gmtime_r(&t, &g);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "pts-%Y%m%d-%H%M%S", &g);
-  return buf;
-}
-
 // One-line verdicts of a run's tests.
 void PrintVerdicts(const json& doc, std::ostream& out) {
   for (const json& t : doc["tests"]) {
@@ -340,7 +276,7 @@ int RunPtsCommand(PtsArgs a) {
     backend = WithDevicePurge(std::move(backend.value()), *identity, a.destructive, a.confirm);
   }
   if (!resume) {
-    if (a.run.empty()) a.run = DefaultRunName();
+    if (a.run.empty()) a.run = DefaultRunName("pts");
     json config = {{"args", ArgsJson(a)}, {"options", PtsOptionsJson(options.value())}};
     json context = PlatformJson();
     context["target"] = TargetJson((*backend)->info());

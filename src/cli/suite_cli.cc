@@ -1,0 +1,68 @@
+#include "cli/suite_cli.h"
+
+#include <fmt/format.h>
+
+#include <ctime>
+#include <iostream>
+
+#include "base/clock.h"
+#include "base/units.h"
+
+namespace ssdlab {
+
+using nlohmann::json;
+
+void CliProgress::OnEvent(const ProgressEvent& e) {
+  if (json_) {
+    json j = {{"test", e.test}, {"stage", e.stage}, {"round", e.round}, {"max_rounds", e.max_rounds},
+              {"cell", e.cell}, {"iops", e.iops}, {"mean_ns", e.mean_ns}, {"p99_ns", e.p99_ns},
+              {"steady_distance_pct", e.steady_distance_pct}, {"eta_test_s", e.eta_test_s},
+              {"eta_battery_s", e.eta_battery_s}, {"message", e.message}, {"t_s", UnixTimeS()}};
+    std::cerr << j.dump() << "\n" << std::flush;
+    return;
+  }
+  if (e.stage == "done") {
+    Done();
+    std::cerr << fmt::format("{}: {}\n", e.test, e.message) << std::flush;
+    return;
+  }
+  std::string line = fmt::format("{} {}", e.test, e.stage);
+  if (e.max_rounds) line += fmt::format(" {}/{}", e.round, e.max_rounds);
+  if (!e.cell.empty()) line += " " + e.cell;
+  if (e.iops > 0) line += fmt::format("  {:.0f} IOPS mean {} p99 {}", e.iops, FormatNs(e.mean_ns), FormatNs(e.p99_ns));
+  if (e.steady_distance_pct >= 0) line += fmt::format("  steady-state distance {:.1f}%", e.steady_distance_pct);
+  if (e.eta_test_s >= 0) line += fmt::format("  ETA {:.0f}s", e.eta_test_s);
+  if (e.eta_battery_s >= 0) line += fmt::format(" (battery {:.0f}s)", e.eta_battery_s);
+  if (!e.message.empty()) line += "  " + e.message;
+  if (tty_) {
+    std::cerr << "\r" << line.substr(0, 160) << "\x1b[K" << std::flush;
+  } else if (e.stage != "round" || e.cell.empty()) {
+    std::cerr << line << "\n";  // not a terminal: one line per round, not per cell
+  }
+}
+
+void CliProgress::Done() {
+  if (tty_ && !json_) std::cerr << "\r\x1b[K" << std::flush;
+}
+
+void HealthHooks::OnTestStart(const std::string&) {
+  monitor_ = std::make_unique<HealthMonitor>(id_);
+  monitor_->Start(interval_ns_);
+}
+
+json HealthHooks::OnTestEnd(const std::string&) {
+  json j = monitor_ ? monitor_->Stop() : json(nullptr);
+  monitor_.reset();
+  return j;
+}
+
+std::string DefaultRunName(const std::string& prefix) {
+  time_t t = time(nullptr);
+  tm g;
+  gmtime_r(&t, &g);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "-%Y%m%d-%H%M%S", &g);
+  return prefix + buf;
+}
+
+}  // namespace ssdlab
