@@ -7,6 +7,7 @@
 #include <cmath>
 #include <ctime>
 #include <fstream>
+#include <iostream>
 
 #include "base/units.h"
 #include "cli/version.h"
@@ -167,6 +168,23 @@ json PhaseJson(const PhaseResult& r) {
     out[r.counters_name] = c;
   }
   return out;
+}
+
+Status WriteJsonOutput(const std::string& path, const json& doc) {
+  std::string text = doc.dump(1) + "\n";
+  if (path == "-") {
+    std::cout << text << std::flush;
+    return std::cout ? Status::Ok() : Status::Io("--json -: write to stdout failed");
+  }
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  if (!out) return Status::Io("--json " + path + ": write failed (disk full?)");
+  return Status::Ok();
+}
+
+const char* RunStatusName(const Status& s) {
+  return s.ok() ? "done" : s.code() == Code::kInterrupted ? "interrupted" : "failed";
 }
 
 std::string SummaryTable(const PhaseResult& r) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "backend/backend.h"
+#include "base/status.h"
 #include "stats/phase_result.h"
 #include "workload/spec.h"
 
@@ -22,6 +23,12 @@ nlohmann::json DirectionJson(const DirectionStats& d, uint64_t measured_ns);
 // the backend reported counters) of a phase.
 nlohmann::json PhaseJson(const PhaseResult& r);
 std::string IsoTime(double unix_s);
+
+// Writes `doc` to `path` ("-": stdout). Fails naming --json and the path when the write
+// does not complete (full disk).
+Status WriteJsonOutput(const std::string& path, const nlohmann::json& doc);
+// "done", "interrupted" or "failed": the run status stored for a suite's final Status.
+const char* RunStatusName(const Status& status);
 
 // A fixed-width table: one row per direction that saw I/O, plus total.
 std::string SummaryTable(const PhaseResult& r);

@@ -403,9 +403,7 @@ int RunProfileCommand(ProfileArgs a) {
   Status st = RunProfile(**backend, **store, run_id.value(), 0, def.value(), options.value(),
                          progress.get(), &StopFlag(), &hooks);
   if (progress) progress->Done();
-  std::string status = st.ok()                           ? "done"
-                       : st.code() == Code::kInterrupted ? "interrupted"
-                                                         : "failed";
+  std::string status = RunStatusName(st);
   if (!(*store)->SetRunStatus(run_id.value(), status).ok())
     PrintError("cannot record the run's status");
   auto doc = PtsRunJson(**store, a.run);
@@ -413,11 +411,12 @@ int RunProfileCommand(ProfileArgs a) {
     std::cerr << fmt::format("run '{}' {} (database {})\n", a.run, status, a.db);
     if (st.ok()) PrintSummary(doc.value(), a.json_path == "-" ? std::cerr : std::cout);
     if (!a.json_path.empty()) {
-      std::string text = doc->dump(1) + "\n";
-      if (a.json_path == "-") {
-        std::cout << text;
-      } else {
-        std::ofstream(a.json_path) << text;
+      if (Status w = WriteJsonOutput(a.json_path, doc.value()); !w.ok()) {
+        if (st.ok()) {
+          st = w;  // reported with the exit status below
+        } else {
+          PrintError(w.message());
+        }
       }
     }
   }

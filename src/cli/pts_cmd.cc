@@ -303,18 +303,19 @@ int RunPtsCommand(PtsArgs a) {
                            fmt::join(options->tests, ","), resume ? " (resumed)" : "");
   HealthHooks hooks(identity ? &*identity : nullptr, temp_interval.value());
   Status st = RunPts(**backend, **store, run.id, options.value(), progress.get(), &StopFlag(), &hooks);
-  std::string status = st.ok() ? "done" : st.code() == Code::kInterrupted ? "interrupted" : "failed";
+  std::string status = RunStatusName(st);
   if (!(*store)->SetRunStatus(run.id, status).ok()) PrintError("cannot record the run's status");
   auto doc = PtsRunJson(**store, run.name);
   if (doc.ok()) {
     std::cerr << fmt::format("run '{}' {} (database {})\n", run.name, status, a.db);
     PrintVerdicts(doc.value(), std::cerr);
     if (!a.json_path.empty()) {
-      std::string text = doc->dump(1) + "\n";
-      if (a.json_path == "-") {
-        std::cout << text;
-      } else {
-        std::ofstream(a.json_path) << text;
+      if (Status w = WriteJsonOutput(a.json_path, doc.value()); !w.ok()) {
+        if (st.ok()) {
+          st = w;  // reported with the exit status below
+        } else {
+          PrintError(w.message());
+        }
       }
     }
   }

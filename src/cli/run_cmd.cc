@@ -187,17 +187,9 @@ int Run(const RunArgs& a) {
     human << "temperature: not available (" << health_json["reason"].get<std::string>() << ")\n";
   }
   if (!a.json.empty()) {
-    std::string text = doc.dump(1) + "\n";
-    if (a.json == "-") {
-      std::cout << text << std::flush;
-    } else {
-      std::ofstream out(a.json);
-      out << text;
-      out.close();
-      if (!out) {
-        PrintError("--json " + a.json + ": write failed (disk full?)");
-        code = kExitFailed;
-      }
+    if (Status s = WriteJsonOutput(a.json, doc); !s.ok()) {
+      PrintError(s.message());
+      code = kExitFailed;
     }
   }
   if (r.io_errors) {
