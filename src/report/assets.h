@@ -7,9 +7,9 @@
 namespace ssdlab::report {
 
 struct Asset {
-  const char* name;        // npm package
-  const char* version;     // from its package.json
-  std::string_view js;     // the minified UMD build
+  const char* name;     // npm package
+  const char* version;  // from its package.json
+  std::string_view js;  // the minified UMD build
   std::string_view license;
 };
 

@@ -1,12 +1,12 @@
 // Vendor claims: a strict reader of claims files (TOML through toml++) and the
 // claimed-versus-measured section of the report.
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "report/model_internal.h"
 
@@ -25,11 +25,24 @@ struct Kind {
   bool bare_ok;  // a plain number means the canonical unit
 };
 
-const Kind kThroughput{"MB/s", {{"MB/s", 1}, {"GB/s", 1000}, {"MiB/s", 1.048576}, {"GiB/s", 1073.741824}, {"KB/s", 0.001}}, false};
+const Kind kThroughput{
+    "MB/s",
+    {{"MB/s", 1}, {"GB/s", 1000}, {"MiB/s", 1.048576}, {"GiB/s", 1073.741824}, {"KB/s", 0.001}},
+    false};
 const Kind kIops{"IOPS", {{"IOPS", 1}, {"kIOPS", 1000}, {"KIOPS", 1000}}, false};
 const Kind kTime{"us", {{"ns", 0.001}, {"us", 1}, {"µs", 1}, {"ms", 1000}, {"s", 1e6}}, false};
-const Kind kBytes{"bytes", {{"bytes", 1}, {"B", 1}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"KiB", 1024.0}, {"MiB", 1048576.0},
-                            {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}}, false};
+const Kind kBytes{"bytes",
+                  {{"bytes", 1},
+                   {"B", 1},
+                   {"KB", 1e3},
+                   {"MB", 1e6},
+                   {"GB", 1e9},
+                   {"TB", 1e12},
+                   {"KiB", 1024.0},
+                   {"MiB", 1048576.0},
+                   {"GiB", 1073741824.0},
+                   {"TiB", 1099511627776.0}},
+                  false};
 const Kind kTbw{"TB", {{"TB", 1}, {"PB", 1000}, {"GB", 0.001}}, false};
 const Kind kDwpd{"DWPD", {{"DWPD", 1}}, true};
 const Kind kYears{"years", {{"years", 1}, {"year", 1}, {"y", 1}}, false};
@@ -69,7 +82,8 @@ const std::vector<ClaimKey>& ClaimKeys() {
 }
 
 const std::vector<std::string>& DriveKeys() {
-  static const std::vector<std::string> k = {"vendor", "model", "part_number", "capacity", "interface", "form_factor", "source", "notes"};
+  static const std::vector<std::string> k = {"vendor",    "model",       "part_number", "capacity",
+                                             "interface", "form_factor", "source",      "notes"};
   return k;
 }
 
@@ -91,7 +105,9 @@ Result<double> ParseValue(const std::string& text, const Kind& kind, const std::
   size_t i = 0;
   while (i < text.size() && text[i] == ' ') ++i;
   size_t start = i;
-  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' || text[i] == ',' || text[i] == '_')) ++i;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' ||
+                             text[i] == ',' || text[i] == '_'))
+    ++i;
   std::string num;
   for (size_t j = start; j < i; ++j) {
     if (text[j] != ',' && text[j] != '_') num += text[j];
@@ -115,7 +131,8 @@ Result<double> ParseValue(const std::string& text, const Kind& kind, const std::
   for (const Unit& u : kind.units) {
     if (unit == u.name) return v * mult * u.factor;
   }
-  return Status::Invalid(where + ": unknown unit '" + unit + "' in '" + text + "' (" + UnitList(kind) + ")");
+  return Status::Invalid(where + ": unknown unit '" + unit + "' in '" + text + "' (" +
+                         UnitList(kind) + ")");
 }
 
 }  // namespace
@@ -127,7 +144,8 @@ Result<Claims> ParseClaims(const std::string& text, const std::string& file_name
   try {
     doc = toml::parse(text, file_name);
   } catch (const toml::parse_error& e) {
-    return Status::Invalid(fmt::format("{}:{}: {}", file_name, e.source().begin.line, std::string(e.description())));
+    return Status::Invalid(
+        fmt::format("{}:{}: {}", file_name, e.source().begin.line, std::string(e.description())));
   }
   Claims c;
   c.file = file_name;
@@ -135,10 +153,14 @@ Result<Claims> ParseClaims(const std::string& text, const std::string& file_name
     std::string table(k.str());
     int line = static_cast<int>(k.source().begin.line);
     if (table != "drive" && table != "claims") {
-      return Status::Invalid(fmt::format("{}:{}: unknown key '{}' (the file has tables [drive] and [claims])", file_name, line, table));
+      return Status::Invalid(
+          fmt::format("{}:{}: unknown key '{}' (the file has tables [drive] and [claims])",
+                      file_name, line, table));
     }
     const toml::table* t = node.as_table();
-    if (!t) return Status::Invalid(fmt::format("{}:{}: '{}' must be a table: [{}]", file_name, line, table, table));
+    if (!t)
+      return Status::Invalid(
+          fmt::format("{}:{}: '{}' must be a table: [{}]", file_name, line, table, table));
     for (auto&& [kk, v] : *t) {
       std::string key(kk.str());
       int kline = static_cast<int>(kk.source().begin.line);
@@ -153,7 +175,8 @@ Result<Claims> ParseClaims(const std::string& text, const std::string& file_name
       }
       if (table == "drive") {
         if (std::find(DriveKeys().begin(), DriveKeys().end(), key) == DriveKeys().end()) {
-          return Status::Invalid(fmt::format("{}:{}: unknown key '{}' in [drive] ({})", file_name, kline, key, Join(DriveKeys())));
+          return Status::Invalid(fmt::format("{}:{}: unknown key '{}' in [drive] ({})", file_name,
+                                             kline, key, Join(DriveKeys())));
         }
         if (key == "capacity") {
           SSDLAB_ASSIGN_OR_RETURN(double b, ParseValue(sval, kBytes, where));
@@ -169,14 +192,16 @@ Result<Claims> ParseClaims(const std::string& text, const std::string& file_name
       if (!ck) {
         std::vector<std::string> names;
         for (const ClaimKey& x : ClaimKeys()) names.push_back(x.key);
-        return Status::Invalid(fmt::format("{}:{}: unknown key '{}' in [claims] ({})", file_name, kline, key, Join(names)));
+        return Status::Invalid(fmt::format("{}:{}: unknown key '{}' in [claims] ({})", file_name,
+                                           kline, key, Join(names)));
       }
       SSDLAB_ASSIGN_OR_RETURN(double val, ParseValue(sval, *ck->kind, where));
       if (!(val > 0)) return Status::Invalid(where + ": must be above 0");
       c.claims.push_back({key, val, ck->kind->canonical, sval, kline});
     }
   }
-  std::sort(c.claims.begin(), c.claims.end(), [](const Claim& a, const Claim& b) { return a.line < b.line; });
+  std::sort(c.claims.begin(), c.claims.end(),
+            [](const Claim& a, const Claim& b) { return a.line < b.line; });
   return c;
 }
 
@@ -228,7 +253,8 @@ Measured Measure(const ReportRun& r, const Claim& claim) {
         double v = Num(Get(c, "total"), "bw_bytes_per_s") / 1e6;
         if (v > m.value) {
           m.value = v;
-          m.how = "TP, SEQ " + BlockLabel(bs) + (read ? " read, " : " write, ") + Str(Get(c, "workload"), "description");
+          m.how = "TP, SEQ " + BlockLabel(bs) + (read ? " read, " : " write, ") +
+                  Str(Get(c, "workload"), "description");
           m.ok = true;
         }
       }
@@ -253,7 +279,8 @@ Measured Measure(const ReportRun& r, const Claim& claim) {
         m.how = "IOPS test, steady state, " + Str(Get(c, "workload"), "description");
       }
     }
-    if (!m.ok) m.why_not = "the IOPS test has no " + BlockLabel(bs) + (read ? " 100/0" : " 0/100") + " cell";
+    if (!m.ok)
+      m.why_not = "the IOPS test has no " + BlockLabel(bs) + (read ? " 100/0" : " 0/100") + " cell";
     return m;
   }
   if (k.rfind("qos_", 0) == 0 || k.rfind("latency_", 0) == 0) {
@@ -273,7 +300,8 @@ Measured Measure(const ReportRun& r, const Claim& claim) {
     }
     m.ok = true;
     m.value = l[stat].get<double>() / 1000;
-    m.how = "LAT test, " + Str(Get(*c, "workload"), "description") + ", " + (stat == "mean" ? "mean" : stat);
+    m.how = "LAT test, " + Str(Get(*c, "workload"), "description") + ", " +
+            (stat == "mean" ? "mean" : stat);
     return m;
   }
   m.why_not = "not measured by a PTS run";
@@ -311,7 +339,9 @@ json ClaimsSection(Ctx& ctx, const Claims& claims) {
     for (const ReportRun& r : ctx.runs) {
       double cap = Num(Get(Get(r.doc, "context"), "target"), "size_bytes");
       rw.push_back(FmtCapacity(static_cast<uint64_t>(cap)));
-      rw.push_back(FmtPct(100 * (cap - static_cast<double>(claims.capacity_bytes)) / static_cast<double>(claims.capacity_bytes), 1));
+      rw.push_back(FmtPct(100 * (cap - static_cast<double>(claims.capacity_bytes)) /
+                              static_cast<double>(claims.capacity_bytes),
+                          1));
       bool ok = cap >= static_cast<double>(claims.capacity_bytes);
       rw.push_back(ok ? Cell("yes", "good") : Cell("no", "bad"));
       ++judged;
@@ -346,23 +376,36 @@ json ClaimsSection(Ctx& ctx, const Claims& claims) {
   }
   // Endurance: TBW = DWPD x capacity x 365 x warranty years.
   if (by_key.count("dwpd") && by_key.count("warranty") && claims.capacity_bytes) {
-    double tbw = by_key["dwpd"] * static_cast<double>(claims.capacity_bytes) / 1e12 * 365 * by_key["warranty"];
-    std::string line = fmt::format("Endurance: {:g} DWPD x {:.0f} GB x 365 x {:g} years = {:.0f} TB written", by_key["dwpd"],
-                                   static_cast<double>(claims.capacity_bytes) / 1e9, by_key["warranty"], tbw);
+    double tbw = by_key["dwpd"] * static_cast<double>(claims.capacity_bytes) / 1e12 * 365 *
+                 by_key["warranty"];
+    std::string line = fmt::format(
+        "Endurance: {:g} DWPD x {:.0f} GB x 365 x {:g} years = {:.0f} TB written", by_key["dwpd"],
+        static_cast<double>(claims.capacity_bytes) / 1e9, by_key["warranty"], tbw);
     if (by_key.count("tbw")) line += fmt::format(" (claimed TBW {:.0f} TB)", by_key["tbw"]);
     notes.push_back(line + ".");
   }
-  notes.push_back("Throughput and IOPS claims are met when the measured figure is at least the claim, latency claims when it is at most the claim. Vendors often quote fresh-drive or burst figures; the PTS figures are steady state.");
+  notes.push_back(
+      "Throughput and IOPS claims are met when the measured figure is at least the claim, latency "
+      "claims when it is at most the claim. Vendors often quote fresh-drive or burst figures; the "
+      "PTS figures are steady state.");
   std::string who = claims.drive.count("model") ? claims.drive.at("model") : claims.file;
   if (claims.drive.count("vendor")) who = claims.drive.at("vendor") + " " + who;
   json blocks = json::array();
-  blocks.push_back(TableBlock(ctx.Id("claims"), fmt::format("Claimed ({}) versus measured: {} of {} judged claims met", who, met, judged), cols, rows, notes));
+  blocks.push_back(TableBlock(
+      ctx.Id("claims"),
+      fmt::format("Claimed ({}) versus measured: {} of {} judged claims met", who, met, judged),
+      cols, rows, notes));
   json facts = json::array();
   for (const auto& [k, v] : claims.drive) facts.push_back(json::array({k, v}));
   if (!facts.empty()) {
-    blocks.push_back(TableBlock(ctx.Id("claims-drive"), "The datasheet's drive (" + std::filesystem::path(claims.file).filename().string() + ")", json::array({"Fact", "Datasheet"}), facts));
+    blocks.push_back(TableBlock(
+        ctx.Id("claims-drive"),
+        "The datasheet's drive (" + std::filesystem::path(claims.file).filename().string() + ")",
+        json::array({"Fact", "Datasheet"}), facts));
   }
-  return {{"id", "claims"}, {"title", "Claimed versus measured"}, {"intro", "The vendor's datasheet figures beside the figures this run measured."},
+  return {{"id", "claims"},
+          {"title", "Claimed versus measured"},
+          {"intro", "The vendor's datasheet figures beside the figures this run measured."},
           {"blocks", blocks}};
 }
 

@@ -49,7 +49,8 @@ class CsvTable {
     for (size_t i = 0; i < cols_.size(); ++i) out += (i ? "," : "") + CsvField(cols_[i]);
     out += "\n";
     for (const ojson& r : rows_) {
-      for (size_t i = 0; i < cols_.size(); ++i) out += (i ? "," : "") + CsvField(r.contains(cols_[i]) ? r[cols_[i]] : ojson());
+      for (size_t i = 0; i < cols_.size(); ++i)
+        out += (i ? "," : "") + CsvField(r.contains(cols_[i]) ? r[cols_[i]] : ojson());
       out += "\n";
     }
     return out;
@@ -114,41 +115,55 @@ Result<std::vector<std::string>> ExportRunCsv(const nlohmann::json& doc, const s
   namespace fs = std::filesystem;
   fs::path d(dir);
   fs::path parent = d.parent_path();
-  if (!parent.empty() && !fs::is_directory(parent)) return Status::Invalid("--csv " + dir + ": directory " + parent.string() + " does not exist");
+  if (!parent.empty() && !fs::is_directory(parent))
+    return Status::Invalid("--csv " + dir + ": directory " + parent.string() + " does not exist");
   std::error_code ec;
   if (!fs::is_directory(d)) {
     fs::create_directory(d, ec);
-    if (ec) return Status::Invalid("--csv " + dir + ": cannot create the directory: " + ec.message());
+    if (ec)
+      return Status::Invalid("--csv " + dir + ": cannot create the directory: " + ec.message());
   }
   std::map<std::string, CsvTable> files;
   for (const json& t : Get(doc, "tests")) {
     std::string name = Str(t, "name");
     const json& ss = Get(t, "steady_state");
     ojson srow = {{"test", name}, {"status", Str(t, "status")}};
-    for (const char* k : {"reached", "rounds_run", "window", "window_first_round", "mean", "range_pct", "slope_excursion_pct", "band_excursion_pct", "slope", "intercept"}) {
+    for (const char* k :
+         {"reached", "rounds_run", "window", "window_first_round", "mean", "range_pct",
+          "slope_excursion_pct", "band_excursion_pct", "slope", "intercept"}) {
       srow[k] = Get(ss, k);
     }
     files["summary"].Add(srow);
     for (const json& rd : Get(t, "rounds")) {
       for (auto& [k, v] : Get(rd, "tracking").items()) {
         if (!v.is_number()) continue;
-        ojson row = {{"test", name}, {"round", Get(rd, "round")}, {"op_pct", Get(rd, "op_pct")}, {"variable", k}, {"value", v}};
+        ojson row = {{"test", name},
+                     {"round", Get(rd, "round")},
+                     {"op_pct", Get(rd, "op_pct")},
+                     {"variable", k},
+                     {"value", v}};
         files["rounds"].Add(row);
       }
     }
     const json& res = Get(t, "results");
-    if (name == "iops" || name == "lat" || name == "dirth" || name == "ecw") CellRows(files[name], Get(res, "cells"), ojson::object());
+    if (name == "iops" || name == "lat" || name == "dirth" || name == "ecw")
+      CellRows(files[name], Get(res, "cells"), ojson::object());
     if (name == "tp") {
-      for (const json& b : Get(res, "by_block")) CellRows(files[name], Get(b, "cells"), ojson::object());
+      for (const json& b : Get(res, "by_block"))
+        CellRows(files[name], Get(b, "cells"), ojson::object());
     }
     if (name == "lvi") CurveRows(files[name], Get(res, "curves"), ojson::object());
     if (name == "op") {
-      for (const json& p : Get(res, "op_points")) CurveRows(files[name], Get(p, "curves"), {{"op_pct", Get(p, "op_pct")}, {"range_bytes", Get(p, "range_bytes")}});
+      for (const json& p : Get(res, "op_points"))
+        CurveRows(files[name], Get(p, "curves"),
+                  {{"op_pct", Get(p, "op_pct")}, {"range_bytes", Get(p, "range_bytes")}});
     }
     if (name == "wsat") {
       for (const json& p : Get(res, "per_round")) {
-        ojson row = {{"round", Get(p, "round")}, {"time_s", Get(p, "time_s")}, {"written_bytes", Get(p, "written_bytes")},
-                    {"written_capacities", Get(p, "written_capacities")}};
+        ojson row = {{"round", Get(p, "round")},
+                     {"time_s", Get(p, "time_s")},
+                     {"written_bytes", Get(p, "written_bytes")},
+                     {"written_capacities", Get(p, "written_capacities")}};
         Flatten(p, row);
         files[name].Add(row);
       }
@@ -156,21 +171,28 @@ Result<std::vector<std::string>> ExportRunCsv(const nlohmann::json& doc, const s
     if (name == "hir") {
       for (const json& w : Get(res, "wait_states")) {
         for (const json& c : Get(w, "cycles")) {
-          files[name].Add({{"wait_ns", Get(w, "wait_ns")}, {"cycle", Get(c, "cycle")}, {"iops", Get(c, "iops")}, {"mean_ns", Get(c, "mean_ns")}, {"max_ns", Get(c, "max_ns")}});
+          files[name].Add({{"wait_ns", Get(w, "wait_ns")},
+                           {"cycle", Get(c, "cycle")},
+                           {"iops", Get(c, "iops")},
+                           {"mean_ns", Get(c, "mean_ns")},
+                           {"max_ns", Get(c, "max_ns")}});
         }
       }
     }
     if (name == "xsr") {
       for (const json& s : Get(res, "segments")) {
         for (const json& p : Get(s, "series_bw")) {
-          if (p.is_array() && p.size() >= 2) files[name].Add({{"segment", Str(s, "name")}, {"t_s", p[0]}, {"bw_bytes_per_s", p[1]}});
+          if (p.is_array() && p.size() >= 2)
+            files[name].Add({{"segment", Str(s, "name")}, {"t_s", p[0]}, {"bw_bytes_per_s", p[1]}});
         }
       }
     }
     if (name == "dirth" || name == "ecw") {
       for (const json& s : Get(res, "selected")) {
         for (const json& b : Get(s, "histogram")) {
-          if (b.is_array() && b.size() >= 2) files[name + "_histograms"].Add({{"point", Str(s, "point")}, {"lower_ns", b[0]}, {"count", b[1]}});
+          if (b.is_array() && b.size() >= 2)
+            files[name + "_histograms"].Add(
+                {{"point", Str(s, "point")}, {"lower_ns", b[0]}, {"count", b[1]}});
         }
       }
     }

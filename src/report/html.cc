@@ -132,12 +132,16 @@ std::string SafeScript(std::string_view js) {
 // Figures are right-aligned, words left-aligned.
 bool Numeric(const std::string& t) {
   size_t i = (!t.empty() && (t[0] == '-' || t[0] == '+')) ? 1 : 0;
-  return i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])) && t.find(" bytes (") == std::string::npos;
+  return i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])) &&
+         t.find(" bytes (") == std::string::npos;
 }
 
 std::string CellHtml(const json& c, bool header, bool first_column = false) {
   const char* tag = header ? "th" : "td";
-  std::string text = c.is_object() ? Str(c, "text") : c.is_string() ? c.get<std::string>() : c.is_null() ? "" : c.dump();
+  std::string text = c.is_object()   ? Str(c, "text")
+                     : c.is_string() ? c.get<std::string>()
+                     : c.is_null()   ? ""
+                                     : c.dump();
   std::string cls = c.is_object() ? Str(c, "class") : "";
   if (!header && !first_column && Numeric(text)) cls += cls.empty() ? "num" : " num";
   if (cls.empty()) return fmt::format("<{}>{}</{}>", tag, HtmlEscape(text), tag);
@@ -153,30 +157,38 @@ void RenderBlock(const json& b, std::string& html, json& specs) {
   } else if (kind == "chart") {
     std::string id = Str(b, "id");
     specs[id] = b["spec"];
-    html += fmt::format("<figure class=\"chart\"><div class=\"vis\" id=\"{}\"></div><figcaption>{}</figcaption></figure>\n", HtmlEscape(id),
-                        HtmlEscape(Str(b, "caption")));
+    html += fmt::format(
+        "<figure class=\"chart\"><div class=\"vis\" "
+        "id=\"{}\"></div><figcaption>{}</figcaption></figure>\n",
+        HtmlEscape(id), HtmlEscape(Str(b, "caption")));
   } else if (kind == "table") {
     const json& cols = Get(b, "columns");
-    bool facts = Str(b, "id").rfind("overview", 0) == 0 || Str(b, "id").rfind("params-", 0) == 0 || Str(b, "id").rfind("claims-drive", 0) == 0;
-    html += fmt::format("<div class=\"table-wrap\" id=\"{}\"><div class=\"caption\">{}</div><table{}>\n<thead><tr>", HtmlEscape(Str(b, "id")),
-                        HtmlEscape(Str(b, "caption")), facts ? " class=\"facts\"" : "");
+    bool facts = Str(b, "id").rfind("overview", 0) == 0 || Str(b, "id").rfind("params-", 0) == 0 ||
+                 Str(b, "id").rfind("claims-drive", 0) == 0;
+    html += fmt::format(
+        "<div class=\"table-wrap\" id=\"{}\"><div class=\"caption\">{}</div><table{}>\n<thead><tr>",
+        HtmlEscape(Str(b, "id")), HtmlEscape(Str(b, "caption")), facts ? " class=\"facts\"" : "");
     // A column of figures has its heading right-aligned too.
     std::vector<int> numeric(cols.size(), 0), words(cols.size(), 0);
     for (const json& r : Get(b, "rows")) {
       if (!r.is_array()) continue;
       for (size_t i = 0; i < r.size() && i < cols.size(); ++i) {
-        std::string t = r[i].is_object() ? Str(r[i], "text") : r[i].is_string() ? r[i].get<std::string>() : "";
+        std::string t = r[i].is_object()   ? Str(r[i], "text")
+                        : r[i].is_string() ? r[i].get<std::string>()
+                                           : "";
         (i > 0 && Numeric(t) ? numeric[i] : words[i])++;
       }
     }
     for (size_t i = 0; i < cols.size(); ++i) {
       std::string t = cols[i].is_string() ? cols[i].get<std::string>() : "";
-      html += numeric[i] > words[i] ? "<th class=\"num\">" + HtmlEscape(t) + "</th>" : "<th>" + HtmlEscape(t) + "</th>";
+      html += numeric[i] > words[i] ? "<th class=\"num\">" + HtmlEscape(t) + "</th>"
+                                    : "<th>" + HtmlEscape(t) + "</th>";
     }
     html += "</tr></thead>\n<tbody>\n";
     for (const json& r : Get(b, "rows")) {
       if (r.is_object()) {
-        html += fmt::format("<tr class=\"group\"><td colspan=\"{}\">{}</td></tr>\n", cols.size(), HtmlEscape(Str(r, "group")));
+        html += fmt::format("<tr class=\"group\"><td colspan=\"{}\">{}</td></tr>\n", cols.size(),
+                            HtmlEscape(Str(r, "group")));
         continue;
       }
       html += "<tr>";
@@ -215,8 +227,10 @@ std::string RenderReportHtml(const json& model) {
   for (const json& s : Get(model, "sections")) {
     std::string id = Str(s, "id");
     toc += fmt::format("<a href=\"#sec-{}\">{}</a>", HtmlEscape(id), HtmlEscape(Str(s, "title")));
-    body += fmt::format("<section id=\"sec-{}\">\n<h2>{}</h2>\n", HtmlEscape(id), HtmlEscape(Str(s, "title")));
-    if (!Str(s, "intro").empty()) body += "<p class=\"intro\">" + HtmlEscape(Str(s, "intro")) + "</p>\n";
+    body += fmt::format("<section id=\"sec-{}\">\n<h2>{}</h2>\n", HtmlEscape(id),
+                        HtmlEscape(Str(s, "title")));
+    if (!Str(s, "intro").empty())
+      body += "<p class=\"intro\">" + HtmlEscape(Str(s, "intro")) + "</p>\n";
     for (const json& b : Get(s, "blocks")) RenderBlock(b, body, specs);
     body += "</section>\n";
   }
@@ -230,24 +244,29 @@ std::string RenderReportHtml(const json& model) {
     licenses += fmt::format("\n{} {}:\n{}\n", a.name, a.version, lic);
   }
   std::string meta = Str(model, "tool_version");
-  if (!Str(model, "generated_at").empty()) meta += (meta.empty() ? "" : ", ") + std::string("generated ") + Str(model, "generated_at");
+  if (!Str(model, "generated_at").empty())
+    meta += (meta.empty() ? "" : ", ") + std::string("generated ") + Str(model, "generated_at");
   std::string html;
   html.reserve(body.size() + 1'000'000);
   html += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  html += "<meta name=\"generator\" content=\"" + HtmlEscape(Str(model, "tool_version", "ssdlab")) + "\">\n";
-  html += "<title>" + HtmlEscape(Str(model, "title")) + "</title>\n<style>" + std::string(kCss) + "</style>\n";
+  html += "<meta name=\"generator\" content=\"" + HtmlEscape(Str(model, "tool_version", "ssdlab")) +
+          "\">\n";
+  html += "<title>" + HtmlEscape(Str(model, "title")) + "</title>\n<style>" + std::string(kCss) +
+          "</style>\n";
   html += "<script>" + std::string(kErrorHook) + "</script>\n";
   html += "<!-- Embedded charting libraries and their licenses:" + licenses + "-->\n";
   html += libs;
-  html += "</head>\n<body>\n<header class=\"top\"><h1>" + HtmlEscape(Str(model, "title")) + "</h1><div class=\"sub\">" +
-          HtmlEscape(Str(model, "subtitle")) + "</div>";
+  html += "</head>\n<body>\n<header class=\"top\"><h1>" + HtmlEscape(Str(model, "title")) +
+          "</h1><div class=\"sub\">" + HtmlEscape(Str(model, "subtitle")) + "</div>";
   if (!meta.empty()) html += "<div class=\"meta\">" + HtmlEscape(meta) + "</div>";
   html += "</header>\n<nav class=\"toc\">" + toc + "</nav>\n<main>\n" + body + "</main>\n";
   html += "<footer>Charts drawn in this page by " + HtmlEscape(credits) +
-          " (BSD-3-Clause), embedded in the file: it needs no network. Data: ssdlab results database; export with <code>ssdlab export</code>.</footer>\n";
+          " (BSD-3-Clause), embedded in the file: it needs no network. Data: ssdlab results "
+          "database; export with <code>ssdlab export</code>.</footer>\n";
   html += "<div id=\"render-status\" hidden></div>\n";
-  html += "<script type=\"application/json\" id=\"ssdlab-specs\">" + ScriptJson(specs) + "</script>\n";
+  html +=
+      "<script type=\"application/json\" id=\"ssdlab-specs\">" + ScriptJson(specs) + "</script>\n";
   html += "<script>" + std::string(kRender) + "</script>\n</body>\n</html>\n";
   return html;
 }

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "report/model_internal.h"
@@ -22,8 +22,10 @@ const json* FindTest(const json& doc, const std::string& name) {
   return nullptr;
 }
 
-json TableBlock(const std::string& id, const std::string& caption, json columns, json rows, json notes) {
-  return {{"kind", "table"}, {"id", id}, {"caption", caption}, {"columns", std::move(columns)},
+json TableBlock(const std::string& id, const std::string& caption, json columns, json rows,
+                json notes) {
+  return {{"kind", "table"},         {"id", id},
+          {"caption", caption},      {"columns", std::move(columns)},
           {"rows", std::move(rows)}, {"notes", std::move(notes)}};
 }
 
@@ -37,7 +39,9 @@ json RowBlock(json blocks) { return {{"kind", "row"}, {"blocks", std::move(block
 
 json GroupRow(const std::string& title) { return {{"group", title}}; }
 
-json Cell(const std::string& text, const std::string& cls) { return {{"text", text}, {"class", cls}}; }
+json Cell(const std::string& text, const std::string& cls) {
+  return {{"text", text}, {"class", cls}};
+}
 
 namespace {
 
@@ -46,7 +50,10 @@ constexpr int kWide = 620, kTall = 300, kNarrow = 400, kShort = 240;
 // ---------------------------------------------------------------- Vega-Lite helpers
 
 json Spec(const std::string& title, json values, int width, int height) {
-  return {{"title", title}, {"width", width}, {"height", height}, {"data", {{"values", std::move(values)}}}};
+  return {{"title", title},
+          {"width", width},
+          {"height", height},
+          {"data", {{"values", std::move(values)}}}};
 }
 
 json Q(const std::string& field, const std::string& title, bool log = false, bool zero = true) {
@@ -74,12 +81,16 @@ json O(const std::string& field, const std::string& title, json sort = nullptr) 
 json DriveEnc() { return N("drive", "Drive"); }
 
 json RoundAxis() {
-  return {{"field", "round"}, {"type", "quantitative"}, {"title", "Round"}, {"scale", {{"zero", false}}},
+  return {{"field", "round"},
+          {"type", "quantitative"},
+          {"title", "Round"},
+          {"scale", {{"zero", false}}},
           {"axis", {{"tickMinStep", 1}, {"format", "d"}}}};
 }
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Tracking variables in readable units: bandwidth in MB/s, latency in microseconds.
@@ -102,7 +113,8 @@ std::string LoadText(const std::string& description) {
     auto p = description.find(key);
     if (p == std::string::npos) return "";
     auto e = description.find(' ', p);
-    return description.substr(p + key.size(), e == std::string::npos ? std::string::npos : e - p - key.size());
+    return description.substr(p + key.size(),
+                              e == std::string::npos ? std::string::npos : e - p - key.size());
   };
   std::string qd = grab("qd="), jobs = grab("jobs=");
   if (qd.empty() || jobs.empty()) return description;
@@ -148,8 +160,10 @@ std::string PurgeOf(const ReportRun& r) {
   for (const json& t : Get(r.doc, "tests")) {
     const json& res = Get(t, "results");
     std::string p = Str(res, "purge_method");
-    if (p.empty() && Get(res, "by_block").is_array() && !Get(res, "by_block").empty()) p = Str(Get(res, "by_block")[0], "purge_method");
-    if (p.empty() && Get(res, "op_points").is_array() && !Get(res, "op_points").empty()) p = Str(Get(res, "op_points")[0], "purge_method");
+    if (p.empty() && Get(res, "by_block").is_array() && !Get(res, "by_block").empty())
+      p = Str(Get(res, "by_block")[0], "purge_method");
+    if (p.empty() && Get(res, "op_points").is_array() && !Get(res, "op_points").empty())
+      p = Str(Get(res, "op_points")[0], "purge_method");
     if (!p.empty()) return p;
   }
   return "-";
@@ -165,11 +179,15 @@ std::string RuleText(const ReportRun& r) {
   const json& ss = Get(Options(r), "steady_state");
   int w = static_cast<int>(Num(ss, "window", 5));
   if (Str(ss, "rule") == "snia") {
-    return fmt::format("window of {} rounds; data excursion <= {:g}% and slope excursion <= {:g}% of the window average (SNIA PTS)", w,
-                       Num(ss, "max_range_pct", 20), Num(ss, "max_slope_pct", 10));
+    return fmt::format(
+        "window of {} rounds; data excursion <= {:g}% and slope excursion <= {:g}% of the window "
+        "average (SNIA PTS)",
+        w, Num(ss, "max_range_pct", 20), Num(ss, "max_slope_pct", 10));
   }
-  return fmt::format("window of {} rounds; least-squares line within {:g}%..{:g}% of the window average (reviewers' rule)", w,
-                     100 - Num(ss, "band_pct", 10), 100 + Num(ss, "band_pct", 10));
+  return fmt::format(
+      "window of {} rounds; least-squares line within {:g}%..{:g}% of the window average "
+      "(reviewers' rule)",
+      w, 100 - Num(ss, "band_pct", 10), 100 + Num(ss, "band_pct", 10));
 }
 
 std::string SpecName(const std::string& s) {
@@ -197,11 +215,16 @@ json VerdictCell(const json& ss) {
   return Cell(t, "muted");
 }
 
-const char* kTestTitles[][2] = {
-    {"iops", "IOPS"}, {"tp", "Throughput"}, {"lat", "Latency"}, {"lvi", "Latency vs IOPS"},
-    {"wsat", "Write saturation"}, {"hir", "Host idle recovery"}, {"xsr", "Cross-stimulus recovery"},
-    {"dirth", "Demand intensity / response time histogram"}, {"ecw", "Enterprise composite workload"},
-    {"op", "Over-provisioning study"}};
+const char* kTestTitles[][2] = {{"iops", "IOPS"},
+                                {"tp", "Throughput"},
+                                {"lat", "Latency"},
+                                {"lvi", "Latency vs IOPS"},
+                                {"wsat", "Write saturation"},
+                                {"hir", "Host idle recovery"},
+                                {"xsr", "Cross-stimulus recovery"},
+                                {"dirth", "Demand intensity / response time histogram"},
+                                {"ecw", "Enterprise composite workload"},
+                                {"op", "Over-provisioning study"}};
 
 std::string TestTitle(const std::string& name) {
   for (auto& t : kTestTitles) {
@@ -227,9 +250,11 @@ std::vector<std::string> TestsPresent(const Ctx& ctx) {
 std::string LoadOf(const json& test) {
   const json& res = Get(test, "results");
   const json& cells = Get(res, "cells");
-  if (cells.is_array() && !cells.empty()) return LoadText(Str(Get(cells[0], "workload"), "description"));
+  if (cells.is_array() && !cells.empty())
+    return LoadText(Str(Get(cells[0], "workload"), "description"));
   const json& bb = Get(res, "by_block");
-  if (bb.is_array() && !bb.empty() && Get(bb[0], "cells").is_array() && !Get(bb[0], "cells").empty()) {
+  if (bb.is_array() && !bb.empty() && Get(bb[0], "cells").is_array() &&
+      !Get(bb[0], "cells").empty()) {
     return LoadText(Str(Get(Get(bb[0], "cells")[0], "workload"), "description"));
   }
   return "";
@@ -262,14 +287,17 @@ DeviceFacts Device(const ReportRun& r) {
   d.interface = Str(disk, "transport");
   if (d.interface.empty() && sim) {
     d.interface = Str(details, "interface");
-    if (!Str(details, "link_mb_s").empty()) d.interface += ", link " + Str(details, "link_mb_s") + " MB/s (modelled)";
+    if (!Str(details, "link_mb_s").empty())
+      d.interface += ", link " + Str(details, "link_mb_s") + " MB/s (modelled)";
   }
   if (d.interface.empty()) d.interface = Str(target, "kind");
   d.write_cache = Str(disk, "write_cache");
   if (d.write_cache.empty() && sim && !Str(details, "buffer").empty()) {
-    d.write_cache = "modelled DRAM buffer of " + FmtInt(std::stod(Str(details, "buffer"))) + " bytes";
+    d.write_cache =
+        "modelled DRAM buffer of " + FmtInt(std::stod(Str(details, "buffer"))) + " bytes";
   }
-  d.sectors = fmt::format("{:g} / {:g} bytes", Num(target, "logical_block_bytes"), Num(target, "physical_block_bytes"));
+  d.sectors = fmt::format("{:g} / {:g} bytes", Num(target, "logical_block_bytes"),
+                          Num(target, "physical_block_bytes"));
   d.path = Str(target, "path") + " (" + Str(target, "kind") + ")";
   for (std::string* s : {&d.vendor, &d.model, &d.serial, &d.firmware, &d.write_cache}) {
     if (s->empty()) *s = "-";
@@ -291,12 +319,16 @@ json OverviewSection(Ctx& ctx) {
   row("CPU", [](const ReportRun& r) {
     return fmt::format("{} ({:g} CPUs)", Str(Ctxt(r), "cpu_model", "-"), Num(Ctxt(r), "cpus"));
   });
-  row("Memory", [](const ReportRun& r) { return fmt::format("{:.1f} GiB", Num(Ctxt(r), "memory_bytes") / (1ull << 30)); });
+  row("Memory", [](const ReportRun& r) {
+    return fmt::format("{:.1f} GiB", Num(Ctxt(r), "memory_bytes") / (1ull << 30));
+  });
   row("OS, kernel", [](const ReportRun& r) {
-    return fmt::format("{} {}, {}", Str(Ctxt(r), "os"), Str(Ctxt(r), "kernel"), Str(Ctxt(r), "arch"));
+    return fmt::format("{} {}, {}", Str(Ctxt(r), "os"), Str(Ctxt(r), "kernel"),
+                       Str(Ctxt(r), "arch"));
   });
   row("Tool", [](const ReportRun& r) {
-    return fmt::format("{} {} ({})", Str(Ctxt(r), "tool", "ssdlab"), Str(Ctxt(r), "tool_version"), Str(Ctxt(r), "git_revision"));
+    return fmt::format("{} {} ({})", Str(Ctxt(r), "tool", "ssdlab"), Str(Ctxt(r), "tool_version"),
+                       Str(Ctxt(r), "git_revision"));
   });
   rows.push_back(GroupRow("Device under test"));
   row("Vendor", [](const ReportRun& r) { return Device(r).vendor; });
@@ -314,19 +346,24 @@ json OverviewSection(Ctx& ctx) {
   row("Data pattern", [](const ReportRun&) { return std::string("random (incompressible)"); });
   row("Active range", [](const ReportRun& r) {
     double pct = Num(Options(r), "active_range_pct", 100);
-    return fmt::format("{:g}% of the capacity (0 .. {})", pct, FmtInt(static_cast<double>(Device(r).capacity) * pct / 100));
+    return fmt::format("{:g}% of the capacity (0 .. {})", pct,
+                       FmtInt(static_cast<double>(Device(r).capacity) * pct / 100));
   });
   row("Preconditioning", [](const ReportRun& r) {
-    return fmt::format("purge; SEQ 128KiB write of {:g}x the active range (workload independent); then the test stimulus until steady state (workload dependent)",
-                       Num(Options(r), "wipc_multiple", 2));
+    return fmt::format(
+        "purge; SEQ 128KiB write of {:g}x the active range (workload independent); then the test "
+        "stimulus until steady state (workload dependent)",
+        Num(Options(r), "wipc_multiple", 2));
   });
   row("Rounds", [](const ReportRun& r) {
-    return fmt::format("up to {:g} rounds; each cell {}", Num(Options(r), "max_rounds"), FmtDurationNs(Num(Options(r), "round_ns")));
+    return fmt::format("up to {:g} rounds; each cell {}", Num(Options(r), "max_rounds"),
+                       FmtDurationNs(Num(Options(r), "round_ns")));
   });
   row("Steady state", [](const ReportRun& r) { return RuleText(r); });
   row("Percentiles", [](const ReportRun& r) {
     std::string s;
-    for (const json& p : Get(Options(r), "percentiles")) s += (s.empty() ? "" : ", ") + fmt::format("{:g}", p.get<double>());
+    for (const json& p : Get(Options(r), "percentiles"))
+      s += (s.empty() ? "" : ", ") + fmt::format("{:g}", p.get<double>());
     return s;
   });
   row("Seed", [](const ReportRun& r) { return fmt::format("{:g}", Num(Options(r), "seed", 1)); });
@@ -343,7 +380,8 @@ json OverviewSection(Ctx& ctx) {
   });
 
   json blocks = json::array();
-  blocks.push_back(TableBlock("overview", "Test platform, device under test and set-up (SNIA report header)", cols, rows));
+  blocks.push_back(TableBlock(
+      "overview", "Test platform, device under test and set-up (SNIA report header)", cols, rows));
 
   // Steady-state verdicts of every test.
   json vrows = json::array();
@@ -384,16 +422,22 @@ json SteadyStateBlocks(Ctx& ctx, const std::string& test_name, const std::string
       for (auto& [k, v] : tr.items()) {
         if (!v.is_number()) continue;
         std::string var = k;
-        if (Get(rd, "op_pct").is_number()) var = fmt::format("OP {:g}%: {}", rd["op_pct"].get<double>(), k);
+        if (Get(rd, "op_pct").is_number())
+          var = fmt::format("OP {:g}%: {}", rd["op_pct"].get<double>(), k);
         series[k].push_back(v.get<double>());
-        conv.push_back({{"drive", r.label}, {"round", Num(rd, "round")}, {"variable", VarLabel(var)}, {"value", R6(VarScale(k) * v.get<double>())}});
+        conv.push_back({{"drive", r.label},
+                        {"round", Num(rd, "round")},
+                        {"variable", VarLabel(var)},
+                        {"value", R6(VarScale(k) * v.get<double>())}});
       }
     }
     if (conv.empty()) continue;
     json cs = LineSpec(fmt::format("Steady-state convergence: {}", r.label), conv, RoundAxis(),
-                       Q("value", "Tracking variable"), "variable", "Variable", Ctx{ctx.runs, false}, nullptr, "",
-                       ctx.multi ? kNarrow : kWide, kShort);
-    conv_charts.push_back(ChartBlock(ctx.Id("ss-conv-" + test_name), "Convergence of the tracking variables (" + what + "), " + r.label, cs));
+                       Q("value", "Tracking variable"), "variable", "Variable",
+                       Ctx{ctx.runs, false}, nullptr, "", ctx.multi ? kNarrow : kWide, kShort);
+    conv_charts.push_back(
+        ChartBlock(ctx.Id("ss-conv-" + test_name),
+                   "Convergence of the tracking variables (" + what + "), " + r.label, cs));
     double band = BandPct(r);
     for (auto& [k, v] : vars.items()) {
       auto it = series.find(k);
@@ -402,36 +446,63 @@ json SteadyStateBlocks(Ctx& ctx, const std::string& test_name, const std::string
       int first = static_cast<int>(Num(v, "window_first_round"));
       int w = static_cast<int>(Num(v, "window"));
       const double sc = VarScale(k);
-      double mean = sc * Num(v, "mean"), slope = sc * Num(v, "slope"), icpt = sc * Num(v, "intercept");
+      double mean = sc * Num(v, "mean"), slope = sc * Num(v, "slope"),
+             icpt = sc * Num(v, "intercept");
       json pts = json::array();
       for (int i = first; i < first + w && i < static_cast<int>(y.size()); ++i) {
         double x = i + 1;
         pts.push_back({{"round", x}, {"series", "measured"}, {"value", R6(sc * y[i])}});
         pts.push_back({{"round", x}, {"series", "average"}, {"value", R6(mean)}});
-        pts.push_back({{"round", x}, {"series", fmt::format("{:g}% x average", 100 + band)}, {"value", R6(mean * (1 + band / 100))}});
-        pts.push_back({{"round", x}, {"series", fmt::format("{:g}% x average", 100 - band)}, {"value", R6(mean * (1 - band / 100))}});
-        pts.push_back({{"round", x}, {"series", "least-squares fit"}, {"value", R6(icpt + slope * (i - first))}});
+        pts.push_back({{"round", x},
+                       {"series", fmt::format("{:g}% x average", 100 + band)},
+                       {"value", R6(mean * (1 + band / 100))}});
+        pts.push_back({{"round", x},
+                       {"series", fmt::format("{:g}% x average", 100 - band)},
+                       {"value", R6(mean * (1 - band / 100))}});
+        pts.push_back({{"round", x},
+                       {"series", "least-squares fit"},
+                       {"value", R6(icpt + slope * (i - first))}});
       }
       if (pts.empty()) continue;
       json domain = json::array({"measured", "average", fmt::format("{:g}% x average", 100 + band),
                                  fmt::format("{:g}% x average", 100 - band), "least-squares fit"});
-      json s = Spec(ctx.multi ? fmt::format("Measurement window, {}: {}", r.label, VarLabel(k)) : fmt::format("Measurement window: {}", VarLabel(k)), pts, 340, kShort);
-      s["encoding"] = {{"x", RoundAxis()},
-                       {"y", Q("value", VarLabel(k), false, false)},
-                       {"color", {{"field", "series"}, {"type", "nominal"}, {"title", ""},
-                                  {"scale", {{"domain", domain}, {"range", json::array({"#1f5fa8", "#333333", "#c0392b", "#c0392b", "#27ae60"})}}}}},
-                       {"strokeDash", {{"field", "series"}, {"type", "nominal"}, {"title", ""},
-                                       {"scale", {{"domain", domain}, {"range", json::array({json::array({1, 0}), json::array({1, 0}), json::array({6, 4}), json::array({6, 4}), json::array({2, 2})})}}}}}};
-      s["layer"] = json::array({{{"mark", {{"type", "line"}, {"tooltip", true}}}},
-                                {{"mark", {{"type", "point"}, {"filled", true}, {"size", 50}, {"tooltip", true}}},
-                                 {"transform", json::array({{{"filter", "datum.series == 'measured'"}}})}}});
-      window_charts.push_back(ChartBlock(ctx.Id("ss-window-" + test_name), "Steady-state measurement window, " + r.label + ": " + VarLabel(k) +
-                                                                           fmt::format("; average, {:g}%/{:g}% bands and the least-squares line", 100 - band, 100 + band), s));
+      json s = Spec(ctx.multi ? fmt::format("Measurement window, {}: {}", r.label, VarLabel(k))
+                              : fmt::format("Measurement window: {}", VarLabel(k)),
+                    pts, 340, kShort);
+      s["encoding"] = {
+          {"x", RoundAxis()},
+          {"y", Q("value", VarLabel(k), false, false)},
+          {"color",
+           {{"field", "series"},
+            {"type", "nominal"},
+            {"title", ""},
+            {"scale",
+             {{"domain", domain},
+              {"range", json::array({"#1f5fa8", "#333333", "#c0392b", "#c0392b", "#27ae60"})}}}}},
+          {"strokeDash",
+           {{"field", "series"},
+            {"type", "nominal"},
+            {"title", ""},
+            {"scale",
+             {{"domain", domain},
+              {"range", json::array({json::array({1, 0}), json::array({1, 0}), json::array({6, 4}),
+                                     json::array({6, 4}), json::array({2, 2})})}}}}}};
+      s["layer"] = json::array(
+          {{{"mark", {{"type", "line"}, {"tooltip", true}}}},
+           {{"mark", {{"type", "point"}, {"filled", true}, {"size", 50}, {"tooltip", true}}},
+            {"transform", json::array({{{"filter", "datum.series == 'measured'"}}})}}});
+      window_charts.push_back(
+          ChartBlock(ctx.Id("ss-window-" + test_name),
+                     "Steady-state measurement window, " + r.label + ": " + VarLabel(k) +
+                         fmt::format("; average, {:g}%/{:g}% bands and the least-squares line",
+                                     100 - band, 100 + band),
+                     s));
       bool reached = Get(v, "reached").is_boolean() && v["reached"].get<bool>();
-      ex_rows.push_back(json::array({r.label, VarLabel(k), fmt::format("{}-{}", first + 1, first + w), FmtNum(mean, 5),
-                                     FmtPct(Num(v, "range_pct"), 2), FmtPct(Num(v, "slope_excursion_pct"), 2),
-                                     FmtPct(Num(v, "band_excursion_pct"), 2),
-                                     reached ? Cell("reached", "good") : Cell("not reached", "bad")}));
+      ex_rows.push_back(json::array(
+          {r.label, VarLabel(k), fmt::format("{}-{}", first + 1, first + w), FmtNum(mean, 5),
+           FmtPct(Num(v, "range_pct"), 2), FmtPct(Num(v, "slope_excursion_pct"), 2),
+           FmtPct(Num(v, "band_excursion_pct"), 2),
+           reached ? Cell("reached", "good") : Cell("not reached", "bad")}));
     }
   }
   if (conv_charts.empty()) return blocks;
@@ -441,15 +512,19 @@ json SteadyStateBlocks(Ctx& ctx, const std::string& test_name, const std::string
   for (const ReportRun& r : ctx.runs) {
     if (FindTest(r.doc, test_name)) notes.push_back(r.label + ": " + RuleText(r) + ".");
   }
-  blocks.push_back(TableBlock(ctx.Id("ss-table-" + test_name), "Steady-state excursions (" + what + ")",
-                              json::array({"Drive", "Tracking variable", "Window (rounds)", "Average", "Data excursion",
-                                           "Slope excursion", "Fit band excursion", "Verdict"}),
-                              ex_rows, notes));
+  blocks.push_back(TableBlock(
+      ctx.Id("ss-table-" + test_name), "Steady-state excursions (" + what + ")",
+      json::array({"Drive", "Tracking variable", "Window (rounds)", "Average", "Data excursion",
+                   "Slope excursion", "Fit band excursion", "Verdict"}),
+      ex_rows, notes));
   return blocks;
 }
 
 // Test parameters as a small table: one row per fact, one column per run.
-json ParamsTable(Ctx& ctx, const std::string& test_name, const std::vector<std::pair<std::string, std::function<std::string(const ReportRun&, const json&)>>>& facts) {
+json ParamsTable(
+    Ctx& ctx, const std::string& test_name,
+    const std::vector<
+        std::pair<std::string, std::function<std::string(const ReportRun&, const json&)>>>& facts) {
   json cols = json::array({"Parameter"});
   for (const ReportRun& r : ctx.runs) cols.push_back(r.label);
   json rows = json::array();
@@ -467,7 +542,8 @@ json ParamsTable(Ctx& ctx, const std::string& test_name, const std::vector<std::
     verdict.push_back(t ? VerdictCell(Get(*t, "steady_state")) : Cell("not run", "muted"));
   }
   rows.push_back(verdict);
-  return TableBlock(ctx.Id("params-" + test_name), "Test parameters: " + TestTitle(test_name), cols, rows);
+  return TableBlock(ctx.Id("params-" + test_name), "Test parameters: " + TestTitle(test_name), cols,
+                    rows);
 }
 
 std::string ListBytes(const json& v) {
@@ -488,7 +564,8 @@ std::string ListNums(const json& v, const std::string& sep = ", ") {
   return s;
 }
 
-json Section(const std::string& id, const std::string& title, const std::string& intro, json blocks) {
+json Section(const std::string& id, const std::string& title, const std::string& intro,
+             json blocks) {
   return {{"id", id}, {"title", title}, {"intro", intro}, {"blocks", std::move(blocks)}};
 }
 
@@ -517,12 +594,23 @@ std::vector<MatrixCell> MatrixCells(const json& cells) {
 
 json IopsSection(Ctx& ctx) {
   json blocks = json::array();
-  blocks.push_back(ParamsTable(ctx, "iops", {
-      {"Stimulus", [](const ReportRun&, const json& t) { return "random, " + LoadOf(t); }},
-      {"Block sizes", [](const ReportRun& r, const json&) { return ListBytes(Get(Options(r), "iops_block_bytes")); }},
-      {"Read/write mixes", [](const ReportRun& r, const json&) { return ListMixes(Get(Options(r), "iops_read_pcts")); }},
-      {"Round", [](const ReportRun& r, const json&) { return FmtDurationNs(Num(Options(r), "round_ns")) + " per cell"; }},
-  }));
+  blocks.push_back(ParamsTable(
+      ctx, "iops",
+      {
+          {"Stimulus", [](const ReportRun&, const json& t) { return "random, " + LoadOf(t); }},
+          {"Block sizes",
+           [](const ReportRun& r, const json&) {
+             return ListBytes(Get(Options(r), "iops_block_bytes"));
+           }},
+          {"Read/write mixes",
+           [](const ReportRun& r, const json&) {
+             return ListMixes(Get(Options(r), "iops_read_pcts"));
+           }},
+          {"Round",
+           [](const ReportRun& r, const json&) {
+             return FmtDurationNs(Num(Options(r), "round_ns")) + " per cell";
+           }},
+      }));
   json values = json::array();
   json tables = json::array();
   std::set<std::pair<uint64_t, std::string>> bss;
@@ -539,8 +627,13 @@ json IopsSection(Ctx& ctx) {
       sizes.insert(c.bs);
       double v = Num(Get(*c.cell, "total"), "iops");
       iops[{c.read_pct, c.bs}] = v;
-      values.push_back({{"drive", r.label}, {"block", BlockLabel(c.bs)}, {"block_bytes", c.bs}, {"mix", MixLabel(c.read_pct)},
-                        {"read_pct", c.read_pct}, {"iops", R6(v)}, {"mb_s", R6(Num(Get(*c.cell, "total"), "bw_bytes_per_s") / 1e6)}});
+      values.push_back({{"drive", r.label},
+                        {"block", BlockLabel(c.bs)},
+                        {"block_bytes", c.bs},
+                        {"mix", MixLabel(c.read_pct)},
+                        {"read_pct", c.read_pct},
+                        {"iops", R6(v)},
+                        {"mb_s", R6(Num(Get(*c.cell, "total"), "bw_bytes_per_s") / 1e6)}});
       bss.insert({c.bs, BlockLabel(c.bs)});
       all_mixes.insert(c.read_pct);
     }
@@ -556,35 +649,46 @@ json IopsSection(Ctx& ctx) {
       rows.push_back(rw);
     }
     const json& ss = Get(*t, "steady_state");
-    tables.push_back(TableBlock(ctx.Id("iops-table"),
-                                fmt::format("{}: IOPS by block size and read/write mix, average over the steady-state window ({})",
-                                            r.label, VerdictText(ss)),
-                                cols, rows));
+    tables.push_back(TableBlock(
+        ctx.Id("iops-table"),
+        fmt::format(
+            "{}: IOPS by block size and read/write mix, average over the steady-state window ({})",
+            r.label, VerdictText(ss)),
+        cols, rows));
   }
   if (values.empty()) return nullptr;
   Append(blocks, tables);
   json bs_sort = json::array();
   for (auto& [b, l] : bss) bs_sort.push_back(l);
   json mix_sort = json::array();
-  for (auto it = all_mixes.rbegin(); it != all_mixes.rend(); ++it) mix_sort.push_back(MixLabel(*it));
+  for (auto it = all_mixes.rbegin(); it != all_mixes.rend(); ++it)
+    mix_sort.push_back(MixLabel(*it));
   json spec = LineSpec("IOPS by block size (2D plot)", values, O("block", "Block size", bs_sort),
                        Q("iops", "IOPS", true), "mix", "R/W mix", ctx, mix_sort);
-  blocks.push_back(ChartBlock(ctx.Id("iops-2d"), "IOPS against block size, one line per read/write mix (log scale)", spec));
+  blocks.push_back(ChartBlock(
+      ctx.Id("iops-2d"), "IOPS against block size, one line per read/write mix (log scale)", spec));
   Append(blocks, SteadyStateBlocks(ctx, "iops", "IOPS"));
-  return Section("iops", "IOPS", "Random access over the whole active range with every block size and read/write mix; each figure is the average over the steady-state window.", blocks);
+  return Section("iops", "IOPS",
+                 "Random access over the whole active range with every block size and read/write "
+                 "mix; each figure is the average over the steady-state window.",
+                 blocks);
 }
 
 // ---------------------------------------------------------------- Throughput
 
 json TpSection(Ctx& ctx) {
   json blocks = json::array();
-  blocks.push_back(ParamsTable(ctx, "tp", {
-      {"Stimulus", [](const ReportRun&, const json& t) { return "sequential, " + LoadOf(t); }},
-      {"Block sizes", [](const ReportRun& r, const json&) { return ListBytes(Get(Options(r), "tp_block_bytes")); }},
-  }));
+  blocks.push_back(ParamsTable(
+      ctx, "tp",
+      {
+          {"Stimulus", [](const ReportRun&, const json& t) { return "sequential, " + LoadOf(t); }},
+          {"Block sizes", [](const ReportRun& r,
+                             const json&) { return ListBytes(Get(Options(r), "tp_block_bytes")); }},
+      }));
   json values = json::array();
   std::set<std::pair<uint64_t, std::string>> bss;
-  std::map<std::pair<uint64_t, std::string>, std::vector<std::string>> cells;  // (bs, dir) -> per run
+  std::map<std::pair<uint64_t, std::string>, std::vector<std::string>>
+      cells;  // (bs, dir) -> per run
   for (size_t i = 0; i < ctx.runs.size(); ++i) {
     const ReportRun& r = ctx.runs[i];
     const json* t = FindTest(r.doc, "tp");
@@ -592,10 +696,16 @@ json TpSection(Ctx& ctx) {
     for (const json& b : Get(Get(*t, "results"), "by_block")) {
       uint64_t bs = static_cast<uint64_t>(Num(b, "block_bytes"));
       for (const MatrixCell& c : MatrixCells(Get(b, "cells"))) {
-        std::string dir = c.read_pct >= 100 ? "Read" : c.read_pct <= 0 ? "Write" : MixLabel(c.read_pct);
+        std::string dir = c.read_pct >= 100 ? "Read"
+                          : c.read_pct <= 0 ? "Write"
+                                            : MixLabel(c.read_pct);
         const json& d = Get(*c.cell, "total");
         double bw = Num(d, "bw_bytes_per_s");
-        values.push_back({{"drive", r.label}, {"block", BlockLabel(bs)}, {"direction", dir}, {"mib_s", R6(bw / 1048576)}, {"mb_s", R6(bw / 1e6)}});
+        values.push_back({{"drive", r.label},
+                          {"block", BlockLabel(bs)},
+                          {"direction", dir},
+                          {"mib_s", R6(bw / 1048576)},
+                          {"mb_s", R6(bw / 1e6)}});
         bss.insert({bs, BlockLabel(bs)});
         auto& v = cells[{bs, dir}];
         v.resize(ctx.runs.size(), "-");
@@ -612,11 +722,17 @@ json TpSection(Ctx& ctx) {
     for (const std::string& s : v) rw.push_back(s);
     rows.push_back(rw);
   }
-  blocks.push_back(TableBlock(ctx.Id("tp-table"), "Sequential throughput, average over the steady-state window", cols, rows));
+  blocks.push_back(TableBlock(ctx.Id("tp-table"),
+                              "Sequential throughput, average over the steady-state window", cols,
+                              rows));
   json bs_sort = json::array();
   for (auto& [b, l] : bss) bs_sort.push_back(l);
-  json spec = {{"title", "Sequential throughput"}, {"data", {{"values", values}}}, {"width", ctx.multi ? 260 : 220}, {"height", kTall}};
-  json enc = {{"x", O("block", "Block size", bs_sort)}, {"y", Q("mib_s", "MiB/s")},
+  json spec = {{"title", "Sequential throughput"},
+               {"data", {{"values", values}}},
+               {"width", ctx.multi ? 260 : 220},
+               {"height", kTall}};
+  json enc = {{"x", O("block", "Block size", bs_sort)},
+              {"y", Q("mib_s", "MiB/s")},
               {"column", {{"field", "direction"}, {"type", "nominal"}, {"title", nullptr}}},
               {"color", ctx.multi ? DriveEnc() : N("direction", "Direction")}};
   if (ctx.multi) enc["xOffset"] = N("drive", "Drive");
@@ -624,21 +740,35 @@ json TpSection(Ctx& ctx) {
   spec["encoding"] = enc;
   blocks.push_back(ChartBlock(ctx.Id("tp-bars"), "Throughput by block size, read and write", spec));
   Append(blocks, SteadyStateBlocks(ctx, "tp", "throughput"));
-  return Section("tp", "Throughput", "Sequential read and write, each block size after its own purge and preconditioning.", blocks);
+  return Section(
+      "tp", "Throughput",
+      "Sequential read and write, each block size after its own purge and preconditioning.",
+      blocks);
 }
 
 // ---------------------------------------------------------------- Latency
 
 json LatSection(Ctx& ctx) {
   json blocks = json::array();
-  blocks.push_back(ParamsTable(ctx, "lat", {
-      {"Stimulus", [](const ReportRun&, const json& t) { return "random, " + LoadOf(t); }},
-      {"Block sizes", [](const ReportRun& r, const json&) { return ListBytes(Get(Options(r), "lat_block_bytes")); }},
-      {"Read/write mixes", [](const ReportRun& r, const json&) { return ListMixes(Get(Options(r), "lat_read_pcts")); }},
-  }));
+  blocks.push_back(ParamsTable(
+      ctx, "lat",
+      {
+          {"Stimulus", [](const ReportRun&, const json& t) { return "random, " + LoadOf(t); }},
+          {"Block sizes",
+           [](const ReportRun& r, const json&) {
+             return ListBytes(Get(Options(r), "lat_block_bytes"));
+           }},
+          {"Read/write mixes",
+           [](const ReportRun& r, const json&) {
+             return ListMixes(Get(Options(r), "lat_read_pcts"));
+           }},
+      }));
   json values = json::array();
-  const std::vector<std::pair<std::string, std::string>> stats = {
-      {"mean", "Mean"}, {"p99", "99%"}, {"p99_9", "99.9%"}, {"p99_99", "99.99%"}, {"max", "Maximum"}};
+  const std::vector<std::pair<std::string, std::string>> stats = {{"mean", "Mean"},
+                                                                  {"p99", "99%"},
+                                                                  {"p99_9", "99.9%"},
+                                                                  {"p99_99", "99.99%"},
+                                                                  {"max", "Maximum"}};
   for (const ReportRun& r : ctx.runs) {
     const json* t = FindTest(r.doc, "lat");
     if (!t) continue;
@@ -647,7 +777,8 @@ json LatSection(Ctx& ctx) {
     std::vector<double> mixes;
     for (const MatrixCell& c : cells) {
       sizes.insert(c.bs);
-      if (std::find(mixes.begin(), mixes.end(), c.read_pct) == mixes.end()) mixes.push_back(c.read_pct);
+      if (std::find(mixes.begin(), mixes.end(), c.read_pct) == mixes.end())
+        mixes.push_back(c.read_pct);
     }
     // Seed 000's order: read, write, mixed.
     std::stable_sort(mixes.begin(), mixes.end(), [](double a, double b) {
@@ -677,28 +808,40 @@ json LatSection(Ctx& ctx) {
         rows.push_back(rw);
       }
     }
-    blocks.push_back(TableBlock(ctx.Id("lat-table"),
-                                fmt::format("{}: latency in microseconds at 1 thread, QD 1 (mean and percentiles of every I/O in the steady-state window)", r.label),
-                                cols, rows));
+    blocks.push_back(
+        TableBlock(ctx.Id("lat-table"),
+                   fmt::format("{}: latency in microseconds at 1 thread, QD 1 (mean and "
+                               "percentiles of every I/O in the steady-state window)",
+                               r.label),
+                   cols, rows));
     for (const MatrixCell& c : cells) {
       const char* dir = c.read_pct >= 100 ? "read" : c.read_pct <= 0 ? "write" : "total";
       const json& l = Get(Get(*c.cell, dir), "lat_ns");
       int order = 0;
       for (const auto& [key, title] : stats) {
         if (!Get(l, key).is_number()) continue;
-        values.push_back({{"drive", r.label}, {"cell", BlockLabel(c.bs) + " " + MixName(c.read_pct)}, {"stat", title},
-                          {"order", order++}, {"us", R6(l[key].get<double>() / 1000)}});
+        values.push_back({{"drive", r.label},
+                          {"cell", BlockLabel(c.bs) + " " + MixName(c.read_pct)},
+                          {"stat", title},
+                          {"order", order++},
+                          {"us", R6(l[key].get<double>() / 1000)}});
       }
     }
   }
   if (values.empty()) return nullptr;
   json stat_sort = json::array();
   for (const auto& s : stats) stat_sort.push_back(s.second);
-  json spec = LineSpec("Latency profile (1 thread, QD 1)", values, O("stat", "Statistic", stat_sort),
-                       Q("us", "Latency, µs", true), "cell", "Block size, mix", ctx);
-  blocks.push_back(ChartBlock(ctx.Id("lat-profile"), "Mean and percentile latency of each block size and mix (log scale)", spec));
+  json spec =
+      LineSpec("Latency profile (1 thread, QD 1)", values, O("stat", "Statistic", stat_sort),
+               Q("us", "Latency, µs", true), "cell", "Block size, mix", ctx);
+  blocks.push_back(ChartBlock(ctx.Id("lat-profile"),
+                              "Mean and percentile latency of each block size and mix (log scale)",
+                              spec));
   Append(blocks, SteadyStateBlocks(ctx, "lat", "latency"));
-  return Section("lat", "Latency", "Response time at the minimum load (1 thread, queue depth 1), as in seed 000's table.", blocks);
+  return Section(
+      "lat", "Latency",
+      "Response time at the minimum load (1 thread, queue depth 1), as in seed 000's table.",
+      blocks);
 }
 
 // ---------------------------------------------------------------- LVI-style curves
@@ -714,7 +857,8 @@ std::string CurveName(const json& c) {
   return BlockLabel(static_cast<uint64_t>(Num(c, "block_bytes"))) + " " + mix;
 }
 
-void AddCurves(CurveRows& out, const json& curves, const std::string& drive, const std::string& extra_key = "", const std::string& extra = "") {
+void AddCurves(CurveRows& out, const json& curves, const std::string& drive,
+               const std::string& extra_key = "", const std::string& extra = "") {
   if (!curves.is_array()) return;
   for (const json& c : curves) {
     for (const json& p : Get(c, "points")) {
@@ -722,24 +866,35 @@ void AddCurves(CurveRows& out, const json& curves, const std::string& drive, con
       const json& l = Get(tot, "lat_ns");
       int th = static_cast<int>(Num(p, "threads"));
       out.threads.insert(th);
-      json row = {{"drive", drive}, {"curve", CurveName(c)}, {"threads", th}, {"qd", Num(p, "qd")},
-                  {"iops", R6(Num(tot, "iops"))}, {"mean_us", R6(Num(l, "mean") / 1000)}, {"p99_us", R6(Num(l, "p99") / 1000)},
-                  {"p99_9_us", R6(Num(l, "p99_9") / 1000)}, {"p99_99_us", R6(Num(l, "p99_99") / 1000)}, {"max_us", R6(Num(l, "max") / 1000)}};
+      json row = {{"drive", drive},
+                  {"curve", CurveName(c)},
+                  {"threads", th},
+                  {"qd", Num(p, "qd")},
+                  {"iops", R6(Num(tot, "iops"))},
+                  {"mean_us", R6(Num(l, "mean") / 1000)},
+                  {"p99_us", R6(Num(l, "p99") / 1000)},
+                  {"p99_9_us", R6(Num(l, "p99_9") / 1000)},
+                  {"p99_99_us", R6(Num(l, "p99_99") / 1000)},
+                  {"max_us", R6(Num(l, "max") / 1000)}};
       if (!extra_key.empty()) row[extra_key] = extra;
       out.values.push_back(row);
     }
   }
 }
 
-json CurveChart(const std::string& title, const CurveRows& rows, const std::string& y_field, const std::string& y_title,
-                const std::string& series, const std::string& series_title, const Ctx& ctx, const std::string& dash = "",
+json CurveChart(const std::string& title, const CurveRows& rows, const std::string& y_field,
+                const std::string& y_title, const std::string& series,
+                const std::string& series_title, const Ctx& ctx, const std::string& dash = "",
                 int width = kWide) {
   json s = Spec(title, rows.values, width, kTall);
   std::vector<int> th(rows.threads.begin(), rows.threads.end());
   s["params"] = ThreadsParam(th);
-  s["transform"] = json::array({{{"filter", "datum.threads == threads && datum.iops > 0 && datum." + y_field + " > 0"}}});
+  s["transform"] = json::array(
+      {{{"filter", "datum.threads == threads && datum.iops > 0 && datum." + y_field + " > 0"}}});
   s["mark"] = {{"type", "line"}, {"point", true}, {"tooltip", true}};
-  json enc = {{"x", Q("iops", "IOPS", true)}, {"y", Q(y_field, y_title, true)}, {"color", N(series, series_title)},
+  json enc = {{"x", Q("iops", "IOPS", true)},
+              {"y", Q(y_field, y_title, true)},
+              {"color", N(series, series_title)},
               {"order", {{"field", "qd"}, {"type", "quantitative"}}}};
   if (!dash.empty()) {
     enc["strokeDash"] = N(dash, dash == "drive" ? "Drive" : "Mix");
@@ -755,35 +910,57 @@ json CurveChart(const std::string& title, const CurveRows& rows, const std::stri
 
 json LviSection(Ctx& ctx) {
   json blocks = json::array();
-  blocks.push_back(ParamsTable(ctx, "lvi", {
-      {"Stimulus", [](const ReportRun& r, const json&) {
-         return fmt::format("random; threads {} x QD {}", ListNums(Get(Options(r), "lvi_threads")), ListNums(Get(Options(r), "lvi_qds")));
-       }},
-      {"Block sizes", [](const ReportRun& r, const json&) { return ListBytes(Get(Options(r), "lvi_block_bytes")); }},
-      {"Read/write mixes", [](const ReportRun& r, const json&) { return ListMixes(Get(Options(r), "lvi_read_pcts")); }},
-      {"Each point", [](const ReportRun& r, const json&) {
-         return FmtDurationNs(Num(Options(r), "lvi_warmup_ns")) + " warm-up + " + FmtDurationNs(Num(Options(r), "lvi_measure_ns")) + " measured";
-       }},
-      {"Preconditioning", [](const ReportRun&, const json&) { return std::string("4KiB random write rounds until steady state"); }},
-  }));
+  blocks.push_back(
+      ParamsTable(ctx, "lvi",
+                  {
+                      {"Stimulus",
+                       [](const ReportRun& r, const json&) {
+                         return fmt::format("random; threads {} x QD {}",
+                                            ListNums(Get(Options(r), "lvi_threads")),
+                                            ListNums(Get(Options(r), "lvi_qds")));
+                       }},
+                      {"Block sizes",
+                       [](const ReportRun& r, const json&) {
+                         return ListBytes(Get(Options(r), "lvi_block_bytes"));
+                       }},
+                      {"Read/write mixes",
+                       [](const ReportRun& r, const json&) {
+                         return ListMixes(Get(Options(r), "lvi_read_pcts"));
+                       }},
+                      {"Each point",
+                       [](const ReportRun& r, const json&) {
+                         return FmtDurationNs(Num(Options(r), "lvi_warmup_ns")) + " warm-up + " +
+                                FmtDurationNs(Num(Options(r), "lvi_measure_ns")) + " measured";
+                       }},
+                      {"Preconditioning",
+                       [](const ReportRun&, const json&) {
+                         return std::string("4KiB random write rounds until steady state");
+                       }},
+                  }));
   CurveRows rows;
   for (const ReportRun& r : ctx.runs) {
     const json* t = FindTest(r.doc, "lvi");
     if (t) AddCurves(rows, Get(Get(*t, "results"), "curves"), r.label);
   }
   if (rows.values.empty()) return nullptr;
-  const std::vector<std::pair<std::string, std::string>> metrics = {
-      {"mean_us", "Mean latency"}, {"p99_us", "99% latency"}, {"p99_9_us", "99.9% latency"}, {"p99_99_us", "99.99% latency"}, {"max_us", "Maximum latency"}};
+  const std::vector<std::pair<std::string, std::string>> metrics = {{"mean_us", "Mean latency"},
+                                                                    {"p99_us", "99% latency"},
+                                                                    {"p99_9_us", "99.9% latency"},
+                                                                    {"p99_99_us", "99.99% latency"},
+                                                                    {"max_us", "Maximum latency"}};
   json charts = json::array();
   for (const auto& [field, title] : metrics) {
-    charts.push_back(ChartBlock(ctx.Id("lvi-" + field.substr(0, field.size() - 3)),
-                                title + " against IOPS; each point one queue depth at the selected thread count (log axes)",
-                                CurveChart(title + " vs IOPS", rows, field, title + ", µs", "curve", "Block size, mix", ctx, "", kNarrow + 60)));
+    charts.push_back(ChartBlock(
+        ctx.Id("lvi-" + field.substr(0, field.size() - 3)),
+        title + " against IOPS; each point one queue depth at the selected thread count (log axes)",
+        CurveChart(title + " vs IOPS", rows, field, title + ", µs", "curve", "Block size, mix", ctx,
+                   "", kNarrow + 60)));
   }
   blocks.push_back(RowBlock(charts));
   Append(blocks, SteadyStateBlocks(ctx, "lvi", "workload-dependent preconditioning"));
   return Section("lvi", "Latency vs IOPS",
-                 "Latency against IOPS as the queue depth grows (1..32) at a chosen thread count: the throughput a drive delivers at a given response time.",
+                 "Latency against IOPS as the queue depth grows (1..32) at a chosen thread count: "
+                 "the throughput a drive delivers at a given response time.",
                  blocks);
 }
 
@@ -791,16 +968,23 @@ json LviSection(Ctx& ctx) {
 
 json WsatSection(Ctx& ctx) {
   json blocks = json::array();
-  blocks.push_back(ParamsTable(ctx, "wsat", {
-      {"Stimulus", [](const ReportRun&, const json& t) {
-         return "4KiB random write, continuous, from a purged (fresh) drive; " +
-                std::to_string(Get(Get(t, "results"), "per_round").size()) + " rounds";
-       }},
-      {"Round", [](const ReportRun& r, const json&) { return FmtDurationNs(Num(Options(r), "wsat_round_ns")); }},
-      {"Ends after", [](const ReportRun& r, const json&) {
-         return fmt::format("{:g}x the capacity written or {:g} rounds", Num(Options(r), "wsat_capacity_multiple"), Num(Options(r), "wsat_max_rounds"));
-       }},
-  }));
+  blocks.push_back(ParamsTable(
+      ctx, "wsat",
+      {
+          {"Stimulus",
+           [](const ReportRun&, const json& t) {
+             return "4KiB random write, continuous, from a purged (fresh) drive; " +
+                    std::to_string(Get(Get(t, "results"), "per_round").size()) + " rounds";
+           }},
+          {"Round", [](const ReportRun& r,
+                       const json&) { return FmtDurationNs(Num(Options(r), "wsat_round_ns")); }},
+          {"Ends after",
+           [](const ReportRun& r, const json&) {
+             return fmt::format("{:g}x the capacity written or {:g} rounds",
+                                Num(Options(r), "wsat_capacity_multiple"),
+                                Num(Options(r), "wsat_max_rounds"));
+           }},
+      }));
   json values = json::array();
   json lat_charts = json::array();
   json trows = json::array();
@@ -815,8 +999,11 @@ json WsatSection(Ctx& ctx) {
     for (const json& p : pr) {
       const json& tot = Get(p, "total");
       const json& l = Get(tot, "lat_ns");
-      json row = {{"drive", r.label}, {"round", Num(p, "round")}, {"time_min", R6(Num(p, "time_s") / 60)},
-                  {"written_gb", R6(Num(p, "written_bytes") / 1e9)}, {"capacities", R6(Num(p, "written_capacities"))},
+      json row = {{"drive", r.label},
+                  {"round", Num(p, "round")},
+                  {"time_min", R6(Num(p, "time_s") / 60)},
+                  {"written_gb", R6(Num(p, "written_bytes") / 1e9)},
+                  {"capacities", R6(Num(p, "written_capacities"))},
                   {"iops", R6(Num(tot, "iops"))}};
       const json& sim = Get(p, "sim");
       if (sim.is_object()) {
@@ -825,46 +1012,76 @@ json WsatSection(Ctx& ctx) {
         row["free_blocks"] = Num(sim, "free_blocks");
       }
       values.push_back(row);
-      for (const auto& [k, name] : std::vector<std::pair<std::string, std::string>>{{"mean", "mean"}, {"p99", "99%"}, {"p99_9", "99.9%"}, {"p99_99", "99.99%"}, {"max", "max"}}) {
+      for (const auto& [k, name] :
+           std::vector<std::pair<std::string, std::string>>{{"mean", "mean"},
+                                                            {"p99", "99%"},
+                                                            {"p99_9", "99.9%"},
+                                                            {"p99_99", "99.99%"},
+                                                            {"max", "max"}}) {
         if (Get(l, k).is_number() && l[k].get<double>() > 0) {
-          lat.push_back({{"time_min", R6(Num(p, "time_s") / 60)}, {"stat", name}, {"us", R6(l[k].get<double>() / 1000)}});
+          lat.push_back({{"time_min", R6(Num(p, "time_s") / 60)},
+                         {"stat", name},
+                         {"us", R6(l[k].get<double>() / 1000)}});
         }
       }
     }
     json ls = Spec("WSAT latency per round: " + r.label, lat, ctx.multi ? kNarrow : kWide, kTall);
     ls["mark"] = {{"type", "line"}, {"tooltip", true}};
-    ls["encoding"] = {{"x", Q("time_min", "Time, minutes")}, {"y", Q("us", "Latency, µs", true)},
-                      {"color", N("stat", "Statistic", json::array({"max", "99.99%", "99.9%", "99%", "mean"}))}};
-    lat_charts.push_back(ChartBlock(ctx.Id("wsat-lat"), "Latency per round (mean, percentiles and maximum), " + r.label, ls));
+    ls["encoding"] = {
+        {"x", Q("time_min", "Time, minutes")},
+        {"y", Q("us", "Latency, µs", true)},
+        {"color", N("stat", "Statistic", json::array({"max", "99.99%", "99.9%", "99%", "mean"}))}};
+    lat_charts.push_back(ChartBlock(
+        ctx.Id("wsat-lat"), "Latency per round (mean, percentiles and maximum), " + r.label, ls));
     const json& ss = Get(*t, "steady_state");
     double first = Num(Get(pr[0], "total"), "iops");
     double steady = Num(ss, "mean");
     const json& last = pr.back();
-    trows.push_back(json::array({r.label, FmtInt(static_cast<double>(pr.size())), FmtDurationNs(Num(last, "time_s") * 1e9),
-                                 fmt::format("{:.1f} GB ({:.2f}x the range)", Num(last, "written_bytes") / 1e9, Num(last, "written_capacities")),
-                                 FmtInt(first), FmtInt(steady), first > 0 ? FmtPct(100 * steady / first, 0) : "-",
-                                 Str(res, "stopped_by")}));
+    trows.push_back(json::array(
+        {r.label, FmtInt(static_cast<double>(pr.size())), FmtDurationNs(Num(last, "time_s") * 1e9),
+         fmt::format("{:.1f} GB ({:.2f}x the range)", Num(last, "written_bytes") / 1e9,
+                     Num(last, "written_capacities")),
+         FmtInt(first), FmtInt(steady), first > 0 ? FmtPct(100 * steady / first, 0) : "-",
+         Str(res, "stopped_by")}));
   }
   if (values.empty()) return nullptr;
-  blocks.push_back(TableBlock(ctx.Id("wsat-table"), "Write saturation summary: the first round against the last window (steady state)",
-                              json::array({"Drive", "Rounds", "Duration", "Written", "IOPS, first round", "IOPS, last window", "Last / first", "Stopped by"}),
-                              trows));
-  json c1 = LineSpec("WSAT: IOPS against time", values, Q("time_min", "Time, minutes"), Q("iops", "IOPS"), "", "", ctx, nullptr, "", 520);
+  blocks.push_back(
+      TableBlock(ctx.Id("wsat-table"),
+                 "Write saturation summary: the first round against the last window (steady state)",
+                 json::array({"Drive", "Rounds", "Duration", "Written", "IOPS, first round",
+                              "IOPS, last window", "Last / first", "Stopped by"}),
+                 trows));
+  json c1 = LineSpec("WSAT: IOPS against time", values, Q("time_min", "Time, minutes"),
+                     Q("iops", "IOPS"), "", "", ctx, nullptr, "", 520);
   c1["mark"] = {{"type", "line"}, {"point", {{"size", 12}}}, {"tooltip", true}};
-  json c2 = LineSpec("WSAT: IOPS against data written", values, Q("written_gb", "Total written, GB"), Q("iops", "IOPS"), "", "", ctx, nullptr, "", 520);
+  json c2 =
+      LineSpec("WSAT: IOPS against data written", values, Q("written_gb", "Total written, GB"),
+               Q("iops", "IOPS"), "", "", ctx, nullptr, "", 520);
   c2["mark"] = {{"type", "line"}, {"point", {{"size", 12}}}, {"tooltip", true}};
-  blocks.push_back(RowBlock(json::array({ChartBlock(ctx.Id("wsat-time"), "4KiB random write IOPS by round against time", c1),
-                                         ChartBlock(ctx.Id("wsat-gb"), "The same rounds against the total data written", c2)})));
+  blocks.push_back(RowBlock(json::array(
+      {ChartBlock(ctx.Id("wsat-time"), "4KiB random write IOPS by round against time", c1),
+       ChartBlock(ctx.Id("wsat-gb"), "The same rounds against the total data written", c2)})));
   blocks.push_back(RowBlock(lat_charts));
   if (any_sim) {
-    json wa = LineSpec("Write amplification (simulator)", values, Q("written_gb", "Total written, GB"), Q("wa", "Write amplification"), "", "", ctx, nullptr, "", kNarrow, kShort);
-    json fb = LineSpec("Free blocks (simulator)", values, Q("written_gb", "Total written, GB"), Q("free_blocks", "Free erase blocks"), "", "", ctx, nullptr, "", kNarrow, kShort);
+    json wa =
+        LineSpec("Write amplification (simulator)", values, Q("written_gb", "Total written, GB"),
+                 Q("wa", "Write amplification"), "", "", ctx, nullptr, "", kNarrow, kShort);
+    json fb =
+        LineSpec("Free blocks (simulator)", values, Q("written_gb", "Total written, GB"),
+                 Q("free_blocks", "Free erase blocks"), "", "", ctx, nullptr, "", kNarrow, kShort);
     wa["mark"] = fb["mark"] = {{"type", "line"}, {"tooltip", true}};
-    blocks.push_back(RowBlock(json::array({ChartBlock(ctx.Id("wsat-wa"), "Write amplification of the simulated FTL (NAND pages written / host pages)", wa),
-                                           ChartBlock(ctx.Id("wsat-free"), "Free erase blocks of the simulated drive: garbage collection starts when the pool runs out", fb)})));
+    blocks.push_back(RowBlock(json::array(
+        {ChartBlock(ctx.Id("wsat-wa"),
+                    "Write amplification of the simulated FTL (NAND pages written / host pages)",
+                    wa),
+         ChartBlock(ctx.Id("wsat-free"),
+                    "Free erase blocks of the simulated drive: garbage collection starts when the "
+                    "pool runs out",
+                    fb)})));
   }
   return Section("wsat", "Write saturation",
-                 "Continuous 4KiB random writes from a fresh drive: fast until the pool of free NAND blocks runs out, then garbage collection sets the pace.",
+                 "Continuous 4KiB random writes from a fresh drive: fast until the pool of free "
+                 "NAND blocks runs out, then garbage collection sets the pace.",
                  blocks);
 }
 
@@ -872,18 +1089,28 @@ json WsatSection(Ctx& ctx) {
 
 json HirSection(Ctx& ctx) {
   json blocks = json::array();
-  blocks.push_back(ParamsTable(ctx, "hir", {
-      {"Stimulus", [](const ReportRun& r, const json&) {
-         return fmt::format("4KiB random write: {} write then a pause, {:g} cycles per wait state", FmtDurationNs(Num(Options(r), "hir_write_ns")),
-                            Num(Options(r), "hir_cycles"));
-       }},
-      {"Wait states", [](const ReportRun& r, const json&) {
-         std::string s;
-         for (const json& w : Get(Options(r), "hir_wait_ns")) s += (s.empty() ? "" : ", ") + FmtDurationNs(w.get<double>());
-         return s;
-       }},
-      {"Return to baseline", [](const ReportRun& r, const json&) { return FmtDurationNs(Num(Options(r), "hir_baseline_ns")) + " continuous write after each wait state"; }},
-  }));
+  blocks.push_back(ParamsTable(
+      ctx, "hir",
+      {
+          {"Stimulus",
+           [](const ReportRun& r, const json&) {
+             return fmt::format(
+                 "4KiB random write: {} write then a pause, {:g} cycles per wait state",
+                 FmtDurationNs(Num(Options(r), "hir_write_ns")), Num(Options(r), "hir_cycles"));
+           }},
+          {"Wait states",
+           [](const ReportRun& r, const json&) {
+             std::string s;
+             for (const json& w : Get(Options(r), "hir_wait_ns"))
+               s += (s.empty() ? "" : ", ") + FmtDurationNs(w.get<double>());
+             return s;
+           }},
+          {"Return to baseline",
+           [](const ReportRun& r, const json&) {
+             return FmtDurationNs(Num(Options(r), "hir_baseline_ns")) +
+                    " continuous write after each wait state";
+           }},
+      }));
   json seq = json::array(), bars = json::array(), trows = json::array();
   json wait_sort = json::array({"continuous (preconditioning)"});
   std::set<double> waits;
@@ -894,7 +1121,11 @@ json HirSection(Ctx& ctx) {
     int x = 0;
     for (const json& rd : Get(*t, "rounds")) {
       for (auto& [k, v] : Get(rd, "tracking").items()) {
-        if (v.is_number()) seq.push_back({{"drive", r.label}, {"x", ++x}, {"state", "continuous (preconditioning)"}, {"iops", R6(v.get<double>())}});
+        if (v.is_number())
+          seq.push_back({{"drive", r.label},
+                         {"x", ++x},
+                         {"state", "continuous (preconditioning)"},
+                         {"iops", R6(v.get<double>())}});
       }
     }
     double baseline = Num(res, "baseline_iops");
@@ -903,38 +1134,66 @@ json HirSection(Ctx& ctx) {
       waits.insert(wait);
       std::string label = "wait " + FmtDurationNs(wait);
       for (const json& c : Get(ws, "cycles")) {
-        seq.push_back({{"drive", r.label}, {"x", ++x}, {"state", label}, {"iops", R6(Num(c, "iops"))}, {"mean_us", R6(Num(c, "mean_ns") / 1000)}});
+        seq.push_back({{"drive", r.label},
+                       {"x", ++x},
+                       {"state", label},
+                       {"iops", R6(Num(c, "iops"))},
+                       {"mean_us", R6(Num(c, "mean_ns") / 1000)}});
       }
-      bars.push_back({{"drive", r.label}, {"state", label}, {"wait_s", wait / 1e9}, {"iops", R6(Num(ws, "mean_cycle_iops"))}, {"baseline", R6(baseline)}});
+      bars.push_back({{"drive", r.label},
+                      {"state", label},
+                      {"wait_s", wait / 1e9},
+                      {"iops", R6(Num(ws, "mean_cycle_iops"))},
+                      {"baseline", R6(baseline)}});
       const json& l = Get(Get(Get(ws, "cycle_metrics"), "total"), "lat_ns");
-      trows.push_back(json::array({r.label, FmtDurationNs(wait), FmtInt(Num(ws, "mean_cycle_iops")),
-                                   fmt::format("{:.2f}x", Num(ws, "gain_vs_baseline")), fmt::format("{:.2f}x", Num(ws, "gain_vs_continuous")),
-                                   FmtUs(Num(l, "mean")), FmtUs(Num(l, "p99_99")),
-                                   FmtInt(Num(Get(Get(ws, "return_to_baseline"), "total"), "iops"))}));
+      trows.push_back(
+          json::array({r.label, FmtDurationNs(wait), FmtInt(Num(ws, "mean_cycle_iops")),
+                       fmt::format("{:.2f}x", Num(ws, "gain_vs_baseline")),
+                       fmt::format("{:.2f}x", Num(ws, "gain_vs_continuous")), FmtUs(Num(l, "mean")),
+                       FmtUs(Num(l, "p99_99")),
+                       FmtInt(Num(Get(Get(ws, "return_to_baseline"), "total"), "iops"))}));
     }
   }
   if (seq.empty()) return nullptr;
   for (double w : waits) wait_sort.push_back("wait " + FmtDurationNs(w));
-  blocks.push_back(TableBlock(ctx.Id("hir-table"), "IOPS of the write bursts per wait state, against the steady-state baseline and against the continuous writing that follows",
-                              json::array({"Drive", "Wait", "Mean IOPS of the bursts", "vs baseline", "vs continuous", "Mean, µs", "99.99%, µs", "Return to baseline, IOPS"}),
-                              trows));
-  json s1 = LineSpec("HIR: IOPS by round / burst", seq, Q("x", "Round (continuous) / burst (with pauses)"), Q("iops", "IOPS"), "state", "Load", ctx, wait_sort);
+  blocks.push_back(TableBlock(
+      ctx.Id("hir-table"),
+      "IOPS of the write bursts per wait state, against the steady-state baseline and against the "
+      "continuous writing that follows",
+      json::array({"Drive", "Wait", "Mean IOPS of the bursts", "vs baseline", "vs continuous",
+                   "Mean, µs", "99.99%, µs", "Return to baseline, IOPS"}),
+      trows));
+  json s1 = LineSpec("HIR: IOPS by round / burst", seq,
+                     Q("x", "Round (continuous) / burst (with pauses)"), Q("iops", "IOPS"), "state",
+                     "Load", ctx, wait_sort);
   s1["mark"] = {{"type", "line"}, {"point", {{"size", 10}}}, {"tooltip", true}};
-  blocks.push_back(ChartBlock(ctx.Id("hir-iops"), "Continuous writing (preconditioning), then write bursts separated by growing pauses", s1));
+  blocks.push_back(ChartBlock(
+      ctx.Id("hir-iops"),
+      "Continuous writing (preconditioning), then write bursts separated by growing pauses", s1));
   json s2 = Spec("HIR: mean IOPS of the bursts by wait state", bars, kNarrow, kShort);
-  json enc = {{"x", O("state", "Wait state", wait_sort)}, {"y", Q("iops", "IOPS")}, {"color", ctx.multi ? DriveEnc() : N("state", "Wait state", wait_sort)}};
+  json enc = {{"x", O("state", "Wait state", wait_sort)},
+              {"y", Q("iops", "IOPS")},
+              {"color", ctx.multi ? DriveEnc() : N("state", "Wait state", wait_sort)}};
   if (ctx.multi) enc["xOffset"] = N("drive", "Drive");
-  s2["layer"] = json::array({{{"mark", {{"type", "bar"}, {"tooltip", true}}}, {"encoding", enc}},
-                             {{"mark", {{"type", "tick"}, {"color", "#333"}, {"thickness", 2}, {"size", 40}}},
-                              {"encoding", {{"x", O("state", "Wait state", wait_sort)}, {"y", Q("baseline", "IOPS")}}}}});
-  json s3 = LineSpec("HIR: mean latency by burst", seq, Q("x", "Round / burst"), Q("mean_us", "Mean latency, µs", true), "state", "Load", ctx, wait_sort, "", kNarrow, kShort);
+  s2["layer"] = json::array(
+      {{{"mark", {{"type", "bar"}, {"tooltip", true}}}, {"encoding", enc}},
+       {{"mark", {{"type", "tick"}, {"color", "#333"}, {"thickness", 2}, {"size", 40}}},
+        {"encoding", {{"x", O("state", "Wait state", wait_sort)}, {"y", Q("baseline", "IOPS")}}}}});
+  json s3 = LineSpec("HIR: mean latency by burst", seq, Q("x", "Round / burst"),
+                     Q("mean_us", "Mean latency, µs", true), "state", "Load", ctx, wait_sort, "",
+                     kNarrow, kShort);
   s3["transform"] = json::array({{{"filter", "datum.mean_us > 0"}}});
   s3["mark"] = {{"type", "line"}, {"point", {{"size", 10}}}, {"tooltip", true}};
-  blocks.push_back(RowBlock(json::array({ChartBlock(ctx.Id("hir-bars"), "Mean IOPS of the bursts per wait state; the black tick is the steady-state baseline", s2),
-                                         ChartBlock(ctx.Id("hir-lat"), "Mean latency of each burst (log scale)", s3)})));
+  blocks.push_back(RowBlock(json::array(
+      {ChartBlock(
+           ctx.Id("hir-bars"),
+           "Mean IOPS of the bursts per wait state; the black tick is the steady-state baseline",
+           s2),
+       ChartBlock(ctx.Id("hir-lat"), "Mean latency of each burst (log scale)", s3)})));
   Append(blocks, SteadyStateBlocks(ctx, "hir", "preconditioning to the baseline"));
   return Section("hir", "Host idle recovery",
-                 "After saturation, 4KiB random-write bursts alternate with pauses: the longer the pause, the more garbage collection the drive does in the background.",
+                 "After saturation, 4KiB random-write bursts alternate with pauses: the longer the "
+                 "pause, the more garbage collection the drive does in the background.",
                  blocks);
 }
 
@@ -942,7 +1201,8 @@ json HirSection(Ctx& ctx) {
 
 json XsrSection(Ctx& ctx) {
   json blocks = json::array();
-  json values = json::array(), trows = json::array(), seg_sort = json::array(), notes = json::array();
+  json values = json::array(), trows = json::array(), seg_sort = json::array(),
+       notes = json::array();
   for (const ReportRun& r : ctx.runs) {
     const json* t = FindTest(r.doc, "xsr");
     if (!t) continue;
@@ -950,31 +1210,45 @@ json XsrSection(Ctx& ctx) {
     double offset = 0;
     for (const json& seg : Get(res, "segments")) {
       std::string name = Str(seg, "name");
-      if (std::find(seg_sort.begin(), seg_sort.end(), json(name)) == seg_sort.end()) seg_sort.push_back(name);
+      if (std::find(seg_sort.begin(), seg_sort.end(), json(name)) == seg_sort.end())
+        seg_sort.push_back(name);
       double end = 0;
       for (const json& p : Get(seg, "series_bw")) {
         if (!p.is_array() || p.size() < 2) continue;
         double ts = p[0].get<double>();
         end = std::max(end, ts);
-        values.push_back({{"drive", r.label}, {"segment", name}, {"time_min", R6((offset + ts) / 60)}, {"mb_s", R6(p[1].get<double>() / 1e6)}});
+        values.push_back({{"drive", r.label},
+                          {"segment", name},
+                          {"time_min", R6((offset + ts) / 60)},
+                          {"mb_s", R6(p[1].get<double>() / 1e6)}});
       }
       offset += end > 0 ? end : Num(Get(seg, "metrics"), "measured_ns") / 1e9;
       const json& tot = Get(Get(seg, "metrics"), "total");
-      trows.push_back(json::array({r.label, name, fmt::format("{:.1f}", Num(tot, "bw_bytes_per_s") / 1e6), FmtInt(Num(tot, "iops")),
-                                   FmtUs(Num(Get(tot, "lat_ns"), "mean")), FmtUs(Num(Get(tot, "lat_ns"), "p99_99"))}));
+      trows.push_back(
+          json::array({r.label, name, fmt::format("{:.1f}", Num(tot, "bw_bytes_per_s") / 1e6),
+                       FmtInt(Num(tot, "iops")), FmtUs(Num(Get(tot, "lat_ns"), "mean")),
+                       FmtUs(Num(Get(tot, "lat_ns"), "p99_99"))}));
     }
     bool recovered = Get(res, "recovered").is_boolean() && res["recovered"].get<bool>();
-    notes.push_back(recovered ? fmt::format("{}: segment C reached 90% of A's settled {:.1f} MB/s after {}.", r.label,
-                                            Num(res, "settled_seq_write_bytes_per_s") / 1e6, FmtDurationNs(Num(res, "recovery_time_s") * 1e9))
-                              : r.label + ": segment C did not recover to 90% of A's settled throughput.");
+    notes.push_back(
+        recovered ? fmt::format("{}: segment C reached 90% of A's settled {:.1f} MB/s after {}.",
+                                r.label, Num(res, "settled_seq_write_bytes_per_s") / 1e6,
+                                FmtDurationNs(Num(res, "recovery_time_s") * 1e9))
+                  : r.label + ": segment C did not recover to 90% of A's settled throughput.");
   }
   if (values.empty()) return nullptr;
-  blocks.push_back(TableBlock(ctx.Id("xsr-table"), "Cross-stimulus recovery: sequential 1024KiB writes, random 8KiB writes, sequential again",
-                              json::array({"Drive", "Segment", "MB/s", "IOPS", "Mean, µs", "99.99%, µs"}), trows, notes));
-  json s = LineSpec("XSR: write throughput against time", values, Q("time_min", "Time, minutes"), Q("mb_s", "MB/s"), "segment", "Segment", ctx, seg_sort);
+  blocks.push_back(TableBlock(
+      ctx.Id("xsr-table"),
+      "Cross-stimulus recovery: sequential 1024KiB writes, random 8KiB writes, sequential again",
+      json::array({"Drive", "Segment", "MB/s", "IOPS", "Mean, µs", "99.99%, µs"}), trows, notes));
+  json s = LineSpec("XSR: write throughput against time", values, Q("time_min", "Time, minutes"),
+                    Q("mb_s", "MB/s"), "segment", "Segment", ctx, seg_sort);
   s["mark"] = {{"type", "line"}, {"tooltip", true}};
-  blocks.push_back(ChartBlock(ctx.Id("xsr-bw"), "Throughput of the three access patterns in sequence", s));
-  return Section("xsr", "Cross-stimulus recovery", "How quickly sequential write throughput returns after a period of random writes.", blocks);
+  blocks.push_back(
+      ChartBlock(ctx.Id("xsr-bw"), "Throughput of the three access patterns in sequence", s));
+  return Section("xsr", "Cross-stimulus recovery",
+                 "How quickly sequential write throughput returns after a period of random writes.",
+                 blocks);
 }
 
 // ---------------------------------------------------------------- DIRTH / ECW
@@ -991,25 +1265,36 @@ json Rebin(const json& buckets) {
     total += c;
   }
   json out = json::array();
-  for (auto& [k, c] : bins) out.push_back({{"us", R6(std::pow(2.0, k / 8.0) / 1000)}, {"pct", R6(100 * c / total)}});
+  for (auto& [k, c] : bins)
+    out.push_back({{"us", R6(std::pow(2.0, k / 8.0) / 1000)}, {"pct", R6(100 * c / total)}});
   return out;
 }
 
 json SweepSection(Ctx& ctx, const std::string& name) {
   bool ecw = name == "ecw";
   json blocks = json::array();
-  blocks.push_back(ParamsTable(ctx, name, {
-      {"Stimulus", [ecw](const ReportRun&, const json&) {
-         return std::string(ecw ? "Enterprise composite workload: mixed block sizes 0.5..64KiB, 40% read, zoned access (50/5, 30/15, 20/80)"
-                                : "8KiB random, 65% read");
-       }},
-      {"Threads x QD", [](const ReportRun& r, const json&) {
-         return "threads " + ListNums(Get(Options(r), "dirth_threads")) + " x QD " + ListNums(Get(Options(r), "dirth_qds"));
-       }},
-      {"Histograms", [](const ReportRun& r, const json&) {
-         return FmtDurationNs(Num(Options(r), "dirth_histogram_ns")) + " at the max-IOPS point (mean below " + FmtUs(Num(Options(r), "dirth_max_mean_ns")) + " µs), a middle and the min-IOPS point";
-       }},
-  }));
+  blocks.push_back(ParamsTable(
+      ctx, name,
+      {
+          {"Stimulus",
+           [ecw](const ReportRun&, const json&) {
+             return std::string(ecw ? "Enterprise composite workload: mixed block sizes "
+                                      "0.5..64KiB, 40% read, zoned access (50/5, 30/15, 20/80)"
+                                    : "8KiB random, 65% read");
+           }},
+          {"Threads x QD",
+           [](const ReportRun& r, const json&) {
+             return "threads " + ListNums(Get(Options(r), "dirth_threads")) + " x QD " +
+                    ListNums(Get(Options(r), "dirth_qds"));
+           }},
+          {"Histograms",
+           [](const ReportRun& r, const json&) {
+             return FmtDurationNs(Num(Options(r), "dirth_histogram_ns")) +
+                    " at the max-IOPS point (mean below " +
+                    FmtUs(Num(Options(r), "dirth_max_mean_ns")) +
+                    " µs), a middle and the min-IOPS point";
+           }},
+      }));
   json curves = json::array(), hists = json::array(), maps = json::array(), trows = json::array();
   for (const ReportRun& r : ctx.runs) {
     const json* t = FindTest(r.doc, name);
@@ -1023,21 +1308,46 @@ json SweepSection(Ctx& ctx, const std::string& name) {
       auto q = cell.find('Q');
       int qd = q == std::string::npos ? 0 : std::atoi(cell.c_str() + q + 1);
       const json& tot = Get(c, "total");
-      json row = {{"drive", r.label}, {"threads", th}, {"qd", qd}, {"iops", R6(Num(tot, "iops"))}, {"mean_us", R6(Num(Get(tot, "lat_ns"), "mean") / 1000)},
+      json row = {{"drive", r.label},
+                  {"threads", th},
+                  {"qd", qd},
+                  {"iops", R6(Num(tot, "iops"))},
+                  {"mean_us", R6(Num(Get(tot, "lat_ns"), "mean") / 1000)},
                   {"p99_99_us", R6(Num(Get(tot, "lat_ns"), "p99_99") / 1000)}};
       cells.push_back(row);
       curves.push_back(row);
     }
     json ms = Spec(fmt::format("{} map: {}", ecw ? "ECW" : "DIRTH", r.label), cells, 300, 260);
-    ms["encoding"] = {{"x", {{"field", "qd"}, {"type", "ordinal"}, {"title", "Queue depth per thread"}, {"axis", {{"labelAngle", 0}}}}},
-                      {"y", {{"field", "threads"}, {"type", "ordinal"}, {"title", "Threads"}, {"sort", "descending"}}}};
-    ms["layer"] = json::array({{{"mark", {{"type", "rect"}, {"tooltip", true}}},
-                                {"encoding", {{"color", {{"field", "iops"}, {"type", "quantitative"}, {"title", "IOPS"}, {"scale", {{"scheme", "viridis"}, {"zero", true}}}}}}}},
-                               {{"mark", {{"type", "text"}, {"fontSize", 9}}},
-                                {"transform", json::array({{{"joinaggregate", json::array({{{"op", "max"}, {"field", "iops"}, {"as", "max_iops"}}})}}})},
-                                {"encoding", {{"text", {{"field", "iops"}, {"type", "quantitative"}, {"format", ".3s"}}},
-                                              {"color", {{"condition", {{"test", "datum.iops > 0.6 * datum.max_iops"}, {"value", "black"}}}, {"value", "white"}}}}}}});
-    maps.push_back(ChartBlock(ctx.Id(name + "-map"), "IOPS at every thread count and queue depth, " + r.label, ms));
+    ms["encoding"] = {{"x",
+                       {{"field", "qd"},
+                        {"type", "ordinal"},
+                        {"title", "Queue depth per thread"},
+                        {"axis", {{"labelAngle", 0}}}}},
+                      {"y",
+                       {{"field", "threads"},
+                        {"type", "ordinal"},
+                        {"title", "Threads"},
+                        {"sort", "descending"}}}};
+    ms["layer"] = json::array(
+        {{{"mark", {{"type", "rect"}, {"tooltip", true}}},
+          {"encoding",
+           {{"color",
+             {{"field", "iops"},
+              {"type", "quantitative"},
+              {"title", "IOPS"},
+              {"scale", {{"scheme", "viridis"}, {"zero", true}}}}}}}},
+         {{"mark", {{"type", "text"}, {"fontSize", 9}}},
+          {"transform",
+           json::array(
+               {{{"joinaggregate",
+                  json::array({{{"op", "max"}, {"field", "iops"}, {"as", "max_iops"}}})}}})},
+          {"encoding",
+           {{"text", {{"field", "iops"}, {"type", "quantitative"}, {"format", ".3s"}}},
+            {"color",
+             {{"condition", {{"test", "datum.iops > 0.6 * datum.max_iops"}, {"value", "black"}}},
+              {"value", "white"}}}}}}});
+    maps.push_back(ChartBlock(ctx.Id(name + "-map"),
+                              "IOPS at every thread count and queue depth, " + r.label, ms));
     json h = json::array();
     for (const json& sel : Get(res, "selected")) {
       std::string point = Str(sel, "point");
@@ -1047,32 +1357,46 @@ json SweepSection(Ctx& ctx, const std::string& name) {
       }
       const json& tot = Get(sel, "total");
       const json& l = Get(tot, "lat_ns");
-      trows.push_back(json::array({r.label, point, FmtInt(Num(tot, "iops")), FmtUs(Num(l, "mean")), FmtUs(Num(l, "p99")), FmtUs(Num(l, "p99_9")),
+      trows.push_back(json::array({r.label, point, FmtInt(Num(tot, "iops")), FmtUs(Num(l, "mean")),
+                                   FmtUs(Num(l, "p99")), FmtUs(Num(l, "p99_9")),
                                    FmtUs(Num(l, "p99_99")), FmtUs(Num(l, "max"))}));
     }
     if (!h.empty()) {
       json hs = Spec(fmt::format("Response-time histograms: {}", r.label), h, kNarrow, kShort);
-      hs["mark"] = {{"type", "line"}, {"interpolate", "step-after"}, {"point", {{"size", 8}}}, {"tooltip", true}};
-      hs["encoding"] = {{"x", Q("us", "Latency, µs", true)}, {"y", Q("pct", "Share of I/Os, %")}, {"color", N("point", "Point")}};
-      hists.push_back(ChartBlock(ctx.Id(name + "-hist"), "Latency histograms of the selected points (8 bins per doubling), " + r.label, hs));
+      hs["mark"] = {{"type", "line"},
+                    {"interpolate", "step-after"},
+                    {"point", {{"size", 8}}},
+                    {"tooltip", true}};
+      hs["encoding"] = {{"x", Q("us", "Latency, µs", true)},
+                        {"y", Q("pct", "Share of I/Os, %")},
+                        {"color", N("point", "Point")}};
+      hists.push_back(ChartBlock(
+          ctx.Id(name + "-hist"),
+          "Latency histograms of the selected points (8 bins per doubling), " + r.label, hs));
     }
   }
   if (curves.empty()) return nullptr;
   blocks.push_back(RowBlock(maps));
-  json cs = LineSpec(fmt::format("{}: mean response time against IOPS", ecw ? "ECW" : "DIRTH"), curves, Q("iops", "IOPS", true),
-                     Q("mean_us", "Mean latency, µs", true), "threads", "Threads", ctx, nullptr, "qd");
+  json cs = LineSpec(fmt::format("{}: mean response time against IOPS", ecw ? "ECW" : "DIRTH"),
+                     curves, Q("iops", "IOPS", true), Q("mean_us", "Mean latency, µs", true),
+                     "threads", "Threads", ctx, nullptr, "qd");
   cs["encoding"]["color"]["type"] = "ordinal";
   cs["encoding"]["detail"] = N("drive", "Drive");
-  blocks.push_back(ChartBlock(ctx.Id(name + "-curves"), "One line per thread count, queue depth growing along it (log axes)", cs));
+  blocks.push_back(ChartBlock(ctx.Id(name + "-curves"),
+                              "One line per thread count, queue depth growing along it (log axes)",
+                              cs));
   if (!hists.empty()) blocks.push_back(RowBlock(hists));
   if (!trows.empty()) {
-    blocks.push_back(TableBlock(ctx.Id(name + "-selected"), "Selected points (latency in µs)",
-                                json::array({"Drive", "Point", "IOPS", "Mean", "99%", "99.9%", "99.99%", "Max"}), trows));
+    blocks.push_back(TableBlock(
+        ctx.Id(name + "-selected"), "Selected points (latency in µs)",
+        json::array({"Drive", "Point", "IOPS", "Mean", "99%", "99.9%", "99.99%", "Max"}), trows));
   }
   Append(blocks, SteadyStateBlocks(ctx, name, "IOPS at the largest load"));
   return Section(name, TestTitle(name),
-                 ecw ? "The enterprise composite workload swept over thread counts and queue depths, with latency histograms of selected points."
-                     : "Demand intensity: IOPS and response time over thread counts and queue depths, with latency histograms of selected points.",
+                 ecw ? "The enterprise composite workload swept over thread counts and queue "
+                       "depths, with latency histograms of selected points."
+                     : "Demand intensity: IOPS and response time over thread counts and queue "
+                       "depths, with latency histograms of selected points.",
                  blocks);
 }
 
@@ -1080,12 +1404,20 @@ json SweepSection(Ctx& ctx, const std::string& name) {
 
 json OpSection(Ctx& ctx) {
   json blocks = json::array();
-  blocks.push_back(ParamsTable(ctx, "op", {
-      {"Unused capacity", [](const ReportRun& r, const json&) { return ListNums(Get(Options(r), "op_pcts"), "%, ") + "% (and 0%)"; }},
-      {"Per setting", [](const ReportRun&, const json&) {
-         return std::string("purge, write only the remaining range to steady state, then latency-vs-IOPS curves of 4KiB write and 70/30");
-       }},
-  }));
+  blocks.push_back(ParamsTable(ctx, "op",
+                               {
+                                   {"Unused capacity",
+                                    [](const ReportRun& r, const json&) {
+                                      return ListNums(Get(Options(r), "op_pcts"), "%, ") +
+                                             "% (and 0%)";
+                                    }},
+                                   {"Per setting",
+                                    [](const ReportRun&, const json&) {
+                                      return std::string(
+                                          "purge, write only the remaining range to steady state, "
+                                          "then latency-vs-IOPS curves of 4KiB write and 70/30");
+                                    }},
+                               }));
   json bars = json::array(), trows = json::array(), charts = json::array();
   for (const ReportRun& r : ctx.runs) {
     const json* t = FindTest(r.doc, "op");
@@ -1095,9 +1427,12 @@ json OpSection(Ctx& ctx) {
       double op = Num(p, "op_pct");
       std::string label = fmt::format("OP +{:g}%", op);
       AddCurves(rows, Get(p, "curves"), r.label, "op", label);
-      bars.push_back({{"drive", r.label}, {"op_pct", op}, {"iops", R6(Num(p, "steady_write_iops"))}});
+      bars.push_back(
+          {{"drive", r.label}, {"op_pct", op}, {"iops", R6(Num(p, "steady_write_iops"))}});
       // Best IOPS at a mean latency of at most 1 ms, per curve (seed 000's comparison).
-      json rw = json::array({r.label, fmt::format("{:g}%", op), FmtNum(Num(p, "range_bytes") / 1e9, 4) + " GB", FmtInt(Num(p, "steady_write_iops"))});
+      json rw = json::array({r.label, fmt::format("{:g}%", op),
+                             FmtNum(Num(p, "range_bytes") / 1e9, 4) + " GB",
+                             FmtInt(Num(p, "steady_write_iops"))});
       for (const char* mix : {"write", "70/30"}) {
         double best = 0;
         for (const json& c : Get(p, "curves")) {
@@ -1112,22 +1447,39 @@ json OpSection(Ctx& ctx) {
       rw.push_back(VerdictCell(Get(p, "steady_state")));
       trows.push_back(rw);
     }
-    for (auto& v : rows.values) v["curve"] = v["curve"].get<std::string>().substr(v["curve"].get<std::string>().find(' ') + 1);
-    charts.push_back(ChartBlock(ctx.Id("op-mean"), "Mean latency against IOPS at each over-provisioning setting, " + r.label,
-                                CurveChart("OP study: mean latency vs IOPS, " + r.label, rows, "mean_us", "Mean latency, µs", "op", "Spare area", ctx, "curve", kNarrow + 60)));
-    charts.push_back(ChartBlock(ctx.Id("op-p9999"), "99.99% latency against IOPS at each over-provisioning setting, " + r.label,
-                                CurveChart("OP study: 99.99% latency vs IOPS, " + r.label, rows, "p99_99_us", "99.99% latency, µs", "op", "Spare area", ctx, "curve", kNarrow + 60)));
+    for (auto& v : rows.values)
+      v["curve"] =
+          v["curve"].get<std::string>().substr(v["curve"].get<std::string>().find(' ') + 1);
+    charts.push_back(
+        ChartBlock(ctx.Id("op-mean"),
+                   "Mean latency against IOPS at each over-provisioning setting, " + r.label,
+                   CurveChart("OP study: mean latency vs IOPS, " + r.label, rows, "mean_us",
+                              "Mean latency, µs", "op", "Spare area", ctx, "curve", kNarrow + 60)));
+    charts.push_back(ChartBlock(
+        ctx.Id("op-p9999"),
+        "99.99% latency against IOPS at each over-provisioning setting, " + r.label,
+        CurveChart("OP study: 99.99% latency vs IOPS, " + r.label, rows, "p99_99_us",
+                   "99.99% latency, µs", "op", "Spare area", ctx, "curve", kNarrow + 60)));
   }
   if (bars.empty()) return nullptr;
-  blocks.push_back(TableBlock(ctx.Id("op-table"), "Over-provisioning: steady 4KiB random-write IOPS and the best IOPS at a mean latency of 1 ms or less (any thread count and QD)",
-                              json::array({"Drive", "Extra OP", "Range written", "Steady write IOPS", "Write: IOPS at <= 1 ms", "70/30: IOPS at <= 1 ms", "Steady state"}),
-                              trows));
+  blocks.push_back(
+      TableBlock(ctx.Id("op-table"),
+                 "Over-provisioning: steady 4KiB random-write IOPS and the best IOPS at a mean "
+                 "latency of 1 ms or less (any thread count and QD)",
+                 json::array({"Drive", "Extra OP", "Range written", "Steady write IOPS",
+                              "Write: IOPS at <= 1 ms", "70/30: IOPS at <= 1 ms", "Steady state"}),
+                 trows));
   blocks.push_back(RowBlock(charts));
-  json bs = LineSpec("Steady 4KiB random-write IOPS by spare area", bars, Q("op_pct", "Capacity left unused, %"), Q("iops", "IOPS"), "", "", ctx, nullptr, "", kNarrow, kShort);
-  blocks.push_back(ChartBlock(ctx.Id("op-steady"), "Steady-state write IOPS against the share of capacity left unused", bs));
+  json bs = LineSpec("Steady 4KiB random-write IOPS by spare area", bars,
+                     Q("op_pct", "Capacity left unused, %"), Q("iops", "IOPS"), "", "", ctx,
+                     nullptr, "", kNarrow, kShort);
+  blocks.push_back(ChartBlock(ctx.Id("op-steady"),
+                              "Steady-state write IOPS against the share of capacity left unused",
+                              bs));
   Append(blocks, SteadyStateBlocks(ctx, "op", "preconditioning at each setting"));
   return Section("op", "Over-provisioning study",
-                 "The latency-vs-IOPS curves repeated with part of the capacity left unused after a purge: more spare area, less write amplification.",
+                 "The latency-vs-IOPS curves repeated with part of the capacity left unused after "
+                 "a purge: more spare area, less write amplification.",
                  blocks);
 }
 
@@ -1141,7 +1493,8 @@ json SimSection(Ctx& ctx) {
       const json& res = Get(t, "results");
       const json* sim = nullptr;
       auto take = [&](const json& arr, const char* key) {
-        if (arr.is_array() && !arr.empty() && Get(arr.back(), key).is_object()) sim = &arr.back()[key];
+        if (arr.is_array() && !arr.empty() && Get(arr.back(), key).is_object())
+          sim = &arr.back()[key];
       };
       take(Get(res, "cells"), "sim");
       take(Get(res, "per_round"), "sim");
@@ -1149,23 +1502,33 @@ json SimSection(Ctx& ctx) {
         const json& m = Get(Get(res, "segments").back(), "metrics");
         if (Get(m, "sim").is_object()) sim = &m["sim"];
       }
-      if (!sim && Get(res, "by_block").is_array() && !Get(res, "by_block").empty()) take(Get(Get(res, "by_block").back(), "cells"), "sim");
+      if (!sim && Get(res, "by_block").is_array() && !Get(res, "by_block").empty())
+        take(Get(Get(res, "by_block").back(), "cells"), "sim");
       if (!sim && Get(res, "wait_states").is_array() && !Get(res, "wait_states").empty()) {
         const json& m = Get(Get(res, "wait_states").back(), "return_to_baseline");
         if (Get(m, "sim").is_object()) sim = &m["sim"];
       }
       if (!sim) continue;
-      rows.push_back(json::array({r.label, TestTitle(Str(t, "name")), FmtNum(Num(*sim, "write_amplification"), 3), FmtInt(Num(*sim, "free_blocks")),
-                                  FmtInt(Num(*sim, "free_blocks_min")), FmtInt(Num(*sim, "gc_page_copies")), FmtInt(Num(*sim, "erases")),
-                                  FmtDurationNs(Num(*sim, "virtual_time_s") * 1e9)}));
+      rows.push_back(json::array(
+          {r.label, TestTitle(Str(t, "name")), FmtNum(Num(*sim, "write_amplification"), 3),
+           FmtInt(Num(*sim, "free_blocks")), FmtInt(Num(*sim, "free_blocks_min")),
+           FmtInt(Num(*sim, "gc_page_copies")), FmtInt(Num(*sim, "erases")),
+           FmtDurationNs(Num(*sim, "virtual_time_s") * 1e9)}));
     }
   }
   if (rows.empty()) return nullptr;
   json blocks = json::array();
-  blocks.push_back(TableBlock(ctx.Id("sim-table"), "Counters of the simulated drive at the end of each test's last phase",
-                              json::array({"Drive", "Test", "Write amplification", "Free blocks", "Free blocks (min)", "GC page copies", "Erases", "Virtual time"}),
-                              rows, json::array({"Figures come from the simulator's FTL model, not from a drive. Write amplification: NAND pages written per host page."})));
-  return Section("sim", "Simulator counters", "Internal state of the simulated SSD (sim:PRESET targets): garbage collection, free blocks, write amplification.", blocks);
+  blocks.push_back(TableBlock(
+      ctx.Id("sim-table"), "Counters of the simulated drive at the end of each test's last phase",
+      json::array({"Drive", "Test", "Write amplification", "Free blocks", "Free blocks (min)",
+                   "GC page copies", "Erases", "Virtual time"}),
+      rows,
+      json::array({"Figures come from the simulator's FTL model, not from a drive. Write "
+                   "amplification: NAND pages written per host page."})));
+  return Section("sim", "Simulator counters",
+                 "Internal state of the simulated SSD (sim:PRESET targets): garbage collection, "
+                 "free blocks, write amplification.",
+                 blocks);
 }
 
 // ---------------------------------------------------------------- temperature
@@ -1193,12 +1556,16 @@ json TemperatureSection(Ctx& ctx) {
         if (!Get(s, "temperature_c").is_number()) continue;
         any = true;
         end = std::max(end, Num(s, "t_s"));
-        values.push_back({{"drive", r.label}, {"test", TestTitle(Str(t, "name"))}, {"time_min", R6((offset + Num(s, "t_s")) / 60)}, {"c", Num(s, "temperature_c")}});
+        values.push_back({{"drive", r.label},
+                          {"test", TestTitle(Str(t, "name"))},
+                          {"time_min", R6((offset + Num(s, "t_s")) / 60)},
+                          {"c", Num(s, "temperature_c")}});
       }
       offset += end;
       const json& ts = Get(h, "temperature");
       if (Num(ts, "samples") > 0) {
-        trows.push_back(json::array({r.label, TestTitle(Str(t, "name")), src, FmtNum(Num(ts, "idle_c"), 3), FmtNum(Num(ts, "peak_c"), 3),
+        trows.push_back(json::array({r.label, TestTitle(Str(t, "name")), src,
+                                     FmtNum(Num(ts, "idle_c"), 3), FmtNum(Num(ts, "peak_c"), 3),
                                      FmtNum(Num(ts, "mean_c"), 3), FmtInt(Num(ts, "samples"))}));
       }
     }
@@ -1208,12 +1575,14 @@ json TemperatureSection(Ctx& ctx) {
     }
   }
   if (!values.empty()) {
-    json s = LineSpec("Drive temperature during the run", values, Q("time_min", "Time in the tests, minutes"), Q("c", "Temperature, °C", false, false),
-                      "test", "Test", ctx);
+    json s = LineSpec("Drive temperature during the run", values,
+                      Q("time_min", "Time in the tests, minutes"),
+                      Q("c", "Temperature, °C", false, false), "test", "Test", ctx);
     s["mark"] = {{"type", "line"}, {"tooltip", true}};
     blocks.push_back(ChartBlock(ctx.Id("temp"), "Temperature samples, tests in order", s));
-    blocks.push_back(TableBlock(ctx.Id("temp-table"), "Temperature per test (°C; idle is the sample before the load)",
-                                json::array({"Drive", "Test", "Source", "Idle", "Peak", "Mean", "Samples"}), trows));
+    blocks.push_back(TableBlock(
+        ctx.Id("temp-table"), "Temperature per test (°C; idle is the sample before the load)",
+        json::array({"Drive", "Test", "Source", "Idle", "Peak", "Mean", "Samples"}), trows));
   }
   return Section("temperature", "Temperature", "", blocks);
 }
@@ -1227,7 +1596,8 @@ Result<std::vector<ReportRun>> LoadReportRuns(Store& store, const std::vector<st
   std::vector<ReportRun> runs;
   for (const std::string& n : names) {
     for (const ReportRun& r : runs) {
-      if (report::Str(report::Get(r.doc, "context"), "run") == n) return Status::Invalid("run '" + n + "' is named twice");
+      if (report::Str(report::Get(r.doc, "context"), "run") == n)
+        return Status::Invalid("run '" + n + "' is named twice");
     }
     auto doc = PtsRunJson(store, n);
     if (!doc.ok()) return doc.status();
@@ -1245,7 +1615,9 @@ Result<std::vector<ReportRun>> LoadReportRuns(Store& store, const std::vector<st
   std::set<std::string> distinct(models.begin(), models.end());
   for (size_t i = 0; i < runs.size(); ++i) {
     std::string run = report::Str(report::Get(runs[i].doc, "context"), "run");
-    runs[i].label = distinct.size() == runs.size() && runs.size() > 1 ? models[i] : models[i] + " (" + run + ")";
+    runs[i].label = distinct.size() == runs.size() && runs.size() > 1
+                        ? models[i]
+                        : models[i] + " (" + run + ")";
   }
   return runs;
 }
@@ -1260,7 +1632,8 @@ json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& o
   model["generated_at"] = options.generated_at;
   model["tool_version"] = options.tool_version;
   json rs = json::array();
-  for (const ReportRun& r : runs) rs.push_back({{"label", r.label}, {"run", report::Str(report::Get(r.doc, "context"), "run")}});
+  for (const ReportRun& r : runs)
+    rs.push_back({{"label", r.label}, {"run", report::Str(report::Get(r.doc, "context"), "run")}});
   model["runs"] = rs;
   json sections = json::array();
   auto add = [&](json s) {

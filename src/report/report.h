@@ -36,10 +36,10 @@ Result<std::vector<ReportRun>> LoadReportRuns(Store& store, const std::vector<st
 
 // One claimed figure, normalised to the unit in `unit`.
 struct Claim {
-  std::string key;       // "seq_read", "rnd4k_write", "qos_read_p99_9", ...
-  double value = 0;      // in `unit`
-  std::string unit;      // "MB/s", "IOPS", "us", "bytes", "DWPD", "TB", "years", "W", "hours"
-  std::string text;      // as written in the file, e.g. "555 MB/s"
+  std::string key;   // "seq_read", "rnd4k_write", "qos_read_p99_9", ...
+  double value = 0;  // in `unit`
+  std::string unit;  // "MB/s", "IOPS", "us", "bytes", "DWPD", "TB", "years", "W", "hours"
+  std::string text;  // as written in the file, e.g. "555 MB/s"
   int line = 0;
 };
 
@@ -61,7 +61,7 @@ Result<Claims> LoadClaimsFile(const std::string& path);
 // ---- The report ----
 
 struct ReportOptions {
-  std::string title;         // default: "SSD test report: <labels>"
+  std::string title;  // default: "SSD test report: <labels>"
   std::optional<Claims> claims;
   std::string generated_at;  // shown in the header; empty = not shown (golden tests)
   std::string tool_version;  // e.g. "ssdlab 0.1.0 (abc123)"
@@ -85,6 +85,7 @@ nlohmann::json EmbeddedLibraryVersions();
 // Writes one CSV per table of the run into `dir` (created if missing; its parent must exist):
 // summary.csv, rounds.csv and one per test (iops.csv, tp.csv, lat.csv, lvi.csv, wsat.csv,
 // hir.csv, xsr.csv, dirth.csv, ecw.csv, op.csv) as the run holds them. Returns the files.
-Result<std::vector<std::string>> ExportRunCsv(const nlohmann::json& run_doc, const std::string& dir);
+Result<std::vector<std::string>> ExportRunCsv(const nlohmann::json& run_doc,
+                                              const std::string& dir);
 
 }  // namespace ssdlab

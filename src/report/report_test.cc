@@ -3,18 +3,19 @@
 //
 // Golden files live in src/report/testdata/. After an intended change of the report, rewrite
 // them with: SSDLAB_UPDATE_GOLDEN=1 ./report_test  (and review the diff).
+#include "report/report.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <set>
-#include <fstream>
 #include <sstream>
 
-#include "report/report.h"
 #include "store/store.h"
 
 namespace ssdlab {
@@ -24,29 +25,38 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 fs::path TempDir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("ssdlab_report_test_" + std::to_string(getpid()) + "_" + name);
+  fs::path p =
+      fs::temp_directory_path() / ("ssdlab_report_test_" + std::to_string(getpid()) + "_" + name);
   fs::remove_all(p);
   fs::create_directories(p);
   return p;
 }
 
 json Lat(double base_ns) {
-  return {{"mean", base_ns}, {"min", base_ns / 4}, {"max", base_ns * 20}, {"p99", base_ns * 3}, {"p99_9", base_ns * 5}, {"p99_99", base_ns * 9}};
+  return {{"mean", base_ns},    {"min", base_ns / 4},   {"max", base_ns * 20},
+          {"p99", base_ns * 3}, {"p99_9", base_ns * 5}, {"p99_99", base_ns * 9}};
 }
 
 json Dir(double iops, double bs, double lat_ns) {
-  return {{"ios", iops * 20}, {"iops", iops}, {"bw_bytes_per_s", iops * bs}, {"lat_ns", Lat(lat_ns)}};
+  return {
+      {"ios", iops * 20}, {"iops", iops}, {"bw_bytes_per_s", iops * bs}, {"lat_ns", Lat(lat_ns)}};
 }
 
 json Sim(double wa, double free_blocks) {
-  return {{"write_amplification", wa}, {"free_blocks", free_blocks}, {"free_blocks_min", free_blocks - 1}, {"gc_page_copies", 1000 * wa},
-          {"erases", 40 * wa}, {"virtual_time_s", 100 * wa}};
+  return {{"write_amplification", wa},
+          {"free_blocks", free_blocks},
+          {"free_blocks_min", free_blocks - 1},
+          {"gc_page_copies", 1000 * wa},
+          {"erases", 40 * wa},
+          {"virtual_time_s", 100 * wa}};
 }
 
 // PhaseMetrics-like metrics of a cell with `read_pct` reads.
 json Metrics(double iops, double read_pct, double bs, double lat_ns, double scale) {
-  json m = {{"read", Dir(iops * read_pct / 100, bs, lat_ns)}, {"write", Dir(iops * (100 - read_pct) / 100, bs, lat_ns * 2)},
-            {"total", Dir(iops, bs, lat_ns * (1 + (100 - read_pct) / 100))}, {"measured_ns", 20000000000}};
+  json m = {{"read", Dir(iops * read_pct / 100, bs, lat_ns)},
+            {"write", Dir(iops * (100 - read_pct) / 100, bs, lat_ns * 2)},
+            {"total", Dir(iops, bs, lat_ns * (1 + (100 - read_pct) / 100))},
+            {"measured_ns", 20000000000}};
   m["sim"] = Sim(1.5 * scale, 12);
   return m;
 }
@@ -58,18 +68,30 @@ std::string MixL(double r) {
   return o.str();
 }
 
-json Cell(double read_pct, uint64_t bs, double iops, double lat_ns, double scale, int threads = 16, int qd = 8) {
+json Cell(double read_pct, uint64_t bs, double iops, double lat_ns, double scale, int threads = 16,
+          int qd = 8) {
   json c = Metrics(iops * scale, read_pct, static_cast<double>(bs), lat_ns / scale, scale);
   c["cell"] = "rw=" + MixL(read_pct) + " bs=" + Bs(bs);
-  c["workload"] = {{"description", std::string(read_pct == 100 ? "randread" : read_pct == 0 ? "randwrite" : "randrw") + " bs=" + Bs(bs) +
-                                       " qd=" + std::to_string(qd) + " jobs=" + std::to_string(threads)},
+  c["workload"] = {{"description", std::string(read_pct == 100 ? "randread"
+                                               : read_pct == 0 ? "randwrite"
+                                                               : "randrw") +
+                                       " bs=" + Bs(bs) + " qd=" + std::to_string(qd) +
+                                       " jobs=" + std::to_string(threads)},
                    {"seed", 1}};
   return c;
 }
 
 json Verdict(bool reached, int rounds, int first, double mean) {
-  json v = {{"reached", reached}, {"rounds_run", rounds}, {"window", 4}, {"window_first_round", first}, {"mean", mean},
-            {"range_pct", 3.5}, {"slope_excursion_pct", 1.25}, {"band_excursion_pct", 0.625}, {"slope", -mean / 200}, {"intercept", mean * 1.01}};
+  json v = {{"reached", reached},
+            {"rounds_run", rounds},
+            {"window", 4},
+            {"window_first_round", first},
+            {"mean", mean},
+            {"range_pct", 3.5},
+            {"slope_excursion_pct", 1.25},
+            {"band_excursion_pct", 0.625},
+            {"slope", -mean / 200},
+            {"intercept", mean * 1.01}};
   return v;
 }
 
@@ -82,7 +104,8 @@ json SteadyState(const std::string& var, bool reached, int rounds, int first, do
 
 json Rounds(const std::string& var, const std::vector<double>& values) {
   json r = json::array();
-  for (size_t i = 0; i < values.size(); ++i) r.push_back({{"round", i + 1}, {"tracking", {{var, values[i]}}}});
+  for (size_t i = 0; i < values.size(); ++i)
+    r.push_back({{"round", i + 1}, {"tracking", {{var, values[i]}}}});
   return r;
 }
 
@@ -92,18 +115,23 @@ json Curves(double scale) {
     json pts = json::array();
     for (int t : {1, 2}) {
       for (int q : {1, 4, 16}) {
-        json p = Metrics(1000.0 * t * q * scale * (rp + 20) / 100, rp, 4096, 80000.0 * q * t / scale, scale);
+        json p = Metrics(1000.0 * t * q * scale * (rp + 20) / 100, rp, 4096,
+                         80000.0 * q * t / scale, scale);
         p["threads"] = t;
         p["qd"] = q;
         pts.push_back(p);
       }
     }
-    curves.push_back({{"curve", "rw=" + MixL(rp) + " bs=4KiB"}, {"read_pct", rp}, {"block_bytes", 4096}, {"points", pts}});
+    curves.push_back({{"curve", "rw=" + MixL(rp) + " bs=4KiB"},
+                      {"read_pct", rp},
+                      {"block_bytes", 4096},
+                      {"points", pts}});
   }
   return curves;
 }
 
-void AddTest(Store& s, int64_t run, int seq, const std::string& name, const json& ss, json results, const json& rounds) {
+void AddTest(Store& s, int64_t run, int seq, const std::string& name, const json& ss, json results,
+             const json& rounds) {
   auto id = s.BeginTest(run, seq, name, json::object());
   ASSERT_TRUE(id.ok());
   results["rounds"] = rounds;
@@ -121,20 +149,71 @@ void AddRun(Store& s, const std::string& name, const std::string& model, double 
   ti.model = model;
   ti.serial = "SN-" + model;
   ti.firmware = "FW1";
-  json options = {{"spec", "review"}, {"round_ns", 60000000000}, {"max_rounds", 25}, {"steady_state", {{"rule", "review-band"}, {"window", 4}, {"band_pct", 10}, {"max_range_pct", 20}, {"max_slope_pct", 10}}},
-                  {"wipc_multiple", 2}, {"active_range_pct", 100}, {"seed", 1}, {"percentiles", {99, 99.9, 99.99}},
-                  {"iops_block_bytes", {131072, 8192, 4096}}, {"iops_read_pcts", {100, 65, 0}}, {"tp_block_bytes", {1048576, 131072}},
-                  {"lat_block_bytes", {4096, 8192}}, {"lat_read_pcts", {100, 70, 0}}, {"lvi_threads", {1, 2}}, {"lvi_qds", {1, 4, 16}},
-                  {"lvi_block_bytes", {4096}}, {"lvi_read_pcts", {100, 70, 0}}, {"lvi_warmup_ns", 5000000000}, {"lvi_measure_ns", 30000000000},
-                  {"wsat_round_ns", 60000000000}, {"wsat_capacity_multiple", 4}, {"wsat_max_rounds", 1200}, {"hir_wait_ns", {5000000000, 10000000000}},
-                  {"hir_cycles", 2}, {"hir_write_ns", 5000000000}, {"hir_baseline_ns", 1800000000000}, {"dirth_threads", {2, 1}}, {"dirth_qds", {2, 1}},
-                  {"dirth_histogram_ns", 600000000000}, {"dirth_max_mean_ns", 5000000}, {"op_pcts", {30}}};
-  json context = {{"tool", "ssdlab"}, {"tool_version", "0.1.0"}, {"git_revision", "fixture"}, {"host", "lab1"}, {"os", "Linux"},
-                  {"kernel", "6.1.0"}, {"arch", "x86_64"}, {"cpu_model", "Intel Xeon E5-2660 v3"}, {"cpus", 20}, {"memory_bytes", 34359738368ull}};
-  context["target"] = {{"path", ti.path}, {"kind", ti.kind}, {"size_bytes", ti.size_bytes}, {"logical_block_bytes", 512}, {"physical_block_bytes", 4096},
-                       {"model", model}, {"serial", ti.serial}, {"firmware", "FW1"}, {"details", sim ? json{{"interface", "sata"}, {"link_mb_s", "550"}, {"buffer", "1048576"}} : json::object()}};
+  json options = {{"spec", "review"},
+                  {"round_ns", 60000000000},
+                  {"max_rounds", 25},
+                  {"steady_state",
+                   {{"rule", "review-band"},
+                    {"window", 4},
+                    {"band_pct", 10},
+                    {"max_range_pct", 20},
+                    {"max_slope_pct", 10}}},
+                  {"wipc_multiple", 2},
+                  {"active_range_pct", 100},
+                  {"seed", 1},
+                  {"percentiles", {99, 99.9, 99.99}},
+                  {"iops_block_bytes", {131072, 8192, 4096}},
+                  {"iops_read_pcts", {100, 65, 0}},
+                  {"tp_block_bytes", {1048576, 131072}},
+                  {"lat_block_bytes", {4096, 8192}},
+                  {"lat_read_pcts", {100, 70, 0}},
+                  {"lvi_threads", {1, 2}},
+                  {"lvi_qds", {1, 4, 16}},
+                  {"lvi_block_bytes", {4096}},
+                  {"lvi_read_pcts", {100, 70, 0}},
+                  {"lvi_warmup_ns", 5000000000},
+                  {"lvi_measure_ns", 30000000000},
+                  {"wsat_round_ns", 60000000000},
+                  {"wsat_capacity_multiple", 4},
+                  {"wsat_max_rounds", 1200},
+                  {"hir_wait_ns", {5000000000, 10000000000}},
+                  {"hir_cycles", 2},
+                  {"hir_write_ns", 5000000000},
+                  {"hir_baseline_ns", 1800000000000},
+                  {"dirth_threads", {2, 1}},
+                  {"dirth_qds", {2, 1}},
+                  {"dirth_histogram_ns", 600000000000},
+                  {"dirth_max_mean_ns", 5000000},
+                  {"op_pcts", {30}}};
+  json context = {{"tool", "ssdlab"},
+                  {"tool_version", "0.1.0"},
+                  {"git_revision", "fixture"},
+                  {"host", "lab1"},
+                  {"os", "Linux"},
+                  {"kernel", "6.1.0"},
+                  {"arch", "x86_64"},
+                  {"cpu_model", "Intel Xeon E5-2660 v3"},
+                  {"cpus", 20},
+                  {"memory_bytes", 34359738368ull}};
+  context["target"] = {
+      {"path", ti.path},
+      {"kind", ti.kind},
+      {"size_bytes", ti.size_bytes},
+      {"logical_block_bytes", 512},
+      {"physical_block_bytes", 4096},
+      {"model", model},
+      {"serial", ti.serial},
+      {"firmware", "FW1"},
+      {"details", sim ? json{{"interface", "sata"}, {"link_mb_s", "550"}, {"buffer", "1048576"}}
+                      : json::object()}};
   context["device"] = sim ? json(nullptr)
-                          : json{{"disk", {{"vendor", "ATA"}, {"model", model}, {"serial", ti.serial}, {"firmware", "FW1"}, {"transport", "sata"}, {"write_cache", "write back"}}}};
+                          : json{{"disk",
+                                  {{"vendor", "ATA"},
+                                   {"model", model},
+                                   {"serial", ti.serial},
+                                   {"firmware", "FW1"},
+                                   {"transport", "sata"},
+                                   {"write_cache", "write back"}}}};
   auto run = s.CreateRun(name, "pts", {{"options", options}}, context, ti);
   ASSERT_TRUE(run.ok());
   int64_t id = run.value();
@@ -145,37 +224,71 @@ void AddRun(Store& s, const std::string& name, const std::string& model, double 
   {
     json cells = json::array();
     for (double rp : {100.0, 65.0, 0.0}) {
-      for (uint64_t bs : {131072ull, 8192ull, 4096ull}) cells.push_back(Cell(rp, bs, 800000.0 / static_cast<double>(bs / 1024 + 2) * (rp + 30) / 100, 60000, scale));
+      for (uint64_t bs : {131072ull, 8192ull, 4096ull})
+        cells.push_back(Cell(
+            rp, bs, 800000.0 / static_cast<double>(bs / 1024 + 2) * (rp + 30) / 100, 60000, scale));
     }
-    json health = {{"source", sim ? "simulated" : "hwmon"}, {"reason", ""}, {"interval_s", 1.0},
-                   {"samples", sim ? json::array() : json::array({{{"t_s", 0}, {"temperature_c", 41}, {"source", "hwmon"}}, {{"t_s", 60}, {"temperature_c", 47}, {"source", "hwmon"}}, {{"t_s", 120}, {"temperature_c", 49}, {"source", "hwmon"}}})},
-                   {"temperature", sim ? json{{"samples", 0}} : json{{"samples", 3}, {"idle_c", 41}, {"peak_c", 49}, {"mean_c", 45.67}, {"min_c", 41}}}};
+    json health = {
+        {"source", sim ? "simulated" : "hwmon"},
+        {"reason", ""},
+        {"interval_s", 1.0},
+        {"samples",
+         sim ? json::array()
+             : json::array({{{"t_s", 0}, {"temperature_c", 41}, {"source", "hwmon"}},
+                            {{"t_s", 60}, {"temperature_c", 47}, {"source", "hwmon"}},
+                            {{"t_s", 120}, {"temperature_c", 49}, {"source", "hwmon"}}})},
+        {"temperature", sim ? json{{"samples", 0}}
+                            : json{{"samples", 3},
+                                   {"idle_c", 41},
+                                   {"peak_c", 49},
+                                   {"mean_c", 45.67},
+                                   {"min_c", 41}}}};
     AddTest(s, id, seq++, "iops", SteadyState("rw=0/100 bs=4KiB iops", true, 5, 1, 48000 * scale),
-            {{"purge_method", purge}, {"range_bytes", ti.size_bytes}, {"cells", cells}, {"health", health}},
-            Rounds("rw=0/100 bs=4KiB iops", {52000 * scale, 48500 * scale, 48000 * scale, 47800 * scale, 47900 * scale}));
+            {{"purge_method", purge},
+             {"range_bytes", ti.size_bytes},
+             {"cells", cells},
+             {"health", health}},
+            Rounds("rw=0/100 bs=4KiB iops",
+                   {52000 * scale, 48500 * scale, 48000 * scale, 47800 * scale, 47900 * scale}));
   }
   // Throughput
   {
     json by_block = json::array();
     json rounds = json::array();
     for (uint64_t bs : {1048576ull, 131072ull}) {
-      json cells = json::array({Cell(100, bs, 540e6 / static_cast<double>(bs), 2e6, scale, 8, 16), Cell(0, bs, 470e6 / static_cast<double>(bs), 3e6, scale, 8, 16)});
+      json cells = json::array({Cell(100, bs, 540e6 / static_cast<double>(bs), 2e6, scale, 8, 16),
+                                Cell(0, bs, 470e6 / static_cast<double>(bs), 3e6, scale, 8, 16)});
       by_block.push_back({{"block_bytes", bs}, {"purge_method", purge}, {"cells", cells}});
-      for (int i = 0; i < 4; ++i) rounds.push_back({{"round", i + 1}, {"tracking", {{"rw=0/100 bs=" + Bs(bs) + " bw", 470e6 * scale}, {"rw=100/0 bs=" + Bs(bs) + " bw", 540e6 * scale}}}});
+      for (int i = 0; i < 4; ++i)
+        rounds.push_back({{"round", i + 1},
+                          {"tracking",
+                           {{"rw=0/100 bs=" + Bs(bs) + " bw", 470e6 * scale},
+                            {"rw=100/0 bs=" + Bs(bs) + " bw", 540e6 * scale}}}});
     }
-    AddTest(s, id, seq++, "tp", SteadyState("rw=0/100 bs=1024KiB bw", true, 4, 0, 470e6 * scale), {{"range_bytes", ti.size_bytes}, {"by_block", by_block}}, rounds);
+    AddTest(s, id, seq++, "tp", SteadyState("rw=0/100 bs=1024KiB bw", true, 4, 0, 470e6 * scale),
+            {{"range_bytes", ti.size_bytes}, {"by_block", by_block}}, rounds);
   }
   // Latency
   {
     json cells = json::array();
     for (double rp : {100.0, 70.0, 0.0}) {
-      for (uint64_t bs : {4096ull, 8192ull}) cells.push_back(Cell(rp, bs, 5000, rp == 100 ? 182000 : rp == 0 ? 70000 : 427000, scale, 1, 1));
+      for (uint64_t bs : {4096ull, 8192ull})
+        cells.push_back(Cell(rp, bs, 5000,
+                             rp == 100 ? 182000
+                             : rp == 0 ? 70000
+                                       : 427000,
+                             scale, 1, 1));
     }
-    AddTest(s, id, seq++, "lat", SteadyState("rw=0/100 bs=4KiB mean_ns", true, 4, 0, 70000 / scale), {{"purge_method", purge}, {"cells", cells}},
-            Rounds("rw=0/100 bs=4KiB mean_ns", {71000 / scale, 70000 / scale, 69500 / scale, 70100 / scale}));
+    AddTest(s, id, seq++, "lat", SteadyState("rw=0/100 bs=4KiB mean_ns", true, 4, 0, 70000 / scale),
+            {{"purge_method", purge}, {"cells", cells}},
+            Rounds("rw=0/100 bs=4KiB mean_ns",
+                   {71000 / scale, 70000 / scale, 69500 / scale, 70100 / scale}));
   }
-  AddTest(s, id, seq++, "lvi", SteadyState("precondition rw=0/100 bs=4KiB iops", true, 4, 0, 30000 * scale),
-          {{"purge_method", purge}, {"curves", Curves(scale)}}, Rounds("precondition rw=0/100 bs=4KiB iops", {31000 * scale, 30000 * scale, 29900 * scale, 30100 * scale}));
+  AddTest(s, id, seq++, "lvi",
+          SteadyState("precondition rw=0/100 bs=4KiB iops", true, 4, 0, 30000 * scale),
+          {{"purge_method", purge}, {"curves", Curves(scale)}},
+          Rounds("precondition rw=0/100 bs=4KiB iops",
+                 {31000 * scale, 30000 * scale, 29900 * scale, 30100 * scale}));
   // WSAT
   {
     json per_round = json::array();
@@ -192,35 +305,58 @@ void AddRun(Store& s, const std::string& name, const std::string& model, double 
       per_round.push_back(m);
     }
     AddTest(s, id, seq++, "wsat", SteadyState("rw=0/100 bs=4KiB iops", true, 5, 1, 25400 * scale),
-            {{"purge_method", purge}, {"per_round", per_round}, {"stopped_by", "round limit"}}, Rounds("rw=0/100 bs=4KiB iops", iops));
+            {{"purge_method", purge}, {"per_round", per_round}, {"stopped_by", "round limit"}},
+            Rounds("rw=0/100 bs=4KiB iops", iops));
   }
   // HIR
   {
     json states = json::array();
     for (double wait : {5e9, 10e9}) {
-      json cycles = json::array({{{"cycle", 1}, {"iops", 30000 * scale * wait / 5e9}, {"mean_ns", 500000.0}, {"max_ns", 9000000}},
-                                 {{"cycle", 2}, {"iops", 29000 * scale * wait / 5e9}, {"mean_ns", 520000.0}, {"max_ns", 9500000}}});
-      states.push_back({{"wait_ns", wait}, {"cycles", cycles}, {"mean_cycle_iops", 29500 * scale * wait / 5e9}, {"gain_vs_baseline", 1.18 * wait / 5e9},
-                        {"gain_vs_continuous", 1.2 * wait / 5e9}, {"cycle_metrics", Metrics(29500 * scale, 0, 4096, 500000, scale)},
-                        {"return_to_baseline", Metrics(25000 * scale, 0, 4096, 600000, scale)},
-                        {"return_series", json::array({{{"t_end_s", 30}, {"iops", 25000 * scale}}})}});
+      json cycles = json::array({{{"cycle", 1},
+                                  {"iops", 30000 * scale * wait / 5e9},
+                                  {"mean_ns", 500000.0},
+                                  {"max_ns", 9000000}},
+                                 {{"cycle", 2},
+                                  {"iops", 29000 * scale * wait / 5e9},
+                                  {"mean_ns", 520000.0},
+                                  {"max_ns", 9500000}}});
+      states.push_back(
+          {{"wait_ns", wait},
+           {"cycles", cycles},
+           {"mean_cycle_iops", 29500 * scale * wait / 5e9},
+           {"gain_vs_baseline", 1.18 * wait / 5e9},
+           {"gain_vs_continuous", 1.2 * wait / 5e9},
+           {"cycle_metrics", Metrics(29500 * scale, 0, 4096, 500000, scale)},
+           {"return_to_baseline", Metrics(25000 * scale, 0, 4096, 600000, scale)},
+           {"return_series", json::array({{{"t_end_s", 30}, {"iops", 25000 * scale}}})}});
     }
-    AddTest(s, id, seq++, "hir", SteadyState("precondition rw=0/100 bs=4KiB iops", true, 4, 0, 25000 * scale),
+    AddTest(s, id, seq++, "hir",
+            SteadyState("precondition rw=0/100 bs=4KiB iops", true, 4, 0, 25000 * scale),
             {{"purge_method", purge}, {"baseline_iops", 25000 * scale}, {"wait_states", states}},
-            Rounds("precondition rw=0/100 bs=4KiB iops", {26000 * scale, 25000 * scale, 24900 * scale, 25100 * scale}));
+            Rounds("precondition rw=0/100 bs=4KiB iops",
+                   {26000 * scale, 25000 * scale, 24900 * scale, 25100 * scale}));
   }
   // XSR
   {
     json segs = json::array();
     std::vector<std::pair<std::string, std::vector<double>>> segments = {
-        {"A: SEQ 1024KiB write", {450e6, 460e6, 455e6}}, {"B: RND 8KiB write", {120e6, 100e6, 98e6}}, {"C: SEQ 1024KiB write", {200e6, 400e6, 452e6}}};
+        {"A: SEQ 1024KiB write", {450e6, 460e6, 455e6}},
+        {"B: RND 8KiB write", {120e6, 100e6, 98e6}},
+        {"C: SEQ 1024KiB write", {200e6, 400e6, 452e6}}};
     for (auto& [n, bw] : segments) {
       json series = json::array();
-      for (size_t i = 0; i < bw.size(); ++i) series.push_back(json::array({10.0 * static_cast<double>(i + 1), bw[i] * scale}));
-      segs.push_back({{"name", n}, {"metrics", Metrics(bw.back() * scale / 1048576, 0, 1048576, 2e6, scale)}, {"series_bw", series}});
+      for (size_t i = 0; i < bw.size(); ++i)
+        series.push_back(json::array({10.0 * static_cast<double>(i + 1), bw[i] * scale}));
+      segs.push_back({{"name", n},
+                      {"metrics", Metrics(bw.back() * scale / 1048576, 0, 1048576, 2e6, scale)},
+                      {"series_bw", series}});
     }
     AddTest(s, id, seq++, "xsr", json::object(),
-            {{"purge_method", purge}, {"segments", segs}, {"settled_seq_write_bytes_per_s", 455e6 * scale}, {"recovery_time_s", 20.0}, {"recovered", true}},
+            {{"purge_method", purge},
+             {"segments", segs},
+             {"settled_seq_write_bytes_per_s", 455e6 * scale},
+             {"recovery_time_s", 20.0},
+             {"recovered", true}},
             json::array());
   }
   // DIRTH
@@ -236,9 +372,13 @@ void AddRun(Store& s, const std::string& name, const std::string& model, double 
     }
     json sel = Metrics(40000 * scale, 65, 8192, 400000, scale);
     sel["point"] = "max_iops T2 Q2";
-    sel["histogram"] = json::array({json::array({100000, 10}), json::array({150000, 300}), json::array({400000, 500}), json::array({2000000, 5})});
+    sel["histogram"] = json::array({json::array({100000, 10}), json::array({150000, 300}),
+                                    json::array({400000, 500}), json::array({2000000, 5})});
     AddTest(s, id, seq++, "dirth", SteadyState("T2 Q2 iops", true, 4, 0, 40000 * scale),
-            {{"purge_method", purge}, {"cells", cells}, {"selected", json::array({sel})}, {"max_mean_latency_ns", 5000000}},
+            {{"purge_method", purge},
+             {"cells", cells},
+             {"selected", json::array({sel})},
+             {"max_mean_latency_ns", 5000000}},
             Rounds("T2 Q2 iops", {41000 * scale, 40000 * scale, 39900 * scale, 40100 * scale}));
   }
   // OP study
@@ -248,12 +388,23 @@ void AddRun(Store& s, const std::string& name, const std::string& model, double 
     for (double op : {0.0, 30.0}) {
       json curves = Curves(scale * (1 + op / 30));
       curves.erase(0);  // the OP study has the write and 70/30 curves
-      points.push_back({{"op_pct", op}, {"range_bytes", static_cast<double>(ti.size_bytes) * (100 - op) / 100}, {"purge_method", purge},
-                        {"steady_state", SteadyState("precondition rw=0/100 bs=4KiB iops", true, 4, 0, 25000 * scale * (1 + op / 30))},
-                        {"steady_write_iops", 25000 * scale * (1 + op / 30)}, {"curves", curves}});
-      for (int i = 0; i < 4; ++i) rounds.push_back({{"round", i + 1}, {"op_pct", op}, {"tracking", {{"precondition rw=0/100 bs=4KiB iops", 25000 * scale * (1 + op / 30)}}}});
+      points.push_back({{"op_pct", op},
+                        {"range_bytes", static_cast<double>(ti.size_bytes) * (100 - op) / 100},
+                        {"purge_method", purge},
+                        {"steady_state", SteadyState("precondition rw=0/100 bs=4KiB iops", true, 4,
+                                                     0, 25000 * scale * (1 + op / 30))},
+                        {"steady_write_iops", 25000 * scale * (1 + op / 30)},
+                        {"curves", curves}});
+      for (int i = 0; i < 4; ++i)
+        rounds.push_back(
+            {{"round", i + 1},
+             {"op_pct", op},
+             {"tracking",
+              {{"precondition rw=0/100 bs=4KiB iops", 25000 * scale * (1 + op / 30)}}}});
     }
-    AddTest(s, id, seq++, "op", SteadyState("precondition rw=0/100 bs=4KiB iops", true, 4, 0, 25000 * scale), {{"op_points", points}}, rounds);
+    AddTest(s, id, seq++, "op",
+            SteadyState("precondition rw=0/100 bs=4KiB iops", true, 4, 0, 25000 * scale),
+            {{"op_points", points}}, rounds);
   }
 }
 
@@ -321,7 +472,8 @@ void ExpectGolden(const json& got, const std::string& name) {
     const json& b = got["sections"][s];
     if (a != b) {
       for (size_t i = 0; i < std::min(a["blocks"].size(), b["blocks"].size()); ++i) {
-        ASSERT_EQ(a["blocks"][i].dump(1), b["blocks"][i].dump(1)) << "section " << a.value("id", "") << " block " << i;
+        ASSERT_EQ(a["blocks"][i].dump(1), b["blocks"][i].dump(1))
+            << "section " << a.value("id", "") << " block " << i;
       }
       ASSERT_EQ(a.dump(1), b.dump(1)) << "section " << a.value("id", "");
     }
@@ -360,7 +512,8 @@ TEST_F(ReportTest, EveryTestHasItsSectionAndChartsCarryData) {
   json model = BuildReportModel(Runs({"dc400", "sim-fast"}), {});
   std::vector<std::string> ids;
   for (const json& s : model["sections"]) ids.push_back(s["id"]);
-  EXPECT_EQ(ids, (std::vector<std::string>{"overview", "iops", "tp", "lat", "lvi", "wsat", "hir", "xsr", "dirth", "op", "sim", "temperature"}));
+  EXPECT_EQ(ids, (std::vector<std::string>{"overview", "iops", "tp", "lat", "lvi", "wsat", "hir",
+                                           "xsr", "dirth", "op", "sim", "temperature"}));
   int charts = 0;
   std::set<std::string> chart_ids;
   for (const json& s : model["sections"]) {
@@ -398,7 +551,8 @@ TEST_F(ReportTest, LatencyTableIsLaidOutLikeSeed000) {
   const json& rows = (*table)["rows"];
   EXPECT_EQ(rows[0], json({{"group", "Mean"}}));
   EXPECT_EQ(rows[1], json::array({"Read", "182", "182"}));
-  EXPECT_EQ(rows[2], json::array({"Write", "140", "140"}));  // write direction: twice the cell's base latency
+  EXPECT_EQ(rows[2], json::array({"Write", "140",
+                                  "140"}));  // write direction: twice the cell's base latency
   EXPECT_EQ(rows[3][0], "Read/write 70/30%");
   EXPECT_EQ(rows[4], json({{"group", "99%"}}));
 }
@@ -442,11 +596,15 @@ TEST_F(ReportTest, ClaimsTableJudgesEachClaim) {
   EXPECT_EQ(rows["4KiB read latency, 99.9%"][4]["text"], "no");
   EXPECT_EQ(rows["Endurance, drive writes per day"][2]["class"], "muted");
   std::string notes = t["notes"].dump();
-  EXPECT_NE(notes.find("0.57 DWPD x 1600 GB x 365 x 5 years = 1664 TB"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("0.57 DWPD x 1600 GB x 365 x 5 years = 1664 TB"), std::string::npos)
+      << notes;
 }
 
 TEST(ClaimsTest, ParsesUnitsAndRejectsUnknownKeysAndUnitsWithTheirLine) {
-  auto ok = ParseClaims("[claims]\nrnd4k_read = \"78k IOPS\"\nqos_write_p99_9 = \"4 ms\"\nseq_read = \"1.1 GB/s\"\ndwpd = 10\ntbw = \"1.2 PB\"\n", "a.toml");
+  auto ok = ParseClaims(
+      "[claims]\nrnd4k_read = \"78k IOPS\"\nqos_write_p99_9 = \"4 ms\"\nseq_read = \"1.1 "
+      "GB/s\"\ndwpd = 10\ntbw = \"1.2 PB\"\n",
+      "a.toml");
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   ASSERT_EQ(ok->claims.size(), 5u);
   EXPECT_EQ(ok->claims[0].value, 78000);
@@ -459,23 +617,31 @@ TEST(ClaimsTest, ParsesUnitsAndRejectsUnknownKeysAndUnitsWithTheirLine) {
   auto key = ParseClaims("[claims]\nseq_read = \"555 MB/s\"\n\nseq_rd = \"1 MB/s\"\n", "b.toml");
   ASSERT_FALSE(key.ok());
   EXPECT_EQ(key.status().code(), Code::kInvalidArgument);
-  EXPECT_NE(key.status().message().find("b.toml:4: unknown key 'seq_rd' in [claims]"), std::string::npos) << key.status().message();
+  EXPECT_NE(key.status().message().find("b.toml:4: unknown key 'seq_rd' in [claims]"),
+            std::string::npos)
+      << key.status().message();
 
   auto unit = ParseClaims("[drive]\nmodel = \"x\"\n[claims]\nseq_read = \"555 MBps\"\n", "c.toml");
   ASSERT_FALSE(unit.ok());
-  EXPECT_NE(unit.status().message().find("c.toml:4: claims.seq_read: unknown unit 'MBps'"), std::string::npos) << unit.status().message();
+  EXPECT_NE(unit.status().message().find("c.toml:4: claims.seq_read: unknown unit 'MBps'"),
+            std::string::npos)
+      << unit.status().message();
 
   auto no_unit = ParseClaims("[claims]\nrnd4k_read = 78000\n", "d.toml");
   ASSERT_FALSE(no_unit.ok());
-  EXPECT_NE(no_unit.status().message().find("d.toml:2: claims.rnd4k_read: '78000' needs a unit"), std::string::npos) << no_unit.status().message();
+  EXPECT_NE(no_unit.status().message().find("d.toml:2: claims.rnd4k_read: '78000' needs a unit"),
+            std::string::npos)
+      << no_unit.status().message();
 
   auto table = ParseClaims("[drive]\nmodel = \"x\"\n[perf]\n", "e.toml");
   ASSERT_FALSE(table.ok());
-  EXPECT_NE(table.status().message().find("e.toml:3: unknown key 'perf'"), std::string::npos) << table.status().message();
+  EXPECT_NE(table.status().message().find("e.toml:3: unknown key 'perf'"), std::string::npos)
+      << table.status().message();
 
   auto drive = ParseClaims("[drive]\ncolour = \"red\"\n", "f.toml");
   ASSERT_FALSE(drive.ok());
-  EXPECT_NE(drive.status().message().find("f.toml:2: unknown key 'colour' in [drive]"), std::string::npos);
+  EXPECT_NE(drive.status().message().find("f.toml:2: unknown key 'colour' in [drive]"),
+            std::string::npos);
 
   auto syntax = ParseClaims("[claims\n", "g.toml");
   ASSERT_FALSE(syntax.ok());
@@ -503,20 +669,24 @@ TEST_F(ReportTest, HtmlIsSelfContainedAndSmall) {
   // No external resource: no src= or href= except in-page anchors.
   EXPECT_EQ(html.find("<script src"), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
-  for (size_t p = html.find("href=\""); p != std::string::npos; p = html.find("href=\"", p + 1)) EXPECT_EQ(html[p + 6], '#');
+  for (size_t p = html.find("href=\""); p != std::string::npos; p = html.find("href=\"", p + 1))
+    EXPECT_EQ(html[p + 6], '#');
   // The libraries are inline, with their versions in the footer.
   json v = EmbeddedLibraryVersions();
   for (const char* lib : {"vega", "vega-lite", "vega-embed"}) {
     ASSERT_TRUE(v.contains(lib));
-    EXPECT_NE(html.find(std::string(lib) + " " + v[lib].get<std::string>()), std::string::npos) << lib;
+    EXPECT_NE(html.find(std::string(lib) + " " + v[lib].get<std::string>()), std::string::npos)
+        << lib;
   }
   EXPECT_NE(html.find("vegaEmbed"), std::string::npos);
   // Every chart has its element and its spec; the specs' JSON cannot end the script early.
   auto specs_at = html.find("id=\"ssdlab-specs\">");
   ASSERT_NE(specs_at, std::string::npos);
-  std::string specs_text = html.substr(specs_at + 18, html.find("</script>", specs_at) - specs_at - 18);
+  std::string specs_text =
+      html.substr(specs_at + 18, html.find("</script>", specs_at) - specs_at - 18);
   json specs = json::parse(specs_text);
-  for (auto& [id, spec] : specs.items()) EXPECT_NE(html.find("id=\"" + id + "\""), std::string::npos) << id;
+  for (auto& [id, spec] : specs.items())
+    EXPECT_NE(html.find("id=\"" + id + "\""), std::string::npos) << id;
   EXPECT_EQ(specs_text.find('<'), std::string::npos);
 }
 
@@ -532,14 +702,17 @@ TEST_F(ReportTest, CsvExportWritesOneFilePerTable) {
   ASSERT_TRUE(files.ok()) << files.status().message();
   std::set<std::string> names;
   for (const auto& f : files.value()) names.insert(fs::path(f).filename());
-  for (const char* n : {"summary.csv", "rounds.csv", "iops.csv", "tp.csv", "lat.csv", "lvi.csv", "wsat.csv", "hir.csv", "xsr.csv", "dirth.csv", "dirth_histograms.csv", "op.csv"}) {
+  for (const char* n :
+       {"summary.csv", "rounds.csv", "iops.csv", "tp.csv", "lat.csv", "lvi.csv", "wsat.csv",
+        "hir.csv", "xsr.csv", "dirth.csv", "dirth_histograms.csv", "op.csv"}) {
     EXPECT_TRUE(names.count(n)) << n;
   }
   std::ifstream in(dir_ / "csv" / "iops.csv");
   std::string header, first;
   std::getline(in, header);
   std::getline(in, first);
-  EXPECT_EQ(header.rfind("cell,read_pct,block_bytes,workload,total_ios,total_iops,", 0), 0u) << header;
+  EXPECT_EQ(header.rfind("cell,read_pct,block_bytes,workload,total_ios,total_iops,", 0), 0u)
+      << header;
   EXPECT_EQ(first.rfind("rw=100/0 bs=128KiB,100,131072,", 0), 0u) << first;
   // A missing parent directory is refused.
   auto bad = ExportRunCsv(doc, (dir_ / "missing" / "csv").string());
