@@ -27,6 +27,8 @@ void AddSimCommand(CLI::App& app, int* exit_code);
 void AddPtsCommands(CLI::App& app, int* exit_code);
 // `profile`: the review-lab profiles (suite/profile.h).
 void AddProfileCommand(CLI::App& app, int* exit_code);
+// `app`: application tests on real database servers (apps/app.h).
+void AddAppCommand(CLI::App& app, int* exit_code);
 
 // Prints "ssdlab: error: <message>" to stderr.
 void PrintError(const std::string& message);

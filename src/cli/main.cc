@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   AddInfoCommand(app, &exit_code);
   AddPurgeCommand(app, &exit_code);
   AddProfileCommand(app, &exit_code);
+  AddAppCommand(app, &exit_code);
   AddReportCommands(app, &exit_code);
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);

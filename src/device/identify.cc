@@ -279,7 +279,9 @@ Result<DiskIdentity> IdentifyDisk(dev_t devno, const std::string& sys_root, bool
   return d;
 }
 
-Result<DeviceIdentity> IdentifyTarget(const std::string& path) {
+namespace {
+
+Result<DeviceIdentity> Identify(const std::string& path, bool allow_directory) {
   DeviceIdentity id;
   id.path = path;
   struct stat st;
@@ -292,7 +294,7 @@ Result<DeviceIdentity> IdentifyTarget(const std::string& path) {
   std::error_code ec;
   id.resolved_path = fs::canonical(path, ec).string();
   if (ec) id.resolved_path = path;
-  if (S_ISDIR(st.st_mode)) {
+  if (S_ISDIR(st.st_mode) && !allow_directory) {
     return Status::Invalid(path + " is a directory; give a block device or a regular file");
   }
   if (S_ISCHR(st.st_mode)) {
@@ -319,13 +321,16 @@ Result<DeviceIdentity> IdentifyTarget(const std::string& path) {
     id.disk = std::move(disk);
     return id;
   }
-  if (!S_ISREG(st.st_mode)) {
+  if (S_ISDIR(st.st_mode)) {
+    id.kind = "directory";
+  } else if (!S_ISREG(st.st_mode)) {
     return Status::Invalid(path + " is neither a regular file nor a block device");
+  } else {
+    if (access(path.c_str(), R_OK) != 0) return Status::Refused(path + ": permission denied");
+    id.kind = "file";
+    id.size_bytes = static_cast<uint64_t>(st.st_size);
+    id.file_allocated_bytes = static_cast<uint64_t>(st.st_blocks) * 512;
   }
-  if (access(path.c_str(), R_OK) != 0) return Status::Refused(path + ": permission denied");
-  id.kind = "file";
-  id.size_bytes = static_cast<uint64_t>(st.st_size);
-  id.file_allocated_bytes = static_cast<uint64_t>(st.st_blocks) * 512;
   MountEntry m = FindMount(st.st_dev, id.resolved_path, "/proc");
   id.filesystem = m.fstype;
   id.mount_point = m.mount_point;
@@ -344,6 +349,16 @@ Result<DeviceIdentity> IdentifyTarget(const std::string& path) {
   return id;
 }
 
+}  // namespace
+
+Result<DeviceIdentity> IdentifyTarget(const std::string& path) { return Identify(path, false); }
+
+Result<DeviceIdentity> IdentifyDirectory(const std::string& path) {
+  SSDLAB_ASSIGN_OR_RETURN(DeviceIdentity id, Identify(path, true));
+  if (id.kind != "directory") return Status::Invalid(path + " is not a directory");
+  return id;
+}
+
 std::string DescribeTarget(const DeviceIdentity& id) {
   auto sizes = [](uint64_t b) {
     char buf[96];
@@ -351,8 +366,9 @@ std::string DescribeTarget(const DeviceIdentity& id) {
                   BinaryGib(b));
     return std::string(buf);
   };
-  if (id.kind == "file") {
-    std::string s = "file " + id.resolved_path + ", " + sizes(id.size_bytes);
+  if (id.kind == "file" || id.kind == "directory") {
+    std::string s = id.kind == "file" ? "file " + id.resolved_path + ", " + sizes(id.size_bytes)
+                                      : "directory " + id.resolved_path + " (" + id.filesystem + ")";
     if (id.disk) s += ", on " + id.disk->dev_path;
     return s;
   }

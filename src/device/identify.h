@@ -76,12 +76,12 @@ struct DiskIdentity {
 struct DeviceIdentity {
   std::string path;           // as given
   std::string resolved_path;  // symlinks resolved: "/dev/disk/by-id/..." -> "/dev/sdb1"
-  std::string kind;           // "block" or "file"
+  std::string kind;           // "block", "file" or "directory"
   // What `path` addresses: the disk, a partition of it, or the file's length.
   uint64_t size_bytes = 0;
   std::string partition;  // kernel name when `path` is a partition ("sdb1"), else ""
   uint64_t partition_start_bytes = 0;
-  // Files only.
+  // Files and directories (allocated bytes: files only).
   uint64_t file_allocated_bytes = 0;
   std::string filesystem;   // "ext4", "xfs", "tmpfs", ...
   std::string mount_point;  // of the filesystem holding the file
@@ -98,6 +98,10 @@ inline double BinaryGib(uint64_t bytes) { return static_cast<double>(bytes) / (1
 // file. NotFound for a missing path, Invalid for a directory, character device or other
 // non-block non-regular file, kPermission when it cannot be read for lack of rights.
 Result<DeviceIdentity> IdentifyTarget(const std::string& path);
+
+// A directory (kind "directory", size 0): the filesystem holding it and, when attributable,
+// the disk under it, exactly as for a file. NotFound when missing, Invalid when not a directory.
+Result<DeviceIdentity> IdentifyDirectory(const std::string& path);
 
 // "Samsung SSD 860 EVO 500GB, serial S3Z1NB0K123456X, 500107862016 bytes (500.1 GB, 465.8 GiB)"
 // for messages; for files "file /data/f, 1073741824 bytes on <disk>".

@@ -214,5 +214,18 @@ TEST(IdentifyTarget, RegularFile) {
   EXPECT_NE(DescribeTarget(id.value()).find("8192 bytes"), std::string::npos);
 }
 
+TEST(IdentifyDirectory, DirectoryAndNotDirectory) {
+  FakeTree t("id_dir");
+  t.File("f", "x", true);
+  auto id = IdentifyDirectory(t.root().string());
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  EXPECT_EQ(id->kind, "directory");
+  EXPECT_FALSE(id->mount_point.empty());
+  EXPECT_TRUE(id->disk.has_value() || !id->disk_note.empty());
+  EXPECT_NE(DescribeTarget(id.value()).find("directory"), std::string::npos);
+  EXPECT_EQ(IdentifyDirectory((t.root() / "f").string()).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(IdentifyDirectory("/nonexistent/xyz").status().code(), Code::kNotFound);
+}
+
 }  // namespace
 }  // namespace ssdlab

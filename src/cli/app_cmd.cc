@@ -1,0 +1,249 @@
+// `ssdlab app NAME --dir DIR --db results.db`: application tests on real database servers
+// (apps/app.h), stored in the results database as a run of kind "app" with one test.
+#include <fmt/format.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "apps/app.h"
+#include "base/units.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/suite_cli.h"
+#include "device/device_json.h"
+#include "store/store.h"
+#include "suite/pts.h"
+
+namespace ssdlab {
+namespace {
+
+using nlohmann::json;
+
+struct AppArgs {
+  std::string name, dir, db, run, json_path, progress = "auto";
+  std::string threads, time, warmup, tables, rows, scale, buffer, port, interval = "1s";
+  std::string server_bin;
+  bool any_dir = false, keep_data = false;
+};
+
+template <typename T>
+Status Count(const std::string& flag, const std::string& text, T& out, bool allow_zero = false) {
+  if (text.empty()) return Status::Ok();
+  auto v = ParseCount(text);
+  if (!v.ok() || (!allow_zero && v.value() == 0) ||
+      v.value() > std::numeric_limits<T>::max())
+    return Status::Invalid(flag + " '" + text + "' is not a positive number in range");
+  out = static_cast<T>(v.value());
+  return Status::Ok();
+}
+
+Status Duration(const std::string& flag, const std::string& text, uint64_t& out) {
+  if (text.empty()) return Status::Ok();
+  auto v = ParseDurationNs(text);
+  if (!v.ok()) return v.status().WithContext(flag);
+  out = v.value();
+  return Status::Ok();
+}
+
+Result<AppOptions> Resolve(const AppArgs& a) {
+  AppOptions o;
+  o.name = a.name;
+  o.dir = a.dir;
+  o.server_bin = a.server_bin;
+  o.keep_data = a.keep_data;
+  SSDLAB_RETURN_IF_ERROR(Count("--threads", a.threads, o.threads));
+  SSDLAB_RETURN_IF_ERROR(Duration("--time", a.time, o.time_ns));
+  SSDLAB_RETURN_IF_ERROR(Duration("--warmup", a.warmup, o.warmup_ns));
+  SSDLAB_RETURN_IF_ERROR(Count("--tables", a.tables, o.tables));
+  SSDLAB_RETURN_IF_ERROR(Count("--rows", a.rows, o.table_rows));
+  SSDLAB_RETURN_IF_ERROR(Count("--scale", a.scale, o.scale));
+  SSDLAB_RETURN_IF_ERROR(Count("--port", a.port, o.port));
+  SSDLAB_RETURN_IF_ERROR(Duration("--interval", a.interval, o.sample_interval_ns));
+  if (!a.buffer.empty()) {
+    auto b = ParseBytes(a.buffer);
+    if (!b.ok()) return b.status().WithContext("--buffer");
+    o.buffer_bytes = b.value();
+  }
+  if (a.progress != "auto" && a.progress != "json" && a.progress != "none")
+    return Status::Invalid("--progress must be auto, json or none");
+  SSDLAB_RETURN_IF_ERROR(ValidateAppOptions(o));
+  return o;
+}
+
+TargetInfo DirectoryTarget(const DeviceIdentity& id) {
+  TargetInfo t;
+  t.path = id.path;
+  t.kind = "directory";
+  struct statvfs v;
+  if (statvfs(id.path.c_str(), &v) == 0) t.size_bytes = static_cast<uint64_t>(v.f_blocks) * v.f_frsize;
+  if (id.disk) {
+    t.model = id.disk->model;
+    t.serial = id.disk->serial;
+    t.firmware = id.disk->firmware;
+    t.details.emplace_back("device", id.disk->dev_path);
+  }
+  t.details.emplace_back("filesystem", id.filesystem);
+  t.details.emplace_back("mount_point", id.mount_point);
+  return t;
+}
+
+void PrintSummary(const json& r, std::ostream& out) {
+  if (!r.contains("tps")) return;
+  const json& l = r["latency_ms"];
+  auto num = [](const json& v) { return v.is_number() ? fmt::format("{:.2f}", v.get<double>()) : "-"; };
+  out << fmt::format("{}: {:.1f} TPS{}, latency mean {} ms, p95 {} ms, p99 {} ms, max {} ms\n",
+                     r["app"].get<std::string>(), r["tps"].get<double>(),
+                     r["qps"].get<double>() > 0 ? fmt::format(", {:.1f} QPS", r["qps"].get<double>())
+                                                : "",
+                     num(l["mean"]), num(l["p95"]), num(l["p99"]), num(l["max"]));
+  if (r["device"].is_object()) {
+    const json& d = r["device"]["summary"];
+    out << fmt::format(
+        "device: {:.0f} read + {:.0f} write IOPS, {:.1f} + {:.1f} MB/s, service {:.2f} / {:.2f} "
+        "ms, {:.0f}% busy\n",
+        d["read_iops"].get<double>(), d["write_iops"].get<double>(), d["read_mb_s"].get<double>(),
+        d["write_mb_s"].get<double>(), d["read_lat_ms"].get<double>(),
+        d["write_lat_ms"].get<double>(), d["util_pct"].get<double>());
+  }
+}
+
+int RunAppCommand(AppArgs a) {
+  auto options = Resolve(a);
+  if (!options.ok()) {
+    PrintError(options.status().message());
+    return kExitUsage;
+  }
+  if (Status s = CheckApp(options.value()); !s.ok()) {
+    PrintError(s.message());
+    return kExitUsage;
+  }
+  auto identity = IdentifyDirectory(a.dir);
+  if (!identity.ok()) {
+    PrintError(identity.status().message());
+    return kExitUsage;
+  }
+  if (!identity->disk && !a.any_dir) {
+    PrintError("cannot tell which drive holds " + a.dir + " (" + identity->disk_note +
+               "); give a directory on the drive under test, or --any-dir to run anyway");
+    return kExitUsage;
+  }
+  if (!a.json_path.empty() && a.json_path != "-") {
+    auto parent = std::filesystem::path(a.json_path).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent)) {
+      PrintError("--json " + a.json_path + ": directory " + parent.string() + " does not exist");
+      return kExitUsage;
+    }
+  }
+  auto store = Store::Open(a.db);
+  if (!store.ok()) {
+    PrintError(store.status().message());
+    return kExitUsage;
+  }
+  if (a.run.empty()) a.run = DefaultRunName("app-" + a.name);
+  const TargetInfo target = DirectoryTarget(identity.value());
+  json config = {{"app", a.name},
+                 {"dir", a.dir},
+                 {"threads", options->threads},
+                 {"time_s", options->time_ns / 1'000'000'000},
+                 {"warmup_s", options->warmup_ns / 1'000'000'000},
+                 {"tables", options->tables},
+                 {"table_rows", options->table_rows},
+                 {"scale", options->scale},
+                 {"buffer_bytes", options->buffer_bytes},
+                 {"port", options->port},
+                 {"any_dir", a.any_dir},
+                 {"keep_data", a.keep_data}};
+  json context = PlatformJson();
+  context["target"] = TargetJson(target);
+  context["device"] = IdentityJson(identity.value());
+  auto run_id = (*store)->CreateRun(a.run, "app", config, context, target);
+  if (!run_id.ok()) {
+    PrintError(run_id.status().message());
+    return kExitUsage;
+  }
+  auto test_id = (*store)->BeginTest(run_id.value(), 0, a.name, config);
+  if (!test_id.ok()) {
+    PrintError(test_id.status().message());
+    return kExitFailed;
+  }
+  std::cerr << fmt::format("ssdlab app: run '{}', {} in {} ({})\n", a.run, a.name, a.dir,
+                           DescribeTarget(identity.value()));
+  const bool json_lines = a.progress == "json";
+  AppProgress progress;
+  if (a.progress != "none") {
+    progress = [json_lines](const std::string& line) {
+      if (json_lines) {
+        std::cerr << json{{"event", "app"}, {"message", line}}.dump() << "\n";
+      } else {
+        std::cerr << "  " << line << "\n";
+      }
+    };
+  }
+  AppOutcome outcome = RunApp(options.value(), identity.value(), &StopFlag(), progress);
+  Status st = outcome.status;
+  json results = AppResultsJson(outcome, a.name);
+  results["settings"] = outcome.settings;
+  results["error"] = st.ok() ? json(nullptr) : json(st.message());
+  if (Status s = (*store)->FinishTest(test_id.value(), nullptr, results); !s.ok())
+    PrintError("cannot store the results: " + s.message());
+  const std::string status = RunStatusName(st);
+  if (!(*store)->SetRunStatus(run_id.value(), status).ok())
+    PrintError("cannot record the run's status");
+  std::cerr << fmt::format("run '{}' {} (database {})\n", a.run, status, a.db);
+  PrintSummary(results, a.json_path == "-" ? std::cerr : std::cout);
+  if (!a.json_path.empty()) {
+    auto doc = PtsRunJson(**store, a.run);
+    Status w = doc.ok() ? WriteJsonOutput(a.json_path, doc.value()) : doc.status();
+    if (!w.ok()) {
+      if (st.ok()) {
+        st = w;
+      } else {
+        PrintError(w.message());
+      }
+    }
+  }
+  if (!st.ok()) {
+    PrintError(st.code() == Code::kInterrupted
+                   ? "interrupted; what was measured is stored in run " + a.run
+                   : st.message());
+    return ExitCodeFor(st);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddAppCommand(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<AppArgs>();
+  std::string names;
+  for (const auto& [n, d] : AppNames()) names += (names.empty() ? "" : "; ") + n + ": " + d;
+  CLI::App* cmd = app.add_subcommand(
+      "app", "Application test on a real database server whose data lives on the drive under test");
+  cmd->add_option("name", a->name, names)->required();
+  cmd->add_option("--dir", a->dir, "Directory on a filesystem of the drive under test")->required();
+  cmd->add_option("--db", a->db, "Results database (SQLite), created if missing")->required();
+  cmd->add_option("--run", a->run, "Name of the run (default app-NAME-DATE-TIME)");
+  cmd->add_option("--json", a->json_path, "Write the run as JSON to FILE (- for stdout)");
+  cmd->add_option("--progress", a->progress, "auto|json|none")->capture_default_str();
+  cmd->add_flag("--any-dir", a->any_dir,
+                "Run even when the directory cannot be attributed to a block device (tmpfs, "
+                "overlay): no device-side figures then");
+  cmd->add_option("--threads", a->threads, "sysbench threads / pgbench clients (32)");
+  cmd->add_option("--time", a->time, "Measured time (120s)");
+  cmd->add_option("--warmup", a->warmup, "Unmeasured run of the same load before it (30s; 0: none)");
+  cmd->add_option("--tables", a->tables, "sysbench-oltp: tables (16)");
+  cmd->add_option("--rows", a->rows, "sysbench-oltp: rows per table (100000)");
+  cmd->add_option("--scale", a->scale, "pgbench: scale factor, ~16 MB each (50)");
+  cmd->add_option("--buffer", a->buffer,
+                  "innodb_buffer_pool_size / shared_buffers, smaller than the data (128MiB)");
+  cmd->add_option("--port", a->port, "Loopback TCP port for the server (default: a free one)");
+  cmd->add_option("--server-bin", a->server_bin,
+                  "Server program (default: mariadbd, /usr/lib/postgresql/N/bin/postgres)");
+  cmd->add_flag("--keep-data", a->keep_data, "Keep the server's data directory afterwards");
+  cmd->add_option("--interval", a->interval, "Device sampling interval (1s)");
+  cmd->callback([a, exit_code] { *exit_code = RunAppCommand(*a); });
+}
+
+}  // namespace ssdlab
