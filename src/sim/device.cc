@@ -32,6 +32,7 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g)
   link_ps_per_byte_ = static_cast<uint64_t>(std::llround(1e6 / p.link_mb_s));
   ch_ps_per_byte_ = static_cast<uint64_t>(std::llround(1e6 / p.ch_mb_s));
   unit_ch_ns_ = kUnitBytes * ch_ps_per_byte_ / 1000;
+  unit_link_ns_ = kUnitBytes * link_ps_per_byte_ / 1000;
   prog_ch_ns_ = g.units_per_prog * kUnitBytes * ch_ps_per_byte_ / 1000;
   bg_idle_ns_ = UsToNs(p.bg_idle_ms * 1000.0);
   half_duplex_ = p.interface == HostInterface::kSata;
@@ -147,7 +148,8 @@ uint64_t SimDevice::slc_capacity_pages() const {
          static_cast<uint64_t>(static_cast<double>(unused) * p_.slc_dynamic_pct / 100.0);
 }
 
-SSDLAB_HOT uint64_t SimDevice::ProgramOnDie(uint32_t die, uint32_t units, uint64_t ready, uint64_t t_prog) {
+SSDLAB_HOT uint64_t SimDevice::ProgramOnDie(uint32_t die, uint32_t units, uint64_t ready,
+                                            uint64_t t_prog) {
   uint64_t& ch_free = ch_free_[ch_of_die_[die]];
   const uint64_t xfer =
       units == g_.units_per_prog ? prog_ch_ns_ : units * kUnitBytes * ch_ps_per_byte_ / 1000;
@@ -157,7 +159,8 @@ SSDLAB_HOT uint64_t SimDevice::ProgramOnDie(uint32_t die, uint32_t units, uint64
   return die_free;
 }
 
-SSDLAB_HOT uint64_t SimDevice::Program(uint32_t first_ppn, uint32_t units, uint64_t ready, uint64_t t_prog) {
+SSDLAB_HOT uint64_t SimDevice::Program(uint32_t first_ppn, uint32_t units, uint64_t ready,
+                                       uint64_t t_prog) {
   return ProgramOnDie(die_mod_.Mod(prog_of_.Div(first_ppn)), units, ready, t_prog);
 }
 
@@ -247,10 +250,9 @@ uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
   ctrl_free_ = std::max(link, ctrl_free_) + ctrl_write_ns_ + (units - 1) * ctrl_unit_ns_;
   const uint64_t tc = ctrl_free_;
   uint64_t done = tc;
-  const uint64_t mask = buffer_mask_;
   for (uint64_t lpn = lpn_begin; lpn < lpn_end; ++lpn) {
     const uint64_t slot = buffer_seq_++;
-    uint64_t ready = std::max(tc, buffer_ring_[slot & mask]);
+    uint64_t ready = std::max(tc, buffer_ring_[slot & buffer_mask_]);
     const bool partial = (lpn == lpn_begin && offset % kUnitBytes != 0) ||
                          (lpn + 1 == lpn_end && (offset + bytes) % kUnitBytes != 0);
     if (partial) {  // read-modify-write of a partly covered unit
@@ -259,29 +261,58 @@ uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
     }
     if (ready > done) done = ready;
     Group& grp = host_group_;
-    if (grp.count == 0) {
-      grp.slc = slc_used_ + g_.units_per_slc_prog <= slc_capacity_pages();
-      grp.size = grp.slc ? g_.units_per_slc_prog : g_.units_per_prog;
-      grp.first_slot = slot;
-      grp.ready_ns = 0;
-      if (grp.slc) {
-        slc_used_ += grp.size;
-        slc_pages_ += grp.size;
-      }
-    }
+    if (grp.count == 0) OpenHostGroup(slot);
     const uint32_t ppn = ftl_.HostWrite(static_cast<uint32_t>(lpn));
     NoteFree();  // a fresh drive's pool shrinks without GC running
     if (grp.count == 0) grp.first_ppn = ppn;
     if (ready > grp.ready_ns) grp.ready_ns = ready;
-    if (++grp.count == grp.size) {
-      const uint64_t end =
-          Program(grp.first_ppn, grp.size, grp.ready_ns, grp.slc ? slc_t_prog_ns_ : t_prog_ns_);
-      for (uint64_t k = 0; k < grp.size; ++k) buffer_ring_[(grp.first_slot + k) & mask] = end;
-      grp.count = 0;
-    }
+    if (++grp.count == grp.size) ProgramHostGroup();
     ForegroundGc(tc);
   }
   return done;
+}
+
+uint64_t SimDevice::WriteUnit(uint64_t lpn, uint64_t t) {
+  uint64_t link;
+  if (half_duplex_) {
+    link = shared_link_.Book(t, unit_link_ns_, t);
+  } else {
+    link = link_free_[0] = std::max(t, link_free_[0]) + unit_link_ns_;
+  }
+  const uint64_t tc = ctrl_free_ = std::max(link, ctrl_free_) + ctrl_write_ns_;
+  const uint64_t slot = buffer_seq_++;
+  const uint64_t ready = std::max(tc, buffer_ring_[slot & buffer_mask_]);
+  Group& grp = host_group_;
+  if (grp.count == 0) OpenHostGroup(slot);
+  const uint32_t ppn = ftl_.HostWrite(static_cast<uint32_t>(lpn));
+  NoteFree();  // a fresh drive's pool shrinks without GC running
+  if (grp.count == 0) grp.first_ppn = ppn;
+  if (ready > grp.ready_ns) grp.ready_ns = ready;
+  if (++grp.count == grp.size) ProgramHostGroup();
+  ForegroundGc(tc);
+  return ready;
+}
+
+void SimDevice::OpenHostGroup(uint64_t slot) {
+  Group& grp = host_group_;
+  grp.slc = slc_used_ + g_.units_per_slc_prog <= slc_capacity_pages();
+  grp.size = grp.slc ? g_.units_per_slc_prog : g_.units_per_prog;
+  grp.first_slot = slot;
+  grp.ready_ns = 0;
+  if (grp.slc) {
+    slc_used_ += grp.size;
+    slc_pages_ += grp.size;
+  }
+}
+
+void SimDevice::ProgramHostGroup() {
+  Group& grp = host_group_;
+  const uint64_t end =
+      Program(grp.first_ppn, grp.size, grp.ready_ns, grp.slc ? slc_t_prog_ns_ : t_prog_ns_);
+  uint64_t* const ring = buffer_ring_.data();
+  const uint64_t first = grp.first_slot, size = grp.size, mask = buffer_mask_;
+  for (uint64_t k = 0; k < size; ++k) ring[(first + k) & mask] = end;
+  grp.count = 0;
 }
 
 uint64_t SimDevice::Read(uint64_t offset, uint32_t bytes, uint64_t t) {

@@ -64,6 +64,8 @@ class LinkCalendar {
         if (ready >= last.begin) return last.end += dur;  // no gap after ready but the end
         return BookInGap(ready, dur, now);
       }
+      // Every booking has ended by now (ends are in order): none can matter again.
+      if (last.end <= now) head_ = tail_ = 0;
     }
     // After everything booked.
     if (tail_ == iv_.size()) MakeRoom(now);
@@ -103,7 +105,8 @@ class SimDevice {
     }
     uint64_t done;
     if (dir == Direction::kWrite) {
-      done = Write(offset, bytes, t_ns);
+      done = bytes == kUnitBytes && offset % kUnitBytes == 0 ? WriteUnit(offset / kUnitBytes, t_ns)
+                                                             : Write(offset, bytes, t_ns);
     } else if (dir == Direction::kRead) {
       done = Read(offset, bytes, t_ns);
     } else {
@@ -151,6 +154,12 @@ class SimDevice {
   };
 
   uint64_t Write(uint64_t offset, uint32_t bytes, uint64_t t);
+  // Write() of one aligned 4 KiB unit `lpn` (the same bookings, without the general loop).
+  uint64_t WriteUnit(uint64_t lpn, uint64_t t);
+  // Starts the host program group with the unit in buffer slot `slot`.
+  void OpenHostGroup(uint64_t slot);
+  // Books the program of the full host group and the release of its buffer slots.
+  void ProgramHostGroup();
   uint64_t Read(uint64_t offset, uint32_t bytes, uint64_t t);
   uint64_t Trim(uint64_t offset, uint32_t bytes, uint64_t t);
   // Books a program of `units` on the die holding `first_ppn` (or on `die`), data ready at
@@ -218,11 +227,12 @@ class SimDevice {
     }
   };
   XferCache write_xfer_, read_xfer_;
+  uint64_t unit_link_ns_;  // host link time of 4 KiB
   uint64_t bg_idle_ns_;
   bool half_duplex_;
-  FastDiv prog_of_;  // ppn -> program index
-  FastDiv page_of_;  // ppn -> NAND page index
-  FastDiv die_mod_;  // program index -> die
+  FastDiv prog_of_;                  // ppn -> program index
+  FastDiv page_of_;                  // ppn -> NAND page index
+  FastDiv die_mod_;                  // program index -> die
   std::vector<uint32_t> ch_of_die_;  // die -> channel
 
   // Resource state.

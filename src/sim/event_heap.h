@@ -18,7 +18,7 @@ struct Event {
   uint64_t t_ns = 0;
   // kind then slot: read as one little-endian word they order by slot (a slot has at most one
   // event, so kind never decides), and (t_ns, that word) compares as one 128-bit key.
-  uint32_t kind = 0;  // caller-defined
+  uint32_t kind = 0;  // caller-defined, 0 or 1 (TournamentTree keeps it in one bit)
   uint32_t slot = 0;
 
   unsigned __int128 Key() const {
@@ -34,8 +34,10 @@ static_assert(sizeof(Event) == 16);
 // event, a leaf per slot, each inner node the winner (earliest event) of its subtree. Changing
 // one slot's event replays only its path to the root: log2(slots) matches of one comparison
 // each, without branches or data moves (Knuth, TAOCP vol. 3, 5.4.1). Keys are
-// (time << slot bits | slot) in 64 bits, so only times below max_time() fit (2^55 ns, over a
-// year, with 512 slots); EventQueue uses the sorted run for anything later.
+// (time << (slot bits + 1) | slot << 1 | kind) in 64 bits: a slot has at most one event, so the
+// kind never decides the order, and it travels in the key. Only times below max_time() fit
+// (2^54 ns, over 200 days, with 512 slots); EventQueue uses the sorted run for anything later.
+// REQUIRES (all operations): event kinds 0 or 1.
 class TournamentTree {
  public:
   // REQUIRES: slots < n.
@@ -44,47 +46,39 @@ class TournamentTree {
     bits_ = 0;
     while (m_ < n) m_ *= 2, ++bits_;
     node_.assign(2 * m_, kEmpty);
-    kind_.assign(m_, 0);
+    max_time_ = (kEmpty >> (bits_ + 1)) - 1;
     count_ = 0;
   }
   // Times below this fit the keys.
-  uint64_t max_time() const { return (kEmpty >> bits_) - 1; }
+  uint64_t max_time() const { return max_time_; }
   bool empty() const { return count_ == 0; }
-  Event top() const {
-    const uint64_t k = node_[1];
-    const uint32_t slot = static_cast<uint32_t>(k & (m_ - 1));
-    return Event(k >> bits_, slot, kind_[slot]);
-  }
+  Event top() const { return EventOf(node_[1]); }
   // REQUIRES (all that follow): e.t_ns < max_time().
   void Push(const Event& e) {
     ++count_;
-    Set(e);
+    Replay(e.slot, KeyOf(e));
   }
   void Pop() {
     --count_;
-    Replay(static_cast<uint32_t>(node_[1] & (m_ - 1)), kEmpty);
+    Replay(SlotOf(node_[1]), kEmpty);
   }
   void ReplaceTop(const Event& e) {
-    const uint32_t w = static_cast<uint32_t>(node_[1] & (m_ - 1));
+    const uint32_t w = SlotOf(node_[1]);
     if (e.slot != w) Replay(w, kEmpty);
-    Set(e);
+    Replay(e.slot, KeyOf(e));
   }
   // The events in pop order.
   void Export(std::vector<Event>* out) const {
     out->clear();
     for (uint32_t s = 0; s < m_; ++s) {
       const uint64_t k = node_[m_ + s];
-      if (k != kEmpty) out->push_back(Event(k >> bits_, s, kind_[s]));
+      if (k != kEmpty) out->push_back(EventOf(k));
     }
-    std::sort(out->begin(), out->end(),
-              [](const Event& a, const Event& b) { return a.Before(b); });
+    std::sort(out->begin(), out->end(), [](const Event& a, const Event& b) { return a.Before(b); });
   }
   void Import(const std::vector<Event>& events) {
     std::fill(node_.begin(), node_.end(), kEmpty);
-    for (const Event& e : events) {
-      node_[m_ + e.slot] = (e.t_ns << bits_) | e.slot;
-      kind_[e.slot] = e.kind;
-    }
+    for (const Event& e : events) node_[m_ + e.slot] = KeyOf(e);
     count_ = events.size();
     for (size_t i = m_ - 1; i >= 1; --i) node_[i] = std::min(node_[2 * i], node_[2 * i + 1]);
   }
@@ -92,26 +86,64 @@ class TournamentTree {
  private:
   static constexpr uint64_t kEmpty = UINT64_MAX;  // above every event's key
 
-  void Set(const Event& e) {
-    kind_[e.slot] = e.kind;
-    Replay(e.slot, (e.t_ns << bits_) | e.slot);
+  uint64_t KeyOf(const Event& e) const {
+    return (e.t_ns << (bits_ + 1)) | (uint64_t{e.slot} << 1) | e.kind;
   }
-  // Sets the leaf of `slot` to `k` and replays its path.
+  uint32_t SlotOf(uint64_t k) const { return static_cast<uint32_t>((k >> 1) & (m_ - 1)); }
+  Event EventOf(uint64_t k) const {
+    return Event(k >> (bits_ + 1), SlotOf(k), static_cast<uint32_t>(k & 1));
+  }
+  // Sets the leaf of `slot` to `k` and replays its path; unrolled for up to 1024 slots.
   void Replay(uint32_t slot, uint64_t k) {
     uint64_t* const node = node_.data();
-    size_t i = m_ + slot;
+    const size_t i = m_ + slot;
     node[i] = k;
-    for (; i > 1; i >>= 1) {
+    switch (bits_) {
+      case 0:
+        return;
+      case 1:
+        return ReplayLevels<1>(node, i, k);
+      case 2:
+        return ReplayLevels<2>(node, i, k);
+      case 3:
+        return ReplayLevels<3>(node, i, k);
+      case 4:
+        return ReplayLevels<4>(node, i, k);
+      case 5:
+        return ReplayLevels<5>(node, i, k);
+      case 6:
+        return ReplayLevels<6>(node, i, k);
+      case 7:
+        return ReplayLevels<7>(node, i, k);
+      case 8:
+        return ReplayLevels<8>(node, i, k);
+      case 9:
+        return ReplayLevels<9>(node, i, k);
+      case 10:
+        return ReplayLevels<10>(node, i, k);
+      default:
+        for (size_t j = i; j > 1; j >>= 1) {
+          const uint64_t sibling = node[j ^ 1];
+          k = sibling < k ? sibling : k;
+          node[j >> 1] = k;
+        }
+    }
+  }
+  template <int kLevels>
+  static void ReplayLevels(uint64_t* node, size_t i, uint64_t k) {
+#pragma GCC unroll 16
+    for (int l = 0; l < kLevels; ++l) {
       const uint64_t sibling = node[i ^ 1];
       k = sibling < k ? sibling : k;
-      node[i >> 1] = k;
+      i >>= 1;
+      node[i] = k;
     }
   }
 
   size_t m_ = 1;  // leaves (slots), a power of two
   uint32_t bits_ = 0;
+  uint64_t max_time_ = 0;
   std::vector<uint64_t> node_;  // [1, m_): the earliest key of the subtree; [m_, 2 m_): slots
-  std::vector<uint32_t> kind_;  // per slot: event kind
   size_t count_ = 0;
 };
 
@@ -185,6 +217,25 @@ class SortedRing {
   size_t head_ = 1;
   size_t end_ = 1;
   size_t shifts_ = 0;
+};
+
+// The queue of a single slot (one job at queue depth 1): at most one event, no ordering work.
+class SingleEventQueue {
+ public:
+  // REQUIRES: n == 1.
+  void Reserve(size_t n) { empty_ = true; }
+  bool empty() const { return empty_; }
+  Event top() const { return e_; }
+  void Push(const Event& e) {
+    e_ = e;
+    empty_ = false;
+  }
+  void Pop() { empty_ = true; }
+  void ReplaceTop(const Event& e) { e_ = e; }
+
+ private:
+  Event e_;
+  bool empty_ = true;
 };
 
 // Sorted run or tournament tree, whichever suits the pattern of completion times: the run while

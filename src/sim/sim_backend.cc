@@ -16,7 +16,6 @@ namespace ssdlab {
 namespace {
 
 using sim::Event;
-using sim::EventQueue;
 using sim::SimDevice;
 
 constexpr uint32_t kComplete = 0;
@@ -31,7 +30,9 @@ void ThreadCpu(double* user_s, double* sys_s) {
   *sys_s = static_cast<double>(ru.ru_stime.tv_sec) + ru.ru_stime.tv_usec * 1e-6;
 }
 
-// Runs one phase. Lives for the duration of RunPhase only.
+// Runs one phase. Lives for the duration of RunPhase only. Queue: sim::EventQueue, or
+// sim::SingleEventQueue when there is one slot.
+template <class Queue>
 class PhaseRunner {
  public:
   PhaseRunner(const WorkloadSpec& spec, const RunControl& control, SimDevice* dev,
@@ -85,10 +86,10 @@ class PhaseRunner {
   std::vector<uint32_t> job_of_slot_;
   std::vector<Slot> slots_;
   bool open_loop_ = false;
-  uint64_t io_limit_ = kNever;  // measured bytes to issue
+  uint64_t io_limit_ = kNever;        // measured bytes to issue
   std::vector<uint64_t> next_index_;  // open loop: next schedule index per job
   double job_interval_ns_ = 0;        // open loop: time between one job's I/Os
-  EventQueue heap_;
+  Queue heap_;
 
   bool measuring_ = false;
   bool stop_issuing_ = false;
@@ -108,7 +109,8 @@ class PhaseRunner {
   std::vector<IoRecord> io_log_;
 };
 
-void PhaseRunner::StartMeasuring(uint64_t t) {
+template <class Queue>
+void PhaseRunner<Queue>::StartMeasuring(uint64_t t) {
   measuring_ = true;
   measure_start_ns_ = t;
   if (spec_.runtime_ns) end_ns_ = t + spec_.runtime_ns;
@@ -119,8 +121,9 @@ void PhaseRunner::StartMeasuring(uint64_t t) {
 }
 
 // Issue, Submit and Complete run once per I/O: they are compiled into the event loop.
-[[gnu::always_inline]] inline void PhaseRunner::Issue(uint32_t slot, uint64_t t,
-                                                      bool replace_top) {
+template <class Queue>
+[[gnu::always_inline]] inline void PhaseRunner<Queue>::Issue(uint32_t slot, uint64_t t,
+                                                             bool replace_top) {
   if (stop_issuing_) {
     if (replace_top) heap_.Pop();
     return;
@@ -143,8 +146,9 @@ void PhaseRunner::StartMeasuring(uint64_t t) {
   Submit(slot, t, replace_top);
 }
 
-[[gnu::always_inline]] inline void PhaseRunner::Submit(uint32_t slot, uint64_t t,
-                                                       bool replace_top) {
+template <class Queue>
+[[gnu::always_inline]] inline void PhaseRunner<Queue>::Submit(uint32_t slot, uint64_t t,
+                                                              bool replace_top) {
   Slot& s = slots_[slot];
   const uint64_t issue = s.issue_ns;
   if (!measuring_) {
@@ -189,7 +193,8 @@ void PhaseRunner::StartMeasuring(uint64_t t) {
   PutEvent(Event(done, slot, kComplete), replace_top);
 }
 
-void PhaseRunner::EmitIntervalsBefore(uint64_t index) {
+template <class Queue>
+void PhaseRunner<Queue>::EmitIntervalsBefore(uint64_t index) {
   while (cur_index_ < index) {
     cur_.t_begin_ns = cur_index_ * spec_.interval_ns;
     cur_.t_end_ns = (cur_index_ + 1) * spec_.interval_ns;
@@ -200,12 +205,14 @@ void PhaseRunner::EmitIntervalsBefore(uint64_t index) {
   }
 }
 
-void PhaseRunner::FlushIoLog() {
+template <class Queue>
+void PhaseRunner<Queue>::FlushIoLog() {
   if (control_.io_log && !io_log_.empty()) control_.io_log->Write(io_log_.data(), io_log_.size());
   io_log_.clear();
 }
 
-[[gnu::always_inline]] inline void PhaseRunner::Complete(uint32_t slot, uint64_t t) {
+template <class Queue>
+[[gnu::always_inline]] inline void PhaseRunner<Queue>::Complete(uint32_t slot, uint64_t t) {
   const Slot& s = slots_[slot];
   if (!s.measured || t > end_ns_) return;  // ramp, or finished after the measured window
   const uint64_t lat = t - s.issue_ns;
@@ -229,7 +236,8 @@ void PhaseRunner::FlushIoLog() {
   }
 }
 
-PhaseResult PhaseRunner::Run(uint64_t* end_ns) {
+template <class Queue>
+PhaseResult PhaseRunner<Queue>::Run(uint64_t* end_ns) {
   const uint32_t jobs = spec_.jobs, qd = spec_.queue_depth;
   const uint32_t n_slots = jobs * qd;
   gens_.reserve(jobs);
@@ -379,9 +387,15 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
   }
   double u0, s0, u1, s1;
   ThreadCpu(&u0, &s0);
-  PhaseRunner runner(spec, control, dev_.get(), now_ns_);
   uint64_t end_ns = now_ns_;
-  PhaseResult r = runner.Run(&end_ns);
+  PhaseResult r;
+  if (spec.jobs == 1 && spec.queue_depth == 1) {
+    PhaseRunner<sim::SingleEventQueue> runner(spec, control, dev_.get(), now_ns_);
+    r = runner.Run(&end_ns);
+  } else {
+    PhaseRunner<sim::EventQueue> runner(spec, control, dev_.get(), now_ns_);
+    r = runner.Run(&end_ns);
+  }
   now_ns_ = end_ns;
   r.counters.emplace_back("scale", static_cast<double>(p_->scale));
   ThreadCpu(&u1, &s1);

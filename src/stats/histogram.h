@@ -21,8 +21,8 @@ namespace ssdlab {
 
 class Histogram {
  public:
-  static constexpr int kSubBits = 8;                  // 256 buckets per octave (upper half used)
-  static constexpr int kMaxBits = 43;                 // resolves values < 2^43 ns
+  static constexpr int kSubBits = 8;   // 256 buckets per octave (upper half used)
+  static constexpr int kMaxBits = 43;  // resolves values < 2^43 ns
   static constexpr uint64_t kLinearLimit = 1u << (kSubBits + 1);  // 512: exact below this
   static constexpr int kBucketCount =
       static_cast<int>(kLinearLimit) + (kMaxBits - kSubBits - 1) * (1 << kSubBits);
@@ -57,13 +57,13 @@ class Histogram {
                                double sum_sq_ns2);
   double sum_sq() const { return static_cast<double>(sum_sq_); }
 
+  // Branch-free: with msb the highest set bit of v and s = max(msb - kSubBits, 0), the bucket
+  // is (s << kSubBits) + (v >> s) (for v < 512, s = 0 and the bucket is v), capped at the last.
   static int BucketOf(uint64_t v) {
-    if (v < kLinearLimit) return static_cast<int>(v);
-    int msb = 63 - __builtin_clzll(v);
-    if (msb >= kMaxBits) return kBucketCount - 1;
-    int shift = msb - kSubBits;
-    return static_cast<int>(kLinearLimit) + (msb - kSubBits - 1) * (1 << kSubBits) +
-           static_cast<int>((v >> shift) - (1u << kSubBits));
+    const int msb = 63 - __builtin_clzll(v | 1);
+    const int s = msb > kSubBits ? msb - kSubBits : 0;
+    const uint64_t b = (static_cast<uint64_t>(s) << kSubBits) + (v >> s);
+    return static_cast<int>(b < kBucketCount - 1 ? b : kBucketCount - 1);
   }
   static uint64_t BucketLow(int index);
   static uint64_t BucketWidth(int index);

@@ -59,7 +59,7 @@ TEST(Histogram, ErrorBoundUniformWide) {
 TEST(Histogram, ErrorBoundBimodalAndSmall) {
   std::mt19937_64 gen(3);
   std::exponential_distribution<double> fast(1.0 / 80.0);  // tens of ns: exact buckets
-  std::normal_distribution<double> slow(5e6, 1e6);          // a second mode near 5 ms
+  std::normal_distribution<double> slow(5e6, 1e6);         // a second mode near 5 ms
   std::vector<uint64_t> v(1000000);
   for (size_t i = 0; i < v.size(); ++i) {
     double x = (i % 10 == 0) ? slow(gen) : fast(gen);
@@ -118,6 +118,12 @@ TEST(Histogram, BucketGeometry) {
     if (Histogram::BucketLow(i) >= 512) {
       EXPECT_LE(Histogram::BucketWidth(i) * 256, Histogram::BucketLow(i));
     }
+  }
+  EXPECT_EQ(Histogram::BucketOf(0), 0);
+  // Values past the resolved range share the last bucket.
+  for (uint64_t v :
+       {uint64_t{1} << 43, (uint64_t{1} << 43) + 12345, uint64_t{1} << 63, ~uint64_t{0}}) {
+    EXPECT_EQ(Histogram::BucketOf(v), Histogram::kBucketCount - 1) << v;
   }
 }
 

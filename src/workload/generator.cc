@@ -51,7 +51,8 @@ uint64_t ZipfSampler::Sample(Rng& rng) const {
 }
 
 OffsetDistribution::OffsetDistribution(const Distribution& dist, uint64_t units)
-    : dist_(dist), units_(std::max<uint64_t>(units, 1)),
+    : dist_(dist),
+      units_(std::max<uint64_t>(units, 1)),
       zipf_(units_, dist.kind == DistKind::kZipf ? dist.param : 2.0) {
   // A multiplier coprime to units_ makes rank -> rank * m mod units a permutation.
   multiplier_ = 0x9e3779b97f4a7c15ULL % units_;
@@ -119,9 +120,14 @@ JobGenerator::JobGenerator(const WorkloadSpec& spec, uint32_t job)
   uint64_t max_bs = spec.MaxBlockBytes();
   uint64_t start = range / spec.jobs * job;
   seq_pos_ = spec.range_begin_bytes + start / max_bs * max_bs;
+  uniform_one_size_ = spec.pattern == Pattern::kRandom && spec.dist.kind == DistKind::kUniform &&
+                      spec.block_sizes.size() == 1;
+  non_read_dir_ = spec.trim ? Direction::kTrim : Direction::kWrite;
+  range_begin_bytes_ = spec.range_begin_bytes;
+  units_ = std::max<uint64_t>(range / unit_bytes_, 1);
 }
 
-IoRequest JobGenerator::Next() {
+IoRequest JobGenerator::NextGeneral() {
   IoRequest req;
   uint64_t r = rng_.Next();
   uint64_t dir_draw = r & 0xffffffffULL;

@@ -54,11 +54,23 @@ class JobGenerator {
  public:
   // REQUIRES: spec validated (ResolveWorkload) and job < spec.jobs.
   JobGenerator(const WorkloadSpec& spec, uint32_t job);
-  IoRequest Next();
+  // The next request. Uniform random offsets with one block size (the common case, and the
+  // simulator's hot path) take an inline path that draws exactly what NextGeneral() would.
+  IoRequest Next() {
+    if (!uniform_one_size_) return NextGeneral();
+    const uint64_t r = rng_.Next();
+    IoRequest req;
+    req.dir = (r & 0xffffffffULL) < read_threshold_ ? Direction::kRead : non_read_dir_;
+    req.bytes = static_cast<uint32_t>(unit_bytes_);
+    req.offset = range_begin_bytes_ + rng_.Below(units_) * unit_bytes_;
+    return req;
+  }
   // Seed for this job's data contents (distinct per job, derived from spec.seed).
   uint64_t data_seed() const { return data_seed_; }
 
  private:
+  IoRequest NextGeneral();
+
   const WorkloadSpec& spec_;
   Rng rng_;
   uint64_t data_seed_;
@@ -67,6 +79,11 @@ class JobGenerator {
   std::vector<uint64_t> bs_threshold_;  // cumulative, scaled to 2^32
   uint64_t read_threshold_;             // scaled to 2^32
   uint64_t seq_pos_;                    // next sequential offset
+  // Fast path (Next()): random pattern, uniform distribution, a single block size.
+  bool uniform_one_size_;
+  Direction non_read_dir_;  // kWrite, or kTrim for trim workloads
+  uint64_t range_begin_bytes_;
+  uint64_t units_;  // block-size units in the range (as OffsetDistribution's)
 };
 
 }  // namespace ssdlab
