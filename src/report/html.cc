@@ -33,6 +33,7 @@ th, td { padding: 4px 10px; border-bottom: 1px solid var(--rule); text-align: le
 td.num, th.num { text-align: right; }
 th { background: var(--band); font-weight: 600; border-bottom: 2px solid #aab4bf; }
 table.facts td { text-align: left; max-width: 520px; }
+table.facts th { text-align: left; }
 tr.group td { background: #e9eef4; font-weight: 600; text-align: left; }
 td.good { color: var(--good); font-weight: 600; }
 td.bad { color: var(--bad); font-weight: 600; }

@@ -17,7 +17,7 @@ const json* FindTest(const json& doc, const std::string& name) {
   const json& tests = Get(doc, "tests");
   if (!tests.is_array()) return nullptr;
   for (const json& t : tests) {
-    if (Str(t, "name") == name) return &t;
+    if (Str(t, "name") == name && !IsProfileTest(t)) return &t;
   }
   return nullptr;
 }
@@ -43,10 +43,6 @@ json Cell(const std::string& text, const std::string& cls) {
   return {{"text", text}, {"class", cls}};
 }
 
-namespace {
-
-constexpr int kWide = 620, kTall = 300, kNarrow = 400, kShort = 240;
-
 // ---------------------------------------------------------------- Vega-Lite helpers
 
 json Spec(const std::string& title, json values, int width, int height) {
@@ -56,7 +52,7 @@ json Spec(const std::string& title, json values, int width, int height) {
           {"data", {{"values", std::move(values)}}}};
 }
 
-json Q(const std::string& field, const std::string& title, bool log = false, bool zero = true) {
+json Q(const std::string& field, const std::string& title, bool log, bool zero) {
   json e = {{"field", field}, {"type", "quantitative"}, {"title", title}};
   if (log) {
     e["scale"] = {{"type", "log"}};
@@ -66,19 +62,85 @@ json Q(const std::string& field, const std::string& title, bool log = false, boo
   return e;
 }
 
-json N(const std::string& field, const std::string& title, json sort = nullptr) {
+json N(const std::string& field, const std::string& title, json sort) {
   json e = {{"field", field}, {"type", "nominal"}, {"title", title}};
   if (!sort.is_null()) e["sort"] = std::move(sort);
   return e;
 }
 
-json O(const std::string& field, const std::string& title, json sort = nullptr) {
+json O(const std::string& field, const std::string& title, json sort) {
   json e = {{"field", field}, {"type", "ordinal"}, {"title", title}, {"axis", {{"labelAngle", 0}}}};
   if (!sort.is_null()) e["sort"] = std::move(sort);
   return e;
 }
 
 json DriveEnc() { return N("drive", "Drive"); }
+
+// Lines with points, coloured by `series`; with several runs the drive is the dash pattern
+// and the point shape.
+json LineSpec(const std::string& title, json values, json x, json y, const std::string& series,
+              const std::string& series_title, const Ctx& ctx, json series_sort,
+              const std::string& order_field, int width, int height) {
+  json s = Spec(title, std::move(values), width, height);
+  s["mark"] = {{"type", "line"}, {"point", true}, {"tooltip", true}};
+  json enc = {{"x", std::move(x)}, {"y", std::move(y)}};
+  if (!series.empty()) enc["color"] = N(series, series_title, std::move(series_sort));
+  if (ctx.multi) {
+    if (series.empty()) {
+      enc["color"] = DriveEnc();
+    } else {
+      enc["strokeDash"] = DriveEnc();
+      enc["shape"] = DriveEnc();
+    }
+  }
+  if (!order_field.empty()) enc["order"] = {{"field", order_field}, {"type", "quantitative"}};
+  s["encoding"] = enc;
+  return s;
+}
+
+json BarSpec(const std::string& title, json values, json x, json y, json color, const Ctx& ctx,
+             const std::string& column, bool keep_color, int width, int height) {
+  json s = Spec(title, std::move(values), width, height);
+  s["mark"] = {{"type", "bar"}, {"tooltip", true}};
+  const bool horizontal = Str(x, "type") == "quantitative";
+  json enc = {{"x", std::move(x)}, {"y", std::move(y)}};
+  if (!column.empty()) enc["column"] = {{"field", column}, {"type", "nominal"}, {"title", nullptr}};
+  if (ctx.multi) {
+    enc[horizontal ? "yOffset" : "xOffset"] = DriveEnc();
+    if (!keep_color) color = DriveEnc();
+  }
+  if (!color.is_null()) enc["color"] = std::move(color);
+  s["encoding"] = enc;
+  return s;
+}
+
+json Section(const std::string& id, const std::string& title, const std::string& intro,
+             json blocks) {
+  return {{"id", id}, {"title", title}, {"intro", intro}, {"blocks", std::move(blocks)}};
+}
+
+void Append(json& blocks, const json& more) {
+  for (const json& b : more) blocks.push_back(b);
+}
+
+json ThinSeries(const json& series, const std::string& t_key, const std::string& v_key, size_t n) {
+  if (!series.is_array() || series.size() <= n || n == 0)
+    return series.is_array() ? series : json::array();
+  json out = json::array();
+  const size_t k = (series.size() + n - 1) / n;
+  for (size_t i = 0; i < series.size(); i += k) {
+    double t = 0, v = 0;
+    size_t m = 0;
+    for (size_t j = i; j < std::min(series.size(), i + k); ++j, ++m) {
+      t = Num(series[j], t_key);
+      v += Num(series[j], v_key);
+    }
+    out.push_back({{t_key, t}, {v_key, v / static_cast<double>(m)}});
+  }
+  return out;
+}
+
+namespace {
 
 json RoundAxis() {
   return {{"field", "round"},
@@ -121,28 +183,6 @@ std::string LoadText(const std::string& description) {
   return jobs + (jobs == "1" ? " thread" : " threads") + " x QD " + qd;
 }
 
-// Lines with points, coloured by `series`; with several runs the drive is the dash pattern
-// and the point shape.
-json LineSpec(const std::string& title, json values, json x, json y, const std::string& series,
-              const std::string& series_title, const Ctx& ctx, json series_sort = nullptr,
-              const std::string& order_field = "", int width = kWide, int height = kTall) {
-  json s = Spec(title, std::move(values), width, height);
-  s["mark"] = {{"type", "line"}, {"point", true}, {"tooltip", true}};
-  json enc = {{"x", std::move(x)}, {"y", std::move(y)}};
-  if (!series.empty()) enc["color"] = N(series, series_title, std::move(series_sort));
-  if (ctx.multi) {
-    if (series.empty()) {
-      enc["color"] = DriveEnc();
-    } else {
-      enc["strokeDash"] = DriveEnc();
-      enc["shape"] = DriveEnc();
-    }
-  }
-  if (!order_field.empty()) enc["order"] = {{"field", order_field}, {"type", "quantitative"}};
-  s["encoding"] = enc;
-  return s;
-}
-
 json ThreadsParam(const std::vector<int>& threads) {
   json opts = json::array();
   for (int t : threads) opts.push_back(t);
@@ -159,6 +199,16 @@ const json& Options(const ReportRun& r) { return Get(Get(Ctxt(r), "config"), "op
 std::string PurgeOf(const ReportRun& r) {
   for (const json& t : Get(r.doc, "tests")) {
     const json& res = Get(t, "results");
+    if (IsProfileTest(t)) {
+      std::string p;
+      for (const json& l : Get(res, "levels")) {
+        if (p.empty()) p = Str(Get(l, "preparation"), "purge_method");
+        const json& pts = Get(Get(l, "results"), "points");
+        if (p.empty() && pts.is_array() && !pts.empty()) p = Str(pts[0], "purge_method");
+      }
+      if (!p.empty()) return p;
+      continue;
+    }
     std::string p = Str(res, "purge_method");
     if (p.empty() && Get(res, "by_block").is_array() && !Get(res, "by_block").empty())
       p = Str(Get(res, "by_block")[0], "purge_method");
@@ -342,24 +392,33 @@ json OverviewSection(Ctx& ctx) {
   row("Target", [](const ReportRun& r) { return Device(r).path; });
   row("Purge method", [](const ReportRun& r) { return PurgeOf(r); });
   rows.push_back(GroupRow("Set-up parameters"));
-  row("Specification", [](const ReportRun& r) { return SpecName(Str(Options(r), "spec")); });
+  // A profile run has no PTS set-up: its own facts instead.
+  auto fact = [](const ReportRun& r, const char* key, const std::string& pts) {
+    json f = ProfileRunFacts(r);
+    return f.is_object() ? Str(f, key) : pts;
+  };
+  row("Specification",
+      [&](const ReportRun& r) { return fact(r, "spec", SpecName(Str(Options(r), "spec"))); });
   row("Data pattern", [](const ReportRun&) { return std::string("random (incompressible)"); });
-  row("Active range", [](const ReportRun& r) {
+  row("Active range", [&](const ReportRun& r) {
     double pct = Num(Options(r), "active_range_pct", 100);
-    return fmt::format("{:g}% of the capacity (0 .. {})", pct,
-                       FmtInt(static_cast<double>(Device(r).capacity) * pct / 100));
+    return fact(r, "active_range",
+                fmt::format("{:g}% of the capacity (0 .. {})", pct,
+                            FmtInt(static_cast<double>(Device(r).capacity) * pct / 100)));
   });
-  row("Preconditioning", [](const ReportRun& r) {
-    return fmt::format(
-        "purge; SEQ 128KiB write of {:g}x the active range (workload independent); then the test "
-        "stimulus until steady state (workload dependent)",
-        Num(Options(r), "wipc_multiple", 2));
+  row("Preconditioning", [&](const ReportRun& r) {
+    return fact(
+        r, "preconditioning",
+        fmt::format("purge; SEQ 128KiB write of {:g}x the active range (workload independent); "
+                    "then the test stimulus until steady state (workload dependent)",
+                    Num(Options(r), "wipc_multiple", 2)));
   });
-  row("Rounds", [](const ReportRun& r) {
-    return fmt::format("up to {:g} rounds; each cell {}", Num(Options(r), "max_rounds"),
-                       FmtDurationNs(Num(Options(r), "round_ns")));
+  row("Rounds", [&](const ReportRun& r) {
+    return fact(r, "rounds",
+                fmt::format("up to {:g} rounds; each cell {}", Num(Options(r), "max_rounds"),
+                            FmtDurationNs(Num(Options(r), "round_ns"))));
   });
-  row("Steady state", [](const ReportRun& r) { return RuleText(r); });
+  row("Steady state", [&](const ReportRun& r) { return fact(r, "steady_state", RuleText(r)); });
   row("Percentiles", [](const ReportRun& r) {
     std::string s;
     for (const json& p : Get(Options(r), "percentiles"))
@@ -439,70 +498,100 @@ json SteadyStateBlocks(Ctx& ctx, const std::string& test_name, const std::string
         ChartBlock(ctx.Id("ss-conv-" + test_name),
                    "Convergence of the tracking variables (" + what + "), " + r.label, cs));
     double band = BandPct(r);
-    for (auto& [k, v] : vars.items()) {
-      auto it = series.find(k);
-      if (it == series.end()) continue;
-      const std::vector<double>& y = it->second;
-      int first = static_cast<int>(Num(v, "window_first_round"));
-      int w = static_cast<int>(Num(v, "window"));
-      const double sc = VarScale(k);
-      double mean = sc * Num(v, "mean"), slope = sc * Num(v, "slope"),
-             icpt = sc * Num(v, "intercept");
-      json pts = json::array();
-      for (int i = first; i < first + w && i < static_cast<int>(y.size()); ++i) {
-        double x = i + 1;
-        pts.push_back({{"round", x}, {"series", "measured"}, {"value", R6(sc * y[i])}});
-        pts.push_back({{"round", x}, {"series", "average"}, {"value", R6(mean)}});
-        pts.push_back({{"round", x},
-                       {"series", fmt::format("{:g}% x average", 100 + band)},
-                       {"value", R6(mean * (1 + band / 100))}});
-        pts.push_back({{"round", x},
-                       {"series", fmt::format("{:g}% x average", 100 - band)},
-                       {"value", R6(mean * (1 - band / 100))}});
-        pts.push_back({{"round", x},
-                       {"series", "least-squares fit"},
-                       {"value", R6(icpt + slope * (i - first))}});
+    // The windows judged: the test's, or with the OP study one per over-provisioning setting
+    // (each its own preconditioning, verdict and rounds).
+    struct Window {
+      std::string prefix;
+      const json* vars;
+      std::map<std::string, std::vector<double>> series;
+    };
+    std::vector<Window> windows;
+    const json& op_points = Get(Get(*t, "results"), "op_points");
+    if (op_points.is_array() && !op_points.empty()) {
+      for (const json& p : op_points) {
+        const json& pv = Get(Get(p, "steady_state"), "variables");
+        if (!pv.is_object()) continue;
+        Window w{fmt::format("OP +{:g}%: ", Num(p, "op_pct")), &pv, {}};
+        for (const json& rd : Get(*t, "rounds")) {
+          if (Num(rd, "op_pct", -1) != Num(p, "op_pct")) continue;
+          for (auto& [k, v] : Get(rd, "tracking").items()) {
+            if (v.is_number()) w.series[k].push_back(v.get<double>());
+          }
+        }
+        windows.push_back(std::move(w));
       }
-      if (pts.empty()) continue;
-      json domain = json::array({"measured", "average", fmt::format("{:g}% x average", 100 + band),
-                                 fmt::format("{:g}% x average", 100 - band), "least-squares fit"});
-      json s = Spec(ctx.multi ? fmt::format("Measurement window, {}: {}", r.label, VarLabel(k))
-                              : fmt::format("Measurement window: {}", VarLabel(k)),
-                    pts, 340, kShort);
-      s["encoding"] = {
-          {"x", RoundAxis()},
-          {"y", Q("value", VarLabel(k), false, false)},
-          {"color",
-           {{"field", "series"},
-            {"type", "nominal"},
-            {"title", ""},
-            {"scale",
-             {{"domain", domain},
-              {"range", json::array({"#1f5fa8", "#333333", "#c0392b", "#c0392b", "#27ae60"})}}}}},
-          {"strokeDash",
-           {{"field", "series"},
-            {"type", "nominal"},
-            {"title", ""},
-            {"scale",
-             {{"domain", domain},
-              {"range", json::array({json::array({1, 0}), json::array({1, 0}), json::array({6, 4}),
-                                     json::array({6, 4}), json::array({2, 2})})}}}}}};
-      s["layer"] = json::array(
-          {{{"mark", {{"type", "line"}, {"tooltip", true}}}},
-           {{"mark", {{"type", "point"}, {"filled", true}, {"size", 50}, {"tooltip", true}}},
-            {"transform", json::array({{{"filter", "datum.series == 'measured'"}}})}}});
-      window_charts.push_back(
-          ChartBlock(ctx.Id("ss-window-" + test_name),
-                     "Steady-state measurement window, " + r.label + ": " + VarLabel(k) +
-                         fmt::format("; average, {:g}%/{:g}% bands and the least-squares line",
-                                     100 - band, 100 + band),
-                     s));
-      bool reached = Get(v, "reached").is_boolean() && v["reached"].get<bool>();
-      ex_rows.push_back(json::array(
-          {r.label, VarLabel(k), fmt::format("{}-{}", first + 1, first + w), FmtNum(mean, 5),
-           FmtPct(Num(v, "range_pct"), 2), FmtPct(Num(v, "slope_excursion_pct"), 2),
-           FmtPct(Num(v, "band_excursion_pct"), 2),
-           reached ? Cell("reached", "good") : Cell("not reached", "bad")}));
+    } else {
+      windows.push_back({"", &vars, series});
+    }
+    for (const Window& win : windows) {
+      for (auto& [k, v] : win.vars->items()) {
+        auto it = win.series.find(k);
+        if (it == win.series.end()) continue;
+        const std::vector<double>& y = it->second;
+        int first = static_cast<int>(Num(v, "window_first_round"));
+        int w = static_cast<int>(Num(v, "window"));
+        const double sc = VarScale(k);
+        double mean = sc * Num(v, "mean"), slope = sc * Num(v, "slope"),
+               icpt = sc * Num(v, "intercept");
+        json pts = json::array();
+        for (int i = first; i < first + w && i < static_cast<int>(y.size()); ++i) {
+          double x = i + 1;
+          pts.push_back({{"round", x}, {"series", "measured"}, {"value", R6(sc * y[i])}});
+          pts.push_back({{"round", x}, {"series", "average"}, {"value", R6(mean)}});
+          pts.push_back({{"round", x},
+                         {"series", fmt::format("{:g}% x average", 100 + band)},
+                         {"value", R6(mean * (1 + band / 100))}});
+          pts.push_back({{"round", x},
+                         {"series", fmt::format("{:g}% x average", 100 - band)},
+                         {"value", R6(mean * (1 - band / 100))}});
+          pts.push_back({{"round", x},
+                         {"series", "least-squares fit"},
+                         {"value", R6(icpt + slope * (i - first))}});
+        }
+        if (pts.empty()) continue;
+        json domain =
+            json::array({"measured", "average", fmt::format("{:g}% x average", 100 + band),
+                         fmt::format("{:g}% x average", 100 - band), "least-squares fit"});
+        const std::string var_label = win.prefix + VarLabel(k);
+        json s = Spec(ctx.multi ? fmt::format("Measurement window, {}: {}", r.label, var_label)
+                                : fmt::format("Measurement window: {}", var_label),
+                      pts, 340, kShort);
+        s["encoding"] = {
+            {"x", RoundAxis()},
+            {"y", Q("value", VarLabel(k), false, false)},
+            {"color",
+             {{"field", "series"},
+              {"type", "nominal"},
+              {"title", ""},
+              {"scale",
+               {{"domain", domain},
+                {"range", json::array({"#1f5fa8", "#333333", "#c0392b", "#c0392b", "#27ae60"})}}}}},
+            {"strokeDash",
+             {{"field", "series"},
+              {"type", "nominal"},
+              {"title", ""},
+              {"scale",
+               {{"domain", domain},
+                {"range",
+                 json::array({json::array({1, 0}), json::array({1, 0}), json::array({6, 4}),
+                              json::array({6, 4}), json::array({2, 2})})}}}}}};
+        s["layer"] = json::array(
+            {{{"mark", {{"type", "line"}, {"tooltip", true}}}},
+             {{"mark", {{"type", "point"}, {"filled", true}, {"size", 50}, {"tooltip", true}}},
+              {"transform", json::array({{{"filter", "datum.series == 'measured'"}}})}}});
+        window_charts.push_back(
+            ChartBlock(ctx.Id("ss-window-" + test_name),
+                       "Steady-state measurement window, " + r.label + ": " + var_label +
+                           fmt::format("; average, {:g}%/{:g}% bands and the least-squares line",
+                                       100 - band, 100 + band),
+                       s));
+        bool reached = Get(v, "reached").is_boolean() && v["reached"].get<bool>();
+        ex_rows.push_back(json::array(
+            {r.label, var_label, fmt::format("{}-{}", first + 1, first + w), FmtNum(mean, 5),
+             FmtPct(Num(v, "range_pct"), 2), FmtPct(Num(v, "slope_excursion_pct"), 2),
+             FmtPct(Num(v, "band_excursion_pct"), 2),
+             reached ? Cell("reached", "good") : Cell("not reached", "bad")}));
+      }
     }
   }
   if (conv_charts.empty()) return blocks;
@@ -562,15 +651,6 @@ std::string ListNums(const json& v, const std::string& sep = ", ") {
   std::string s;
   for (const json& m : v) s += (s.empty() ? "" : sep) + fmt::format("{:g}", m.get<double>());
   return s;
-}
-
-json Section(const std::string& id, const std::string& title, const std::string& intro,
-             json blocks) {
-  return {{"id", id}, {"title", title}, {"intro", intro}, {"blocks", std::move(blocks)}};
-}
-
-void Append(json& blocks, const json& more) {
-  for (const json& b : more) blocks.push_back(b);
 }
 
 // Cells of a matrix test by (read pct, block bytes).
@@ -727,17 +807,9 @@ json TpSection(Ctx& ctx) {
                               rows));
   json bs_sort = json::array();
   for (auto& [b, l] : bss) bs_sort.push_back(l);
-  json spec = {{"title", "Sequential throughput"},
-               {"data", {{"values", values}}},
-               {"width", ctx.multi ? 260 : 220},
-               {"height", kTall}};
-  json enc = {{"x", O("block", "Block size", bs_sort)},
-              {"y", Q("mib_s", "MiB/s")},
-              {"column", {{"field", "direction"}, {"type", "nominal"}, {"title", nullptr}}},
-              {"color", ctx.multi ? DriveEnc() : N("direction", "Direction")}};
-  if (ctx.multi) enc["xOffset"] = N("drive", "Drive");
-  spec["mark"] = {{"type", "bar"}, {"tooltip", true}};
-  spec["encoding"] = enc;
+  json spec = BarSpec("Sequential throughput", values, O("block", "Block size", bs_sort),
+                      Q("mib_s", "MiB/s"), N("direction", "Direction"), ctx, "direction", false,
+                      ctx.multi ? 260 : 220);
   blocks.push_back(ChartBlock(ctx.Id("tp-bars"), "Throughput by block size, read and write", spec));
   Append(blocks, SteadyStateBlocks(ctx, "tp", "throughput"));
   return Section(
@@ -1113,6 +1185,7 @@ json HirSection(Ctx& ctx) {
       }));
   json seq = json::array(), bars = json::array(), trows = json::array();
   json wait_sort = json::array({"continuous (preconditioning)"});
+  const std::string kReturn = "continuous (return to baseline)";
   std::set<double> waits;
   for (const ReportRun& r : ctx.runs) {
     const json* t = FindTest(r.doc, "hir");
@@ -1121,11 +1194,13 @@ json HirSection(Ctx& ctx) {
     int x = 0;
     for (const json& rd : Get(*t, "rounds")) {
       for (auto& [k, v] : Get(rd, "tracking").items()) {
-        if (v.is_number())
+        if (v.is_number()) {
           seq.push_back({{"drive", r.label},
                          {"x", ++x},
                          {"state", "continuous (preconditioning)"},
+                         {"segment", "preconditioning"},
                          {"iops", R6(v.get<double>())}});
+        }
       }
     }
     double baseline = Num(res, "baseline_iops");
@@ -1137,8 +1212,18 @@ json HirSection(Ctx& ctx) {
         seq.push_back({{"drive", r.label},
                        {"x", ++x},
                        {"state", label},
+                       {"segment", label},
                        {"iops", R6(Num(c, "iops"))},
                        {"mean_us", R6(Num(c, "mean_ns") / 1000)}});
+      }
+      // The continuous writing after the bursts, in at most 15 steps of the sequence.
+      for (const json& p : ThinSeries(Get(ws, "return_series"), "t_end_s", "iops", 15)) {
+        seq.push_back({{"drive", r.label},
+                       {"x", ++x},
+                       {"state", kReturn},
+                       {"segment", "return after " + label},
+                       {"t_s", R6(Num(p, "t_end_s"))},
+                       {"iops", R6(Num(p, "iops"))}});
       }
       bars.push_back({{"drive", r.label},
                       {"state", label},
@@ -1156,6 +1241,7 @@ json HirSection(Ctx& ctx) {
   }
   if (seq.empty()) return nullptr;
   for (double w : waits) wait_sort.push_back("wait " + FmtDurationNs(w));
+  wait_sort.push_back(kReturn);
   blocks.push_back(TableBlock(
       ctx.Id("hir-table"),
       "IOPS of the write bursts per wait state, against the steady-state baseline and against the "
@@ -1163,13 +1249,17 @@ json HirSection(Ctx& ctx) {
       json::array({"Drive", "Wait", "Mean IOPS of the bursts", "vs baseline", "vs continuous",
                    "Mean, µs", "99.99%, µs", "Return to baseline, IOPS"}),
       trows));
-  json s1 = LineSpec("HIR: IOPS by round / burst", seq,
-                     Q("x", "Round (continuous) / burst (with pauses)"), Q("iops", "IOPS"), "state",
-                     "Load", ctx, wait_sort);
+  json s1 =
+      LineSpec("HIR: IOPS by round / burst", seq,
+               Q("x", "Round (continuous) / burst (with pauses) / step of the return to baseline"),
+               Q("iops", "IOPS"), "state", "Load", ctx, wait_sort);
   s1["mark"] = {{"type", "line"}, {"point", {{"size", 10}}}, {"tooltip", true}};
-  blocks.push_back(ChartBlock(
-      ctx.Id("hir-iops"),
-      "Continuous writing (preconditioning), then write bursts separated by growing pauses", s1));
+  s1["encoding"]["detail"] = N("segment", "Segment");
+  blocks.push_back(ChartBlock(ctx.Id("hir-iops"),
+                              "Continuous writing (preconditioning), then write bursts separated "
+                              "by growing pauses, each wait state followed by continuous "
+                              "writing (return to baseline, its time series in at most 15 steps)",
+                              s1));
   json s2 = Spec("HIR: mean IOPS of the bursts by wait state", bars, kNarrow, kShort);
   json enc = {{"x", O("state", "Wait state", wait_sort)},
               {"y", Q("iops", "IOPS")},
@@ -1651,6 +1741,7 @@ json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& o
   add(report::SweepSection(ctx, "dirth"));
   add(report::SweepSection(ctx, "ecw"));
   add(report::OpSection(ctx));
+  for (json& s : report::ProfileSections(ctx)) add(std::move(s));
   add(report::SimSection(ctx));
   add(report::TemperatureSection(ctx));
   model["sections"] = sections;

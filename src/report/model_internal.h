@@ -32,4 +32,51 @@ json Cell(const std::string& text, const std::string& cls);
 // The claims-versus-measured section (empty json when there are no claims).
 json ClaimsSection(Ctx& ctx, const Claims& claims);
 
+// A section: {"id", "title", "intro", "blocks"}.
+json Section(const std::string& id, const std::string& title, const std::string& intro,
+             json blocks);
+// Appends every block of `more` to `blocks`.
+void Append(json& blocks, const json& more);
+// At most `n` samples of a time series [{t_key, v_key, ...}]: each the mean of `v_key` over a
+// run of consecutive samples, at the run's last `t_key`. Shorter series come back as they are.
+json ThinSeries(const json& series, const std::string& t_key, const std::string& v_key, size_t n);
+
+// ---- Vega-Lite spec helpers (chart sizes in pixels) ----
+
+inline constexpr int kWide = 620, kTall = 300, kNarrow = 400, kShort = 240;
+
+// {"title", "width", "height", "data": {"values"}}: a spec without mark and encoding.
+json Spec(const std::string& title, json values, int width, int height);
+// Encodings: quantitative (log scale, or a scale without zero), nominal, ordinal (labels level).
+json Q(const std::string& field, const std::string& title, bool log = false, bool zero = true);
+json N(const std::string& field, const std::string& title, json sort = nullptr);
+json O(const std::string& field, const std::string& title, json sort = nullptr);
+// The nominal "drive" field: the legend naming each run.
+json DriveEnc();
+// Lines with points, coloured by `series` (may be empty); with several runs (ctx.multi) the
+// drive is the dash pattern and point shape (or the colour when there is no series). Rows
+// must carry "drive" when ctx.multi. `order_field` orders the points along a line.
+json LineSpec(const std::string& title, json values, json x, json y, const std::string& series,
+              const std::string& series_title, const Ctx& ctx, json series_sort = nullptr,
+              const std::string& order_field = "", int width = kWide, int height = kTall);
+// Bars of `y` by `x`, coloured by `color` (null: one colour). With several runs the drives
+// stand side by side (xOffset, or yOffset when `x` is the quantitative axis of horizontal
+// bars) and colour the bars unless `keep_color` (then `color` stacks within a drive's bar).
+// `column`: a field to facet by ("" none).
+json BarSpec(const std::string& title, json values, json x, json y, json color, const Ctx& ctx,
+             const std::string& column = "", bool keep_color = false, int width = 220,
+             int height = kTall);
+
+// ---- Review-lab profiles (profiles.cc) ----
+
+// True for a test stored by `ssdlab profile` (results with "kind" and "levels"); FindTest
+// never returns one, so a user profile named like a PTS test is not taken for it.
+bool IsProfileTest(const json& test);
+// One section per profile (all vdbench-style curves share one), runs side by side; in the
+// order the runs hold them. Empty array when no run holds a profile.
+json ProfileSections(Ctx& ctx);
+// Facts of a profile run for the report header: {"spec", "preconditioning", "rounds",
+// "steady_state", "active_range"}; null for a PTS run.
+json ProfileRunFacts(const ReportRun& run);
+
 }  // namespace ssdlab::report

@@ -328,7 +328,9 @@ void AddRun(Store& s, const std::string& name, const std::string& model, double 
            {"gain_vs_continuous", 1.2 * wait / 5e9},
            {"cycle_metrics", Metrics(29500 * scale, 0, 4096, 500000, scale)},
            {"return_to_baseline", Metrics(25000 * scale, 0, 4096, 600000, scale)},
-           {"return_series", json::array({{{"t_end_s", 30}, {"iops", 25000 * scale}}})}});
+           {"return_series", json::array({{{"t_end_s", 30}, {"iops", 27000 * scale}},
+                                          {{"t_end_s", 60}, {"iops", 25500 * scale}},
+                                          {{"t_end_s", 90}, {"iops", 25000 * scale}}})}});
     }
     AddTest(s, id, seq++, "hir",
             SteadyState("precondition rw=0/100 bs=4KiB iops", true, 4, 0, 25000 * scale),
@@ -408,6 +410,42 @@ void AddRun(Store& s, const std::string& name, const std::string& model, double 
   }
 }
 
+// The review-lab profile fixture: run documents the real program wrote (`ssdlab export --json`
+// of profile runs on simulated drives; testdata/make_profile_runs.sh remakes it).
+json ProfileFixture() {
+  std::ifstream in(fs::path(SSDLAB_REPORT_TESTDATA) / "profile_runs.json");
+  EXPECT_TRUE(in) << "missing testdata/profile_runs.json";
+  return json::parse(in);
+}
+
+const std::vector<std::string> kProfileRuns = {
+    "cdm",    "cdm-op28", "atto",        "as-ssd", "surface-tiny", "surface-tlc",
+    "fileio", "sql",      "4k-randread", "fill",   "op-advisor",   "user"};
+
+// Stores a run document as `ssdlab profile` left it: the run, its context and config, and
+// each test with its results and rounds.
+void ImportRun(Store& s, const json& doc, const std::string& kind = "profile") {
+  json context = doc["context"];
+  json config = context["config"];
+  std::string name = context["run"];
+  for (const char* k : {"config", "run", "status", "created_at", "finished_at"}) context.erase(k);
+  const json& t = context["target"];
+  TargetInfo ti;
+  ti.path = t["path"];
+  ti.kind = t["kind"];
+  ti.size_bytes = t["size_bytes"];
+  ti.logical_block_bytes = t["logical_block_bytes"];
+  ti.physical_block_bytes = t["physical_block_bytes"];
+  ti.model = t.value("model", "");
+  auto run = s.CreateRun(name, kind, config, context, ti);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_TRUE(s.SetRunStatus(run.value(), doc["context"]["status"]).ok());
+  int seq = 0;
+  for (const json& test : doc["tests"])
+    AddTest(s, run.value(), seq++, test["name"], test["steady_state"], test["results"],
+            test["rounds"]);
+}
+
 class ReportTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -417,6 +455,7 @@ class ReportTest : public ::testing::Test {
     store_ = std::move(s.value());
     AddRun(*store_, "dc400", "DC400", 1.0, false);
     AddRun(*store_, "sim-fast", "fast", 2.0, true);
+    for (const json& doc : ProfileFixture()) ImportRun(*store_, doc);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -718,6 +757,211 @@ TEST_F(ReportTest, CsvExportWritesOneFilePerTable) {
   auto bad = ExportRunCsv(doc, (dir_ / "missing" / "csv").string());
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace ssdlab
+
+namespace ssdlab {
+namespace {
+
+// ---- Review-lab profiles ----
+
+// The blocks of a section of `model` (which must outlive them), with rows flattened.
+std::vector<const json*> Blocks(const json& model, const std::string& section) {
+  std::vector<const json*> out;
+  for (const json& s : model["sections"]) {
+    if (s["id"] == section) ForBlocks(s["blocks"], [&](const json& b) { out.push_back(&b); });
+  }
+  return out;
+}
+
+const json* Block(const std::vector<const json*>& blocks, const std::string& id_prefix) {
+  for (const json* b : blocks) {
+    if ((*b)["id"].is_string() && (*b)["id"].get<std::string>().rfind(id_prefix, 0) == 0) return b;
+  }
+  return nullptr;
+}
+
+TEST_F(ReportTest, ProfileRunsModelMatchesGolden) {
+  json model = BuildReportModel(Runs(kProfileRuns), {});
+  ExpectGolden(model, "report_profiles.json");
+}
+
+TEST_F(ReportTest, EveryProfileHasItsSectionAndChartsCarryData) {
+  json model = BuildReportModel(Runs(kProfileRuns), {});
+  std::vector<std::string> ids;
+  for (const json& s : model["sections"]) ids.push_back(s["id"]);
+  EXPECT_EQ(ids, (std::vector<std::string>{"overview", "profile-cdm", "profile-atto",
+                                           "profile-as-ssd", "profile-surface", "profile-fileio",
+                                           "profile-curves", "profile-fill", "profile-op-advisor",
+                                           "profile-mixed-oltp", "temperature"}));
+  std::set<std::string> chart_ids;
+  for (const json& s : model["sections"]) {
+    ForBlocks(s["blocks"], [&](const json& b) {
+      if (b["kind"] != "chart") return;
+      EXPECT_TRUE(chart_ids.insert(b["id"]).second) << "duplicate id " << b["id"];
+      EXPECT_FALSE(b["spec"]["data"]["values"].empty()) << b["id"];
+    });
+  }
+  for (const char* c : {"cdm-bars", "fill-change-cdm", "atto-curve", "as-ssd-bars", "as-ssd-score",
+                        "surface-curve", "fileio-iops", "fileio-lat", "curve-mean", "curve-p99",
+                        "op-advisor-time", "op-advisor-levels", "user-bars"}) {
+    EXPECT_TRUE(std::any_of(chart_ids.begin(), chart_ids.end(), [&](const std::string& id) {
+      return id.rfind(std::string(c) + "-", 0) == 0;
+    })) << c;
+  }
+  // The CDM section holds three columns: the run at 0% and 90% full and a second drive, with
+  // a legend naming each.
+  auto cdm = Blocks(model, "profile-cdm");
+  const json* bars = Block(cdm, "cdm-bars");
+  ASSERT_NE(bars, nullptr);
+  EXPECT_EQ((*bars)["spec"]["encoding"]["xOffset"]["field"], "drive");
+  std::set<std::string> drives;
+  for (const json& v : (*bars)["spec"]["data"]["values"]) drives.insert(v["drive"]);
+  EXPECT_EQ(drives, (std::set<std::string>{"sim:tiny (cdm), 0% full", "sim:tiny (cdm), 90% full",
+                                           "sim:tiny (cdm-op28)"}));
+  // A single run draws no drive legend.
+  const json* atto = Block(Blocks(model, "profile-atto"), "atto-curve");
+  ASSERT_NE(atto, nullptr);
+  EXPECT_FALSE((*atto)["spec"]["encoding"].contains("strokeDash"));
+}
+
+TEST_F(ReportTest, CdmTableIsLaidOutLikeCrystalDiskMark) {
+  json fixture = ProfileFixture();
+  const json& item = fixture[0]["tests"][0]["results"]["levels"][0]["results"]["items"][0];
+  json model = BuildReportModel(Runs({"cdm"}), {});
+  const json* t = Block(Blocks(model, "profile-cdm"), "cdm-table");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ((*t)["caption"], "sim:tiny (cdm), 0% full: best of 2 passes per test and direction");
+  EXPECT_EQ((*t)["columns"], json::array({"Test", "Read, MB/s", "Read, IOPS", "Read, mean µs",
+                                          "Write, MB/s", "Write, IOPS", "Write, mean µs"}));
+  std::vector<std::string> tests;
+  for (const json& r : (*t)["rows"]) tests.push_back(r[0]);
+  EXPECT_EQ(tests,
+            (std::vector<std::string>{"SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"}));
+  char mb[32];
+  std::snprintf(mb, sizeof mb, "%.2f", item["read"]["mb_s"].get<double>());
+  EXPECT_EQ((*t)["rows"][0][1], mb);
+  // Two fill levels: the differences table and the change chart.
+  const json* d = Block(Blocks(model, "profile-cdm"), "fill-table-cdm");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ((*d)["columns"], json::array({"Metric", "0% full", "90% full", "Change"}));
+  EXPECT_EQ((*d)["rows"].size(), fixture[0]["tests"][0]["results"]["differences"].size());
+}
+
+TEST_F(ReportTest, AttoDrawsThroughputOnALog2BlockSizeAxis) {
+  json model = BuildReportModel(Runs({"atto"}), {});
+  auto blocks = Blocks(model, "profile-atto");
+  const json* c = Block(blocks, "atto-curve");
+  ASSERT_NE(c, nullptr);
+  const json& x = (*c)["spec"]["encoding"]["x"];
+  EXPECT_EQ(x["field"], "block_bytes");
+  EXPECT_EQ(x["scale"], json({{"type", "log"}, {"base", 2}}));
+  EXPECT_EQ(x["axis"]["values"].front(), 4096);  // sim:tiny's logical block: 512 B..2 KiB skipped
+  const json* t = Block(blocks, "atto-table");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ((*t)["rows"][0][0], "4 KiB");
+  EXPECT_EQ((*t)["rows"].back()[0], "1 MiB");
+  EXPECT_EQ((*t)["notes"][0],
+            "512 B skipped: not a multiple of the target's 4096-byte logical block");
+}
+
+TEST_F(ReportTest, SurfaceShowsTheCacheCliffAndOpAdvisorItsRecommendation) {
+  json model = BuildReportModel(Runs({"surface-tiny", "surface-tlc", "op-advisor"}), {});
+  const json* t = Block(Blocks(model, "profile-surface"), "surface-table");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ((*t)["rows"].size(), 2u);
+  EXPECT_EQ((*t)["rows"][0][5]["text"], "none");
+  EXPECT_EQ((*t)["rows"][1][5]["class"], "bad");
+  EXPECT_EQ((*t)["rows"][1][5]["text"].get<std::string>().rfind("at ", 0), 0u)
+      << (*t)["rows"][1].dump();
+  auto op = Blocks(model, "profile-op-advisor");
+  const json* ot = Block(op, "op-advisor-table");
+  ASSERT_NE(ot, nullptr);
+  ASSERT_EQ((*ot)["rows"].size(), 2u);
+  EXPECT_EQ((*ot)["rows"][1][7]["text"],
+            "recommended");  // 20% beats 0% on the read-intensive drive
+  bool text = false;
+  for (const json* b : op) {
+    text |= (*b)["kind"] == "text" && (*b)["text"].get<std::string>().find(
+                                          "recommended over-provisioning 20%") != std::string::npos;
+  }
+  EXPECT_TRUE(text);
+  const json* time = Block(op, "op-advisor-time");
+  ASSERT_NE(time, nullptr);
+  std::set<std::string> ops;
+  for (const json& v : (*time)["spec"]["data"]["values"]) ops.insert(v["op"]);
+  EXPECT_EQ(ops, (std::set<std::string>{"OP 0%", "OP 20%"}));
+}
+
+TEST_F(ReportTest, CurvesShareOneChartWithACurvePerWorkload) {
+  json model = BuildReportModel(Runs({"sql", "4k-randread"}), {});
+  auto blocks = Blocks(model, "profile-curves");
+  const json* c = Block(blocks, "curve-mean");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ((*c)["spec"]["encoding"]["color"]["field"], "workload");
+  EXPECT_EQ((*c)["spec"]["encoding"]["order"]["field"], "target_pct");
+  std::set<std::string> w;
+  for (const json& v : (*c)["spec"]["data"]["values"]) w.insert(v["workload"]);
+  EXPECT_EQ(w, (std::set<std::string>{"sql", "4k-randread"}));
+  EXPECT_NE(Block(blocks, "curve-p99"), nullptr);
+  EXPECT_NE(Block(blocks, "curve-max"), nullptr);
+}
+
+TEST_F(ReportTest, ProfileAndPtsRunsShareAReport) {
+  json model = BuildReportModel(Runs({"dc400", "cdm"}), {});
+  const json& overview = model["sections"][0]["blocks"][0];
+  for (const json& r : overview["rows"]) {
+    if (r.is_array() && r[0] == "Specification") {
+      EXPECT_EQ(r[1], "SNIA PTS-E 1.1 with the reviewers' deviations (METHODOLOGY.md)");
+      EXPECT_EQ(r[2].get<std::string>().rfind("ssdlab profile cdm: ", 0), 0u) << r[2];
+    }
+    if (r.is_array() && r[0] == "Steady state") EXPECT_EQ(r[2], "not applicable (profile)");
+  }
+  // PTS sections hold the PTS run only; the profile section the profile run only.
+  const json* iops = Block(Blocks(model, "iops"), "iops-2d");
+  ASSERT_NE(iops, nullptr);
+  for (const json& v : (*iops)["spec"]["data"]["values"]) EXPECT_EQ(v["drive"], "DC400");
+  EXPECT_FALSE(Blocks(model, "profile-cdm").empty());
+}
+
+TEST_F(ReportTest, AUserProfileNamedLikeAPtsTestIsNotTakenForIt) {
+  json doc = ProfileFixture().back();  // the user profile
+  doc["context"]["run"] = "named-iops";
+  doc["tests"][0]["name"] = "iops";
+  ImportRun(*store_, doc);
+  json model = BuildReportModel(Runs({"named-iops"}), {});
+  std::vector<std::string> ids;
+  for (const json& s : model["sections"]) ids.push_back(s["id"]);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), "iops"), 0);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), "profile-iops"), 1);
+}
+
+TEST_F(ReportTest, HirDrawsTheReturnToBaselineAndOpAWindowPerSetting) {
+  json model = BuildReportModel(Runs({"dc400"}), {});
+  const json* hir = Block(Blocks(model, "hir"), "hir-iops");
+  ASSERT_NE(hir, nullptr);
+  int back = 0;
+  for (const json& v : (*hir)["spec"]["data"]["values"])
+    back += v["state"] == "continuous (return to baseline)";
+  EXPECT_EQ(back, 6);  // 3 samples after each of the 2 wait states
+  EXPECT_EQ((*hir)["spec"]["encoding"]["detail"]["field"], "segment");
+  std::vector<std::string> titles;
+  for (const json* b : Blocks(model, "op")) {
+    if ((*b)["kind"] == "chart" && (*b)["id"].get<std::string>().rfind("ss-window-op", 0) == 0)
+      titles.push_back((*b)["spec"]["title"]);
+  }
+  EXPECT_EQ(titles, (std::vector<std::string>{
+                        "Measurement window: OP +0%: precondition rw=0/100 bs=4KiB IOPS",
+                        "Measurement window: OP +30%: precondition rw=0/100 bs=4KiB IOPS"}));
+}
+
+TEST_F(ReportTest, ReportWithEveryTestAndProfileStaysSmall) {
+  std::vector<std::string> names = {"dc400", "sim-fast"};
+  names.insert(names.end(), kProfileRuns.begin(), kProfileRuns.end());
+  std::string html = RenderReportHtml(BuildReportModel(Runs(names), {}));
+  EXPECT_LT(html.size(), 5u * 1000 * 1000);
 }
 
 }  // namespace
