@@ -48,6 +48,7 @@ class PhaseRunner {
     uint32_t bytes = 0;
     Direction dir = Direction::kRead;
     bool measured = false;
+    uint32_t job = 0;
   };
 
   void Issue(uint32_t slot, uint64_t t, bool replace_top);
@@ -69,22 +70,24 @@ class PhaseRunner {
   SimDevice* dev_;
   const uint64_t start_ns_;
 
-  // Requests are drawn kAhead ahead of their submission, per job (the same sequence), so their
-  // mapping entries can be prefetched while earlier events run.
-  static constexpr uint32_t kAhead = 16;
+  // Requests are drawn ahead of their submission, per job (the same sequence), so their mapping
+  // entries can be prefetched while earlier events run: a ring of two halves of kHalf; once
+  // one half is used up it is refilled in one go, so kHalf to 2 kHalf requests lie ahead.
+  static constexpr uint32_t kHalf = 16;
+  static constexpr uint32_t kRing = 2 * kHalf;
   static constexpr uint32_t kFarAhead = 10;  // prefetch of the mapping entry
   static constexpr uint32_t kNearAhead = 3;  // prefetch of what the mapping entry points to
+  static_assert(kFarAhead < kHalf && kNearAhead < kFarAhead);
   struct Ahead {
-    uint64_t offset[kAhead];
-    uint32_t bytes[kAhead];
-    Direction dir[kAhead];
-    uint32_t pos = 0;
+    IoRequest req[kRing];
+    uint32_t pos = 0;  // next to submit
   };
 
   std::vector<JobGenerator> gens_;
   std::vector<Ahead> ahead_;
-  std::vector<uint32_t> job_of_slot_;
   std::vector<Slot> slots_;
+  uint64_t interval_ns_ = 0;          // spec_.interval_ns
+  IoLogSink* io_log_sink_ = nullptr;  // control_.io_log
   bool open_loop_ = false;
   uint64_t io_limit_ = kNever;        // measured bytes to issue
   std::vector<uint64_t> next_index_;  // open loop: next schedule index per job
@@ -129,7 +132,7 @@ template <class Queue>
     return;
   }
   if (open_loop_) {
-    const uint32_t job = job_of_slot_[slot];
+    const uint32_t job = slots_[slot].job;
     const uint64_t k = next_index_[job]++;
     const uint64_t sched =
         start_ns_ +
@@ -168,18 +171,16 @@ template <class Queue>
       return;
     }
   }
-  const uint32_t job = job_of_slot_[slot];
+  const uint32_t job = s.job;
   Ahead& a = ahead_[job];
   const uint32_t pos = a.pos;
-  const uint64_t offset = a.offset[pos];
-  const uint32_t bytes = a.bytes[pos];
-  const Direction dir = a.dir[pos];
-  const IoRequest next = gens_[job].Next();
-  a.offset[pos] = next.offset;
-  a.bytes[pos] = next.bytes;
-  a.dir[pos] = next.dir;
-  a.pos = (pos + 1) % kAhead;
-  dev_->Prefetch(a.offset[(pos + kNearAhead) % kAhead], a.offset[(pos + kFarAhead) % kAhead]);
+  const IoRequest req = a.req[pos];
+  const uint64_t offset = req.offset;
+  const uint32_t bytes = req.bytes;
+  const Direction dir = req.dir;
+  if (pos % kHalf == kHalf - 1) gens_[job].Fill(&a.req[pos + 1 - kHalf], kHalf);
+  a.pos = (pos + 1) % kRing;
+  dev_->Prefetch(a.req[(pos + kNearAhead) % kRing].offset, a.req[(pos + kFarAhead) % kRing].offset);
   s.offset = offset;
   s.bytes = bytes;
   s.dir = dir;
@@ -221,8 +222,8 @@ template <class Queue>
   d.bytes += s.bytes;
   d.latency.Record(lat);
   last_measured_completion_ = t;
-  if (spec_.interval_ns) {
-    const uint64_t index = (t - measure_start_ns_ - 1) / spec_.interval_ns;
+  if (interval_ns_) {
+    const uint64_t index = (t - measure_start_ns_ - 1) / interval_ns_;
     if (index != cur_index_) EmitIntervalsBefore(index);
     IntervalSample::Dir& id = cur_.dirs[static_cast<size_t>(s.dir)];
     ++id.ios;
@@ -230,7 +231,7 @@ template <class Queue>
     id.lat_sum_ns += lat;
     if (lat > id.lat_max_ns) id.lat_max_ns = lat;
   }
-  if (control_.io_log) {
+  if (io_log_sink_) {
     io_log_.push_back(IoRecord{s.issue_ns - measure_start_ns_, s.offset, lat, s.bytes, s.dir});
     if (io_log_.size() == kIoLogBatch) FlushIoLog();
   }
@@ -243,19 +244,13 @@ PhaseResult PhaseRunner<Queue>::Run(uint64_t* end_ns) {
   gens_.reserve(jobs);
   for (uint32_t j = 0; j < jobs; ++j) gens_.emplace_back(spec_, j);
   ahead_.resize(jobs);
-  for (uint32_t j = 0; j < jobs; ++j) {
-    for (uint32_t k = 0; k < kAhead; ++k) {
-      const IoRequest r = gens_[j].Next();
-      ahead_[j].offset[k] = r.offset;
-      ahead_[j].bytes[k] = r.bytes;
-      ahead_[j].dir[k] = r.dir;
-    }
-  }
-  job_of_slot_.resize(n_slots);
-  for (uint32_t s = 0; s < n_slots; ++s) job_of_slot_[s] = s / qd;
+  for (uint32_t j = 0; j < jobs; ++j) gens_[j].Fill(ahead_[j].req, kRing);
   open_loop_ = spec_.rate_iops > 0;
   if (spec_.io_bytes) io_limit_ = spec_.io_bytes;
   slots_.assign(n_slots, Slot{});
+  for (uint32_t s = 0; s < n_slots; ++s) slots_[s].job = s / qd;
+  interval_ns_ = spec_.interval_ns;
+  io_log_sink_ = control_.io_log;
   next_index_.assign(jobs, 0);
   if (spec_.rate_iops > 0) job_interval_ns_ = 1e9 * jobs / spec_.rate_iops;
   heap_.Reserve(n_slots);

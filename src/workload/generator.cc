@@ -127,6 +127,25 @@ JobGenerator::JobGenerator(const WorkloadSpec& spec, uint32_t job)
   units_ = std::max<uint64_t>(range / unit_bytes_, 1);
 }
 
+void JobGenerator::Fill(IoRequest* out, size_t n) {
+  if (!uniform_one_size_) {
+    for (size_t i = 0; i < n; ++i) out[i] = NextGeneral();
+    return;
+  }
+  // Next()'s fast path with the generator's state in locals.
+  Rng rng = rng_;
+  const uint64_t read_threshold = read_threshold_, begin = range_begin_bytes_, units = units_;
+  const uint64_t unit = unit_bytes_;
+  const Direction non_read = non_read_dir_;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t r = rng.Next();
+    out[i].dir = (r & 0xffffffffULL) < read_threshold ? Direction::kRead : non_read;
+    out[i].bytes = static_cast<uint32_t>(unit);
+    out[i].offset = begin + rng.Below(units) * unit;
+  }
+  rng_ = rng;
+}
+
 IoRequest JobGenerator::NextGeneral() {
   IoRequest req;
   uint64_t r = rng_.Next();

@@ -65,6 +65,9 @@ class JobGenerator {
     req.offset = range_begin_bytes_ + rng_.Below(units_) * unit_bytes_;
     return req;
   }
+  // The next n requests, as n calls of Next() (cheaper per request: the state stays in
+  // registers).
+  void Fill(IoRequest* out, size_t n);
   // Seed for this job's data contents (distinct per job, derived from spec.seed).
   uint64_t data_seed() const { return data_seed_; }
 

@@ -163,5 +163,36 @@ TEST(JobGenerator, SameSeedSameSequenceOtherSeedDiffers) {
   EXPECT_LT(same, 100);
 }
 
+TEST(JobGenerator, FastPathAndFillDrawAsTheGeneralPath) {
+  // Uniform offsets with one block size take Next()'s inline path; the same spec with a second
+  // block size at 0% takes the general one and must give the same requests. Fill(n) equals n
+  // calls of Next() on either path.
+  for (const char* rw : {"randwrite", "randrw", "randread", "randtrim"}) {
+    WorkloadSpec fast = Spec(rw, "4KiB", "uniform", "1MiB-33MiB");
+    fast.read_pct = std::string(rw) == "randrw" ? 30 : fast.read_pct;
+    WorkloadSpec general = fast;
+    general.block_sizes.push_back(BlockShare{8192, 0});
+    for (uint32_t job : {0u, 3u}) {
+      JobGenerator a(fast, job), b(general, job), c(fast, job), d(general, job);
+      std::vector<IoRequest> fc(37), fd(37);
+      for (int round = 0; round < 300; ++round) {
+        c.Fill(fc.data(), fc.size());
+        d.Fill(fd.data(), fd.size());
+        for (size_t i = 0; i < fc.size(); ++i) {
+          const IoRequest x = a.Next(), y = b.Next();
+          ASSERT_EQ(x.offset, y.offset) << rw << " " << round;
+          ASSERT_EQ(x.bytes, y.bytes);
+          ASSERT_EQ(x.dir, y.dir);
+          ASSERT_EQ(fc[i].offset, x.offset);
+          ASSERT_EQ(fc[i].bytes, x.bytes);
+          ASSERT_EQ(fc[i].dir, x.dir);
+          ASSERT_EQ(fd[i].offset, x.offset);
+          ASSERT_EQ(fd[i].dir, x.dir);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ssdlab
