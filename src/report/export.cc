@@ -146,6 +146,19 @@ Result<std::vector<std::string>> ExportRunCsv(const nlohmann::json& doc, const s
       }
     }
     const json& res = Get(t, "results");
+    if (IsProfileTest(t)) {
+      // Every summary figure of a profile at each fill level (null: the target as found).
+      for (const json& l : Get(res, "levels")) {
+        for (const json& m : Get(l, "summary")) {
+          files["profile_summary"].Add({{"test", name},
+                                        {"kind", Str(res, "kind")},
+                                        {"fill_pct", Get(l, "fill_pct")},
+                                        {"metric", Get(m, "metric")},
+                                        {"value", Get(m, "value")}});
+        }
+      }
+      continue;
+    }
     if (name == "iops" || name == "lat" || name == "dirth" || name == "ecw")
       CellRows(files[name], Get(res, "cells"), ojson::object());
     if (name == "tp") {

@@ -1,8 +1,10 @@
 // The review report: one self-contained HTML file with SNIA-style pages, Vega-Lite charts
 // (the charting library is embedded in the binary; nothing is fetched at view time), tables
 // like the reviews' (IOPS by block size x mix, latency percentiles, throughput), several runs
-// side by side, and the vendor's claims beside the measured figures. Also CSV and JSON
-// exports of one run.
+// side by side, and the vendor's claims beside the measured figures. Runs of `ssdlab profile`
+// get one section per profile (CrystalDiskMark-, ATTO-, AS SSD-style tables and charts,
+// surface, fileio, vdbench-style curves, fill levels, OP advisor), beside PTS runs or alone.
+// Also CSV and JSON exports of one run.
 //
 // Data flow: Store -> PtsRunJson (one document per run) -> ReportModel (sections of tables
 // and Vega-Lite specs with inline data; deterministic, golden-tested) -> HTML.
@@ -84,7 +86,8 @@ nlohmann::json EmbeddedLibraryVersions();
 
 // Writes one CSV per table of the run into `dir` (created if missing; its parent must exist):
 // summary.csv, rounds.csv and one per test (iops.csv, tp.csv, lat.csv, lvi.csv, wsat.csv,
-// hir.csv, xsr.csv, dirth.csv, ecw.csv, op.csv) as the run holds them. Returns the files.
+// hir.csv, xsr.csv, dirth.csv, ecw.csv, op.csv) as the run holds them; a profile run
+// gives profile_summary.csv (every summary figure at each fill level). Returns the files.
 Result<std::vector<std::string>> ExportRunCsv(const nlohmann::json& run_doc,
                                               const std::string& dir);
 

@@ -957,6 +957,24 @@ TEST_F(ReportTest, HirDrawsTheReturnToBaselineAndOpAWindowPerSetting) {
                         "Measurement window: OP +30%: precondition rw=0/100 bs=4KiB IOPS"}));
 }
 
+TEST_F(ReportTest, CsvExportOfAProfileRunHasItsSummaryAtEachFillLevel) {
+  auto files = ExportRunCsv(Runs({"cdm"})[0].doc, (dir_ / "csv").string());
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  std::ifstream in(dir_ / "csv" / "profile_summary.csv");
+  ASSERT_TRUE(in);
+  std::string header, first;
+  std::getline(in, header);
+  std::getline(in, first);
+  EXPECT_EQ(header, "test,kind,fill_pct,metric,value");
+  EXPECT_EQ(first.rfind("cdm,cdm,0,SEQ1M Q8T1 read MB/s,", 0), 0u) << first;
+  int rows = 1;
+  for (std::string line; std::getline(in, line);) ++rows;
+  size_t want = 0;
+  const json fixture = ProfileFixture();
+  for (const json& l : fixture[0]["tests"][0]["results"]["levels"]) want += l["summary"].size();
+  EXPECT_EQ(static_cast<size_t>(rows), want);
+}
+
 TEST_F(ReportTest, ReportWithEveryTestAndProfileStaysSmall) {
   std::vector<std::string> names = {"dc400", "sim-fast"};
   names.insert(names.end(), kProfileRuns.begin(), kProfileRuns.end());
