@@ -8,6 +8,7 @@ pkgs=(
   liburing-dev libaio-dev libblkid-dev libxxhash-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libsqlite3-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev
   fio python3 e2fsprogs util-linux chromium
+  sysbench mariadb-server postgresql
 )
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 missing=()

@@ -33,26 +33,49 @@ constexpr uint64_t kStartTimeoutNs = 120 * kSecondNs;
 constexpr uint64_t kStopGraceNs = 60 * kSecondNs;
 
 // The private directories of one run: the runtime directory (configuration, sockets, logs;
-// short, under /tmp, because a Unix socket path has at most 107 bytes) and the data directory
-// under the user's --dir. Both are created here, so both may be deleted here.
+// short, under /tmp, because a Unix socket path has at most 107 bytes) and the data root
+// under the user's --dir (the server's data directory is its "data" subdirectory). Both are
+// created here and carry an owner file with ssdlab's pid, so both may be deleted here, and a
+// later run deletes those whose owner died without cleaning up (killed with SIGKILL).
+constexpr char kOwnerFile[] = ".ssdlab-owner";
+
 struct Workspace {
-  std::string run_dir, data_dir;
+  std::string run_dir, data_root, data_dir;
   bool keep_data = false;
   ~Workspace() {
     std::error_code ec;
     if (!run_dir.empty()) fs::remove_all(run_dir, ec);
-    if (!data_dir.empty() && !keep_data) fs::remove_all(data_dir, ec);
+    if (!data_root.empty() && !keep_data) fs::remove_all(data_root, ec);
   }
 };
 
-Result<std::string> MakeTempDir(const std::string& pattern, const RunAs& user) {
+// Creates a directory from a mkdtemp pattern with the owner file in it; mode 0755, and handed
+// to `user` when given.
+Result<std::string> MakeOwnedDir(const std::string& pattern, const RunAs* user) {
   std::string t = pattern;
   if (mkdtemp(t.data()) == nullptr)
     return Status::Io("cannot create a directory " + pattern + ": " + std::strerror(errno));
+  std::ofstream(t + "/" + kOwnerFile) << getpid() << "\n";
   if (chmod(t.c_str(), 0755) != 0 ||
-      (!user.name.empty() && chown(t.c_str(), user.uid, user.gid) != 0))
-    return Status::Io("cannot hand " + t + " to user " + user.name + ": " + std::strerror(errno));
+      (user && !user->name.empty() && chown(t.c_str(), user->uid, user->gid) != 0))
+    return Status::Io("cannot prepare " + t + ": " + std::strerror(errno));
   return t;
+}
+
+// Deletes directories named `prefix`* in `parent` that hold an owner file naming a process
+// that no longer runs ssdlab.
+void RemoveStale(const std::string& parent, const std::string& prefix) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(parent, ec)) {
+    if (e.path().filename().string().rfind(prefix, 0) != 0) continue;
+    std::ifstream f(e.path() / kOwnerFile);
+    pid_t pid = 0;
+    if (!(f >> pid) || pid <= 0) continue;
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+    std::string name;
+    if (comm >> name && name == "ssdlab") continue;  // still running
+    fs::remove_all(e.path(), ec);
+  }
 }
 
 // A server running as `user` must be able to enter every directory above its data directory.
@@ -115,7 +138,7 @@ struct Ctx {
   std::string server_log, client_log;
   Child server;
   DiskSampler* sampler = nullptr;  // started with the measured client run
-  std::string server_name;  // "MariaDB", "PostgreSQL"
+  std::string server_name;         // "MariaDB", "PostgreSQL"
   AppOutcome* out = nullptr;
 
   void Say(const std::string& s) const {
@@ -176,8 +199,8 @@ struct Ctx {
         break;
       }
       if (timeout_ns && MonotonicNs() - start > timeout_ns) {
-        result = Status::Io(fmt::format("{} did not finish within {} s", argv[0],
-                                        timeout_ns / kSecondNs));
+        result = Status::Io(
+            fmt::format("{} did not finish within {} s", argv[0], timeout_ns / kSecondNs));
         break;
       }
       if (measured && progress) {
@@ -202,8 +225,8 @@ struct Ctx {
     }
     if (*client.exit_code() != 0) {
       if (!server.running()) return ServerDied();
-      return Status::Io(fmt::format("{} failed (exit {}): {}", argv[0], *client.exit_code(),
-                                    LogTail(log, 3)));
+      return Status::Io(
+          fmt::format("{} failed (exit {}): {}", argv[0], *client.exit_code(), LogTail(log, 3)));
     }
     return Status::Ok();
   }
@@ -233,9 +256,8 @@ std::string PackagedPostgres() {
 }
 
 Status Missing(const std::string& tool, const std::string& package) {
-  return Status::Error(Code::kUnsupported,
-                       tool + " not found; install " + package + " (apt-get install " + package +
-                           ")");
+  return Status::Error(Code::kUnsupported, tool + " not found; install " + package +
+                                               " (apt-get install " + package + ")");
 }
 
 // The server program and, beside it or in $PATH, the tools the app needs. Unsupported naming
@@ -259,9 +281,10 @@ Result<std::string> ServerBinary(const AppOptions& o) {
     }
     return server;
   }
-  for (const auto& [tool, pkg] : std::vector<std::pair<std::string, std::string>>{
-           {"mariadb-install-db", "mariadb-server"}, {"mariadb", "mariadb-client"},
-           {"sysbench", "sysbench"}}) {
+  for (const auto& [tool, pkg] :
+       std::vector<std::pair<std::string, std::string>>{{"mariadb-install-db", "mariadb-server"},
+                                                        {"mariadb", "mariadb-client"},
+                                                        {"sysbench", "sysbench"}}) {
     if (FindTool(tool).empty()) return Missing(tool, pkg);
   }
   return server;
@@ -316,14 +339,13 @@ Status RunSysbench(Ctx& c) {
 
   c.Say("initialising a MariaDB data directory in " + c.ws.data_dir);
   SpawnOptions as_server = c.AsServer();
-  SSDLAB_RETURN_IF_ERROR(RunToCompletion({"mariadb-install-db", "--defaults-file=" + cnf,
-                                          "--auth-root-authentication-method=normal",
-                                          "--skip-test-db", "--basedir=/usr"},
-                                         as_server, "mariadb-server", 300 * kSecondNs, c.stop));
+  SSDLAB_RETURN_IF_ERROR(RunToCompletion(
+      {"mariadb-install-db", "--defaults-file=" + cnf, "--auth-root-authentication-method=normal",
+       "--skip-test-db", "--basedir=/usr"},
+      as_server, "mariadb-server", 300 * kSecondNs, c.stop));
   c.Say(fmt::format("starting {} on 127.0.0.1:{}", s["server"].get<std::string>(), c.port));
-  SSDLAB_ASSIGN_OR_RETURN(c.server,
-                          Child::Spawn({mariadbd, "--defaults-file=" + cnf}, as_server,
-                                       "mariadb-server"));
+  SSDLAB_ASSIGN_OR_RETURN(
+      c.server, Child::Spawn({mariadbd, "--defaults-file=" + cnf}, as_server, "mariadb-server"));
   SSDLAB_RETURN_IF_ERROR(c.WaitReady([&] { return UnixSocketAccepts(sock); }));
   const std::string setup_log = c.ws.run_dir + "/setup.log";
   SSDLAB_RETURN_IF_ERROR(RunToCompletion(
@@ -396,8 +418,8 @@ Status RunPgbench(Ctx& c) {
 
   c.Say("initialising a PostgreSQL cluster in " + c.ws.data_dir);
   SpawnOptions as_server = c.AsServer();
-  SSDLAB_RETURN_IF_ERROR(RunToCompletion({bin + "/initdb", "-D", c.ws.data_dir, "-A", "trust",
-                                          "-U", "ssdlab", "-E", "UTF8", "--no-locale"},
+  SSDLAB_RETURN_IF_ERROR(RunToCompletion({bin + "/initdb", "-D", c.ws.data_dir, "-A", "trust", "-U",
+                                          "ssdlab", "-E", "UTF8", "--no-locale"},
                                          as_server, "postgresql", 300 * kSecondNs, c.stop));
   std::vector<std::string> argv = {postgres, "-D", c.ws.data_dir, "-k", c.ws.run_dir, "-p", port};
   for (const std::string& kv : settings) {
@@ -407,8 +429,8 @@ Status RunPgbench(Ctx& c) {
   c.Say(fmt::format("starting {} on 127.0.0.1:{}", s["server"].get<std::string>(), c.port));
   SSDLAB_ASSIGN_OR_RETURN(c.server, Child::Spawn(argv, as_server, "postgresql"));
   SSDLAB_RETURN_IF_ERROR(c.WaitReady([&] {
-    auto r = RunProcess({bin + "/pg_isready", "-q", "-h", c.ws.run_dir, "-p", port}, 10,
-                        "postgresql");
+    auto r =
+        RunProcess({bin + "/pg_isready", "-q", "-h", c.ws.run_dir, "-p", port}, 10, "postgresql");
     return r.ok() && r->exit_code == 0;
   }));
   const std::vector<std::string> conn = {"-h", c.ws.run_dir, "-p", port, "-U", "ssdlab"};
@@ -420,12 +442,12 @@ Status RunPgbench(Ctx& c) {
   };
   const std::string setup_log = c.ws.run_dir + "/setup.log";
   c.Say(fmt::format("initialising pgbench tables at scale {}", o.scale));
-  SSDLAB_RETURN_IF_ERROR(c.RunClient(
-      with({pgbench}, {"-i", "-I", "dtGvp", "-s", std::to_string(o.scale), "-q"}), "postgresql",
-      setup_log, false, 0));
+  SSDLAB_RETURN_IF_ERROR(
+      c.RunClient(with({pgbench}, {"-i", "-I", "dtGvp", "-s", std::to_string(o.scale), "-q"}),
+                  "postgresql", setup_log, false, 0));
   const uint32_t jobs = std::max(1u, std::min(o.threads, std::thread::hardware_concurrency()));
-  std::vector<std::string> load = {"-M", "prepared", "-c", std::to_string(o.threads), "-j",
-                                   std::to_string(jobs)};
+  std::vector<std::string> load = {"-M", "prepared",          "-c", std::to_string(o.threads),
+                                   "-j", std::to_string(jobs)};
   if (o.warmup_ns) {
     c.Say(fmt::format("warming up for {} s", o.warmup_ns / kSecondNs));
     auto warm = load;
@@ -538,19 +560,26 @@ AppOutcome RunApp(const AppOptions& o, const DeviceIdentity& identity,
   c.user = user.value();
   c.port = port.value();
   c.ws.keep_data = o.keep_data;
-  auto run_dir = MakeTempDir("/tmp/ssdlab-app-XXXXXX", c.user);
+  const std::string root_prefix = "ssdlab-" + o.name + "-";
+  RemoveStale("/tmp", "ssdlab-app-");
+  RemoveStale(o.dir, root_prefix);
+  auto run_dir = MakeOwnedDir("/tmp/ssdlab-app-XXXXXX", &c.user);
   if (!run_dir.ok()) return fail(run_dir.status());
   c.ws.run_dir = run_dir.value();
-  auto data_dir = MakeTempDir((fs::path(o.dir) / ("ssdlab-" + o.name + "-XXXXXX")).string(),
-                              c.user);
-  if (!data_dir.ok()) return fail(data_dir.status());
-  c.ws.data_dir = data_dir.value();
+  auto data_root = MakeOwnedDir((fs::path(o.dir) / (root_prefix + "XXXXXX")).string(), nullptr);
+  if (!data_root.ok()) return fail(data_root.status());
+  c.ws.data_root = data_root.value();
+  c.ws.data_dir = c.ws.data_root + "/data";
+  if (mkdir(c.ws.data_dir.c_str(), 0700) != 0 ||
+      (!c.user.name.empty() && chown(c.ws.data_dir.c_str(), c.user.uid, c.user.gid) != 0))
+    return fail(Status::Io("cannot create " + c.ws.data_dir + ": " + std::strerror(errno)));
   c.server_log = c.ws.run_dir + "/server.log";
   c.client_log = c.ws.run_dir + "/client.log";
   json& s = out.settings;
   s["app"] = o.name;
   s["dir"] = o.dir;
   s["data_dir"] = c.ws.data_dir;
+  s["run_dir"] = c.ws.run_dir;
   s["kept_data"] = o.keep_data;
   s["port"] = c.port;
   s["server_user"] = c.user.name.empty() ? json(nullptr) : json(c.user.name);
@@ -580,8 +609,8 @@ AppOutcome RunApp(const AppOptions& o, const DeviceIdentity& identity,
   c.StopServer();
   const bool measured_started = access(c.client_log.c_str(), F_OK) == 0;
   if (measured_started) {
-    auto client = o.name == "pgbench" ? ReadPgbench(c.client_log, c.ws.run_dir)
-                                      : ReadSysbench(c.client_log);
+    auto client =
+        o.name == "pgbench" ? ReadPgbench(c.client_log, c.ws.run_dir) : ReadSysbench(c.client_log);
     if (client.ok()) {
       out.client = std::move(client.value());
     } else if (status.ok()) {
@@ -609,9 +638,17 @@ json AppResultsJson(const AppOutcome& outcome, const std::string& app) {
     r["queries"] = c.queries;
     r["errors"] = c.errors;
     r["duration_s"] = c.duration_s;
-    r["latency_ms"] = {{"mean", c.lat_mean_ms}, {"min", c.lat_min_ms}, {"p50", pct(50)},
-                       {"p95", pct(95)},        {"p99", pct(99)},      {"p99_9", pct(99.9)},
-                       {"max", c.lat_max_ms},   {"samples", h.count()}};
+    // An interrupted sysbench run prints no summary and no histogram: its latencies are unknown.
+    const bool known = c.complete || h.count();
+    auto ms = [&](double v) { return known ? json(v) : json(nullptr); };
+    r["latency_ms"] = {{"mean", ms(c.lat_mean_ms)},
+                       {"min", ms(c.lat_min_ms)},
+                       {"p50", pct(50)},
+                       {"p95", pct(95)},
+                       {"p99", pct(99)},
+                       {"p99_9", pct(99.9)},
+                       {"max", ms(c.lat_max_ms)},
+                       {"samples", h.count()}};
     json per = json::array();
     for (const ClientSecond& s : c.seconds) {
       per.push_back({{"t_s", s.t_s},

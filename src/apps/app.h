@@ -24,9 +24,9 @@
 namespace ssdlab {
 
 struct AppOptions {
-  std::string name;  // "sysbench-oltp" or "pgbench"
-  std::string dir;   // where the data directory is created
-  uint16_t port = 0;  // 0: one the kernel reports free
+  std::string name;       // "sysbench-oltp" or "pgbench"
+  std::string dir;        // where the data directory is created
+  uint16_t port = 0;      // 0: one the kernel reports free
   uint32_t threads = 32;  // sysbench threads / pgbench clients (seed 003: 32)
   uint64_t time_ns = 120'000'000'000;
   uint64_t warmup_ns = 30'000'000'000;  // an unmeasured run of the same load first
@@ -71,7 +71,8 @@ struct AppOutcome {
 Status CheckApp(const AppOptions& options);
 
 // Runs one app in `dir` (already identified; `identity.disk` may be absent with --any-dir).
-// CheckApp first (nothing started when it fails). Returns what was measured even when failing or interrupted part-way.
+// CheckApp first (nothing started when it fails). Returns what was measured even when failing or
+// interrupted part-way.
 AppOutcome RunApp(const AppOptions& options, const DeviceIdentity& identity,
                   const std::atomic<bool>* stop, const AppProgress& progress);
 

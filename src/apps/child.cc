@@ -43,8 +43,9 @@ Result<RunAs> ServerUser(const std::string& name) {
   if (geteuid() != 0) return r;
   struct passwd* pw = getpwnam(name.c_str());
   if (pw == nullptr) {
-    return Status::NotFound("ssdlab runs as root and the server must run as the unprivileged user '" +
-                            name + "', which does not exist (it comes with the server's package)");
+    return Status::NotFound(
+        "ssdlab runs as root and the server must run as the unprivileged user '" + name +
+        "', which does not exist (it comes with the server's package)");
   }
   r.name = name;
   r.uid = pw->pw_uid;

@@ -32,7 +32,7 @@ Result<BlockStat> ParseBlockStat(const std::string& text);
 struct DiskSecond {
   double t_s = 0;  // end of the interval, seconds since the sampler started
   double read_iops = 0, write_iops = 0;
-  double read_mb_s = 0, write_mb_s = 0;  // MB = 10^6 bytes
+  double read_mb_s = 0, write_mb_s = 0;      // MB = 10^6 bytes
   double read_lat_ms = 0, write_lat_ms = 0;  // mean time per completed I/O in the interval
   double util_pct = 0;                       // time the device had I/O in flight
   double flush_per_s = 0;

@@ -67,9 +67,9 @@ Result<ClientResult> ParseSysbench(std::istream& in) {
       RecordMs(&r.latency, value_ms, count);
       continue;
     }
-    std::string t = line.substr(line.find_first_not_of(' ') == std::string::npos
-                                    ? line.size()
-                                    : line.find_first_not_of(' '));
+    std::string t =
+        line.substr(line.find_first_not_of(' ') == std::string::npos ? line.size()
+                                                                     : line.find_first_not_of(' '));
     if (StartsWith(t, "transactions:")) {
       r.transactions = static_cast<uint64_t>(After(t, "transactions:"));
       r.tps = After(t, "(");

@@ -16,13 +16,13 @@ namespace ssdlab {
 
 // One second of a client's own report.
 struct ClientSecond {
-  double t_s = 0;             // end of the interval, seconds since the measured start
-  double tps = 0;             // transactions per second
-  double qps = 0;             // queries per second (sysbench; pgbench: 0)
-  double lat_ms = 0;          // sysbench: the interval's --percentile (p99); pgbench: mean
-  double lat_stddev_ms = 0;   // pgbench only
-  double errors_per_s = 0;    // sysbench err/s; pgbench failed transactions in the interval
-  uint32_t threads = 0;       // sysbench only
+  double t_s = 0;            // end of the interval, seconds since the measured start
+  double tps = 0;            // transactions per second
+  double qps = 0;            // queries per second (sysbench; pgbench: 0)
+  double lat_ms = 0;         // sysbench: the interval's --percentile (p99); pgbench: mean
+  double lat_stddev_ms = 0;  // pgbench only
+  double errors_per_s = 0;   // sysbench err/s; pgbench failed transactions in the interval
+  uint32_t threads = 0;      // sysbench only
 };
 
 // What a client run measured. Latency figures are per transaction.

@@ -32,8 +32,7 @@ template <typename T>
 Status Count(const std::string& flag, const std::string& text, T& out, bool allow_zero = false) {
   if (text.empty()) return Status::Ok();
   auto v = ParseCount(text);
-  if (!v.ok() || (!allow_zero && v.value() == 0) ||
-      v.value() > std::numeric_limits<T>::max())
+  if (!v.ok() || (!allow_zero && v.value() == 0) || v.value() > std::numeric_limits<T>::max())
     return Status::Invalid(flag + " '" + text + "' is not a positive number in range");
   out = static_cast<T>(v.value());
   return Status::Ok();
@@ -77,7 +76,8 @@ TargetInfo DirectoryTarget(const DeviceIdentity& id) {
   t.path = id.path;
   t.kind = "directory";
   struct statvfs v;
-  if (statvfs(id.path.c_str(), &v) == 0) t.size_bytes = static_cast<uint64_t>(v.f_blocks) * v.f_frsize;
+  if (statvfs(id.path.c_str(), &v) == 0)
+    t.size_bytes = static_cast<uint64_t>(v.f_blocks) * v.f_frsize;
   if (id.disk) {
     t.model = id.disk->model;
     t.serial = id.disk->serial;
@@ -92,12 +92,14 @@ TargetInfo DirectoryTarget(const DeviceIdentity& id) {
 void PrintSummary(const json& r, std::ostream& out) {
   if (!r.contains("tps")) return;
   const json& l = r["latency_ms"];
-  auto num = [](const json& v) { return v.is_number() ? fmt::format("{:.2f}", v.get<double>()) : "-"; };
-  out << fmt::format("{}: {:.1f} TPS{}, latency mean {} ms, p95 {} ms, p99 {} ms, max {} ms\n",
-                     r["app"].get<std::string>(), r["tps"].get<double>(),
-                     r["qps"].get<double>() > 0 ? fmt::format(", {:.1f} QPS", r["qps"].get<double>())
-                                                : "",
-                     num(l["mean"]), num(l["p95"]), num(l["p99"]), num(l["max"]));
+  auto num = [](const json& v) {
+    return v.is_number() ? fmt::format("{:.2f}", v.get<double>()) : "-";
+  };
+  out << fmt::format(
+      "{}: {:.1f} TPS{}, latency mean {} ms, p95 {} ms, p99 {} ms, max {} ms\n",
+      r["app"].get<std::string>(), r["tps"].get<double>(),
+      r["qps"].get<double>() > 0 ? fmt::format(", {:.1f} QPS", r["qps"].get<double>()) : "",
+      num(l["mean"]), num(l["p95"]), num(l["p99"]), num(l["max"]));
   if (r["device"].is_object()) {
     const json& d = r["device"]["summary"];
     out << fmt::format(
@@ -232,7 +234,8 @@ void AddAppCommand(CLI::App& app, int* exit_code) {
                 "overlay): no device-side figures then");
   cmd->add_option("--threads", a->threads, "sysbench threads / pgbench clients (32)");
   cmd->add_option("--time", a->time, "Measured time (120s)");
-  cmd->add_option("--warmup", a->warmup, "Unmeasured run of the same load before it (30s; 0: none)");
+  cmd->add_option("--warmup", a->warmup,
+                  "Unmeasured run of the same load before it (30s; 0: none)");
   cmd->add_option("--tables", a->tables, "sysbench-oltp: tables (16)");
   cmd->add_option("--rows", a->rows, "sysbench-oltp: rows per table (100000)");
   cmd->add_option("--scale", a->scale, "pgbench: scale factor, ~16 MB each (50)");
