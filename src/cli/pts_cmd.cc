@@ -191,7 +191,13 @@ void PrintVerdicts(const json& doc, std::ostream& out) {
   for (const json& t : doc["tests"]) {
     const json& ss = t["steady_state"];
     std::string verdict = "no steady-state requirement";
-    if (t["status"] != "done") {
+    const json& r = t["results"];
+    if (r.is_object() && r.contains("tps")) {  // an application test (ssdlab app)
+      const json& p99 = r["latency_ms"]["p99"];
+      verdict = fmt::format("{:.1f} TPS, p99 {}{}", r["tps"].get<double>(),
+                            p99.is_number() ? fmt::format("{:.2f} ms", p99.get<double>()) : "-",
+                            r["error"].is_string() ? ", " + r["error"].get<std::string>() : "");
+    } else if (t["status"] != "done") {
       verdict = fmt::format("unfinished: {} rounds stored (continue with --resume)", t["rounds"].size());
     } else if (ss.contains("variables")) {
       verdict = ss.value("reached", false)
