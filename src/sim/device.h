@@ -117,11 +117,9 @@ class SimDevice {
     return done;
   }
 
-  // Cache hints for commands about to be submitted (no effect on results): `near` is the
-  // next command, `far` the one after it.
-  void Prefetch(uint64_t near_offset, uint64_t far_offset) const {
-    if (far_offset / kUnitBytes < g_.user_pages) ftl_.PrefetchMapping(far_offset / kUnitBytes);
-    if (near_offset / kUnitBytes < g_.user_pages) ftl_.PrefetchReverse(near_offset / kUnitBytes);
+  // Cache hint for a command about to be submitted (no effect on results).
+  [[gnu::always_inline]] void Prefetch(uint64_t offset) const {
+    if (offset / kUnitBytes < g_.user_pages) ftl_.PrefetchMapping(offset / kUnitBytes);
   }
 
   // Host idle during [from_ns, to_ns): background GC and SLC folding use the resources.

@@ -46,7 +46,9 @@ class TournamentTree {
     bits_ = 0;
     while (m_ < n) m_ *= 2, ++bits_;
     node_.assign(2 * m_, kEmpty);
-    max_time_ = (kEmpty >> (bits_ + 1)) - 1;
+    shift_ = bits_ + 1;
+    mask_ = static_cast<uint32_t>(m_ - 1);
+    max_time_ = (kEmpty >> shift_) - 1;
     count_ = 0;
   }
   // Times below this fit the keys.
@@ -87,52 +89,18 @@ class TournamentTree {
   static constexpr uint64_t kEmpty = UINT64_MAX;  // above every event's key
 
   uint64_t KeyOf(const Event& e) const {
-    return (e.t_ns << (bits_ + 1)) | (uint64_t{e.slot} << 1) | e.kind;
+    return (e.t_ns << shift_) | (uint64_t{e.slot} << 1) | e.kind;
   }
-  uint32_t SlotOf(uint64_t k) const { return static_cast<uint32_t>((k >> 1) & (m_ - 1)); }
+  uint32_t SlotOf(uint64_t k) const { return static_cast<uint32_t>(k >> 1) & mask_; }
   Event EventOf(uint64_t k) const {
-    return Event(k >> (bits_ + 1), SlotOf(k), static_cast<uint32_t>(k & 1));
+    return Event(k >> shift_, SlotOf(k), static_cast<uint32_t>(k & 1));
   }
-  // Sets the leaf of `slot` to `k` and replays its path; unrolled for up to 1024 slots.
+  // Sets the leaf of `slot` to `k` and replays its path.
   void Replay(uint32_t slot, uint64_t k) {
     uint64_t* const node = node_.data();
-    const size_t i = m_ + slot;
+    size_t i = m_ + slot;
     node[i] = k;
-    switch (bits_) {
-      case 0:
-        return;
-      case 1:
-        return ReplayLevels<1>(node, i, k);
-      case 2:
-        return ReplayLevels<2>(node, i, k);
-      case 3:
-        return ReplayLevels<3>(node, i, k);
-      case 4:
-        return ReplayLevels<4>(node, i, k);
-      case 5:
-        return ReplayLevels<5>(node, i, k);
-      case 6:
-        return ReplayLevels<6>(node, i, k);
-      case 7:
-        return ReplayLevels<7>(node, i, k);
-      case 8:
-        return ReplayLevels<8>(node, i, k);
-      case 9:
-        return ReplayLevels<9>(node, i, k);
-      case 10:
-        return ReplayLevels<10>(node, i, k);
-      default:
-        for (size_t j = i; j > 1; j >>= 1) {
-          const uint64_t sibling = node[j ^ 1];
-          k = sibling < k ? sibling : k;
-          node[j >> 1] = k;
-        }
-    }
-  }
-  template <int kLevels>
-  static void ReplayLevels(uint64_t* node, size_t i, uint64_t k) {
-#pragma GCC unroll 16
-    for (int l = 0; l < kLevels; ++l) {
+    for (uint32_t l = bits_; l != 0; --l) {
       const uint64_t sibling = node[i ^ 1];
       k = sibling < k ? sibling : k;
       i >>= 1;
@@ -142,6 +110,8 @@ class TournamentTree {
 
   size_t m_ = 1;  // leaves (slots), a power of two
   uint32_t bits_ = 0;
+  uint32_t shift_ = 1;  // bits_ + 1: the time's position in a key
+  uint32_t mask_ = 0;   // m_ - 1
   uint64_t max_time_ = 0;
   std::vector<uint64_t> node_;  // [1, m_): the earliest key of the subtree; [m_, 2 m_): slots
   size_t count_ = 0;

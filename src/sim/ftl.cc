@@ -130,10 +130,6 @@ bool Ftl::SelectVictim() {
   victim_ = b;
   victim_cursor_ = b * ppb_;
   victim_end_ = victim_cursor_ + ppb_;
-  // Warm the mapping entries of the first pages (see NextVictimPage).
-  for (uint32_t p = victim_cursor_; p < victim_cursor_ + 16 && p < victim_end_; ++p) {
-    if (Valid(p)) __builtin_prefetch(&l2p_[p2l_[p]], 1);
-  }
   return true;
 }
 

@@ -75,9 +75,8 @@ class PhaseRunner {
   // one half is used up it is refilled in one go, so kHalf to 2 kHalf requests lie ahead.
   static constexpr uint32_t kHalf = 16;
   static constexpr uint32_t kRing = 2 * kHalf;
-  static constexpr uint32_t kFarAhead = 10;  // prefetch of the mapping entry
-  static constexpr uint32_t kNearAhead = 3;  // prefetch of what the mapping entry points to
-  static_assert(kFarAhead < kHalf && kNearAhead < kFarAhead);
+  static constexpr uint32_t kPrefetchAhead = 10;  // prefetch of the mapping entry
+  static_assert(kPrefetchAhead < kHalf);
   struct Ahead {
     IoRequest req[kRing];
     uint32_t pos = 0;  // next to submit
@@ -180,7 +179,7 @@ template <class Queue>
   const Direction dir = req.dir;
   if (pos % kHalf == kHalf - 1) gens_[job].Fill(&a.req[pos + 1 - kHalf], kHalf);
   a.pos = (pos + 1) % kRing;
-  dev_->Prefetch(a.req[(pos + kNearAhead) % kRing].offset, a.req[(pos + kFarAhead) % kRing].offset);
+  dev_->Prefetch(a.req[(pos + kPrefetchAhead) % kRing].offset);
   s.offset = offset;
   s.bytes = bytes;
   s.dir = dir;
