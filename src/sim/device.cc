@@ -183,8 +183,14 @@ SSDLAB_HOT uint64_t SimDevice::NandRead(uint32_t ppn, bool sense, uint64_t t, ui
 }
 
 SSDLAB_HOT uint64_t SimDevice::CopyPage(GcHot& h, uint64_t t) {
+  uint32_t left;
+  const uint64_t end = CopyPageLeft(h, t, &left);
+  return left == 0 ? std::max(end, BookErase(t)) : end;
+}
+
+SSDLAB_HOT uint64_t SimDevice::CopyPageLeft(GcHot& h, uint64_t t, uint32_t* left) {
   const uint32_t src = ftl_.NextVictimPage();
-  const uint32_t dst = ftl_.RelocateVictimPage(src);
+  const uint32_t dst = ftl_.RelocateVictimPage(src, left);
   h.ctrl_free = std::max(t, h.ctrl_free) + ctrl_gc_ns_;
   // One tR per NAND page: consecutive valid units of a page are read with one sense.
   const uint32_t page = page_of_.Div(src);
@@ -213,7 +219,6 @@ SSDLAB_HOT uint64_t SimDevice::CopyPage(GcHot& h, uint64_t t) {
     end = std::max(end, Program(h.grp_first, h.grp_count, h.grp_ready, t_prog_ns_));
     h.grp_count = 0;
   }
-  if (ftl_.victim_valid() == 0) end = std::max(end, BookErase(t));
   return end;
 }
 
@@ -395,18 +400,19 @@ SSDLAB_HOT void SimDevice::ForegroundGc(uint64_t t) {
     double credit = gc_credit_ + gc_ratio_;
     if (credit >= 1) {
       GcHot h = LoadGcHot();
+      uint32_t left = ftl_.victim_valid();
       do {
-        if (ftl_.victim_valid() != 0) {
-          CopyPage(h, t);
+        if (left != 0) {
+          CopyPageLeft(h, t, &left);
           credit -= 1;
-        } else {
-          BookErase(t);
+          if (left != 0) continue;  // still collecting this victim
         }
-        if (ftl_.collecting()) continue;
+        BookErase(t);
         if (ftl_.free_blocks() >= g_.low_free_blocks || !NextVictim()) {
           credit = 0;
           break;
         }
+        left = ftl_.victim_valid();
       } while (credit >= 1);
       StoreGcHot(h);
     }

@@ -196,6 +196,8 @@ class SimDevice {
   // Copies the next valid page of the victim (erasing the victim if that was its last one);
   // returns when the booked work ends. REQUIRES: ftl_.victim_valid() > 0.
   inline uint64_t CopyPage(GcHot& h, uint64_t t);
+  // CopyPage without the erase: sets *left to the valid pages left in the victim.
+  inline uint64_t CopyPageLeft(GcHot& h, uint64_t t, uint32_t* left);
   uint64_t BookErase(uint64_t t);
   void SetRatio();
   // Folds one native-mode program's worth of SLC data at time t; returns its end.

@@ -100,8 +100,9 @@ class Ftl {
   // REQUIRES: collecting(); free_blocks() >= 1.
   bool RelocateNext(uint32_t* src, uint32_t* dst) {
     if (meta_[victim_].valid == 0) return false;
+    uint32_t left;
     *src = NextVictimPage();
-    *dst = RelocateVictimPage(*src);
+    *dst = RelocateVictimPage(*src, &left);
     return true;
   }
   // The two halves of RelocateNext for callers that book timing in between:
@@ -117,11 +118,12 @@ class Ftl {
     __builtin_prefetch(&p2l_[ppn + 64]);
     return ppn;
   }
-  // ... and its move to the GC frontier; returns the destination. (The validity bit of `src`
-  // stays set: the victim's cursor has passed it, and EraseVictim clears the whole block.)
-  uint32_t RelocateVictimPage(uint32_t src) {
+  // ... and its move to the GC frontier; returns the destination and sets *left to the valid
+  // pages left in the victim. (The validity bit of `src` stays set: the victim's cursor has
+  // passed it, and EraseVictim clears the whole block.)
+  uint32_t RelocateVictimPage(uint32_t src, uint32_t* left) {
     const uint32_t lpn = p2l_[src];
-    --meta_[victim_].valid;
+    *left = --meta_[victim_].valid;
     if (gc_.next == ppb_) OpenNext(gc_);
     const uint32_t to = gc_.base + gc_.next++;
     l2p_[lpn] = to;
