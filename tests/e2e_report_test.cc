@@ -1,5 +1,5 @@
-// End-to-end tests of `ssdlab report` and `ssdlab export`: a short simulated PTS battery, its
-// report opened in headless Chromium (no console errors, every chart drawn with data marks, a
+// End-to-end tests of `ssdlab report` and `ssdlab export`: a short simulated PTS battery and
+// every kind of review-lab profile, their report opened in headless Chromium (no console errors, every chart drawn with data marks, a
 // screenshot in the build's test-output directory), the size limit, exports and bad inputs.
 // Nothing here depends on timing: the page reports its own rendering status into the DOM,
 // and Chromium runs it in virtual time.
@@ -20,6 +20,21 @@ using nlohmann::json;
 
 const char* kChromium = "/usr/bin/chromium";
 
+// Every kind of review-lab profile with short options (each well under a second on the
+// simulator): cdm at two fill levels, the surface of a drive with an SLC cache, the OP advisor
+// on a drive that gains from spare area.
+const std::vector<std::pair<std::string, std::vector<std::string>>> kProfiles = {
+    {"p-cdm", {"cdm", "--target", "sim:tiny", "--size", "32MiB", "--passes", "2", "--time", "300ms", "--pause", "100ms", "--fill", "0,90"}},
+    {"p-atto", {"atto", "--target", "sim:tiny", "--size", "8MiB", "--min-bs", "4KiB", "--max-bs", "1MiB"}},
+    {"p-as-ssd", {"as-ssd", "--target", "sim:tiny", "--size", "32MiB", "--time", "300ms"}},
+    {"p-surface", {"surface", "--target", "sim:client-nvme-tlc?scale=1024", "--segments", "20"}},
+    {"p-fileio", {"fileio", "--target", "sim:tiny", "--threads", "16", "--time", "300ms"}},
+    {"p-sql", {"sql", "--target", "sim:tiny", "--time", "300ms", "--ramp", "0", "--points", "50,100,120"}},
+    {"p-fill", {"fill", "--target", "sim:tiny", "--percent", "50"}},
+    {"p-op", {"op-advisor", "--target", "sim:dc-sata-read-intensive?scale=16384", "--op", "0,20", "--time", "10s", "--interval", "500ms"}},
+    {"p-user", {SSDLAB_PROFILES_DIR "/mixed-oltp.toml", "--target", "sim:tiny"}},
+};
+
 class ReportE2e : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -38,6 +53,13 @@ class ReportE2e : public ::testing::Test {
     b.insert(b.end(), common.begin(), common.end());
     p = RunSsdlab(b);
     ASSERT_EQ(p.exit_code, 0) << p.err;
+    for (const auto& [run, args] : kProfiles) {
+      std::vector<std::string> argv = {"profile"};
+      argv.insert(argv.end(), args.begin(), args.end());
+      argv.insert(argv.end(), {"--run", run, "--db", db_, "--progress", "none"});
+      p = RunSsdlab(argv);
+      ASSERT_EQ(p.exit_code, 0) << run << ": " << p.err;
+    }
   }
   static void TearDownTestSuite() {
     delete dir_;
@@ -69,10 +91,12 @@ json RenderStatus(const std::string& dom) {
   return json::parse(text, nullptr, false);
 }
 
-TEST_F(ReportE2e, ReportOfTwoRunsRendersEveryChartInChromium) {
+TEST_F(ReportE2e, ReportOfPtsAndProfileRunsRendersEveryChartInChromium) {
   std::string html_path = *dir_ / "report.html";
-  Proc p = RunSsdlab({"report", "demo", "more-op", "--db", db_, "-o", html_path, "--spec", std::string(SSDLAB_SPECS_DIR) + "/kingston-dc400-1600gb.toml",
-                      "--title", "ssdlab e2e report"});
+  std::vector<std::string> args = {"report", "demo", "more-op"};
+  for (const auto& pr : kProfiles) args.push_back(pr.first);
+  args.insert(args.end(), {"--db", db_, "-o", html_path, "--spec", std::string(SSDLAB_SPECS_DIR) + "/kingston-dc400-1600gb.toml", "--title", "ssdlab e2e report"});
+  Proc p = RunSsdlab(args);
   ASSERT_EQ(p.exit_code, 0) << p.err;
   std::string html = ReadFile(html_path);
   EXPECT_LT(html.size(), 5u * 1000 * 1000) << "a report with every test must stay under 5 MB";
@@ -80,8 +104,10 @@ TEST_F(ReportE2e, ReportOfTwoRunsRendersEveryChartInChromium) {
   size_t charts = 0;
   for (size_t pos = html.find("class=\"vis\""); pos != std::string::npos; pos = html.find("class=\"vis\"", pos + 1)) ++charts;
   EXPECT_GT(charts, 40u);
+  EXPECT_NE(html.find("continuous (return to baseline)"), std::string::npos) << "HIR draws the return to baseline";
   for (const char* s : {"sec-iops", "sec-tp", "sec-lat", "sec-lvi", "sec-wsat", "sec-hir", "sec-xsr", "sec-dirth", "sec-ecw", "sec-op", "sec-claims", "sec-sim",
-                        "sec-temperature"}) {
+                        "sec-temperature", "sec-profile-cdm", "sec-profile-atto", "sec-profile-as-ssd", "sec-profile-surface", "sec-profile-fileio",
+                        "sec-profile-curves", "sec-profile-fill", "sec-profile-op-advisor", "sec-profile-mixed-oltp"}) {
     EXPECT_NE(html.find(s), std::string::npos) << s;
   }
   if (!fs::exists(kChromium)) GTEST_SKIP() << "Debian's chromium is not installed (scripts/deps.sh installs it)";
@@ -122,6 +148,12 @@ TEST_F(ReportE2e, ExportWritesCsvAndJson) {
   json doc = ReadJson(*dir_ / "demo.json");
   EXPECT_EQ(doc["schema_version"], 1);
   EXPECT_EQ(doc["tests"].size(), 10u);
+  // A profile run: its summary figures at each fill level.
+  p = RunSsdlab({"export", "p-cdm", "--db", db_, "--csv", *dir_ / "csv-cdm"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  std::string sum = ReadFile(*dir_ / "csv-cdm/profile_summary.csv");
+  EXPECT_EQ(sum.rfind("test,kind,fill_pct,metric,value\n", 0), 0u) << sum;
+  EXPECT_NE(sum.find("cdm,cdm,90,RND4K Q1T1 write IOPS,"), std::string::npos) << sum;
 }
 
 TEST_F(ReportE2e, BadInputsGiveOneLineAndExit2) {

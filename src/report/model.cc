@@ -442,19 +442,23 @@ json OverviewSection(Ctx& ctx) {
   blocks.push_back(TableBlock(
       "overview", "Test platform, device under test and set-up (SNIA report header)", cols, rows));
 
-  // Steady-state verdicts of every test.
+  // Steady-state verdicts of every PTS test (profiles have none).
   json vrows = json::array();
   for (const std::string& name : TestsPresent(ctx)) {
     json rw = json::array({TestTitle(name)});
     for (const ReportRun& r : ctx.runs) {
+      if (ProfileRunFacts(r).is_object()) continue;
       const json* t = FindTest(r.doc, name);
       rw.push_back(t ? VerdictCell(Get(*t, "steady_state")) : Cell("not run", "muted"));
     }
     vrows.push_back(rw);
   }
   json vcols = json::array({"Test"});
-  for (const ReportRun& r : ctx.runs) vcols.push_back(r.label);
-  blocks.push_back(TableBlock("verdicts", "Steady-state verdicts", vcols, vrows));
+  for (const ReportRun& r : ctx.runs) {
+    if (!ProfileRunFacts(r).is_object()) vcols.push_back(r.label);
+  }
+  if (!vrows.empty())
+    blocks.push_back(TableBlock("verdicts", "Steady-state verdicts", vcols, vrows));
   return {{"id", "overview"}, {"title", "Test set-up"}, {"intro", ""}, {"blocks", blocks}};
 }
 
@@ -1714,6 +1718,13 @@ Result<std::vector<ReportRun>> LoadReportRuns(Store& store, const std::vector<st
 
 json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& options) {
   report::Ctx ctx{runs, runs.size() > 1};
+  // The PTS sections and the claims check show the PTS runs only (a profile run would be a
+  // column of "not run"); ids stay unique across both contexts.
+  std::vector<ReportRun> pts_runs;
+  for (const ReportRun& r : runs) {
+    if (!report::ProfileRunFacts(r).is_object()) pts_runs.push_back(r);
+  }
+  report::Ctx pts{pts_runs, pts_runs.size() > 1};
   json model;
   std::string labels;
   for (const ReportRun& r : runs) labels += (labels.empty() ? "" : " vs ") + r.label;
@@ -1730,17 +1741,19 @@ json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& o
     if (s.is_object() && !s["blocks"].empty()) sections.push_back(std::move(s));
   };
   add(report::OverviewSection(ctx));
-  if (options.claims) add(report::ClaimsSection(ctx, *options.claims));
-  add(report::IopsSection(ctx));
-  add(report::TpSection(ctx));
-  add(report::LatSection(ctx));
-  add(report::LviSection(ctx));
-  add(report::WsatSection(ctx));
-  add(report::HirSection(ctx));
-  add(report::XsrSection(ctx));
-  add(report::SweepSection(ctx, "dirth"));
-  add(report::SweepSection(ctx, "ecw"));
-  add(report::OpSection(ctx));
+  pts.next_id = ctx.next_id;
+  if (options.claims) add(report::ClaimsSection(pts_runs.empty() ? ctx : pts, *options.claims));
+  add(report::IopsSection(pts));
+  add(report::TpSection(pts));
+  add(report::LatSection(pts));
+  add(report::LviSection(pts));
+  add(report::WsatSection(pts));
+  add(report::HirSection(pts));
+  add(report::XsrSection(pts));
+  add(report::SweepSection(pts, "dirth"));
+  add(report::SweepSection(pts, "ecw"));
+  add(report::OpSection(pts));
+  ctx.next_id = std::max(ctx.next_id, pts.next_id);
   for (json& s : report::ProfileSections(ctx)) add(std::move(s));
   add(report::SimSection(ctx));
   add(report::TemperatureSection(ctx));

@@ -924,6 +924,11 @@ TEST_F(ReportTest, ProfileAndPtsRunsShareAReport) {
   ASSERT_NE(iops, nullptr);
   for (const json& v : (*iops)["spec"]["data"]["values"]) EXPECT_EQ(v["drive"], "DC400");
   EXPECT_FALSE(Blocks(model, "profile-cdm").empty());
+  const json* params = Block(Blocks(model, "iops"), "params-iops");
+  ASSERT_NE(params, nullptr);
+  EXPECT_EQ((*params)["columns"], json::array({"Parameter", "DC400"}));
+  EXPECT_FALSE((*iops)["spec"]["encoding"].contains("strokeDash"))
+      << "one PTS run: no drive legend";
 }
 
 TEST_F(ReportTest, AUserProfileNamedLikeAPtsTestIsNotTakenForIt) {
