@@ -626,9 +626,11 @@ AppOutcome RunApp(const AppOptions& o, const DeviceIdentity& identity,
 }
 
 json AppResultsJson(const AppOutcome& outcome, const std::string& app) {
-  json r = {{"app", app}};
-  if (outcome.client) {
-    const ClientResult& c = *outcome.client;
+  // Every key is always present: a run that failed before measuring has zeros and nulls.
+  json r = {{"app", app}, {"measured", outcome.client.has_value()}};
+  const ClientResult none;
+  {
+    const ClientResult& c = outcome.client ? *outcome.client : none;
     const Histogram& h = c.latency;
     auto pct = [&](double p) { return h.count() ? json(h.Percentile(p) / 1e6) : json(nullptr); };
     r["complete"] = c.complete;

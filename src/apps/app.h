@@ -76,9 +76,9 @@ Status CheckApp(const AppOptions& options);
 AppOutcome RunApp(const AppOptions& options, const DeviceIdentity& identity,
                   const std::atomic<bool>* stop, const AppProgress& progress);
 
-// The results JSON of a run: {"app", "tps", "qps", "transactions", "errors", "duration_s",
-// "complete", "latency_ms": {"mean", "min", "p50", "p95", "p99", "max"}, "per_second": [...],
-// "device": {...}}.
+// The results JSON of a run, every key always present: {"app", "measured", "tps", "qps",
+// "transactions", "errors", "duration_s", "complete", "latency_ms": {"mean", "min", "p50", "p95",
+// "p99", "max"}, "per_second": [...], "device": {...}}.
 nlohmann::json AppResultsJson(const AppOutcome& outcome, const std::string& app);
 
 }  // namespace ssdlab

@@ -94,8 +94,12 @@ TEST(ParsePgbench, CapturedRunAndLog) {
   EXPECT_EQ(n.value(), 50u);
   EXPECT_EQ(h.count(), 50u);
   EXPECT_EQ(h.min() > 0, true);
-  std::istringstream bad("0 1 12x 0 1 2\n");
+  std::istringstream bad("0 1 12x 0 1 2\n0 2 100 0 1 2\n");
   EXPECT_EQ(ReadPgbenchLog(bad, &h, &failed).status().code(), Code::kInvalidArgument);
+  std::istringstream cut("0 1 100 0 1 2\n0 2 1");  // killed while writing the last line
+  Histogram h3;
+  EXPECT_EQ(ReadPgbenchLog(cut, &h3, &failed).value(), 1u);
+  EXPECT_EQ(h3.count(), 1u);
   std::istringstream failed_line("0 1 failed 0 1 2\n3 4 100 0 1 2\n");
   Histogram h2;
   failed = 0;

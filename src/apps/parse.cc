@@ -165,25 +165,32 @@ Result<ClientResult> ParsePgbench(std::istream& in) {
 Result<uint64_t> ReadPgbenchLog(std::istream& in, Histogram* latency, uint64_t* failed) {
   uint64_t n = 0;
   int line_no = 0;
+  std::string pending_error;  // a malformed line is an error unless it is the last one
   for (std::string line; std::getline(in, line);) {
     ++line_no;
     if (line.empty()) continue;
+    if (!pending_error.empty()) return Status::Invalid(pending_error);
     std::istringstream f(line);
     std::string client, tx, lat;
-    if (!(f >> client >> tx >> lat))
-      return Status::Invalid("pgbench log line " + std::to_string(line_no) + " is malformed");
+    if (!(f >> client >> tx >> lat)) {
+      pending_error = "pgbench log line " + std::to_string(line_no) + " is malformed";
+      continue;
+    }
     if (lat == "failed" || lat == "skipped") {
       ++*failed;
       continue;
     }
     char* end = nullptr;
     unsigned long long us = std::strtoull(lat.c_str(), &end, 10);
-    if (*end != '\0')
-      return Status::Invalid("pgbench log line " + std::to_string(line_no) + ": latency '" + lat +
-                             "' is not a number");
+    if (*end != '\0' || !(f >> client)) {
+      pending_error = "pgbench log line " + std::to_string(line_no) + ": latency '" + lat +
+                      "' is not a number or the line is cut short";
+      continue;
+    }
     latency->Record(us * 1000);
     ++n;
   }
+  // A last line cut short is what a client killed part-way leaves: it is ignored.
   return n;
 }
 

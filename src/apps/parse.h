@@ -52,7 +52,8 @@ Result<ClientResult> ParsePgbench(std::istream& in);
 
 // Adds the latencies of one pgbench --log file ("client tx latency_us script epoch_s us ...")
 // to `latency`. Returns the number of transactions read; lines of failed transactions
-// (latency "failed"/"skipped") are counted in *failed.
+// (latency "failed"/"skipped") are counted in *failed. A malformed line is Invalid, except
+// the last one: a client killed part-way leaves it cut short, and it is skipped.
 Result<uint64_t> ReadPgbenchLog(std::istream& in, Histogram* latency, uint64_t* failed);
 
 }  // namespace ssdlab
