@@ -369,7 +369,7 @@ json AsSsdBlocks(Ctx& ctx, const Group& g) {
 // ---------------------------------------------------------------- surface
 
 json SurfaceBlocks(Ctx& ctx, const Group& g) {
-  json blocks = json::array(), values = json::array(), rows = json::array();
+  json blocks = json::array(), values = json::array(), rows = json::array(), cliffs = json::array();
   blocks.push_back(ParamsBlock(
       ctx, g,
       {
@@ -398,6 +398,12 @@ json SurfaceBlocks(Ctx& ctx, const Group& g) {
     }
     const json& cliff = Get(res, "cliff");
     bool found = Get(cliff, "found").is_boolean() && cliff["found"].get<bool>();
+    if (found) {
+      cliffs.push_back({{"drive", s.label},
+                        {"position_pct", R6(Num(cliff, "position_pct"))},
+                        {"before_mb_s", R6(Num(cliff, "before_mb_s"))},
+                        {"after_mb_s", R6(Num(cliff, "after_mb_s"))}});
+    }
     rows.push_back(json::array(
         {s.label, fmt::format("{:.0f}", Num(res, "write_mean_mb_s")),
          fmt::format("{:.0f}", std::max(0.0, wmin)),
@@ -424,9 +430,21 @@ json SurfaceBlocks(Ctx& ctx, const Group& g) {
                     Q("position_pct", "Position, % of the capacity"), Q("mb_s", "MB/s"),
                     "direction", "Direction", sub, json::array({"write", "read"}));
   s["mark"] = {{"type", "line"}, {"point", {{"size", 10}}}, {"tooltip", true}};
-  blocks.push_back(ChartBlock(
-      ctx.Id("surface-curve"),
-      "Throughput of each segment, sequential write then read (AIDA64-style linear test)", s));
+  std::string caption =
+      "Throughput of each segment, sequential write then read (AIDA64-style linear test)";
+  if (!cliffs.empty()) {
+    // The write cliff as a dashed rule at its position.
+    json rule = {
+        {"data", {{"values", cliffs}}},
+        {"mark",
+         {{"type", "rule"}, {"color", "#b3261e"}, {"strokeDash", {4, 4}}, {"tooltip", true}}},
+        {"encoding", {{"x", Q("position_pct", "Position, % of the capacity")}}}};
+    s["layer"] = json::array({{{"mark", s["mark"]}, {"encoding", s["encoding"]}}, rule});
+    s.erase("mark");
+    s.erase("encoding");
+    caption += "; the dashed red line marks the write cliff";
+  }
+  blocks.push_back(ChartBlock(ctx.Id("surface-curve"), caption, s));
   return blocks;
 }
 
