@@ -1,8 +1,8 @@
 // End-to-end tests of `ssdlab report` and `ssdlab export`: a short simulated PTS battery and
-// every kind of review-lab profile, their report opened in headless Chromium (no console errors, every chart drawn with data marks, a
-// screenshot in the build's test-output directory), the size limit, exports and bad inputs.
-// Nothing here depends on timing: the page reports its own rendering status into the DOM,
-// and Chromium runs it in virtual time.
+// every kind of review-lab profile, their report opened in headless Chromium (no console errors,
+// every chart drawn with data marks, a screenshot in the build's test-output directory), the size
+// limit, exports and bad inputs. Nothing here depends on timing: the page reports its own rendering
+// status into the DOM, and Chromium runs it in virtual time.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -24,14 +24,20 @@ const char* kChromium = "/usr/bin/chromium";
 // simulator): cdm at two fill levels, the surface of a drive with an SLC cache, the OP advisor
 // on a drive that gains from spare area.
 const std::vector<std::pair<std::string, std::vector<std::string>>> kProfiles = {
-    {"p-cdm", {"cdm", "--target", "sim:tiny", "--size", "32MiB", "--passes", "2", "--time", "300ms", "--pause", "100ms", "--fill", "0,90"}},
-    {"p-atto", {"atto", "--target", "sim:tiny", "--size", "8MiB", "--min-bs", "4KiB", "--max-bs", "1MiB"}},
+    {"p-cdm",
+     {"cdm", "--target", "sim:tiny", "--size", "32MiB", "--passes", "2", "--time", "300ms",
+      "--pause", "100ms", "--fill", "0,90"}},
+    {"p-atto",
+     {"atto", "--target", "sim:tiny", "--size", "8MiB", "--min-bs", "4KiB", "--max-bs", "1MiB"}},
     {"p-as-ssd", {"as-ssd", "--target", "sim:tiny", "--size", "32MiB", "--time", "300ms"}},
     {"p-surface", {"surface", "--target", "sim:client-nvme-tlc?scale=1024", "--segments", "20"}},
     {"p-fileio", {"fileio", "--target", "sim:tiny", "--threads", "16", "--time", "300ms"}},
-    {"p-sql", {"sql", "--target", "sim:tiny", "--time", "300ms", "--ramp", "0", "--points", "50,100,120"}},
+    {"p-sql",
+     {"sql", "--target", "sim:tiny", "--time", "300ms", "--ramp", "0", "--points", "50,100,120"}},
     {"p-fill", {"fill", "--target", "sim:tiny", "--percent", "50"}},
-    {"p-op", {"op-advisor", "--target", "sim:dc-sata-read-intensive?scale=16384", "--op", "0,20", "--time", "10s", "--interval", "500ms"}},
+    {"p-op",
+     {"op-advisor", "--target", "sim:dc-sata-read-intensive?scale=16384", "--op", "0,20", "--time",
+      "10s", "--interval", "500ms"}},
     {"p-user", {SSDLAB_PROFILES_DIR "/mixed-oltp.toml", "--target", "sim:tiny"}},
 };
 
@@ -42,14 +48,22 @@ class ReportE2e : public ::testing::Test {
     db_ = *dir_ / "r.db";
     // The review battery with short rounds (as in the brief), and a second drive with more
     // spare area for the side-by-side report.
-    std::vector<std::string> common = {"--db", db_, "--spec", "review", "--round", "5s", "--wsat-round", "5s", "--lvi-warmup", "1s",
-                                       "--lvi-measure", "4s", "--hir-cycles", "12", "--hir-baseline", "60s", "--xsr", "60s,60s,60s",
-                                       "--dirth-hist", "10s", "--progress", "none"};
+    std::vector<std::string> common = {
+        "--db",         db_,   "--spec",         "review", "--round",       "5s",
+        "--wsat-round", "5s",  "--lvi-warmup",   "1s",     "--lvi-measure", "4s",
+        "--hir-cycles", "12",  "--hir-baseline", "60s",    "--xsr",         "60s,60s,60s",
+        "--dirth-hist", "10s", "--progress",     "none"};
     std::vector<std::string> a = {"pts", "--target", "sim:tiny?logical_block=512", "--run", "demo"};
     a.insert(a.end(), common.begin(), common.end());
     Proc p = RunSsdlab(a);
     ASSERT_EQ(p.exit_code, 0) << p.err;
-    std::vector<std::string> b = {"pts", "--target", "sim:tiny?logical_block=512&op=28", "--run", "more-op", "--tests", "iops,tp,lat,lvi,wsat"};
+    std::vector<std::string> b = {"pts",
+                                  "--target",
+                                  "sim:tiny?logical_block=512&op=28",
+                                  "--run",
+                                  "more-op",
+                                  "--tests",
+                                  "iops,tp,lat,lvi,wsat"};
     b.insert(b.end(), common.begin(), common.end());
     p = RunSsdlab(b);
     ASSERT_EQ(p.exit_code, 0) << p.err;
@@ -74,8 +88,10 @@ std::string ReportE2e::db_;
 
 std::string ChromiumFlags(const std::string& profile) {
   return std::string(kChromium) +
-         " --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync"
-         " --no-first-run --disable-default-apps --hide-scrollbars --user-data-dir=" + profile + " --virtual-time-budget=300000";
+         " --headless --no-sandbox --disable-gpu --disable-background-networking "
+         "--disable-component-update --disable-sync"
+         " --no-first-run --disable-default-apps --hide-scrollbars --user-data-dir=" +
+         profile + " --virtual-time-budget=300000";
 }
 
 // The JSON the page writes into <div id="render-status"> when it has drawn every chart.
@@ -85,8 +101,10 @@ json RenderStatus(const std::string& dom) {
   if (!std::regex_search(dom, m, re)) return nullptr;
   std::string text = m[1];
   // The DOM dump escapes &, < and > in text.
-  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{{"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}}) {
-    for (size_t p = text.find(from); p != std::string::npos; p = text.find(from, p + to.size())) text.replace(p, from.size(), to);
+  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}}) {
+    for (size_t p = text.find(from); p != std::string::npos; p = text.find(from, p + to.size()))
+      text.replace(p, from.size(), to);
   }
   return json::parse(text, nullptr, false);
 }
@@ -95,26 +113,53 @@ TEST_F(ReportE2e, ReportOfPtsAndProfileRunsRendersEveryChartInChromium) {
   std::string html_path = *dir_ / "report.html";
   std::vector<std::string> args = {"report", "demo", "more-op"};
   for (const auto& pr : kProfiles) args.push_back(pr.first);
-  args.insert(args.end(), {"--db", db_, "-o", html_path, "--spec", std::string(SSDLAB_SPECS_DIR) + "/kingston-dc400-1600gb.toml", "--title", "ssdlab e2e report"});
+  args.insert(args.end(), {"--db", db_, "-o", html_path, "--spec",
+                           std::string(SSDLAB_SPECS_DIR) + "/kingston-dc400-1600gb.toml", "--title",
+                           "ssdlab e2e report"});
   Proc p = RunSsdlab(args);
   ASSERT_EQ(p.exit_code, 0) << p.err;
   std::string html = ReadFile(html_path);
   EXPECT_LT(html.size(), 5u * 1000 * 1000) << "a report with every test must stay under 5 MB";
   EXPECT_EQ(html.find("<script src"), std::string::npos);
   size_t charts = 0;
-  for (size_t pos = html.find("class=\"vis\""); pos != std::string::npos; pos = html.find("class=\"vis\"", pos + 1)) ++charts;
+  for (size_t pos = html.find("class=\"vis\""); pos != std::string::npos;
+       pos = html.find("class=\"vis\"", pos + 1))
+    ++charts;
   EXPECT_GT(charts, 40u);
-  EXPECT_NE(html.find("continuous (return to baseline)"), std::string::npos) << "HIR draws the return to baseline";
-  for (const char* s : {"sec-iops", "sec-tp", "sec-lat", "sec-lvi", "sec-wsat", "sec-hir", "sec-xsr", "sec-dirth", "sec-ecw", "sec-op", "sec-claims", "sec-sim",
-                        "sec-temperature", "sec-profile-cdm", "sec-profile-atto", "sec-profile-as-ssd", "sec-profile-surface", "sec-profile-fileio",
-                        "sec-profile-curves", "sec-profile-fill", "sec-profile-op-advisor", "sec-profile-mixed-oltp"}) {
+  EXPECT_NE(html.find("continuous (return to baseline)"), std::string::npos)
+      << "HIR draws the return to baseline";
+  for (const char* s : {"sec-iops",
+                        "sec-tp",
+                        "sec-lat",
+                        "sec-lvi",
+                        "sec-wsat",
+                        "sec-hir",
+                        "sec-xsr",
+                        "sec-dirth",
+                        "sec-ecw",
+                        "sec-op",
+                        "sec-claims",
+                        "sec-sim",
+                        "sec-temperature",
+                        "sec-profile-cdm",
+                        "sec-profile-atto",
+                        "sec-profile-as-ssd",
+                        "sec-profile-surface",
+                        "sec-profile-fileio",
+                        "sec-profile-curves",
+                        "sec-profile-fill",
+                        "sec-profile-op-advisor",
+                        "sec-profile-mixed-oltp"}) {
     EXPECT_NE(html.find(s), std::string::npos) << s;
   }
-  if (!fs::exists(kChromium)) GTEST_SKIP() << "Debian's chromium is not installed (scripts/deps.sh installs it)";
+  if (!fs::exists(kChromium))
+    GTEST_SKIP() << "Debian's chromium is not installed (scripts/deps.sh installs it)";
 
   std::string profile = *dir_ / "chromium-profile";
   std::string dom;
-  int rc = Shell(ChromiumFlags(profile) + " --dump-dom file://" + html_path + " 2>" + (*dir_ / "chromium.err"), &dom);
+  int rc = Shell(
+      ChromiumFlags(profile) + " --dump-dom file://" + html_path + " 2>" + (*dir_ / "chromium.err"),
+      &dom);
   ASSERT_EQ(rc, 0) << ReadFile(*dir_ / "chromium.err");
   json status = RenderStatus(dom);
   ASSERT_TRUE(status.is_object()) << "the page did not finish drawing; DOM size " << dom.size();
@@ -122,12 +167,14 @@ TEST_F(ReportE2e, ReportOfPtsAndProfileRunsRendersEveryChartInChromium) {
   EXPECT_EQ(status["rendered"].get<size_t>(), charts) << status.dump(1);
   EXPECT_TRUE(status["failed"].empty()) << status["failed"].dump(1);
   EXPECT_TRUE(status["errors"].empty()) << "console errors: " << status["errors"].dump(1);
-  for (auto& [id, marks] : status["marks"].items()) EXPECT_GT(marks.get<int>(), 0) << id << " has no data marks";
+  for (auto& [id, marks] : status["marks"].items())
+    EXPECT_GT(marks.get<int>(), 0) << id << " has no data marks";
 
   fs::create_directories(SSDLAB_TEST_OUTPUT);
   std::string shot = std::string(SSDLAB_TEST_OUTPUT) + "/report.png";
   fs::remove(shot);
-  rc = Shell(ChromiumFlags(profile) + " --window-size=1400,9000 --screenshot=" + shot + " file://" + html_path + " 2>>" + (*dir_ / "chromium.err"));
+  rc = Shell(ChromiumFlags(profile) + " --window-size=1400,9000 --screenshot=" + shot + " file://" +
+             html_path + " 2>>" + (*dir_ / "chromium.err"));
   ASSERT_EQ(rc, 0) << ReadFile(*dir_ / "chromium.err");
   std::string png = ReadFile(shot);
   ASSERT_GT(png.size(), 10000u);
@@ -138,7 +185,8 @@ TEST_F(ReportE2e, ReportOfPtsAndProfileRunsRendersEveryChartInChromium) {
 TEST_F(ReportE2e, ExportWritesCsvAndJson) {
   Proc p = RunSsdlab({"export", "demo", "--db", db_, "--csv", *dir_ / "csv"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
-  for (const char* f : {"summary.csv", "rounds.csv", "iops.csv", "tp.csv", "lat.csv", "lvi.csv", "wsat.csv", "hir.csv", "xsr.csv", "dirth.csv", "ecw.csv", "op.csv"}) {
+  for (const char* f : {"summary.csv", "rounds.csv", "iops.csv", "tp.csv", "lat.csv", "lvi.csv",
+                        "wsat.csv", "hir.csv", "xsr.csv", "dirth.csv", "ecw.csv", "op.csv"}) {
     EXPECT_TRUE(fs::exists(*dir_ / "csv/" + f)) << f;
   }
   std::string iops = ReadFile(*dir_ / "csv/iops.csv");
@@ -158,7 +206,8 @@ TEST_F(ReportE2e, ExportWritesCsvAndJson) {
 
 TEST_F(ReportE2e, BadInputsGiveOneLineAndExit2) {
   std::string bad_key = *dir_ / "bad_key.toml", bad_unit = *dir_ / "bad_unit.toml";
-  std::ofstream(bad_key) << "[drive]\nmodel = \"x\"\n[claims]\nseq_read = \"555 MB/s\"\nrandom_read = \"1 IOPS\"\n";
+  std::ofstream(bad_key)
+      << "[drive]\nmodel = \"x\"\n[claims]\nseq_read = \"555 MB/s\"\nrandom_read = \"1 IOPS\"\n";
   std::ofstream(bad_unit) << "[claims]\nrnd4k_read = \"78000 iops/s\"\n";
   std::string out = *dir_ / "r.html";
   struct Case {
@@ -168,8 +217,10 @@ TEST_F(ReportE2e, BadInputsGiveOneLineAndExit2) {
   std::vector<Case> cases = {
       {{"report", "nope", "--db", db_, "-o", out}, "no run named 'nope'"},
       {{"report", "demo", "nope", "--db", db_, "-o", out}, "'nope'"},
-      {{"report", "demo", "--db", db_, "-o", out, "--spec", bad_key}, "bad_key.toml:5: unknown key 'random_read'"},
-      {{"report", "demo", "--db", db_, "-o", out, "--spec", bad_unit}, "bad_unit.toml:2: claims.rnd4k_read: unknown unit 'iops/s'"},
+      {{"report", "demo", "--db", db_, "-o", out, "--spec", bad_key},
+       "bad_key.toml:5: unknown key 'random_read'"},
+      {{"report", "demo", "--db", db_, "-o", out, "--spec", bad_unit},
+       "bad_unit.toml:2: claims.rnd4k_read: unknown unit 'iops/s'"},
       {{"report", "demo", "--db", db_, "-o", out, "--spec", *dir_ / "none.toml"}, "cannot read"},
       {{"report", "demo", "--db", db_, "-o", *dir_ / "missing/r.html"}, "does not exist"},
       {{"report", "demo", "--db", *dir_ / "none.db", "-o", out}, "does not exist"},
