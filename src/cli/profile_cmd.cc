@@ -39,6 +39,8 @@ struct ProfileArgs {
       segments, cliff_ratio, section, curve_fill, points, max_jobs, op, interval, percent, files,
       mode, rw_ratio;
   std::string confirm, temp_interval = "1s";
+  std::vector<std::string> targets;  // --target, composed into `target` (an array with --layout)
+  std::string layout, chunk;
   bool destructive = false;
 };
 
@@ -275,10 +277,12 @@ int RunProfileCommand(ProfileArgs a) {
     PrintError(def.status().message());
     return kExitUsage;
   }
-  if (a.target.empty()) {
-    PrintError("--target is required");
+  auto target = ComposeTarget(a.targets, a.layout, a.chunk);
+  if (!target.ok()) {
+    PrintError(target.status().message());
     return kExitUsage;
   }
+  a.target = target.value();
   auto options = ResolveOptions(a);
   if (!options.ok()) {
     PrintError(options.status().message());
@@ -440,8 +444,8 @@ void AddProfileCommand(CLI::App& app, int* exit_code) {
                   "Profile name (cdm, cdm-nvme, atto, as-ssd, surface, fileio, fill, op-advisor, "
                   "4k-randread, sql, ...) or a .toml profile file")
       ->required();
-  cmd->add_option("--target", a->target,
-                  "File, block device, sim:PRESET[?k=v], or (fileio) a directory");
+  AddTargetOptions(cmd, &a->targets, &a->layout, &a->chunk,
+                   "File, block device, sim:PRESET[?k=v], or (fileio) a directory");
   cmd->add_option("--db", a->db, "Results database (SQLite), created if missing")->required();
   cmd->add_option("--run", a->run, "Name of the run (default profile-NAME-DATE-TIME)");
   cmd->add_option("--json", a->json_path, "Write the run as JSON to FILE (- for stdout)");

@@ -33,6 +33,8 @@ struct PtsArgs {
       wsat_round, wsat_max_rounds, wsat_capacity, hir_waits, hir_cycles, hir_write,
       hir_baseline, xsr, dirth_threads, dirth_qds, dirth_hist;
   std::string resume, confirm, temp_interval = "1s";
+  std::vector<std::string> targets;  // --target, composed into `target` (an array with --layout)
+  std::string layout, chunk;
   bool destructive = false;
 };
 
@@ -234,9 +236,13 @@ int RunPtsCommand(PtsArgs a) {
     a.temp_interval = temp;
     a.run = run.name;
   }
-  if (a.target.empty()) {
-    PrintError("--target is required");
-    return kExitUsage;
+  if (!resume) {  // a resumed run keeps its stored target
+    auto target = ComposeTarget(a.targets, a.layout, a.chunk);
+    if (!target.ok()) {
+      PrintError(target.status().message());
+      return kExitUsage;
+    }
+    a.target = target.value();
   }
   if (!a.json_path.empty() && a.json_path != "-") {
     auto parent = std::filesystem::path(a.json_path).parent_path();
@@ -337,7 +343,8 @@ int RunPtsCommand(PtsArgs a) {
 void AddPtsCommands(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<PtsArgs>();
   CLI::App* cmd = app.add_subcommand("pts", "Run the SNIA PTS battery (stored in a results database)");
-  cmd->add_option("--target", a->target, "File, block device, or sim:PRESET[?key=value&...]");
+  AddTargetOptions(cmd, &a->targets, &a->layout, &a->chunk,
+                   "File, block device, or sim:PRESET[?key=value&...]");
   cmd->add_option("--tests", a->tests, "Comma list: iops,tp,lat,lvi,wsat,hir,xsr,dirth,ecw,op (default: all)");
   cmd->add_option("--db", a->db, "Results database (SQLite), created if missing")->required();
   cmd->add_option("--run", a->run, "Name of the run (default pts-DATE-TIME)");

@@ -23,6 +23,8 @@ namespace {
 struct RunArgs {
   WorkloadArgs w;
   std::string target;
+  std::vector<std::string> targets;  // --target, composed into `target` (an array with --layout)
+  std::string layout, chunk;
   std::string size;
   std::string engine = "io_uring";
   bool buffered = false;
@@ -58,7 +60,13 @@ void PrintProgress(const IntervalSample& s) {
   std::cerr << line << "\x1b[K" << std::flush;
 }
 
-int Run(const RunArgs& a) {
+int Run(RunArgs a) {
+  auto target = ComposeTarget(a.targets, a.layout, a.chunk);
+  if (!target.ok()) {
+    PrintError(target.status().message());
+    return kExitUsage;
+  }
+  a.target = target.value();
   for (auto [flag, path] : {std::pair{"--json", a.json}, std::pair{"--lat-log", a.lat_log}}) {
     if (Status s = CheckOutputPath(flag, path); !s.ok()) {
       PrintError(s.message());
@@ -213,7 +221,8 @@ int Run(const RunArgs& a) {
 void AddRunCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "Run one workload against one target (the fio-like primitive)");
-  cmd->add_option("--target", a->target, "File, block device, or sim:PRESET[?key=value&...]")->required();
+  AddTargetOptions(cmd, &a->targets, &a->layout, &a->chunk,
+                   "File, block device, or sim:PRESET[?key=value&...]");
   cmd->add_option("--size", a->size, "Size of the target region (creates a missing file), e.g. 4GiB");
   cmd->add_option("--rw", a->w.rw, "read|write|randread|randwrite|rw|randrw|trim|randtrim")->capture_default_str();
   cmd->add_option("--rwmix-read", a->w.rwmix_read, "Percent of reads for rw/randrw (default 50)");

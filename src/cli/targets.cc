@@ -27,9 +27,34 @@ Status CheckSafety(const TargetRequest& r) {
 
 }  // namespace
 
+Result<std::string> ComposeTarget(const std::vector<std::string>& targets,
+                                  const std::string& layout, const std::string& chunk) {
+  if (targets.empty()) return Status::Invalid("--target is required");
+  if (layout.empty()) {
+    if (targets.size() > 1)
+      return Status::Invalid("several --target need --layout raid0|raid1|raid10|raid5");
+    if (!chunk.empty()) return Status::Invalid("--chunk applies to arrays (with --layout) only");
+    return targets.front();
+  }
+  if (targets.size() < 2) return Status::Invalid("--layout needs at least two --target");
+  return ArrayTarget(targets, layout, chunk.empty() ? "64KiB" : chunk);
+}
+
+void AddTargetOptions(CLI::App* cmd, std::vector<std::string>* targets, std::string* layout,
+                      std::string* chunk, const std::string& help) {
+  cmd->add_option("--target", *targets, help + "; repeat with --layout for an array")
+      ->allow_extra_args(false);
+  cmd->add_option("--layout", *layout,
+                  "Array of the --target simulated drives: raid0, raid1, raid10 or raid5");
+  cmd->add_option("--chunk", *chunk, "Array chunk (stripe unit) size (64KiB)");
+}
+
 Result<TargetInfo> ProbeTarget(const TargetRequest& r) {
   if (IsSimTarget(r.target)) {
-    if (r.size_bytes) return Status::Invalid("--size does not apply to a simulated drive; set its capacity in the target, e.g. sim:tiny?capacity=2GiB");
+    if (r.size_bytes)
+      return Status::Invalid(
+          "--size does not apply to a simulated drive; set its capacity in the target, e.g. "
+          "sim:tiny?capacity=2GiB");
     SSDLAB_ASSIGN_OR_RETURN(auto sim, OpenSimBackend(r.target));
     return sim->info();
   }

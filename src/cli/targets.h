@@ -3,8 +3,10 @@
 // for writing.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backend/backend.h"
 #include "engine/engine.h"
@@ -20,6 +22,15 @@ struct TargetRequest {
   bool direct = true;
   EngineKind engine = EngineKind::kIoUring;
 };
+
+// The --target value of a command: the one target, or with --layout the array of simulated
+// targets as one target string (sim/sim.h ArrayTarget). Invalid for several targets without a
+// layout, or a layout with fewer than two targets.
+Result<std::string> ComposeTarget(const std::vector<std::string>& targets,
+                                  const std::string& layout, const std::string& chunk);
+// Registers --target (repeatable), --layout and --chunk on `cmd`.
+void AddTargetOptions(CLI::App* cmd, std::vector<std::string>* targets, std::string* layout,
+                      std::string* chunk, const std::string& help);
 
 // Checks everything that can be checked without changing the target; returns its facts.
 Result<TargetInfo> ProbeTarget(const TargetRequest& request);

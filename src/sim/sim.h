@@ -26,13 +26,22 @@
 namespace ssdlab {
 
 namespace sim {
+class SimArray;
 class SimDevice;
 struct SimParams;
 struct Geometry;
 }  // namespace sim
 
-// True for targets the simulator handles ("sim:...").
+// True for targets the simulator handles ("sim:..." and arrays of them, "array:...").
 bool IsSimTarget(const std::string& target);
+
+// An array of simulated drives as one target string, "array:LAYOUT:CHUNK:MEMBER|MEMBER|...",
+// e.g. "array:raid5:64KiB:sim:tiny|sim:tiny|sim:tiny" (what `--target A --target B ...
+// --layout raid5 --chunk 64KiB` compose; layouts in sim/raid.h). Invalid for an unknown
+// layout, a malformed chunk, too few members for the layout, or a member that is not a
+// simulated drive (real arrays are tested as one block device: md, hardware RAID).
+Result<std::string> ArrayTarget(const std::vector<std::string>& members, const std::string& layout,
+                                const std::string& chunk);
 
 // Cumulative drive counters since the last purge (ResetFactoryFresh or open). "Pages" are
 // 4 KiB mapping units.
@@ -87,11 +96,16 @@ class SimBackend : public Backend {
 
  private:
   friend Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target);
+  friend Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& target);
   SimBackend(const sim::SimParams& p, const std::string& target);
+  // Calls f(dev) with the drive, or the array when this backend is one.
+  template <class F>
+  void WithDevice(F&& f);
 
-  std::unique_ptr<sim::SimParams> p_;
+  std::unique_ptr<sim::SimParams> p_;  // an array's: its first member's
   std::unique_ptr<sim::Geometry> g_;
-  std::unique_ptr<sim::SimDevice> dev_;
+  std::unique_ptr<sim::SimDevice> dev_;   // null for an array
+  std::unique_ptr<sim::SimArray> array_;  // set for an array target
   TargetInfo info_;
   std::vector<std::pair<std::string, std::string>> params_;
   uint64_t now_ns_ = 0;
@@ -101,6 +115,10 @@ class SimBackend : public Backend {
 // out-of-range value, spare area too small to garbage-collect, geometry that does not fit in
 // memory -> Status::Invalid with a one-line message naming the problem.
 Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target);
+// An array target (ArrayTarget): every member opened as by OpenSimBackend. Invalid as
+// ArrayTarget, or naming mismatched members (different capacities: an array's members must
+// match, as md would otherwise waste the difference).
+Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& target);
 
 struct PresetInfo {
   std::string name;

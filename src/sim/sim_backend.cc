@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "sim/array.h"
 #include "sim/device.h"
 #include "sim/event_heap.h"
 #include "sim/params.h"
@@ -31,12 +32,12 @@ void ThreadCpu(double* user_s, double* sys_s) {
 }
 
 // Runs one phase. Lives for the duration of RunPhase only. Queue: sim::EventQueue, or
-// sim::SingleEventQueue when there is one slot.
-template <class Queue>
+// sim::SingleEventQueue when there is one slot. Dev: sim::SimDevice, or sim::SimArray (the
+// same interface over member drives).
+template <class Queue, class Dev>
 class PhaseRunner {
  public:
-  PhaseRunner(const WorkloadSpec& spec, const RunControl& control, SimDevice* dev,
-              uint64_t start_ns)
+  PhaseRunner(const WorkloadSpec& spec, const RunControl& control, Dev* dev, uint64_t start_ns)
       : spec_(spec), control_(control), dev_(dev), start_ns_(start_ns) {}
 
   PhaseResult Run(uint64_t* end_ns);
@@ -67,7 +68,7 @@ class PhaseRunner {
 
   const WorkloadSpec& spec_;
   const RunControl& control_;
-  SimDevice* dev_;
+  Dev* dev_;
   const uint64_t start_ns_;
 
   // Requests are drawn ahead of their submission, per job (the same sequence), so their mapping
@@ -105,27 +106,29 @@ class PhaseRunner {
   uint64_t last_event_ns_ = 0;
 
   sim::DeviceCounters base_counters_;
+  sim::ArrayCounters base_array_;  // Dev = SimArray only
   PhaseResult result_;
   IntervalSample cur_;
   uint64_t cur_index_ = 0;
   std::vector<IoRecord> io_log_;
 };
 
-template <class Queue>
-void PhaseRunner<Queue>::StartMeasuring(uint64_t t) {
+template <class Queue, class Dev>
+void PhaseRunner<Queue, Dev>::StartMeasuring(uint64_t t) {
   measuring_ = true;
   measure_start_ns_ = t;
   if (spec_.runtime_ns) end_ns_ = t + spec_.runtime_ns;
   base_counters_ = dev_->counters();
+  if constexpr (std::is_same_v<Dev, sim::SimArray>) base_array_ = dev_->array_counters();
   dev_->ResetFreeMin();
   cur_ = IntervalSample{};
   cur_index_ = 0;
 }
 
 // Issue, Submit and Complete run once per I/O: they are compiled into the event loop.
-template <class Queue>
-[[gnu::always_inline]] inline void PhaseRunner<Queue>::Issue(uint32_t slot, uint64_t t,
-                                                             bool replace_top) {
+template <class Queue, class Dev>
+[[gnu::always_inline]] inline void PhaseRunner<Queue, Dev>::Issue(uint32_t slot, uint64_t t,
+                                                                  bool replace_top) {
   if (stop_issuing_) {
     if (replace_top) heap_.Pop();
     return;
@@ -148,9 +151,9 @@ template <class Queue>
   Submit(slot, t, replace_top);
 }
 
-template <class Queue>
-[[gnu::always_inline]] inline void PhaseRunner<Queue>::Submit(uint32_t slot, uint64_t t,
-                                                              bool replace_top) {
+template <class Queue, class Dev>
+[[gnu::always_inline]] inline void PhaseRunner<Queue, Dev>::Submit(uint32_t slot, uint64_t t,
+                                                                   bool replace_top) {
   Slot& s = slots_[slot];
   const uint64_t issue = s.issue_ns;
   if (!measuring_) {
@@ -193,8 +196,8 @@ template <class Queue>
   PutEvent(Event(done, slot, kComplete), replace_top);
 }
 
-template <class Queue>
-void PhaseRunner<Queue>::EmitIntervalsBefore(uint64_t index) {
+template <class Queue, class Dev>
+void PhaseRunner<Queue, Dev>::EmitIntervalsBefore(uint64_t index) {
   while (cur_index_ < index) {
     cur_.t_begin_ns = cur_index_ * spec_.interval_ns;
     cur_.t_end_ns = (cur_index_ + 1) * spec_.interval_ns;
@@ -205,14 +208,14 @@ void PhaseRunner<Queue>::EmitIntervalsBefore(uint64_t index) {
   }
 }
 
-template <class Queue>
-void PhaseRunner<Queue>::FlushIoLog() {
+template <class Queue, class Dev>
+void PhaseRunner<Queue, Dev>::FlushIoLog() {
   if (control_.io_log && !io_log_.empty()) control_.io_log->Write(io_log_.data(), io_log_.size());
   io_log_.clear();
 }
 
-template <class Queue>
-[[gnu::always_inline]] inline void PhaseRunner<Queue>::Complete(uint32_t slot, uint64_t t) {
+template <class Queue, class Dev>
+[[gnu::always_inline]] inline void PhaseRunner<Queue, Dev>::Complete(uint32_t slot, uint64_t t) {
   const Slot& s = slots_[slot];
   if (!s.measured || t > end_ns_) return;  // ramp, or finished after the measured window
   const uint64_t lat = t - s.issue_ns;
@@ -236,8 +239,8 @@ template <class Queue>
   }
 }
 
-template <class Queue>
-PhaseResult PhaseRunner<Queue>::Run(uint64_t* end_ns) {
+template <class Queue, class Dev>
+PhaseResult PhaseRunner<Queue, Dev>::Run(uint64_t* end_ns) {
   const uint32_t jobs = spec_.jobs, qd = spec_.queue_depth;
   const uint32_t n_slots = jobs * qd;
   gens_.reserve(jobs);
@@ -306,6 +309,28 @@ PhaseResult PhaseRunner<Queue>::Run(uint64_t* end_ns) {
         {"slc_cache_used_bytes", static_cast<double>(dev_->slc_used_pages() * sim::kUnitBytes)},
         {"virtual_time_s", static_cast<double>(*end_ns) * 1e-9},
     };
+    if constexpr (std::is_same_v<Dev, sim::SimArray>) {
+      // The array's commands and what they cost its members (member figures are the sums).
+      const sim::ArrayCounters& a = dev_->array_counters();
+      const sim::ArrayCounters& b = base_array_;
+      const double host_ios =
+          static_cast<double>((a.host_reads - b.host_reads) + (a.host_writes - b.host_writes) +
+                              (a.host_trims - b.host_trims));
+      const double member_ios = static_cast<double>((a.member_reads - b.member_reads) +
+                                                    (a.member_writes - b.member_writes) +
+                                                    (a.member_trims - b.member_trims));
+      result_.counters.insert(
+          result_.counters.end(),
+          {{"array_members", static_cast<double>(dev_->members())},
+           {"array_host_ios", host_ios},
+           {"array_member_reads", static_cast<double>(a.member_reads - b.member_reads)},
+           {"array_member_writes", static_cast<double>(a.member_writes - b.member_writes)},
+           {"array_member_read_bytes",
+            static_cast<double>(a.member_read_bytes - b.member_read_bytes)},
+           {"array_member_write_bytes",
+            static_cast<double>(a.member_write_bytes - b.member_write_bytes)},
+           {"array_member_ios_per_host_io", host_ios > 0 ? member_ios / host_ios : 0.0}});
+    }
   }
   result_.counters_name = "sim";
   return std::move(result_);
@@ -321,7 +346,18 @@ std::string HexHash(const std::string& s) {
 
 }  // namespace
 
-bool IsSimTarget(const std::string& target) { return target.rfind("sim:", 0) == 0; }
+template <class F>
+void SimBackend::WithDevice(F&& f) {
+  if (array_) {
+    f(array_.get());
+  } else {
+    f(dev_.get());
+  }
+}
+
+bool IsSimTarget(const std::string& target) {
+  return target.rfind("sim:", 0) == 0 || target.rfind("array:", 0) == 0;
+}
 
 SimBackend::SimBackend(const sim::SimParams& p, const std::string& target)
     : p_(std::make_unique<sim::SimParams>(p)),
@@ -351,13 +387,14 @@ Result<std::string> SimBackend::Purge(const std::string& method, const RunContro
   // Unlike ResetFactoryFresh() the clock restarts too, so a purged drive is the same state
   // whatever ran before it: a suite resumed in a new process replays identically.
   now_ns_ = 0;
-  dev_->ResetFactoryFresh(0);
+  WithDevice([](auto* dev) { dev->ResetFactoryFresh(0); });
   return std::string("simulator factory-fresh state (all blocks erased, mapping empty, clock 0)");
 }
 
 SimBackend::~SimBackend() = default;
 
 Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target) {
+  if (target.rfind("array:", 0) == 0) return OpenSimArrayBackend(target);
   auto p = sim::ParseSimTarget(target);
   if (!p.ok()) return p.status();
   return std::unique_ptr<SimBackend>(new SimBackend(p.value(), target));
@@ -383,12 +420,20 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
   ThreadCpu(&u0, &s0);
   uint64_t end_ns = now_ns_;
   PhaseResult r;
-  if (spec.jobs == 1 && spec.queue_depth == 1) {
-    PhaseRunner<sim::SingleEventQueue> runner(spec, control, dev_.get(), now_ns_);
-    r = runner.Run(&end_ns);
+  auto run = [&](auto* dev) {
+    using Dev = std::remove_pointer_t<decltype(dev)>;
+    if (spec.jobs == 1 && spec.queue_depth == 1) {
+      PhaseRunner<sim::SingleEventQueue, Dev> runner(spec, control, dev, now_ns_);
+      r = runner.Run(&end_ns);
+    } else {
+      PhaseRunner<sim::EventQueue, Dev> runner(spec, control, dev, now_ns_);
+      r = runner.Run(&end_ns);
+    }
+  };
+  if (array_) {
+    run(array_.get());
   } else {
-    PhaseRunner<sim::EventQueue> runner(spec, control, dev_.get(), now_ns_);
-    r = runner.Run(&end_ns);
+    run(dev_.get());
   }
   now_ns_ = end_ns;
   r.counters.emplace_back("scale", static_cast<double>(p_->scale));
@@ -400,27 +445,33 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
 
 Status SimBackend::Idle(uint64_t ns, const RunControl& control) {
   const uint64_t to = now_ns_ + ns;
-  const uint64_t from = std::max(now_ns_, dev_->host_busy_until_ns() + dev_->bg_idle_ns());
-  if (from < to) dev_->Background(from, to);
+  WithDevice([&](auto* dev) {
+    const uint64_t from = std::max(now_ns_, dev->host_busy_until_ns() + dev->bg_idle_ns());
+    if (from < to) dev->Background(from, to);
+  });
   now_ns_ = to;
   return Status::Ok();
 }
 
 void SimBackend::ResetFactoryFresh() {
-  now_ns_ = std::max(now_ns_, dev_->host_busy_until_ns());
-  dev_->ResetFactoryFresh(now_ns_);
+  WithDevice([&](auto* dev) {
+    now_ns_ = std::max(now_ns_, dev->host_busy_until_ns());
+    dev->ResetFactoryFresh(now_ns_);
+  });
 }
 
 SimCounters SimBackend::counters() const {
-  const sim::DeviceCounters c = dev_->counters();
   SimCounters s;
-  s.host_pages_written = c.host_pages;
-  s.nand_pages_written = c.nand_pages;
-  s.gc_page_copies = c.gc_copies;
-  s.erases = c.erases;
-  s.nand_page_reads = c.nand_reads;
-  s.free_blocks = dev_->free_blocks();
-  s.slc_cache_used_bytes = dev_->slc_used_pages() * sim::kUnitBytes;
+  const_cast<SimBackend*>(this)->WithDevice([&](auto* dev) {
+    const sim::DeviceCounters c = dev->counters();
+    s.host_pages_written = c.host_pages;
+    s.nand_pages_written = c.nand_pages;
+    s.gc_page_copies = c.gc_copies;
+    s.erases = c.erases;
+    s.nand_page_reads = c.nand_reads;
+    s.free_blocks = dev->free_blocks();
+    s.slc_cache_used_bytes = dev->slc_used_pages() * sim::kUnitBytes;
+  });
   s.virtual_time_ns = now_ns_;
   return s;
 }

@@ -1,0 +1,108 @@
+// Array targets of simulated drives: "array:LAYOUT:CHUNK_BYTES:MEMBER|MEMBER|..." (sim/sim.h).
+#include <sstream>
+
+#include "base/units.h"
+#include "sim/array.h"
+#include "sim/params.h"
+#include "sim/raid.h"
+#include "sim/sim.h"
+
+namespace ssdlab {
+namespace {
+
+std::string HashHex(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+  std::ostringstream o;
+  o << std::hex << h;
+  return o.str();
+}
+
+// Checks what can be checked without opening the members; returns the layout (member size 0).
+Result<sim::RaidLayout> CheckArray(const std::vector<std::string>& members,
+                                   const std::string& layout, uint64_t chunk_bytes) {
+  sim::RaidLayout l;
+  SSDLAB_ASSIGN_OR_RETURN(l.level, sim::ParseRaidLevel(layout));
+  l.members = static_cast<uint32_t>(members.size());
+  l.chunk_bytes = chunk_bytes;
+  l.member_bytes = UINT64_MAX;
+  for (const std::string& m : members) {
+    if (m.rfind("sim:", 0) != 0) {
+      return Status::Invalid(
+          "array member '" + m +
+          "' is not a simulated drive: --layout builds arrays of sim: targets; test a real array "
+          "(md, hardware RAID) as one block device");
+    }
+    if (m.find('|') != std::string::npos)
+      return Status::Invalid("array member '" + m + "' contains '|'");
+  }
+  SSDLAB_RETURN_IF_ERROR(sim::ValidateLayout(l));
+  return l;
+}
+
+}  // namespace
+
+Result<std::string> ArrayTarget(const std::vector<std::string>& members, const std::string& layout,
+                                const std::string& chunk) {
+  auto bytes = ParseBytes(chunk);
+  if (!bytes.ok()) return bytes.status().WithContext("--chunk");
+  SSDLAB_RETURN_IF_ERROR(CheckArray(members, layout, bytes.value()).status());
+  std::string t = "array:" + layout + ":" + std::to_string(bytes.value()) + ":";
+  for (size_t i = 0; i < members.size(); ++i) t += (i ? "|" : "") + members[i];
+  return t;
+}
+
+Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& target) {
+  // array:LAYOUT:CHUNK:MEMBERS
+  const std::string bad = "malformed array target '" + target + "' (array:LAYOUT:CHUNK:A|B|...)";
+  const size_t a = target.find(':', 6), b = a == std::string::npos ? a : target.find(':', a + 1);
+  if (b == std::string::npos) return Status::Invalid(bad);
+  const std::string layout = target.substr(6, a - 6);
+  auto chunk = ParseCount(target.substr(a + 1, b - a - 1));
+  if (!chunk.ok()) return Status::Invalid(bad);
+  std::vector<std::string> names;
+  std::stringstream in(target.substr(b + 1));
+  for (std::string m; std::getline(in, m, '|');) names.push_back(m);
+  SSDLAB_ASSIGN_OR_RETURN(sim::RaidLayout l, CheckArray(names, layout, chunk.value()));
+
+  std::vector<std::unique_ptr<SimBackend>> opened;
+  for (const std::string& m : names) {
+    SSDLAB_ASSIGN_OR_RETURN(auto one, OpenSimBackend(m));
+    if (!opened.empty() && one->info().size_bytes != opened.front()->info().size_bytes) {
+      return Status::Invalid("mismatched array members: " + names.front() + " holds " +
+                             std::to_string(opened.front()->info().size_bytes) + " bytes, " + m +
+                             " " + std::to_string(one->info().size_bytes) +
+                             "; members must have the same capacity");
+    }
+    opened.push_back(std::move(one));
+  }
+  l.member_bytes = opened.front()->info().size_bytes;
+  SSDLAB_RETURN_IF_ERROR(sim::ValidateLayout(l));
+  // The first member's backend becomes the array's: it keeps its parameters (scale) and clock.
+  std::vector<std::unique_ptr<sim::SimDevice>> devs;
+  std::string serials;
+  for (auto& o : opened) {
+    serials += o->info().serial;
+    devs.push_back(std::move(o->dev_));
+  }
+  std::unique_ptr<SimBackend> array = std::move(opened.front());
+  array->array_ = std::make_unique<sim::SimArray>(std::move(devs), l);
+  TargetInfo& info = array->info_;
+  const std::string member_model = info.model;
+  info.path = target;
+  info.kind = "sim";
+  info.size_bytes = sim::ArrayBytes(l);
+  info.model = std::string(sim::RaidLevelName(l.level)) + " of " + std::to_string(l.members) +
+               " x " + member_model;
+  info.serial = "SIMARRAY" + HashHex(serials).substr(0, 8);
+  info.details.insert(info.details.begin(),
+                      {{"array_layout", sim::RaidLevelName(l.level)},
+                       {"array_members", std::to_string(l.members)},
+                       {"array_chunk_bytes", std::to_string(l.chunk_bytes)},
+                       {"array_member_bytes", std::to_string(l.member_bytes)}});
+  for (size_t i = 0; i < names.size(); ++i)
+    info.details.emplace_back("array_member_" + std::to_string(i), names[i]);
+  return array;
+}
+
+}  // namespace ssdlab
