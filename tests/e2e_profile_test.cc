@@ -209,6 +209,54 @@ TEST(ProfileE2E, OpAdvisorRecommendsOverProvisioningOnDcSata) {
   EXPECT_GT(p0["drop_at_s"].get<double>(), 0);
 }
 
+// The last phase's simulator counters of a run, from the store.
+json LastCounters(const std::string& db_path, const std::string& run) {
+  sqlite3* db = nullptr;
+  json out;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* st = nullptr;
+    std::string sql =
+        "SELECT p.counters FROM phases p JOIN tests t ON p.test_id = t.id JOIN runs r ON "
+        "t.run_id = r.id WHERE r.name = '" +
+        run + "' ORDER BY p.id DESC LIMIT 1";
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+      json c = json::parse(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+      for (const json& kv : c["values"]) out[kv[0].get<std::string>()] = kv[1];
+    }
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  return out;
+}
+
+// Seed 001's question on simulated drives: the OP advisor on RAID 10 and RAID 5 arrays of four
+// DC400-class drives. RAID 5's small writes cost 4 member I/Os (read data and parity, write
+// both) against RAID 10's 2, so it sustains fewer IOPS and gains more from spare area.
+TEST(ProfileE2E, OpAdvisorOnRaid10AndRaid5Arrays) {
+  TempDir t;
+  const std::string d = "sim:dc-sata-read-intensive?scale=4096";
+  json sustained, gain;
+  for (const std::string layout : {"raid10", "raid5"}) {
+    json doc = RunProfile(t, "op-advisor", d,
+                          {"--target", d, "--target", d, "--target", d, "--layout", layout, "--op",
+                           "0:20:10", "--time", "40s", "--interval", "500ms"},
+                          layout);
+    ASSERT_FALSE(doc.empty());
+    EXPECT_EQ(doc["context"]["target"]["kind"], "sim");
+    const json& rec = Level(doc)["results"]["recommendation"];
+    EXPECT_GT(rec["op_pct"].get<double>(), 0) << layout;
+    sustained[layout] = rec["sustained_iops"];
+    gain[layout] = rec["gain_pct"];
+    json c = LastCounters(t / "p.db", layout);
+    EXPECT_EQ(c["array_members"], 4) << c.dump();
+    EXPECT_DOUBLE_EQ(c["array_member_ios_per_host_io"].get<double>(),
+                     layout == "raid5" ? 4.0 : 2.0);
+  }
+  EXPECT_LT(sustained["raid5"].get<double>(), sustained["raid10"].get<double>());
+  EXPECT_GT(gain["raid5"].get<double>(), gain["raid10"].get<double>());
+}
+
 TEST(ProfileE2E, FileIoOnTheSimulator) {
   TempDir t;
   json doc = RunProfile(t, "fileio", "sim:tiny", {"--threads", "16", "--time", "300ms"});
@@ -354,6 +402,18 @@ TEST(ProfileE2E, BadInputs) {
                      "outside 0..90%");
   ExpectOneLineError(run({"op-advisor", "--target", "sim:tiny", "--op", "-5"}), "outside 0..90%");
   ExpectOneLineError(run({"cdm", "--target", "sim:tiny", "--fill", "0,100"}), "--fill");
+  // Arrays: members must be simulated drives of one size, the layout must suit their count.
+  ExpectOneLineError(run({"cdm", "--target", "sim:tiny", "--target", "sim:tiny"}), "--layout");
+  ExpectOneLineError(run({"cdm", "--target", "sim:tiny", "--target", "sim:tiny?capacity=2GiB",
+                          "--layout", "raid1"}),
+                     "mismatched array members");
+  ExpectOneLineError(run({"cdm", "--target", "sim:tiny", "--target", t / "f", "--layout", "raid0"}),
+                     "not a simulated drive");
+  ExpectOneLineError(
+      run({"cdm", "--target", "sim:tiny", "--target", "sim:tiny", "--layout", "raid5"}),
+      "at least 3");
+  ExpectOneLineError(run({"cdm", "--target", "sim:tiny", "--layout", "raid0"}),
+                     "at least two --target");
   ExpectOneLineError(run({"cdm", "--target", "sim:tiny", "--size", "4GiB"}), "does not fit");
   EXPECT_FALSE(std::filesystem::exists(t / "missing"));
 }
