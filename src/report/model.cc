@@ -1580,7 +1580,7 @@ json OpSection(Ctx& ctx) {
 // ---------------------------------------------------------------- simulator counters
 
 json SimSection(Ctx& ctx) {
-  json rows = json::array();
+  json rows = json::array(), arows = json::array();
   for (const ReportRun& r : ctx.runs) {
     if (Str(Get(Ctxt(r), "target"), "kind") != "sim") continue;
     for (const json& t : Get(r.doc, "tests")) {
@@ -1603,6 +1603,14 @@ json SimSection(Ctx& ctx) {
         if (Get(m, "sim").is_object()) sim = &m["sim"];
       }
       if (!sim) continue;
+      if (Num(*sim, "array_members") > 0) {
+        arows.push_back(json::array(
+            {r.label, TestTitle(Str(t, "name")), FmtInt(Num(*sim, "array_members")),
+             FmtInt(Num(*sim, "array_host_ios")), FmtInt(Num(*sim, "array_member_reads")),
+             FmtInt(Num(*sim, "array_member_writes")),
+             FmtNum(Num(*sim, "array_member_ios_per_host_io"), 3),
+             FmtNum(Num(*sim, "array_member_write_bytes") / 1e9, 4)}));
+      }
       rows.push_back(json::array(
           {r.label, TestTitle(Str(t, "name")), FmtNum(Num(*sim, "write_amplification"), 3),
            FmtInt(Num(*sim, "free_blocks")), FmtInt(Num(*sim, "free_blocks_min")),
@@ -1619,6 +1627,17 @@ json SimSection(Ctx& ctx) {
       rows,
       json::array({"Figures come from the simulator's FTL model, not from a drive. Write "
                    "amplification: NAND pages written per host page."})));
+  if (!arows.empty()) {
+    blocks.push_back(TableBlock(
+        ctx.Id("sim-array"),
+        "Arrays of simulated drives: what the array's commands cost its members",
+        json::array({"Array", "Test", "Members", "Array I/Os", "Member reads", "Member writes",
+                     "Member I/Os per array I/O", "Written to members, GB"}),
+        arows,
+        json::array({"RAID 5 small writes read the old data and parity before writing both (4 "
+                     "member I/Os); RAID 1/10 write every copy (2). The drive counters above "
+                     "are sums over the members (free blocks: the member with fewest)."})));
+  }
   return Section("sim", "Simulator counters",
                  "Internal state of the simulated SSD (sim:PRESET targets): garbage collection, "
                  "free blocks, write amplification.",
@@ -1755,6 +1774,7 @@ json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& o
   add(report::OpSection(pts));
   ctx.next_id = std::max(ctx.next_id, pts.next_id);
   for (json& s : report::ProfileSections(ctx)) add(std::move(s));
+  add(report::AppSection(ctx));
   add(report::SimSection(ctx));
   add(report::TemperatureSection(ctx));
   model["sections"] = sections;

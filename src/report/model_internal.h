@@ -75,8 +75,19 @@ bool IsProfileTest(const json& test);
 // One section per profile (all vdbench-style curves share one), runs side by side; in the
 // order the runs hold them. Empty array when no run holds a profile.
 json ProfileSections(Ctx& ctx);
-// Facts of a profile run for the report header: {"spec", "preconditioning", "rounds",
-// "steady_state", "active_range"}; null for a PTS run.
+// Facts of a profile run (or an application run) for the report header: {"spec",
+// "preconditioning", "rounds", "steady_state", "active_range"}; null for a PTS run.
 json ProfileRunFacts(const ReportRun& run);
+
+// ---- Application tests (apps.cc) ----
+
+// True for a test stored by `ssdlab app` (results with "app" and "tps").
+bool IsAppTest(const json& test);
+// ProfileRunFacts of an application run.
+json AppRunFacts(const ReportRun& run);
+// The application tests of every run: a table (TPS, QPS, latency percentiles, device figures,
+// versions), TPS and latency per second, and the drive's IOPS and utilisation per second.
+// Null when no run holds one.
+json AppSection(Ctx& ctx);
 
 }  // namespace ssdlab::report

@@ -830,6 +830,7 @@ json ProfileSections(Ctx& ctx) {
 
 json ProfileRunFacts(const ReportRun& run) {
   const json& config = Get(Get(run.doc, "context"), "config");
+  if (Get(config, "app").is_string()) return AppRunFacts(run);
   if (!Get(config, "profile").is_string()) return nullptr;
   std::string description;
   for (const json& t : Get(run.doc, "tests")) {

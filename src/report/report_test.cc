@@ -456,6 +456,11 @@ class ReportTest : public ::testing::Test {
     AddRun(*store_, "dc400", "DC400", 1.0, false);
     AddRun(*store_, "sim-fast", "fast", 2.0, true);
     for (const json& doc : ProfileFixture()) ImportRun(*store_, doc);
+    // Two application runs as `ssdlab app` stored them (testdata/app_runs.json: a pgbench and
+    // a sysbench run of the real program on this machine, host fields fixed).
+    std::ifstream apps(fs::path(SSDLAB_REPORT_TESTDATA) / "app_runs.json");
+    ASSERT_TRUE(apps) << "missing testdata/app_runs.json";
+    for (const json& doc : json::parse(apps)) ImportRun(*store_, doc, "app");
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -985,6 +990,32 @@ TEST_F(ReportTest, ReportWithEveryTestAndProfileStaysSmall) {
   names.insert(names.end(), kProfileRuns.begin(), kProfileRuns.end());
   std::string html = RenderReportHtml(BuildReportModel(Runs(names), {}));
   EXPECT_LT(html.size(), 5u * 1000 * 1000);
+}
+
+TEST_F(ReportTest, AppRunsHaveTheirSectionAndStayOutOfPtsSections) {
+  json model = BuildReportModel(Runs({"pgbench-run", "sysbench-run", "dc400"}), {});
+  const json* app = nullptr;
+  for (const json& s : model["sections"]) {
+    if (s["id"] == "app") app = &s;
+    // PTS sections list the PTS run only: no "not run" columns for the application runs.
+    if (s["id"] == "iops") EXPECT_EQ(s.dump().find("pgbench"), std::string::npos);
+  }
+  ASSERT_NE(app, nullptr);
+  const json& table = (*app)["blocks"][0];
+  ASSERT_EQ(table["rows"].size(), 2u);
+  EXPECT_EQ(table["rows"][0][1], "pgbench");
+  EXPECT_EQ(table["rows"][1][1], "sysbench-oltp");
+  EXPECT_NE(table["rows"][0][2], "-");  // TPS
+  EXPECT_NE(table["rows"][0][6], "-");  // p99
+  int charts = 0;
+  for (const json& b : (*app)["blocks"]) {
+    if (b["kind"] != "chart") continue;
+    ++charts;
+    EXPECT_FALSE(b["spec"]["data"]["values"].empty()) << b["id"];
+  }
+  EXPECT_EQ(charts, 3);  // TPS, latency, device IOPS
+  // The overview names the application instead of a PTS specification.
+  EXPECT_NE(model["sections"][0].dump().find("ssdlab app pgbench"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,110 @@
+// Application tests (`ssdlab app`, apps/app.h) in the report: what the application got from
+// the drive, and what the drive did meanwhile.
+#include <fmt/format.h>
+
+#include "report/model_internal.h"
+
+namespace ssdlab::report {
+
+bool IsAppTest(const json& test) {
+  const json& r = Get(test, "results");
+  return Get(r, "app").is_string() && Get(r, "tps").is_number();
+}
+
+json AppRunFacts(const ReportRun& run) {
+  const json& config = Get(Get(run.doc, "context"), "config");
+  std::string server, client;
+  for (const json& t : Get(run.doc, "tests")) {
+    const json& s = Get(Get(t, "results"), "settings");
+    server = Str(s, "server");
+    client = Str(s, "client");
+  }
+  const std::string app = Str(config, "app");
+  return {{"spec", "ssdlab app " + app + (server.empty() ? "" : ": " + server + ", " + client)},
+          {"active_range", "the server's data directory under " + Str(config, "dir")},
+          {"preconditioning",
+           app == "pgbench" ? fmt::format("fresh cluster, pgbench tables at scale {}, {} s warm-up",
+                                          Num(config, "scale"), Num(config, "warmup_s"))
+                            : fmt::format("fresh data directory, {} tables x {} rows, {} s warm-up",
+                                          Num(config, "tables"), Num(config, "table_rows"),
+                                          Num(config, "warmup_s"))},
+          {"rounds", "none: one timed run"},
+          {"steady_state", "not applicable (application test)"}};
+}
+
+json AppSection(Ctx& ctx) {
+  json rows = json::array(), tps = json::array(), dev = json::array();
+  auto ms = [](const json& v) { return v.is_number() ? FmtNum(v.get<double>(), 4) : "-"; };
+  for (const ReportRun& r : ctx.runs) {
+    for (const json& t : Get(r.doc, "tests")) {
+      if (!IsAppTest(t)) continue;
+      const json& res = Get(t, "results");
+      const json& l = Get(res, "latency_ms");
+      const json& s = Get(res, "settings");
+      const json& d = Get(Get(res, "device"), "summary");
+      const std::string app = Str(res, "app");
+      std::string status = Get(res, "error").is_string() ? Str(res, "error") : "complete";
+      if (status.size() > 80) status = status.substr(0, 77) + "...";
+      rows.push_back(json::array(
+          {r.label, app, FmtNum(Num(res, "tps"), 5),
+           Num(res, "qps") > 0 ? FmtNum(Num(res, "qps"), 5) : "-", ms(Get(l, "mean")),
+           ms(Get(l, "p95")), ms(Get(l, "p99")), ms(Get(l, "max")),
+           d.is_object() ? FmtInt(Num(d, "read_iops")) + " / " + FmtInt(Num(d, "write_iops")) : "-",
+           d.is_object() ? FmtNum(Num(d, "util_pct"), 3) + "%" : "-",
+           fmt::format("{} threads, {:g} s", Num(s, "threads"), Num(s, "time_s")), status}));
+      const std::string series = ctx.multi ? r.label + ": " + app : app;
+      for (const json& p : Get(res, "per_second")) {
+        json row = {{"t_s", R6(Num(p, "t_s"))},
+                    {"tps", R6(Num(p, "tps"))},
+                    {"lat_ms", R6(Num(p, "lat_ms"))},
+                    {"series", series}};
+        if (ctx.multi) row["drive"] = r.label;
+        tps.push_back(row);
+      }
+      for (const json& p : Get(Get(res, "device"), "per_second")) {
+        for (const char* k : {"read_iops", "write_iops"}) {
+          json row = {{"t_s", R6(Num(p, "t_s"))},
+                      {"iops", R6(Num(p, k))},
+                      {"what", std::string(k) == "read_iops" ? "read" : "write"},
+                      {"series", series}};
+          if (ctx.multi) row["drive"] = r.label;
+          dev.push_back(row);
+        }
+      }
+    }
+  }
+  if (rows.empty()) return nullptr;
+  json blocks = json::array();
+  blocks.push_back(TableBlock(
+      ctx.Id("app-table"), "Application results (latency per transaction, ms)",
+      json::array({"Drive", "Test", "TPS", "QPS", "Mean", "p95", "p99", "Max",
+                   "Device read / write IOPS", "Device busy", "Load", "Status"}),
+      rows,
+      json::array({"sysbench percentiles come from its latency histogram (~1.2% buckets); "
+                   "pgbench percentiles from its per-transaction log.",
+                   "Device figures: the block layer's counters of the drive under the data "
+                   "directory, averaged over the measured seconds."})));
+  if (!tps.empty()) {
+    blocks.push_back(ChartBlock(ctx.Id("app-tps"),
+                                "Transactions per second during the measured run",
+                                LineSpec("Application: TPS per second", tps, Q("t_s", "Time, s"),
+                                         Q("tps", "TPS"), "series", "Test", ctx)));
+    blocks.push_back(
+        ChartBlock(ctx.Id("app-lat"),
+                   "Latency per second: sysbench reports the interval's p99, pgbench its mean",
+                   LineSpec("Application: latency per second", tps, Q("t_s", "Time, s"),
+                            Q("lat_ms", "Latency, ms"), "series", "Test", ctx)));
+  }
+  if (!dev.empty()) {
+    blocks.push_back(
+        ChartBlock(ctx.Id("app-device"), "What the drive did meanwhile (block-layer counters)",
+                   LineSpec("Drive IOPS during the application test", dev, Q("t_s", "Time, s"),
+                            Q("iops", "IOPS"), "what", "Direction", ctx)));
+  }
+  return Section("app", "Application tests",
+                 "Real database servers whose data lives on the drive under test, driven by "
+                 "their usual benchmark clients (ssdlab app).",
+                 blocks);
+}
+
+}  // namespace ssdlab::report
