@@ -10,6 +10,7 @@
 #include "apps/app.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/output.h"
 #include "cli/suite_cli.h"
 #include "device/device_json.h"
@@ -28,43 +29,21 @@ struct AppArgs {
   bool any_dir = false, keep_data = false;
 };
 
-template <typename T>
-Status Count(const std::string& flag, const std::string& text, T& out, bool allow_zero = false) {
-  if (text.empty()) return Status::Ok();
-  auto v = ParseCount(text);
-  if (!v.ok() || (!allow_zero && v.value() == 0) || v.value() > std::numeric_limits<T>::max())
-    return Status::Invalid(flag + " '" + text + "' is not a positive number in range");
-  out = static_cast<T>(v.value());
-  return Status::Ok();
-}
-
-Status Duration(const std::string& flag, const std::string& text, uint64_t& out) {
-  if (text.empty()) return Status::Ok();
-  auto v = ParseDurationNs(text);
-  if (!v.ok()) return v.status().WithContext(flag);
-  out = v.value();
-  return Status::Ok();
-}
-
 Result<AppOptions> Resolve(const AppArgs& a) {
   AppOptions o;
   o.name = a.name;
   o.dir = a.dir;
   o.server_bin = a.server_bin;
   o.keep_data = a.keep_data;
-  SSDLAB_RETURN_IF_ERROR(Count("--threads", a.threads, o.threads));
-  SSDLAB_RETURN_IF_ERROR(Duration("--time", a.time, o.time_ns));
-  SSDLAB_RETURN_IF_ERROR(Duration("--warmup", a.warmup, o.warmup_ns));
-  SSDLAB_RETURN_IF_ERROR(Count("--tables", a.tables, o.tables));
-  SSDLAB_RETURN_IF_ERROR(Count("--rows", a.rows, o.table_rows));
-  SSDLAB_RETURN_IF_ERROR(Count("--scale", a.scale, o.scale));
-  SSDLAB_RETURN_IF_ERROR(Count("--port", a.port, o.port));
-  SSDLAB_RETURN_IF_ERROR(Duration("--interval", a.interval, o.sample_interval_ns));
-  if (!a.buffer.empty()) {
-    auto b = ParseBytes(a.buffer);
-    if (!b.ok()) return b.status().WithContext("--buffer");
-    o.buffer_bytes = b.value();
-  }
+  SSDLAB_RETURN_IF_ERROR(CountFlag("--threads", a.threads, o.threads));
+  SSDLAB_RETURN_IF_ERROR(DurationFlag("--time", a.time, o.time_ns));
+  SSDLAB_RETURN_IF_ERROR(DurationFlag("--warmup", a.warmup, o.warmup_ns));
+  SSDLAB_RETURN_IF_ERROR(CountFlag("--tables", a.tables, o.tables));
+  SSDLAB_RETURN_IF_ERROR(CountFlag("--rows", a.rows, o.table_rows));
+  SSDLAB_RETURN_IF_ERROR(CountFlag("--scale", a.scale, o.scale));
+  SSDLAB_RETURN_IF_ERROR(CountFlag("--port", a.port, o.port));
+  SSDLAB_RETURN_IF_ERROR(DurationFlag("--interval", a.interval, o.sample_interval_ns));
+  SSDLAB_RETURN_IF_ERROR(BytesFlag("--buffer", a.buffer, o.buffer_bytes));
   if (a.progress != "auto" && a.progress != "json" && a.progress != "none")
     return Status::Invalid("--progress must be auto, json or none");
   SSDLAB_RETURN_IF_ERROR(ValidateAppOptions(o));

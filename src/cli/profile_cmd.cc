@@ -18,6 +18,7 @@
 #include "base/clock.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/suite_cli.h"
 #include "cli/device_backend.h"
 #include "cli/output.h"
@@ -118,33 +119,6 @@ Status OpList(const std::string& text, std::vector<double>& out) {
   return Status::Ok();
 }
 
-template <typename T>
-Status Num(const std::string& flag, const std::string& text, T& out, bool allow_zero = false) {
-  if (text.empty()) return Status::Ok();
-  auto v = ParseCount(text);
-  if (!v.ok() || (!allow_zero && v.value() == 0))
-    return Status::Invalid(flag + " '" + text + "' is not a positive number");
-  out = static_cast<T>(v.value());
-  return Status::Ok();
-}
-
-Status Bytes(const std::string& flag, const std::string& text, uint64_t& out) {
-  if (text.empty()) return Status::Ok();
-  auto v = ParseBytes(text);
-  if (!v.ok() || v.value() == 0)
-    return Status::Invalid(flag + " '" + text + "' is not a size above 0");
-  out = v.value();
-  return Status::Ok();
-}
-
-Status Duration(const std::string& flag, const std::string& text, uint64_t& out) {
-  if (text.empty()) return Status::Ok();
-  auto v = ParseDurationNs(text);
-  if (!v.ok()) return v.status().WithContext(flag);
-  out = v.value();
-  return Status::Ok();
-}
-
 Status Real(const std::string& flag, const std::string& text, double& out) {
   if (text.empty()) return Status::Ok();
   std::string t = text.back() == '%' ? text.substr(0, text.size() - 1) : text;
@@ -164,25 +138,25 @@ Result<ProfileOptions> ResolveOptions(const ProfileArgs& a) {
                            "' (auto, secure-erase, format, sanitize, discard, none)");
   }
   o.purge = a.purge;
-  SSDLAB_RETURN_IF_ERROR(Num("--seed", a.seed, o.seed, true));
-  SSDLAB_RETURN_IF_ERROR(Bytes("--size", a.size, o.size_bytes));
-  SSDLAB_RETURN_IF_ERROR(Duration("--time", a.time, o.time_ns));
-  SSDLAB_RETURN_IF_ERROR(Duration("--ramp", a.ramp, o.ramp_ns));
-  SSDLAB_RETURN_IF_ERROR(Num("--passes", a.passes, o.passes));
-  SSDLAB_RETURN_IF_ERROR(Duration("--pause", a.pause, o.pause_ns));
-  SSDLAB_RETURN_IF_ERROR(Num("--qd", a.qd, o.qd));
-  SSDLAB_RETURN_IF_ERROR(Num("--threads", a.threads, o.threads));
-  SSDLAB_RETURN_IF_ERROR(Bytes("--min-bs", a.min_bs, o.min_bs));
-  SSDLAB_RETURN_IF_ERROR(Bytes("--max-bs", a.max_bs, o.max_bs));
-  SSDLAB_RETURN_IF_ERROR(Bytes("--bs", a.bs, o.bs));
-  SSDLAB_RETURN_IF_ERROR(Num("--segments", a.segments, o.segments));
+  SSDLAB_RETURN_IF_ERROR(CountFlag("--seed", a.seed, o.seed, true));
+  SSDLAB_RETURN_IF_ERROR(BytesFlag("--size", a.size, o.size_bytes));
+  SSDLAB_RETURN_IF_ERROR(DurationFlag("--time", a.time, o.time_ns));
+  SSDLAB_RETURN_IF_ERROR(DurationFlag("--ramp", a.ramp, o.ramp_ns));
+  SSDLAB_RETURN_IF_ERROR(CountFlag("--passes", a.passes, o.passes));
+  SSDLAB_RETURN_IF_ERROR(DurationFlag("--pause", a.pause, o.pause_ns));
+  SSDLAB_RETURN_IF_ERROR(CountFlag("--qd", a.qd, o.qd));
+  SSDLAB_RETURN_IF_ERROR(CountFlag("--threads", a.threads, o.threads));
+  SSDLAB_RETURN_IF_ERROR(BytesFlag("--min-bs", a.min_bs, o.min_bs));
+  SSDLAB_RETURN_IF_ERROR(BytesFlag("--max-bs", a.max_bs, o.max_bs));
+  SSDLAB_RETURN_IF_ERROR(BytesFlag("--bs", a.bs, o.bs));
+  SSDLAB_RETURN_IF_ERROR(CountFlag("--segments", a.segments, o.segments));
   SSDLAB_RETURN_IF_ERROR(Real("--cliff-ratio", a.cliff_ratio, o.cliff_ratio));
   SSDLAB_RETURN_IF_ERROR(Real("--section", a.section, o.section_pct));
   SSDLAB_RETURN_IF_ERROR(Real("--curve-fill", a.curve_fill, o.curve_fill_pct));
   SSDLAB_RETURN_IF_ERROR(Percents("--points", a.points, o.curve_pcts));
-  SSDLAB_RETURN_IF_ERROR(Num("--max-jobs", a.max_jobs, o.max_jobs));
+  SSDLAB_RETURN_IF_ERROR(CountFlag("--max-jobs", a.max_jobs, o.max_jobs));
   SSDLAB_RETURN_IF_ERROR(OpList(a.op, o.op_pcts));
-  SSDLAB_RETURN_IF_ERROR(Duration("--interval", a.interval, o.interval_ns));
+  SSDLAB_RETURN_IF_ERROR(DurationFlag("--interval", a.interval, o.interval_ns));
   SSDLAB_RETURN_IF_ERROR(Real("--percent", a.percent, o.fill_percent));
   if (!a.mode.empty()) o.fileio_modes = Split(a.mode);
   SSDLAB_RETURN_IF_ERROR(Real("--rw-ratio", a.rw_ratio, o.fileio_rw_ratio));
@@ -307,7 +281,7 @@ int RunProfileCommand(ProfileArgs a) {
   const bool sim = IsSimTarget(a.target);
   const bool fileio = def->kind == "fileio";
   uint64_t target_size = 0;
-  if (Status s = Bytes("--target-size", a.target_size, target_size); !s.ok()) {
+  if (Status s = BytesFlag("--target-size", a.target_size, target_size); !s.ok()) {
     PrintError(s.message());
     return kExitUsage;
   }
@@ -319,7 +293,7 @@ int RunProfileCommand(ProfileArgs a) {
       return ExitCodeFor(s);
     }
     uint32_t files = 64;
-    if (Status s = Num("--files", a.files, files); !s.ok()) {
+    if (Status s = CountFlag("--files", a.files, files); !s.ok()) {
       PrintError(s.message());
       return kExitUsage;
     }

@@ -16,6 +16,7 @@
 #include "device/device_json.h"
 #include "device/safety.h"
 #include "cli/output.h"
+#include "cli/flags.h"
 #include "cli/targets.h"
 #include "store/store.h"
 #include "suite/pts.h"
@@ -107,14 +108,6 @@ Result<Mix> ParseMix(const std::string& s) {
   return Mix{p.value()};
 }
 
-Status SetDuration(const std::string& flag, const std::string& text, uint64_t& out) {
-  if (text.empty()) return Status::Ok();
-  auto v = ParseDurationNs(text);
-  if (!v.ok()) return v.status().WithContext(flag);
-  out = v.value();
-  return Status::Ok();
-}
-
 template <typename T>
 Status SetCount(const std::string& flag, const std::string& text, T& out) {
   if (text.empty()) return Status::Ok();
@@ -128,7 +121,7 @@ Result<PtsOptions> ResolveOptions(const PtsArgs& a) {
   SSDLAB_ASSIGN_OR_RETURN(PtsSpec spec, ParsePtsSpec(a.spec));
   PtsOptions o = SpecDefaults(spec);
   if (!a.tests.empty()) o.tests = SplitList(a.tests);
-  SSDLAB_RETURN_IF_ERROR(SetDuration("--round", a.round, o.round_ns));
+  SSDLAB_RETURN_IF_ERROR(DurationFlag("--round", a.round, o.round_ns));
   SSDLAB_RETURN_IF_ERROR(SetCount("--max-rounds", a.max_rounds, o.max_rounds));
   SSDLAB_RETURN_IF_ERROR(SetCount("--window", a.window, o.steady.window_rounds));
   if (!a.purge.empty()) {
@@ -165,9 +158,9 @@ Result<PtsOptions> ResolveOptions(const PtsArgs& a) {
   SSDLAB_RETURN_IF_ERROR(ParseList("--lvi-qds", a.lvi_qds, o.lvi_qds, PositiveCount));
   SSDLAB_RETURN_IF_ERROR(ParseList("--lvi-bs", a.lvi_bs, o.lvi_block_bytes, ParseBytes));
   SSDLAB_RETURN_IF_ERROR(ParseList("--lvi-mixes", a.lvi_mixes, o.lvi_mixes, ParseMix));
-  SSDLAB_RETURN_IF_ERROR(SetDuration("--lvi-warmup", a.lvi_warmup, o.lvi_warmup_ns));
-  SSDLAB_RETURN_IF_ERROR(SetDuration("--lvi-measure", a.lvi_measure, o.lvi_measure_ns));
-  SSDLAB_RETURN_IF_ERROR(SetDuration("--wsat-round", a.wsat_round, o.wsat_round_ns));
+  SSDLAB_RETURN_IF_ERROR(DurationFlag("--lvi-warmup", a.lvi_warmup, o.lvi_warmup_ns));
+  SSDLAB_RETURN_IF_ERROR(DurationFlag("--lvi-measure", a.lvi_measure, o.lvi_measure_ns));
+  SSDLAB_RETURN_IF_ERROR(DurationFlag("--wsat-round", a.wsat_round, o.wsat_round_ns));
   SSDLAB_RETURN_IF_ERROR(SetCount("--wsat-max-rounds", a.wsat_max_rounds, o.wsat_max_rounds));
   if (!a.wsat_capacity.empty()) {
     std::string w = a.wsat_capacity;
@@ -178,12 +171,12 @@ Result<PtsOptions> ResolveOptions(const PtsArgs& a) {
   }
   SSDLAB_RETURN_IF_ERROR(ParseList("--hir-waits", a.hir_waits, o.hir_wait_ns, ParseDurationNs));
   SSDLAB_RETURN_IF_ERROR(SetCount("--hir-cycles", a.hir_cycles, o.hir_cycles));
-  SSDLAB_RETURN_IF_ERROR(SetDuration("--hir-write", a.hir_write, o.hir_write_ns));
-  SSDLAB_RETURN_IF_ERROR(SetDuration("--hir-baseline", a.hir_baseline, o.hir_baseline_ns));
+  SSDLAB_RETURN_IF_ERROR(DurationFlag("--hir-write", a.hir_write, o.hir_write_ns));
+  SSDLAB_RETURN_IF_ERROR(DurationFlag("--hir-baseline", a.hir_baseline, o.hir_baseline_ns));
   SSDLAB_RETURN_IF_ERROR(ParseList("--xsr", a.xsr, o.xsr_ns, ParseDurationNs));
   SSDLAB_RETURN_IF_ERROR(ParseList("--dirth-threads", a.dirth_threads, o.dirth_threads, PositiveCount));
   SSDLAB_RETURN_IF_ERROR(ParseList("--dirth-qds", a.dirth_qds, o.dirth_qds, PositiveCount));
-  SSDLAB_RETURN_IF_ERROR(SetDuration("--dirth-hist", a.dirth_hist, o.dirth_histogram_ns));
+  SSDLAB_RETURN_IF_ERROR(DurationFlag("--dirth-hist", a.dirth_hist, o.dirth_histogram_ns));
   SSDLAB_RETURN_IF_ERROR(ValidatePtsOptions(o));
   return o;
 }
