@@ -37,14 +37,16 @@ static_assert(sizeof(Event) == 16);
 // (time << (slot bits + 1) | slot << 1 | kind) in 64 bits: a slot has at most one event, so the
 // kind never decides the order, and it travels in the key. Only times below max_time() fit
 // (2^54 ns, over 200 days, with 512 slots); EventQueue uses the sorted run for anything later.
+// kFixedBits > 0: always 2^kFixedBits leaves, the replay loop unrolled (no loop counter).
 // REQUIRES (all operations): event kinds 0 or 1.
-class TournamentTree {
+template <uint32_t kFixedBits = 0>
+class TournamentTreeOf {
  public:
-  // REQUIRES: slots < n.
+  // REQUIRES: slots < n; n <= 2^kFixedBits if kFixedBits > 0.
   void Reserve(size_t n) {
     m_ = 1;
     bits_ = 0;
-    while (m_ < n) m_ *= 2, ++bits_;
+    while (m_ < n || bits_ < kFixedBits) m_ *= 2, ++bits_;
     node_.assign(2 * m_, kEmpty);
     shift_ = bits_ + 1;
     mask_ = static_cast<uint32_t>(m_ - 1);
@@ -100,7 +102,9 @@ class TournamentTree {
     uint64_t* const node = node_.data();
     size_t i = m_ + slot;
     node[i] = k;
-    for (uint32_t l = bits_; l != 0; --l) {
+    const uint32_t levels = kFixedBits ? kFixedBits : bits_;
+#pragma GCC unroll 8
+    for (uint32_t l = levels; l != 0; --l) {
       const uint64_t sibling = node[i ^ 1];
       k = sibling < k ? sibling : k;
       i >>= 1;
@@ -116,6 +120,7 @@ class TournamentTree {
   std::vector<uint64_t> node_;  // [1, m_): the earliest key of the subtree; [m_, 2 m_): slots
   size_t count_ = 0;
 };
+using TournamentTree = TournamentTreeOf<>;
 
 // Events kept sorted in a linear buffer: the queue is v_[head_, end_); popping advances head_,
 // insertion scans from the back, and the live part moves back to the start when it reaches
@@ -211,14 +216,19 @@ class SingleEventQueue {
 // Sorted run or tournament tree, whichever suits the pattern of completion times: the run while
 // new events land near the back (few moves per insertion, e.g. writes at QD 1), the tree when
 // they land anywhere (e.g. writes released out of order by the write buffer, reads whose data
-// crosses the link out of order). The choice is reviewed every kWindow insertions; both pop
-// the same order, so results do not depend on it. Times beyond the tree's keys (over a year
-// of virtual time) keep the run.
-class EventQueue {
+// crosses the link out of order). The choice is reviewed every kWindow insertions; from the
+// tree the run gets a short look (kProbe insertions) every retry_ windows, an interval that
+// doubles (up to kMaxRetryWindows) while the looks fail. Both pop the same order, so results
+// do not depend on the choice. Times beyond the tree's keys (over a year of virtual time) keep
+// the run. Tree: a TournamentTreeOf.
+template <class Tree>
+class EventQueueOf {
  public:
   static constexpr size_t kWindow = 1024;
-  static constexpr size_t kMaxMeanShifts = 4;    // run -> tree above this
-  static constexpr uint32_t kRetryWindows = 16;  // tree -> run for a new look this often
+  static constexpr size_t kProbe = 128;
+  static constexpr size_t kMaxMeanShifts = 4;       // run -> tree above this
+  static constexpr uint32_t kRetryWindows = 16;     // tree -> run for a new look this often
+  static constexpr uint32_t kMaxRetryWindows = 256;  // ... at least
   // REQUIRES: events carry slots < n, at most one per slot.
   void Reserve(size_t n) {
     ring_mode_ = true;
@@ -226,7 +236,9 @@ class EventQueue {
     ring_.Reserve(n);
     tree_.Reserve(n);
     scratch_.reserve(n);
-    budget_ = kWindow;
+    budget_ = window_ = kWindow;
+    probing_ = false;
+    retry_ = kRetryWindows;
   }
   bool empty() const { return ring_mode_ ? ring_.empty() : tree_.empty(); }
   Event top() const { return ring_mode_ ? ring_.top() : tree_.top(); }
@@ -249,19 +261,27 @@ class EventQueue {
 
  private:
   [[gnu::noinline]] void Review() {
-    budget_ = kWindow;
     if (ring_mode_) {
-      if (ring_.TakeShifts() > kWindow * kMaxMeanShifts && tree_ok_ && !ring_.empty() &&
+      if (ring_.TakeShifts() > window_ * kMaxMeanShifts && tree_ok_ && !ring_.empty() &&
           ring_.last_time() < tree_.max_time()) {
         ring_.Export(&scratch_);
         tree_.Import(scratch_);
         ring_mode_ = false;
         tree_windows_ = 0;
+        retry_ = probing_ ? std::min(2 * retry_, kMaxRetryWindows) : kRetryWindows;
+      } else if (probing_) {
+        retry_ = kRetryWindows;
       }
-    } else if (++tree_windows_ == kRetryWindows) {
+      probing_ = false;
+      budget_ = window_ = kWindow;
+    } else if (++tree_windows_ >= retry_) {
       tree_.Export(&scratch_);
       ring_.Import(scratch_);
       ring_mode_ = true;
+      probing_ = true;
+      budget_ = window_ = kProbe;
+    } else {
+      budget_ = kWindow;
     }
   }
   [[gnu::noinline]] void ToRing() {
@@ -273,11 +293,19 @@ class EventQueue {
 
   bool ring_mode_ = true;
   bool tree_ok_ = true;
+  bool probing_ = false;  // a look at the run after the tree
   size_t budget_ = kWindow;
+  size_t window_ = kWindow;  // insertions of the current review window
   uint32_t tree_windows_ = 0;
+  uint32_t retry_ = kRetryWindows;
   SortedRing ring_;
-  TournamentTree tree_;
+  Tree tree_;
   std::vector<Event> scratch_;
 };
+
+using EventQueue = EventQueueOf<TournamentTree>;
+// For at most kSmallSlots slots (e.g. one job at QD 32): the tree's replay unrolled.
+inline constexpr uint32_t kSmallSlots = 32;
+using SmallEventQueue = EventQueueOf<TournamentTreeOf<5>>;
 
 }  // namespace ssdlab::sim

@@ -70,6 +70,16 @@ TEST(EventQueue, PopsInTimeThenSlotOrder) {
   }
 }
 
+TEST(EventQueue, SmallQueuePopsInTimeThenSlotOrder) {
+  // The unrolled tree of SmallEventQueue (32 leaves), with fewer slots and with all of them.
+  for (uint32_t slots : {2u, 5u, 32u}) {
+    for (uint64_t spread : {uint64_t{64}, uint64_t{1} << 20}) {
+      CheckAgainstReference<SmallEventQueue>(slots, spread, slots * 13 + spread);
+      CheckAgainstReference<TournamentTreeOf<5>>(slots, spread, slots * 17 + spread);
+    }
+  }
+}
+
 TEST(EventQueue, SingleSlot) { CheckAgainstReference<SingleEventQueue>(1, 1000, 3); }
 
 }  // namespace

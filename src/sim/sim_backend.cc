@@ -31,8 +31,9 @@ void ThreadCpu(double* user_s, double* sys_s) {
   *sys_s = static_cast<double>(ru.ru_stime.tv_sec) + ru.ru_stime.tv_usec * 1e-6;
 }
 
-// Runs one phase. Lives for the duration of RunPhase only. Queue: sim::EventQueue, or
-// sim::SingleEventQueue when there is one slot. Dev: sim::SimDevice, or sim::SimArray (the
+// Runs one phase. Lives for the duration of RunPhase only. Queue: sim::EventQueue,
+// sim::SmallEventQueue for up to sim::kSmallSlots slots, or sim::SingleEventQueue when there
+// is one slot. Dev: sim::SimDevice, or sim::SimArray (the
 // same interface over member drives).
 template <class Queue, class Dev>
 class PhaseRunner {
@@ -424,6 +425,9 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
     using Dev = std::remove_pointer_t<decltype(dev)>;
     if (spec.jobs == 1 && spec.queue_depth == 1) {
       PhaseRunner<sim::SingleEventQueue, Dev> runner(spec, control, dev, now_ns_);
+      r = runner.Run(&end_ns);
+    } else if (uint64_t{spec.jobs} * spec.queue_depth <= sim::kSmallSlots) {
+      PhaseRunner<sim::SmallEventQueue, Dev> runner(spec, control, dev, now_ns_);
       r = runner.Run(&end_ns);
     } else {
       PhaseRunner<sim::EventQueue, Dev> runner(spec, control, dev, now_ns_);

@@ -29,7 +29,7 @@ class Histogram {
 
   Histogram();
 
-  void Record(uint64_t value_ns) {
+  [[gnu::always_inline]] void Record(uint64_t value_ns) {
     ++counts_[BucketOf(value_ns)];
     ++count_;
     sum_ += value_ns;
@@ -59,9 +59,10 @@ class Histogram {
 
   // Branch-free: with msb the highest set bit of v and s = max(msb - kSubBits, 0), the bucket
   // is (s << kSubBits) + (v >> s) (for v < 512, s = 0 and the bucket is v), capped at the last.
+  // The highest bit of v | 511 is max(msb, kSubBits), which gives s without a clamp (and
+  // clz ^ 63 is 63 - clz, which compilers emit as one bsr).
   static int BucketOf(uint64_t v) {
-    const int msb = 63 - __builtin_clzll(v | 1);
-    const int s = msb > kSubBits ? msb - kSubBits : 0;
+    const int s = (__builtin_clzll(v | (kLinearLimit - 1)) ^ 63) - kSubBits;
     const uint64_t b = (static_cast<uint64_t>(s) << kSubBits) + (v >> s);
     return static_cast<int>(b < kBucketCount - 1 ? b : kBucketCount - 1);
   }
