@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/fastdiv.h"
 #include "sim/params.h"
 
 namespace ssdlab::sim {
@@ -14,6 +15,17 @@ struct Fixture {
   Geometry g;
   SimDevice dev;
 };
+
+TEST(FastDiv, DivAndModExact) {
+  for (uint32_t d : {1u, 2u, 3u, 7u, 16u, 96u, 1000u, 65537u, 4294967295u}) {
+    const FastDiv f(d);
+    for (uint32_t x : {0u, 1u, 2u, 5u, 95u, 96u, 97u, 65535u, 65536u, 123456789u, 2147483648u,
+                       4294967294u, 4294967295u}) {
+      EXPECT_EQ(f.Div(x), x / d) << x << " / " << d;
+      EXPECT_EQ(f.Mod(x), x % d) << x << " % " << d;
+    }
+  }
+}
 
 TEST(LinkCalendar, FillsGapsBeforeLaterBookings) {
   LinkCalendar c;

@@ -17,8 +17,8 @@ class FastDiv {
     if (d_ == 1) return x;
     return static_cast<uint32_t>((static_cast<unsigned __int128>(m_) * x) >> 64);
   }
+  // No case for d == 1: m_ wraps to 0 there, and so does the result.
   uint32_t Mod(uint32_t x) const {
-    if (d_ == 1) return 0;
     const uint64_t low = m_ * x;
     return static_cast<uint32_t>((static_cast<unsigned __int128>(low) * d_) >> 64);
   }
