@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -56,7 +57,7 @@ class TournamentTreeOf {
   // Times below this fit the keys.
   uint64_t max_time() const { return max_time_; }
   bool empty() const { return count_ == 0; }
-  Event top() const { return EventOf(node_[1]); }
+  [[gnu::always_inline]] Event top() const { return EventOf(node_[1]); }
   // REQUIRES (all that follow): e.t_ns < max_time().
   void Push(const Event& e) {
     ++count_;
@@ -66,9 +67,10 @@ class TournamentTreeOf {
     --count_;
     Replay(SlotOf(node_[1]), kEmpty);
   }
-  void ReplaceTop(const Event& e) {
-    const uint32_t w = SlotOf(node_[1]);
-    if (e.slot != w) Replay(w, kEmpty);
+  // Pop() then Push(e) of the popped slot's next event: one replay.
+  // REQUIRES: e.slot == top().slot.
+  [[gnu::always_inline]] void ReplaceTop(const Event& e) {
+    assert(e.slot == SlotOf(node_[1]));
     Replay(e.slot, KeyOf(e));
   }
   // The events in pop order.
@@ -90,15 +92,17 @@ class TournamentTreeOf {
  private:
   static constexpr uint64_t kEmpty = UINT64_MAX;  // above every event's key
 
-  uint64_t KeyOf(const Event& e) const {
+  [[gnu::always_inline]] uint64_t KeyOf(const Event& e) const {
     return (e.t_ns << shift_) | (uint64_t{e.slot} << 1) | e.kind;
   }
-  uint32_t SlotOf(uint64_t k) const { return static_cast<uint32_t>(k >> 1) & mask_; }
-  Event EventOf(uint64_t k) const {
+  [[gnu::always_inline]] uint32_t SlotOf(uint64_t k) const {
+    return static_cast<uint32_t>(k >> 1) & mask_;
+  }
+  [[gnu::always_inline]] Event EventOf(uint64_t k) const {
     return Event(k >> shift_, SlotOf(k), static_cast<uint32_t>(k & 1));
   }
   // Sets the leaf of `slot` to `k` and replays its path.
-  void Replay(uint32_t slot, uint64_t k) {
+  [[gnu::always_inline]] void Replay(uint32_t slot, uint64_t k) {
     uint64_t* const node = node_.data();
     size_t i = m_ + slot;
     node[i] = k;
@@ -226,8 +230,8 @@ class EventQueueOf {
  public:
   static constexpr size_t kWindow = 1024;
   static constexpr size_t kProbe = 128;
-  static constexpr size_t kMaxMeanShifts = 4;       // run -> tree above this
-  static constexpr uint32_t kRetryWindows = 16;     // tree -> run for a new look this often
+  static constexpr size_t kMaxMeanShifts = 4;        // run -> tree above this
+  static constexpr uint32_t kRetryWindows = 16;      // tree -> run for a new look this often
   static constexpr uint32_t kMaxRetryWindows = 256;  // ... at least
   // REQUIRES: events carry slots < n, at most one per slot.
   void Reserve(size_t n) {
@@ -240,14 +244,15 @@ class EventQueueOf {
     probing_ = false;
     retry_ = kRetryWindows;
   }
-  bool empty() const { return ring_mode_ ? ring_.empty() : tree_.empty(); }
-  Event top() const { return ring_mode_ ? ring_.top() : tree_.top(); }
+  [[gnu::always_inline]] bool empty() const { return ring_mode_ ? ring_.empty() : tree_.empty(); }
+  [[gnu::always_inline]] Event top() const { return ring_mode_ ? ring_.top() : tree_.top(); }
   void Push(const Event& e) {
     if (!ring_mode_ && e.t_ns >= tree_.max_time()) ToRing();
     ring_mode_ ? ring_.Push(e) : tree_.Push(e);
   }
   void Pop() { ring_mode_ ? ring_.Pop() : tree_.Pop(); }
-  void ReplaceTop(const Event& e) {
+  // REQUIRES: e.slot == top().slot (as TournamentTreeOf::ReplaceTop).
+  [[gnu::always_inline]] void ReplaceTop(const Event& e) {
     if (ring_mode_) {
       ring_.ReplaceTop(e);
     } else if (e.t_ns < tree_.max_time()) {

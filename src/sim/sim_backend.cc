@@ -59,7 +59,8 @@ class PhaseRunner {
   void Complete(uint32_t slot, uint64_t t);
   void EmitIntervalsBefore(uint64_t rel_ns);
   void FlushIoLog();
-  void PutEvent(const Event& e, bool replace_top) {
+  // replace_top: e is the next event of the slot whose event is being handled (the top).
+  [[gnu::always_inline]] void PutEvent(const Event& e, bool replace_top) {
     if (replace_top) {
       heap_.ReplaceTop(e);
     } else {
