@@ -53,7 +53,10 @@ class PhaseRunner {
     uint32_t job = 0;
   };
 
+  // kFast: the caller knows fast_ (measuring, issuing, closed loop), which skips those checks.
+  template <bool kFast>
   void Issue(uint32_t slot, uint64_t t, bool replace_top);
+  template <bool kFast>
   void Submit(uint32_t slot, uint64_t t, bool replace_top);
   void StartMeasuring(uint64_t t);
   void Complete(uint32_t slot, uint64_t t);
@@ -98,6 +101,7 @@ class PhaseRunner {
 
   bool measuring_ = false;
   bool stop_issuing_ = false;
+  bool fast_ = false;  // measuring_ && !stop_issuing_ && !open_loop_
   bool stopped_by_time_ = false;
   uint64_t measure_start_ns_ = 0;
   uint64_t ramp_end_ns_ = kNever;
@@ -118,6 +122,7 @@ class PhaseRunner {
 template <class Queue, class Dev>
 void PhaseRunner<Queue, Dev>::StartMeasuring(uint64_t t) {
   measuring_ = true;
+  fast_ = !stop_issuing_ && !open_loop_;
   measure_start_ns_ = t;
   if (spec_.runtime_ns) end_ns_ = t + spec_.runtime_ns;
   base_counters_ = dev_->counters();
@@ -129,13 +134,14 @@ void PhaseRunner<Queue, Dev>::StartMeasuring(uint64_t t) {
 
 // Issue, Submit and Complete run once per I/O: they are compiled into the event loop.
 template <class Queue, class Dev>
+template <bool kFast>
 [[gnu::always_inline]] inline void PhaseRunner<Queue, Dev>::Issue(uint32_t slot, uint64_t t,
                                                                   bool replace_top) {
-  if (stop_issuing_) {
+  if (!kFast && stop_issuing_) {
     if (replace_top) heap_.Pop();
     return;
   }
-  if (open_loop_) {
+  if (!kFast && open_loop_) {
     const uint32_t job = slots_[slot].job;
     const uint64_t k = next_index_[job]++;
     const uint64_t sched =
@@ -150,27 +156,28 @@ template <class Queue, class Dev>
   } else {
     slots_[slot].issue_ns = t;
   }
-  Submit(slot, t, replace_top);
+  Submit<kFast>(slot, t, replace_top);
 }
 
 template <class Queue, class Dev>
+template <bool kFast>
 [[gnu::always_inline]] inline void PhaseRunner<Queue, Dev>::Submit(uint32_t slot, uint64_t t,
                                                                    bool replace_top) {
   Slot& s = slots_[slot];
   const uint64_t issue = s.issue_ns;
-  if (!measuring_) {
+  if (!kFast && !measuring_) {
     const bool by_time = issue >= ramp_end_ns_;
     const bool by_bytes = spec_.ramp_bytes && ramp_bytes_ >= spec_.ramp_bytes;
     if (by_time || by_bytes) StartMeasuring(by_time ? ramp_end_ns_ : issue);
   }
-  if (measuring_) {
-    if (issue >= end_ns_) {
+  if (kFast || measuring_) {
+    const bool stop = issue >= end_ns_ || measured_bytes_issued_ >= io_limit_;
+    if (stop) {
       stop_issuing_ = true;
-      stopped_by_time_ = true;
-    } else if (measured_bytes_issued_ >= io_limit_) {
-      stop_issuing_ = true;
+      fast_ = false;
+      if (issue >= end_ns_) stopped_by_time_ = true;
     }
-    if (stop_issuing_) {
+    if (kFast ? stop : stop_issuing_) {
       if (replace_top) heap_.Pop();
       return;
     }
@@ -188,8 +195,8 @@ template <class Queue, class Dev>
   s.offset = offset;
   s.bytes = bytes;
   s.dir = dir;
-  s.measured = measuring_;
-  if (measuring_) {
+  s.measured = kFast || measuring_;
+  if (kFast || measuring_) {
     measured_bytes_issued_ += bytes;
   } else {
     ramp_bytes_ += bytes;
@@ -262,7 +269,7 @@ PhaseResult PhaseRunner<Queue, Dev>::Run(uint64_t* end_ns) {
   if (spec_.ramp_ns) ramp_end_ns_ = start_ns_ + spec_.ramp_ns;
   if (!spec_.ramp_ns && !spec_.ramp_bytes) StartMeasuring(start_ns_);
 
-  for (uint32_t s = 0; s < n_slots; ++s) Issue(s, start_ns_, false);
+  for (uint32_t s = 0; s < n_slots; ++s) Issue<false>(s, start_ns_, false);
   last_event_ns_ = start_ns_;
   uint64_t events = 0;
   while (!heap_.empty()) {
@@ -271,13 +278,18 @@ PhaseResult PhaseRunner<Queue, Dev>::Run(uint64_t* end_ns) {
     if ((++events & 0xfff) == 0 && control_.stop &&
         control_.stop->load(std::memory_order_relaxed) && !stop_issuing_) {
       stop_issuing_ = true;
+      fast_ = false;
       result_.interrupted = true;
     }
     if (e.kind == kComplete) {
       Complete(e.slot, e.t_ns);
-      Issue(e.slot, e.t_ns, true);
+      if (fast_) {
+        Issue<true>(e.slot, e.t_ns, true);
+      } else {
+        Issue<false>(e.slot, e.t_ns, true);
+      }
     } else {
-      Submit(e.slot, e.t_ns, true);
+      Submit<false>(e.slot, e.t_ns, true);
     }
   }
   *end_ns = std::max(last_event_ns_, start_ns_);
