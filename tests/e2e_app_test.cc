@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "e2e_util.h"
 
@@ -89,9 +90,19 @@ bool PortFree(int port) {
   return ok;
 }
 
+// PostgreSQL's dynamic shared memory segments in /dev/shm (none of ours may appear there).
+std::set<std::string> ShmSegments() {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/dev/shm", ec))
+    if (e.path().filename().string().rfind("PostgreSQL.", 0) == 0) out.insert(e.path());
+  return out;
+}
+
 // Nothing of the run is left: no process in its directories, its port free, its directories
-// gone.
-void ExpectNothingLeft(const json& settings) {
+// gone, no shared memory segment in /dev/shm.
+void ExpectNothingLeft(const json& settings, const std::set<std::string>& shm_before) {
+  for (const std::string& s : ShmSegments()) EXPECT_TRUE(shm_before.count(s)) << s;
   const std::string data = settings["data_dir"].get<std::string>();
   const std::string run = settings["run_dir"].get<std::string>();
   EXPECT_TRUE(ProcessesIn({data, run}).empty()) << data;
@@ -106,6 +117,7 @@ class AppTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AppTest, RunsStoresAndCleansUp) {
   AppDir d;
+  const auto shm = ShmSegments();
   Proc p = RunSsdlab(Cmd(d, GetParam(), "r1", "2s"));
   ASSERT_EQ(p.exit_code, 0) << p.err;
   EXPECT_EQ(RunStatus(d / "r.db", "r1"), "app:done");
@@ -134,12 +146,13 @@ TEST_P(AppTest, RunsStoresAndCleansUp) {
     ASSERT_TRUE(r["device"].is_object());
     EXPECT_FALSE(r["device"]["per_second"].empty());
   }
-  ExpectNothingLeft(s);
+  ExpectNothingLeft(s, shm);
 }
 
 // Interrupted (SIGINT) once the measured run reports: exit 130, the seconds so far are stored.
 TEST_P(AppTest, InterruptKeepsWhatWasMeasured) {
   AppDir d;
+  const auto shm = ShmSegments();
   pid_t pid = StartSsdlab(Cmd(d, GetParam(), "r2", "600s"), d / "out", d / "err");
   const std::string mark = GetParam() == "pgbench" ? "progress: 2" : "[ 2s ]";
   while (ReadFile(d / "err").find(mark) == std::string::npos) {
@@ -154,12 +167,13 @@ TEST_P(AppTest, InterruptKeepsWhatWasMeasured) {
   EXPECT_FALSE(r["complete"].get<bool>());
   EXPECT_GE(r["per_second"].size(), 2u);
   EXPECT_GT(r["tps"].get<double>(), 0);
-  ExpectNothingLeft(r["settings"]);
+  ExpectNothingLeft(r["settings"], shm);
 }
 
 // A forced failure: the server is killed part-way. Exit 3 naming the server; nothing left.
 TEST_P(AppTest, ServerKilledPartWay) {
   AppDir d;
+  const auto shm = ShmSegments();
   pid_t pid = StartSsdlab(Cmd(d, GetParam(), "r3", "600s"), d / "out", d / "err");
   const std::string mark = GetParam() == "pgbench" ? "progress: 1" : "[ 1s ]";
   while (ReadFile(d / "err").find(mark) == std::string::npos) {
@@ -186,7 +200,7 @@ TEST_P(AppTest, ServerKilledPartWay) {
   json doc = ReadJson(d / "r3.json");
   EXPECT_FALSE(Results(doc)["per_second"].empty());
   EXPECT_FALSE(Results(doc)["error"].get<std::string>().empty());
-  ExpectNothingLeft(Results(doc)["settings"]);
+  ExpectNothingLeft(Results(doc)["settings"], shm);
 }
 
 INSTANTIATE_TEST_SUITE_P(Apps, AppTest, ::testing::Values("sysbench-oltp", "pgbench"),

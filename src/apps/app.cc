@@ -402,13 +402,11 @@ Status RunPgbench(Ctx& c) {
   const std::vector<std::string> settings = {
       "listen_addresses=127.0.0.1",
       "shared_buffers=" + std::to_string(o.buffer_bytes / 8192 * 8) + "kB",
-      "max_connections=" + conns,
-      "fsync=on",
-      "synchronous_commit=on",
-      "full_page_writes=on",
-      "max_wal_size=1GB",
-      "checkpoint_timeout=5min",
-      "autovacuum=on"};
+      "max_connections=" + conns, "fsync=on", "synchronous_commit=on", "full_page_writes=on",
+      "max_wal_size=1GB", "checkpoint_timeout=5min", "autovacuum=on",
+      // Dynamic shared memory in the data directory rather than /dev/shm, so that a server
+      // killed part-way leaves nothing outside the directories ssdlab deletes.
+      "dynamic_shared_memory_type=mmap"};
   json& s = c.out->settings;
   s["server"] = ToolVersion({postgres, "--version"}, "postgresql");
   s["client"] = ToolVersion({pgbench, "--version"}, "postgresql");
