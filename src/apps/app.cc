@@ -97,15 +97,11 @@ Status CheckReachable(const std::string& dir, const RunAs& user) {
   return Status::Ok();
 }
 
-std::string FirstLine(const std::string& s) {
-  std::string l = s.substr(0, s.find('\n'));
-  return l;
-}
-
 std::string ToolVersion(const std::vector<std::string>& argv, const std::string& package) {
   auto r = RunProcess(argv, 10, package);
   if (!r.ok()) return "";
-  return FirstLine(r->out.empty() ? r->err : r->out);
+  const std::string& text = r->out.empty() ? r->err : r->out;
+  return text.substr(0, text.find('\n'));
 }
 
 bool UnixSocketAccepts(const std::string& path) {
