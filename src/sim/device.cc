@@ -36,6 +36,7 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g)
   prog_ch_ns_ = g.units_per_prog * kUnitBytes * ch_ps_per_byte_ / 1000;
   bg_idle_ns_ = UsToNs(p.bg_idle_ms * 1000.0);
   half_duplex_ = p.interface == HostInterface::kSata;
+  slc_cache_ = g.slc_static_pages > 0 || p.slc_dynamic_pct > 0;
   prog_of_ = FastDiv(g.units_per_prog);
   page_of_ = FastDiv(g.units_per_page);
   die_mod_ = FastDiv(g.dies);
@@ -62,9 +63,10 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   buffer_seq_ = 0;
   host_busy_until_ = now_ns;
   host_group_ = Group{};
+  host_group_.size = g_.units_per_prog;
   gc_group_ = Group{};
   last_gc_read_page_ = UINT32_MAX;
-  last_gc_read_die_ = 0;
+  last_gc_read_ch_ = 0;
   last_gc_read_ready_ = now_ns;
   gc_credit_ = 0;
   gc_ratio_ = 0;
@@ -142,7 +144,7 @@ uint64_t LinkCalendar::BookInGap(uint64_t ready, uint64_t dur, uint64_t now) {
 }
 
 uint64_t SimDevice::slc_capacity_pages() const {
-  if (g_.slc_static_pages == 0 && p_.slc_dynamic_pct <= 0) return 0;
+  if (!slc_cache_) return 0;
   const uint64_t unused = g_.user_pages - ftl_.mapped_pages();
   return g_.slc_static_pages +
          static_cast<uint64_t>(static_cast<double>(unused) * p_.slc_dynamic_pct / 100.0);
@@ -197,27 +199,27 @@ SSDLAB_HOT uint64_t SimDevice::CopyPageLeft(GcHot& h, uint64_t t, uint32_t* left
   uint64_t data = t;
   if (page != h.last_page) {
     h.last_page = page;
-    h.last_die = die_mod_.Mod(prog_of_.Div(src));
+    const uint32_t die = die_mod_.Mod(prog_of_.Div(src));
+    h.last_ch = ch_of_die_[die];
     // As NandRead: reads wait only for reads of the die and push its programs back by tR.
-    uint64_t& read_free = read_free_[h.last_die];
+    uint64_t& read_free = read_free_[die];
     read_free = std::max(t, read_free) + t_read_ns_;
     data = read_free;
-    uint64_t& die_free = die_free_[h.last_die];
+    uint64_t& die_free = die_free_[die];
     die_free = std::max(t, die_free) + t_read_ns_;
     ++nand_reads_;
   }
-  uint64_t& ch_free = ch_free_[ch_of_die_[h.last_die]];
+  uint64_t& ch_free = ch_free_[h.last_ch];
   ch_free = std::max(data, ch_free) + unit_ch_ns_;
   const uint64_t ready = ch_free;
   uint64_t end = std::max(ready, h.ctrl_free);
-  if (h.grp_count == 0) {
-    h.grp_first = dst;
-    h.grp_ready = 0;
-  }
   if (ready > h.grp_ready) h.grp_ready = ready;
   if (++h.grp_count == g_.units_per_prog) {
-    end = std::max(end, Program(h.grp_first, h.grp_count, h.grp_ready, t_prog_ns_));
+    // The GC frontier fills blocks in order from their first page and a block holds whole
+    // programs, so the group is the last units_per_prog pages up to dst.
+    end = std::max(end, Program(dst + 1 - h.grp_count, h.grp_count, h.grp_ready, t_prog_ns_));
     h.grp_count = 0;
+    h.grp_ready = 0;
   }
   return end;
 }
@@ -227,9 +229,8 @@ SimDevice::GcHot SimDevice::LoadGcHot() const {
   h.ctrl_free = ctrl_free_;
   h.grp_ready = gc_group_.ready_ns;
   h.grp_count = gc_group_.count;
-  h.grp_first = gc_group_.first_ppn;
   h.last_page = last_gc_read_page_;
-  h.last_die = last_gc_read_die_;
+  h.last_ch = last_gc_read_ch_;
   return h;
 }
 
@@ -237,9 +238,8 @@ void SimDevice::StoreGcHot(const GcHot& h) {
   ctrl_free_ = h.ctrl_free;
   gc_group_.ready_ns = h.grp_ready;
   gc_group_.count = h.grp_count;
-  gc_group_.first_ppn = h.grp_first;
   last_gc_read_page_ = h.last_page;
-  last_gc_read_die_ = h.last_die;
+  last_gc_read_ch_ = h.last_ch;
 }
 
 uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
@@ -266,7 +266,7 @@ uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
     }
     if (ready > done) done = ready;
     Group& grp = host_group_;
-    if (grp.count == 0) OpenHostGroup(slot);
+    if (grp.count == 0) StartHostGroup(slot);
     const uint32_t ppn = ftl_.HostWrite(static_cast<uint32_t>(lpn));
     NoteFree();  // a fresh drive's pool shrinks without GC running
     if (grp.count == 0) grp.first_ppn = ppn;
@@ -288,7 +288,7 @@ uint64_t SimDevice::WriteUnit(uint64_t lpn, uint64_t t) {
   const uint64_t slot = buffer_seq_++;
   const uint64_t ready = std::max(tc, buffer_ring_[slot & buffer_mask_]);
   Group& grp = host_group_;
-  if (grp.count == 0) OpenHostGroup(slot);
+  if (grp.count == 0) StartHostGroup(slot);
   const uint32_t ppn = ftl_.HostWrite(static_cast<uint32_t>(lpn));
   NoteFree();  // a fresh drive's pool shrinks without GC running
   if (grp.count == 0) grp.first_ppn = ppn;

@@ -158,6 +158,15 @@ class SimDevice {
   uint64_t WriteUnit(uint64_t lpn, uint64_t t);
   // Starts the host program group with the unit in buffer slot `slot`.
   void OpenHostGroup(uint64_t slot);
+  // OpenHostGroup, inline when the drive has no SLC cache (groups are all native programs).
+  void StartHostGroup(uint64_t slot) {
+    if (slc_cache_) {
+      OpenHostGroup(slot);
+    } else {
+      host_group_.first_slot = slot;
+      host_group_.ready_ns = 0;
+    }
+  }
   // Books the program of the full host group and the release of its buffer slots.
   void ProgramHostGroup();
   uint64_t Read(uint64_t offset, uint32_t bytes, uint64_t t);
@@ -189,9 +198,8 @@ class SimDevice {
     uint64_t ctrl_free;  // ctrl_free_
     uint64_t grp_ready;  // gc_group_
     uint32_t grp_count;
-    uint32_t grp_first;
     uint32_t last_page;  // last_gc_read_page_
-    uint32_t last_die;   // its die
+    uint32_t last_ch;    // its channel
   };
   GcHot LoadGcHot() const;
   void StoreGcHot(const GcHot& h);
@@ -232,6 +240,7 @@ class SimDevice {
   uint64_t unit_link_ns_;  // host link time of 4 KiB
   uint64_t bg_idle_ns_;
   bool half_duplex_;
+  bool slc_cache_;                   // an SLC cache, static or dynamic
   FastDiv prog_of_;                  // ppn -> program index
   FastDiv page_of_;                  // ppn -> NAND page index
   FastDiv die_mod_;                  // program index -> die
@@ -252,7 +261,7 @@ class SimDevice {
   Group host_group_;
   Group gc_group_;
   uint32_t last_gc_read_page_ = UINT32_MAX;
-  uint32_t last_gc_read_die_ = 0;
+  uint32_t last_gc_read_ch_ = 0;
   uint64_t last_gc_read_ready_ = 0;
   double gc_credit_ = 0;
   double gc_ratio_ = 0;

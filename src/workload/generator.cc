@@ -123,6 +123,8 @@ JobGenerator::JobGenerator(const WorkloadSpec& spec, uint32_t job)
   uniform_one_size_ = spec.pattern == Pattern::kRandom && spec.dist.kind == DistKind::kUniform &&
                       spec.block_sizes.size() == 1;
   non_read_dir_ = spec.trim ? Direction::kTrim : Direction::kWrite;
+  one_dir_ = read_threshold_ == 0 || read_threshold_ >= static_cast<uint64_t>(kTwo32);
+  dir_ = read_threshold_ == 0 ? non_read_dir_ : Direction::kRead;
   range_begin_bytes_ = spec.range_begin_bytes;
   units_ = std::max<uint64_t>(range / unit_bytes_, 1);
 }
@@ -136,19 +138,29 @@ void JobGenerator::Fill(IoRequest* out, size_t n) {
   Rng rng = rng_;
   const uint64_t read_threshold = read_threshold_, begin = range_begin_bytes_, units = units_;
   const uint64_t unit = unit_bytes_;
-  const Direction non_read = non_read_dir_;
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t r = rng.Next();
-    out[i].dir = (r & 0xffffffffULL) < read_threshold ? Direction::kRead : non_read;
-    out[i].bytes = static_cast<uint32_t>(unit);
-    out[i].offset = begin + rng.Below(units) * unit;
+  const Direction non_read = non_read_dir_, dir = dir_;
+  if (one_dir_) {
+    for (size_t i = 0; i < n; ++i) {
+      out[i].dir = dir;
+      out[i].bytes = static_cast<uint32_t>(unit);
+      out[i].offset = begin + rng.Below(units) * unit;
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t r = rng.Next();
+      out[i].dir = (r & 0xffffffffULL) < read_threshold ? Direction::kRead : non_read;
+      out[i].bytes = static_cast<uint32_t>(unit);
+      out[i].offset = begin + rng.Below(units) * unit;
+    }
   }
   rng_ = rng;
 }
 
 IoRequest JobGenerator::NextGeneral() {
   IoRequest req;
-  uint64_t r = rng_.Next();
+  // One draw decides direction and block size; none is needed when neither varies (0 decides
+  // both the one way).
+  const uint64_t r = one_dir_ && bs_threshold_[0] > 0xffffffffULL ? 0 : rng_.Next();
   uint64_t dir_draw = r & 0xffffffffULL;
   if (dir_draw < read_threshold_) {
     req.dir = Direction::kRead;

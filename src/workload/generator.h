@@ -58,9 +58,10 @@ class JobGenerator {
   // simulator's hot path) take an inline path that draws exactly what NextGeneral() would.
   IoRequest Next() {
     if (!uniform_one_size_) return NextGeneral();
-    const uint64_t r = rng_.Next();
     IoRequest req;
-    req.dir = (r & 0xffffffffULL) < read_threshold_ ? Direction::kRead : non_read_dir_;
+    req.dir = one_dir_ ? dir_
+                       : ((rng_.Next() & 0xffffffffULL) < read_threshold_ ? Direction::kRead
+                                                                          : non_read_dir_);
     req.bytes = static_cast<uint32_t>(unit_bytes_);
     req.offset = range_begin_bytes_ + rng_.Below(units_) * unit_bytes_;
     return req;
@@ -85,6 +86,8 @@ class JobGenerator {
   // Fast path (Next()): random pattern, uniform distribution, a single block size.
   bool uniform_one_size_;
   Direction non_read_dir_;  // kWrite, or kTrim for trim workloads
+  bool one_dir_;            // read_pct 0 or 100: every request goes to dir_, without a draw
+  Direction dir_;
   uint64_t range_begin_bytes_;
   uint64_t units_;  // block-size units in the range (as OffsetDistribution's)
 };

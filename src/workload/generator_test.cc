@@ -166,7 +166,7 @@ TEST(JobGenerator, SameSeedSameSequenceOtherSeedDiffers) {
 TEST(JobGenerator, FastPathAndFillDrawAsTheGeneralPath) {
   // Uniform offsets with one block size take Next()'s inline path; the same spec with a second
   // block size at 0% takes the general one and must give the same requests. Fill(n) equals n
-  // calls of Next() on either path.
+  // calls of Next() on either path. (Reads or writes only: no draw for the direction.)
   for (const char* rw : {"randwrite", "randrw", "randread", "randtrim"}) {
     WorkloadSpec fast = Spec(rw, "4KiB", "uniform", "1MiB-33MiB");
     fast.read_pct = std::string(rw) == "randrw" ? 30 : fast.read_pct;
