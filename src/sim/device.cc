@@ -73,7 +73,6 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   slc_used_ = 0;
   slc_pages_ = slc_folded_ = nand_reads_ = 0;
   fold_seq_ = 0;
-  free_min_ = ftl_.free_blocks();
 }
 
 DeviceCounters SimDevice::counters() const {
@@ -101,6 +100,8 @@ void LinkCalendar::MakeRoom(uint64_t now) {
 }
 
 uint64_t LinkCalendar::BookInGap(uint64_t ready, uint64_t dur, uint64_t now) {
+  // With last_ in the buffer, as the general case; it comes back out at the end.
+  Append(last_, now);
   while (iv_[head_].end <= now) ++head_;  // the last interval ends after ready >= now
   // The first interval that ends after `ready` (ends are in order); from there, the first gap
   // that fits.
@@ -140,6 +141,7 @@ uint64_t LinkCalendar::BookInGap(uint64_t ready, uint64_t dur, uint64_t now) {
     iv_[i] = Interval{start, end};
     ++tail_;
   }
+  last_ = iv_[--tail_];
   return end;
 }
 
@@ -268,7 +270,6 @@ uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
     Group& grp = host_group_;
     if (grp.count == 0) StartHostGroup(slot);
     const uint32_t ppn = ftl_.HostWrite(static_cast<uint32_t>(lpn));
-    NoteFree();  // a fresh drive's pool shrinks without GC running
     if (grp.count == 0) grp.first_ppn = ppn;
     if (ready > grp.ready_ns) grp.ready_ns = ready;
     if (++grp.count == grp.size) ProgramHostGroup();
@@ -290,7 +291,6 @@ uint64_t SimDevice::WriteUnit(uint64_t lpn, uint64_t t) {
   Group& grp = host_group_;
   if (grp.count == 0) StartHostGroup(slot);
   const uint32_t ppn = ftl_.HostWrite(static_cast<uint32_t>(lpn));
-  NoteFree();  // a fresh drive's pool shrinks without GC running
   if (grp.count == 0) grp.first_ppn = ppn;
   if (ready > grp.ready_ns) grp.ready_ns = ready;
   if (++grp.count == grp.size) ProgramHostGroup();
@@ -420,11 +420,9 @@ SSDLAB_HOT void SimDevice::ForegroundGc(uint64_t t) {
   }
   // Never let the pool run dry: the frontiers need blocks.
   if (ftl_.free_blocks() <= g_.min_free_blocks) RefillPool(t);
-  NoteFree();
 }
 
 bool SimDevice::StartVictim() {
-  NoteFree();
   if (!ftl_.SelectVictim()) return false;
   SetRatio();
   return true;
@@ -447,14 +445,12 @@ void SimDevice::LazyGc(uint64_t t) {
   uint64_t end;
   // Lazy firmware: nothing until the pool is empty, then a whole batch at once.
   if (ftl_.free_blocks() <= g_.min_free_blocks + 1) {
-    NoteFree();
     const uint32_t target = g_.min_free_blocks + 1 + g_.batch_blocks;
     while (ftl_.free_blocks() < target && GcStep(t, &end)) {
     }
   }
   // Never let the pool run dry: the frontiers need blocks.
   RefillPool(t);
-  NoteFree();
 }
 
 uint64_t SimDevice::FoldStep(uint64_t t) {
@@ -490,7 +486,6 @@ void SimDevice::Background(uint64_t from, uint64_t to) {
     }
     horizon = std::max(horizon, end);
   }
-  NoteFree();
 }
 
 }  // namespace ssdlab::sim

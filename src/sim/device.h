@@ -54,37 +54,46 @@ struct DeviceCounters {
 // exactly.
 class LinkCalendar {
  public:
-  void Reset() { head_ = tail_ = 0; }
+  void Reset() {
+    head_ = tail_ = 0;
+    last_ = Interval{0, 0};
+  }
   // Books `dur` ns from the first time >= ready that is free for that long; returns its end.
   // REQUIRES: now is non-decreasing over calls and ready >= now.
   uint64_t Book(uint64_t ready, uint64_t dur, uint64_t now) {
-    if (head_ < tail_) {
-      Interval& last = iv_[tail_ - 1];
-      if (ready <= last.end) {
-        if (ready >= last.begin) return last.end += dur;  // no gap after ready but the end
-        return BookInGap(ready, dur, now);
-      }
-      // Every booking has ended by now (ends are in order): none can matter again.
-      if (last.end <= now) head_ = tail_ = 0;
+    if (ready <= last_.end) {
+      if (ready >= last_.begin) return last_.end += dur;  // no gap after ready but the end
+      return BookInGap(ready, dur, now);
     }
-    // After everything booked.
-    if (tail_ == iv_.size()) MakeRoom(now);
-    iv_[tail_++] = Interval{ready, ready + dur};
-    return ready + dur;
+    // After everything booked. Once the last booking has ended by now (ends are in order),
+    // none can matter again.
+    if (last_.end > now) {
+      Append(last_, now);
+    } else {
+      head_ = tail_ = 0;
+    }
+    last_ = Interval{ready, ready + dur};
+    return last_.end;
   }
 
  private:
   struct Interval {
     uint64_t begin, end;
   };
+  void Append(const Interval& v, uint64_t now) {
+    if (tail_ == iv_.size()) MakeRoom(now);
+    iv_[tail_++] = v;
+  }
   // Drops intervals that end by `now` (no booking starts earlier); the rest move to the
   // front, and the buffer grows if still full.
   void MakeRoom(uint64_t now);
   uint64_t BookInGap(uint64_t ready, uint64_t dur, uint64_t now);
 
-  std::vector<Interval> iv_;  // [head_, tail_): disjoint and in order
+  // The bookings in order: iv_[head_, tail_) then last_ (the latest; {0, 0} when none), disjoint.
+  std::vector<Interval> iv_;
   size_t head_ = 0;
   size_t tail_ = 0;
+  Interval last_{0, 0};
 };
 
 class SimDevice {
@@ -136,8 +145,8 @@ class SimDevice {
   DeviceCounters counters() const;
   uint32_t free_blocks() const { return ftl_.free_blocks(); }
   // Lowest free-block count seen since the last ResetFreeMin().
-  uint32_t free_blocks_min() const { return free_min_; }
-  void ResetFreeMin() { free_min_ = ftl_.free_blocks(); }
+  uint32_t free_blocks_min() const { return ftl_.free_blocks_min(); }
+  void ResetFreeMin() { ftl_.ResetFreeMin(); }
   uint64_t slc_used_pages() const { return slc_used_; }
   uint64_t slc_capacity_pages() const;
   const Ftl& ftl() const { return ftl_; }
@@ -212,9 +221,6 @@ class SimDevice {
   void SetRatio();
   // Folds one native-mode program's worth of SLC data at time t; returns its end.
   uint64_t FoldStep(uint64_t t);
-  void NoteFree() {
-    if (ftl_.free_blocks() < free_min_) free_min_ = ftl_.free_blocks();
-  }
 
   const SimParams p_;
   const Geometry g_;
@@ -266,7 +272,6 @@ class SimDevice {
   double gc_credit_ = 0;
   double gc_ratio_ = 0;
   uint64_t slc_used_ = 0;
-  uint32_t free_min_ = 0;
   uint64_t slc_pages_ = 0, slc_folded_ = 0, nand_reads_ = 0, fold_seq_ = 0;
 };
 

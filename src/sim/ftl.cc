@@ -36,7 +36,7 @@ void Ftl::Reset() {
   min_bucket_ = ppb_;
   for (uint32_t b = 0; b < blocks_; ++b) free_ring_[b] = b;
   free_head_ = 0;
-  free_count_ = blocks_;
+  free_count_ = free_min_ = blocks_;
   closed_head_ = closed_tail_ = 0;
   host_ = Frontier{kNone, 0, ppb_};
   gc_ = Frontier{kNone, 0, ppb_};
@@ -59,7 +59,7 @@ void Ftl::OpenNext(Frontier& f) {
   assert(free_count_ > 0 && "FTL ran out of free blocks: GC did not keep the reserve");
   const uint32_t b = free_ring_[free_head_];
   free_head_ = free_head_ + 1 == blocks_ ? 0 : free_head_ + 1;
-  --free_count_;
+  if (--free_count_ < free_min_) free_min_ = free_count_;
   meta_[b].state = kOpen;
   f.block = b;
   f.base = b * ppb_;

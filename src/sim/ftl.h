@@ -138,6 +138,9 @@ class Ftl {
 
   // --- Observers --------------------------------------------------------------------------
   uint32_t free_blocks() const { return free_count_; }
+  // Lowest free-block count since the last ResetFreeMin() (or Reset()).
+  uint32_t free_blocks_min() const { return free_min_; }
+  void ResetFreeMin() { free_min_ = free_count_; }
   uint64_t mapped_pages() const { return mapped_; }
   uint32_t pages_per_block() const { return ppb_; }
   uint32_t blocks() const { return blocks_; }
@@ -235,6 +238,7 @@ class Ftl {
   std::vector<uint32_t> free_ring_;  // FIFO of erased blocks
   uint32_t free_head_ = 0;
   uint32_t free_count_ = 0;
+  uint32_t free_min_ = 0;
   std::vector<uint32_t> closed_ring_;  // FIFO of closed blocks (fifo policy), may hold stale ids
   uint64_t closed_head_ = 0;
   uint64_t closed_tail_ = 0;
