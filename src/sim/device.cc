@@ -40,10 +40,8 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g)
   prog_of_ = FastDiv(g.units_per_prog);
   page_of_ = FastDiv(g.units_per_page);
   die_mod_ = FastDiv(g.dies);
-  ch_of_die_.resize(g.dies);
-  for (uint32_t d = 0; d < g.dies; ++d) ch_of_die_[d] = d % p.channels;
-  die_free_.assign(g.dies, 0);
-  read_free_.assign(g.dies, 0);
+  dies_.assign(g.dies, Die{});
+  for (uint32_t d = 0; d < g.dies; ++d) dies_[d].ch = d % p.channels;
   ch_free_.assign(p.channels, 0);
   buffer_ring_.assign(g.buffer_pages, 0);
   buffer_mask_ = g.buffer_pages - 1;
@@ -56,8 +54,7 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   link_free_[0] = link_free_[1] = now_ns;
   shared_link_.Reset();
   ctrl_free_ = now_ns;
-  std::fill(die_free_.begin(), die_free_.end(), now_ns);
-  std::fill(read_free_.begin(), read_free_.end(), now_ns);
+  for (Die& d : dies_) d.free_ns = d.read_free_ns = now_ns;
   std::fill(ch_free_.begin(), ch_free_.end(), now_ns);
   std::fill(buffer_ring_.begin(), buffer_ring_.end(), now_ns);
   buffer_seq_ = 0;
@@ -154,11 +151,11 @@ uint64_t SimDevice::slc_capacity_pages() const {
 
 SSDLAB_HOT uint64_t SimDevice::ProgramOnDie(uint32_t die, uint32_t units, uint64_t ready,
                                             uint64_t t_prog) {
-  uint64_t& ch_free = ch_free_[ch_of_die_[die]];
+  uint64_t& ch_free = ch_free_[dies_[die].ch];
   const uint64_t xfer =
       units == g_.units_per_prog ? prog_ch_ns_ : units * kUnitBytes * ch_ps_per_byte_ / 1000;
   ch_free = std::max(ready, ch_free) + xfer;
-  uint64_t& die_free = die_free_[die];
+  uint64_t& die_free = dies_[die].free_ns;
   die_free = std::max(ch_free, die_free) + t_prog;
   return die_free;
 }
@@ -174,14 +171,14 @@ SSDLAB_HOT uint64_t SimDevice::NandRead(uint32_t ppn, bool sense, uint64_t t, ui
   if (sense) {
     // Reads have priority over queued programs (program suspend): they wait only for other
     // reads of the die, and push the die's queued programs back by tR.
-    uint64_t& read_free = read_free_[die];
+    uint64_t& read_free = dies_[die].read_free_ns;
     read_free = std::max(t, read_free) + t_read;
     data = read_free;
-    uint64_t& die_free = die_free_[die];
+    uint64_t& die_free = dies_[die].free_ns;
     die_free = std::max(t, die_free) + t_read;
     ++nand_reads_;
   }
-  uint64_t& ch_free = ch_free_[ch_of_die_[die]];
+  uint64_t& ch_free = ch_free_[dies_[die].ch];
   ch_free = std::max(data, ch_free) + unit_ch_ns_;
   return ch_free;
 }
@@ -202,12 +199,12 @@ SSDLAB_HOT uint64_t SimDevice::CopyPageLeft(GcHot& h, uint64_t t, uint32_t* left
   if (page != h.last_page) {
     h.last_page = page;
     const uint32_t die = die_mod_.Mod(prog_of_.Div(src));
-    h.last_ch = ch_of_die_[die];
+    h.last_ch = dies_[die].ch;
     // As NandRead: reads wait only for reads of the die and push its programs back by tR.
-    uint64_t& read_free = read_free_[die];
+    uint64_t& read_free = dies_[die].read_free_ns;
     read_free = std::max(t, read_free) + t_read_ns_;
     data = read_free;
-    uint64_t& die_free = die_free_[die];
+    uint64_t& die_free = dies_[die].free_ns;
     die_free = std::max(t, die_free) + t_read_ns_;
     ++nand_reads_;
   }
@@ -359,7 +356,7 @@ void SimDevice::SetRatio() {
 
 uint64_t SimDevice::BookErase(uint64_t t) {
   const uint32_t b = ftl_.EraseVictim();
-  uint64_t& die_free = die_free_[b % g_.dies];
+  uint64_t& die_free = dies_[b % g_.dies].free_ns;
   die_free = std::max(t, die_free) + t_erase_ns_;
   return die_free;
 }
@@ -460,7 +457,7 @@ uint64_t SimDevice::FoldStep(uint64_t t) {
   const uint32_t read_die = static_cast<uint32_t>(fold_seq_++ % g_.dies);
   uint64_t ready = t;
   for (uint32_t i = 0; i < n; i += g_.units_per_slc_prog) {
-    uint64_t& die_free = die_free_[read_die];
+    uint64_t& die_free = dies_[read_die].free_ns;
     die_free = std::max(t, die_free) + slc_t_read_ns_;
     ++nand_reads_;
     uint64_t& ch_free = ch_free_[read_die % p_.channels];

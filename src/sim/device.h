@@ -246,18 +246,21 @@ class SimDevice {
   uint64_t unit_link_ns_;  // host link time of 4 KiB
   uint64_t bg_idle_ns_;
   bool half_duplex_;
-  bool slc_cache_;                   // an SLC cache, static or dynamic
-  FastDiv prog_of_;                  // ppn -> program index
-  FastDiv page_of_;                  // ppn -> NAND page index
-  FastDiv die_mod_;                  // program index -> die
-  std::vector<uint32_t> ch_of_die_;  // die -> channel
+  bool slc_cache_;   // an SLC cache, static or dynamic
+  FastDiv prog_of_;  // ppn -> program index
+  FastDiv page_of_;  // ppn -> NAND page index
+  FastDiv die_mod_;  // program index -> die
 
   // Resource state.
   uint64_t link_free_[2] = {0, 0};  // [0] host->drive, [1] drive->host (full duplex)
   LinkCalendar shared_link_;        // half duplex (SATA): both directions
   uint64_t ctrl_free_ = 0;
-  std::vector<uint64_t> die_free_;   // programs, erases (and reads' share)
-  std::vector<uint64_t> read_free_;  // reads only: they preempt queued programs
+  struct Die {
+    uint64_t free_ns = 0;       // programs, erases (and reads' share)
+    uint64_t read_free_ns = 0;  // reads only: they preempt queued programs
+    uint32_t ch = 0;            // its channel
+  };
+  std::vector<Die> dies_;
   std::vector<uint64_t> ch_free_;
   std::vector<uint64_t> buffer_ring_;  // release time of each buffer slot
   uint64_t buffer_mask_ = 0;
