@@ -9,11 +9,15 @@
 // Each line prints host I/Os per second of wall time (and per second of the thread's CPU
 // time, less sensitive to other load on the machine). Wall-clock figures depend on the
 // machine and its load; nothing in the test suite depends on them. PHASES picks the measured
-// phases, a comma-separated subset of w32,w1,r32 (default all; "none" runs the
-// preconditioning only: instruction counts per I/O are (PHASE) minus (none) under callgrind).
+// phases, comma-separated: wQD or rQD for 4 KiB random writes or reads at queue depth QD
+// (default w32,w1,r32; "none" runs the preconditioning only: under callgrind, instructions per
+// I/O are (PHASE) minus (none)).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/clock.h"
 #include "sim/sim.h"
@@ -69,9 +73,20 @@ int main(int argc, char** argv) {
   const std::string target = argc > 1 ? argv[1] : "sim:tiny?capacity=1GiB&op=28";
   const uint64_t n = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 20000000;
   const std::string phases = argc > 3 ? argv[3] : "w32,w1,r32";
-  const auto want = [&](const char* p) {
-    return ("," + phases + ",").find(std::string(",") + p + ",") != std::string::npos;
-  };
+  std::vector<std::pair<bool, uint32_t>> measured;  // (write, queue depth)
+  for (size_t pos = 0; pos <= phases.size();) {
+    const size_t comma = std::min(phases.find(',', pos), phases.size());
+    const std::string p = phases.substr(pos, comma - pos);
+    pos = comma + 1;
+    if (p == "none") continue;
+    const long qd = p.size() > 1 ? std::strtol(p.c_str() + 1, nullptr, 10) : 0;
+    if ((p[0] != 'w' && p[0] != 'r') || qd < 1 || qd > 65536) {
+      std::fprintf(stderr, "sim_speed: bad phase '%s' (expected wQD or rQD, e.g. w32)\n",
+                   p.c_str());
+      return 2;
+    }
+    measured.emplace_back(p[0] == 'w', static_cast<uint32_t>(qd));
+  }
   auto opened = OpenSimBackend(target);
   if (!opened.ok()) {
     std::fprintf(stderr, "sim_speed: %s\n", opened.status().message().c_str());
@@ -84,8 +99,10 @@ int main(int argc, char** argv) {
   const std::string ios_bytes = std::to_string(n * 4096);
   Run(b, Spec("write", "128KiB", "1x", 4, info), "precondition seq 1x");
   Run(b, Spec("randwrite", "4KiB", "3x", 32, info), "precondition rand 3x");
-  if (want("w32")) Run(b, Spec("randwrite", "4KiB", ios_bytes, 32, info), "4k randwrite qd32");
-  if (want("w1")) Run(b, Spec("randwrite", "4KiB", ios_bytes, 1, info), "4k randwrite qd1");
-  if (want("r32")) Run(b, Spec("randread", "4KiB", ios_bytes, 32, info), "4k randread qd32");
+  for (const auto& [write, qd] : measured) {
+    const std::string label =
+        std::string(write ? "4k randwrite" : "4k randread") + " qd" + std::to_string(qd);
+    Run(b, Spec(write ? "randwrite" : "randread", "4KiB", ios_bytes, qd, info), label.c_str());
+  }
   return 0;
 }
