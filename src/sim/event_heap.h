@@ -92,14 +92,19 @@ class TournamentTreeOf {
  private:
   static constexpr uint64_t kEmpty = UINT64_MAX;  // above every event's key
 
+  // The time's position in a key and the slot mask (constants when the leaves are fixed).
+  [[gnu::always_inline]] uint32_t shift() const { return kFixedBits ? kFixedBits + 1 : shift_; }
+  [[gnu::always_inline]] uint32_t mask() const {
+    return kFixedBits ? (uint32_t{1} << kFixedBits) - 1 : mask_;
+  }
   [[gnu::always_inline]] uint64_t KeyOf(const Event& e) const {
-    return (e.t_ns << shift_) | (uint64_t{e.slot} << 1) | e.kind;
+    return (e.t_ns << shift()) | (uint64_t{e.slot} << 1) | e.kind;
   }
   [[gnu::always_inline]] uint32_t SlotOf(uint64_t k) const {
-    return static_cast<uint32_t>(k >> 1) & mask_;
+    return static_cast<uint32_t>(k >> 1) & mask();
   }
   [[gnu::always_inline]] Event EventOf(uint64_t k) const {
-    return Event(k >> shift_, SlotOf(k), static_cast<uint32_t>(k & 1));
+    return Event(k >> shift(), SlotOf(k), static_cast<uint32_t>(k & 1));
   }
   // Sets the leaf of `slot` to `k` and replays its path.
   [[gnu::always_inline]] void Replay(uint32_t slot, uint64_t k) {
@@ -309,8 +314,53 @@ class EventQueueOf {
 };
 
 using EventQueue = EventQueueOf<TournamentTree>;
-// For at most kSmallSlots slots (e.g. one job at QD 32): the tree's replay unrolled.
+
+// For at most kSmallSlots slots (e.g. one job at QD 32) in a closed loop: the tournament tree
+// alone, 32 leaves with the replay unrolled, without EventQueue's reviews (cheaper at every
+// queue depth up to 32: no mode to check per operation). Keys hold times relative to a base,
+// which moves up to the earliest pending time when an event would land beyond the keys' range
+// (2^58 ns, about 9 years, past the base).
+// REQUIRES: the pending events lie within 2^58 ns of each other (in a closed loop they are
+// completions of commands in flight).
 inline constexpr uint32_t kSmallSlots = 32;
-using SmallEventQueue = EventQueueOf<TournamentTreeOf<5>>;
+class SmallEventQueue {
+ public:
+  // REQUIRES: n <= kSmallSlots.
+  void Reserve(size_t n) {
+    tree_.Reserve(n);
+    base_ = 0;
+  }
+  [[gnu::always_inline]] bool empty() const { return tree_.empty(); }
+  [[gnu::always_inline]] Event top() const {
+    Event e = tree_.top();
+    e.t_ns += base_;
+    return e;
+  }
+  void Push(const Event& e) { tree_.Push(Relative(e)); }
+  void Pop() { tree_.Pop(); }
+  [[gnu::always_inline]] void ReplaceTop(const Event& e) { tree_.ReplaceTop(Relative(e)); }
+
+ private:
+  [[gnu::always_inline]] Event Relative(Event e) {
+    if (e.t_ns - base_ >= tree_.max_time()) [[unlikely]]
+      Rebase(e.t_ns);
+    e.t_ns -= base_;
+    return e;
+  }
+  // Moves the base up to the earliest pending time (or t_ns when none is pending) and re-keys
+  // the pending events.
+  [[gnu::noinline]] void Rebase(uint64_t t_ns) {
+    tree_.Export(&scratch_);
+    const uint64_t base = scratch_.empty() ? t_ns : scratch_.front().t_ns + base_;
+    for (Event& p : scratch_) p.t_ns = p.t_ns + base_ - base;
+    base_ = base;
+    assert(t_ns - base_ < tree_.max_time() && "pending events more than 2^58 ns apart");
+    tree_.Import(scratch_);
+  }
+
+  TournamentTreeOf<5> tree_;
+  uint64_t base_ = 0;  // time of relative 0
+  std::vector<Event> scratch_;
+};
 
 }  // namespace ssdlab::sim

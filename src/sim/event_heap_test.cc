@@ -14,14 +14,15 @@ namespace {
 // reschedule its slot at a later time, sometimes move to another free slot or drop it.
 // Both must pop the same (time, slot, kind) sequence.
 template <class Q>
-void CheckAgainstReference(uint32_t slots, uint64_t spread_ns, uint64_t seed) {
+void CheckAgainstReference(uint32_t slots, uint64_t spread_ns, uint64_t seed,
+                           uint64_t start_ns = 0) {
   Q q;
   q.Reserve(slots);
   std::set<std::pair<uint64_t, uint32_t>> ref;  // (time, slot)
   std::vector<uint32_t> kind(slots, 0);
   Rng rng(seed);
   for (uint32_t s = 0; s < slots; ++s) {
-    const uint64_t t = rng.Below(spread_ns);
+    const uint64_t t = start_ns + rng.Below(spread_ns);
     kind[s] = static_cast<uint32_t>(rng.Below(2));
     q.Push(Event(t, s, kind[s]));
     ref.emplace(t, s);
@@ -78,6 +79,27 @@ TEST(EventQueue, SmallQueuePopsInTimeThenSlotOrder) {
       CheckAgainstReference<TournamentTreeOf<5>>(slots, spread, slots * 17 + spread);
     }
   }
+}
+
+TEST(EventQueue, SmallQueueRebasesBeyondItsKeys) {
+  // Times cross 2^58 ns (the 32-leaf tree's key range) and go on: the queue re-keys what is
+  // pending and keeps the order. 200000 steps of up to spread/1 ns each pass the limit.
+  const uint64_t limit = uint64_t{1} << 58;
+  for (uint32_t slots : {2u, 32u}) {
+    for (uint64_t spread : {uint64_t{64}, uint64_t{1} << 20}) {
+      CheckAgainstReference<SmallEventQueue>(slots, spread, slots + spread, limit - 3 * spread);
+    }
+  }
+  // A first event beyond the range, on an empty queue.
+  SmallEventQueue q;
+  q.Reserve(4);
+  q.Push(Event(5 * limit, 2, 1));
+  q.Push(Event(5 * limit + 7, 1, 0));
+  EXPECT_EQ(q.top().t_ns, 5 * limit);
+  EXPECT_EQ(q.top().slot, 2u);
+  q.Pop();
+  EXPECT_EQ(q.top().t_ns, 5 * limit + 7);
+  EXPECT_EQ(q.top().kind, 0u);
 }
 
 TEST(EventQueue, SingleSlot) { CheckAgainstReference<SingleEventQueue>(1, 1000, 3); }

@@ -32,8 +32,8 @@ void ThreadCpu(double* user_s, double* sys_s) {
 }
 
 // Runs one phase. Lives for the duration of RunPhase only. Queue: sim::EventQueue,
-// sim::SmallEventQueue for up to sim::kSmallSlots slots, or sim::SingleEventQueue when there
-// is one slot. Dev: sim::SimDevice, or sim::SimArray (the
+// sim::SmallEventQueue for up to sim::kSmallSlots slots in a closed loop, or
+// sim::SingleEventQueue when there is one slot. Dev: sim::SimDevice, or sim::SimArray (the
 // same interface over member drives).
 template <class Queue, class Dev>
 class PhaseRunner {
@@ -439,7 +439,8 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
     if (spec.jobs == 1 && spec.queue_depth == 1) {
       PhaseRunner<sim::SingleEventQueue, Dev> runner(spec, control, dev, now_ns_);
       r = runner.Run(&end_ns);
-    } else if (uint64_t{spec.jobs} * spec.queue_depth <= sim::kSmallSlots) {
+    } else if (uint64_t{spec.jobs} * spec.queue_depth <= sim::kSmallSlots &&
+               spec.rate_iops == 0) {  // closed loop: see SmallEventQueue's REQUIRES
       PhaseRunner<sim::SmallEventQueue, Dev> runner(spec, control, dev, now_ns_);
       r = runner.Run(&end_ns);
     } else {
