@@ -169,22 +169,9 @@ int RunAppCommand(AppArgs a) {
   results["error"] = st.ok() ? json(nullptr) : json(st.message());
   if (Status s = (*store)->FinishTest(test_id.value(), nullptr, results); !s.ok())
     PrintError("cannot store the results: " + s.message());
-  const std::string status = RunStatusName(st);
-  if (!(*store)->SetRunStatus(run_id.value(), status).ok())
-    PrintError("cannot record the run's status");
-  std::cerr << fmt::format("run '{}' {} (database {})\n", a.run, status, a.db);
-  PrintSummary(results, a.json_path == "-" ? std::cerr : std::cout);
-  if (!a.json_path.empty()) {
-    auto doc = PtsRunJson(**store, a.run);
-    Status w = doc.ok() ? WriteJsonOutput(a.json_path, doc.value()) : doc.status();
-    if (!w.ok()) {
-      if (st.ok()) {
-        st = w;
-      } else {
-        PrintError(w.message());
-      }
-    }
-  }
+  st = FinishStoredRun(**store, run_id.value(), a.run, a.db, st, a.json_path, [&](const json&) {
+    PrintSummary(results, a.json_path == "-" ? std::cerr : std::cout);
+  });
   if (!st.ok()) {
     PrintError(st.code() == Code::kInterrupted
                    ? "interrupted; what was measured is stored in run " + a.run
@@ -204,10 +191,8 @@ void AddAppCommand(CLI::App& app, int* exit_code) {
       "app", "Application test on a real database server whose data lives on the drive under test");
   cmd->add_option("name", a->name, names)->required();
   cmd->add_option("--dir", a->dir, "Directory on a filesystem of the drive under test")->required();
-  cmd->add_option("--db", a->db, "Results database (SQLite), created if missing")->required();
-  cmd->add_option("--run", a->run, "Name of the run (default app-NAME-DATE-TIME)");
-  cmd->add_option("--json", a->json_path, "Write the run as JSON to FILE (- for stdout)");
-  cmd->add_option("--progress", a->progress, "auto|json|none")->capture_default_str();
+  AddStoredRunOptions(cmd, &a->db, &a->run, "Name of the run (default app-NAME-DATE-TIME)",
+                      &a->json_path, &a->progress);
   cmd->add_flag("--any-dir", a->any_dir,
                 "Run even when the directory cannot be attributed to a block device (tmpfs, "
                 "overlay): no device-side figures then");

@@ -18,10 +18,10 @@
 #include "base/clock.h"
 #include "base/units.h"
 #include "cli/commands.h"
-#include "cli/flags.h"
-#include "cli/suite_cli.h"
 #include "cli/device_backend.h"
+#include "cli/flags.h"
 #include "cli/output.h"
+#include "cli/suite_cli.h"
 #include "cli/targets.h"
 #include "device/device_json.h"
 #include "device/safety.h"
@@ -381,23 +381,9 @@ int RunProfileCommand(ProfileArgs a) {
   Status st = RunProfile(**backend, **store, run_id.value(), 0, def.value(), options.value(),
                          progress.get(), &StopFlag(), &hooks);
   if (progress) progress->Done();
-  std::string status = RunStatusName(st);
-  if (!(*store)->SetRunStatus(run_id.value(), status).ok())
-    PrintError("cannot record the run's status");
-  auto doc = PtsRunJson(**store, a.run);
-  if (doc.ok()) {
-    std::cerr << fmt::format("run '{}' {} (database {})\n", a.run, status, a.db);
-    if (st.ok()) PrintSummary(doc.value(), a.json_path == "-" ? std::cerr : std::cout);
-    if (!a.json_path.empty()) {
-      if (Status w = WriteJsonOutput(a.json_path, doc.value()); !w.ok()) {
-        if (st.ok()) {
-          st = w;  // reported with the exit status below
-        } else {
-          PrintError(w.message());
-        }
-      }
-    }
-  }
+  st = FinishStoredRun(**store, run_id.value(), a.run, a.db, st, a.json_path, [&](const json& doc) {
+    if (st.ok()) PrintSummary(doc, a.json_path == "-" ? std::cerr : std::cout);
+  });
   if (!st.ok()) {
     PrintError(st.code() == Code::kInterrupted
                    ? "interrupted; finished steps are stored in run " + a.run
@@ -420,15 +406,13 @@ void AddProfileCommand(CLI::App& app, int* exit_code) {
       ->required();
   AddTargetOptions(cmd, &a->targets, &a->layout, &a->chunk,
                    "File, block device, sim:PRESET[?k=v], or (fileio) a directory");
-  cmd->add_option("--db", a->db, "Results database (SQLite), created if missing")->required();
-  cmd->add_option("--run", a->run, "Name of the run (default profile-NAME-DATE-TIME)");
-  cmd->add_option("--json", a->json_path, "Write the run as JSON to FILE (- for stdout)");
+  AddStoredRunOptions(cmd, &a->db, &a->run, "Name of the run (default profile-NAME-DATE-TIME)",
+                      &a->json_path, &a->progress);
   cmd->add_option(
       "--fill", a->fill,
       "Run at each fill level, e.g. 0,90: purge, fill that share sequentially, then the profile");
   cmd->add_option("--purge", a->purge, "Purge method before fill levels and OP points (auto)");
   cmd->add_option("--seed", a->seed, "Seed of every phase (1)");
-  cmd->add_option("--progress", a->progress, "auto|json|none")->capture_default_str();
   cmd->add_flag("--destructive", a->destructive,
                 "Allow writing to a block device (destroys its data)");
   cmd->add_option("--confirm", a->confirm, "For a block device: its serial (or WWN), for purges");

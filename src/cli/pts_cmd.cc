@@ -3,21 +3,21 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <optional>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "base/clock.h"
 #include "base/units.h"
 #include "cli/commands.h"
-#include "cli/suite_cli.h"
 #include "cli/device_backend.h"
+#include "cli/flags.h"
+#include "cli/output.h"
+#include "cli/suite_cli.h"
+#include "cli/targets.h"
 #include "device/device_json.h"
 #include "device/safety.h"
-#include "cli/output.h"
-#include "cli/flags.h"
-#include "cli/targets.h"
 #include "store/store.h"
 #include "suite/pts.h"
 
@@ -28,11 +28,11 @@ using nlohmann::json;
 
 // Every flag as text, so that a run's arguments can be stored and re-resolved on --resume.
 struct PtsArgs {
-  std::string target, tests, db, run, json_path, spec = "pts-e", round, max_rounds, window,
-      purge, wipc, threads, qd, op, range, seed, progress = "auto", iops_bs, iops_mixes, tp_bs,
-      lat_bs, lat_mixes, lvi_threads, lvi_qds, lvi_bs, lvi_mixes, lvi_warmup, lvi_measure,
-      wsat_round, wsat_max_rounds, wsat_capacity, hir_waits, hir_cycles, hir_write,
-      hir_baseline, xsr, dirth_threads, dirth_qds, dirth_hist;
+  std::string target, tests, db, run, json_path,
+      spec = "pts-e", round, max_rounds, window, purge, wipc, threads, qd, op, range, seed,
+      progress = "auto", iops_bs, iops_mixes, tp_bs, lat_bs, lat_mixes, lvi_threads, lvi_qds,
+      lvi_bs, lvi_mixes, lvi_warmup, lvi_measure, wsat_round, wsat_max_rounds, wsat_capacity,
+      hir_waits, hir_cycles, hir_write, hir_baseline, xsr, dirth_threads, dirth_qds, dirth_hist;
   std::string resume, confirm, temp_interval = "1s";
   std::vector<std::string> targets;  // --target, composed into `target` (an array with --layout)
   std::string layout, chunk;
@@ -40,30 +40,80 @@ struct PtsArgs {
 };
 
 json ArgsJson(const PtsArgs& a) {
-  return {{"target", a.target}, {"tests", a.tests}, {"spec", a.spec}, {"round", a.round},
-          {"max_rounds", a.max_rounds}, {"window", a.window}, {"purge", a.purge}, {"wipc", a.wipc},
-          {"threads", a.threads}, {"qd", a.qd}, {"op", a.op}, {"range", a.range}, {"seed", a.seed},
-          {"iops_bs", a.iops_bs}, {"iops_mixes", a.iops_mixes}, {"tp_bs", a.tp_bs}, {"lat_bs", a.lat_bs},
-          {"lat_mixes", a.lat_mixes}, {"lvi_threads", a.lvi_threads}, {"lvi_qds", a.lvi_qds},
-          {"lvi_bs", a.lvi_bs}, {"lvi_mixes", a.lvi_mixes}, {"lvi_warmup", a.lvi_warmup},
-          {"lvi_measure", a.lvi_measure}, {"wsat_round", a.wsat_round}, {"wsat_max_rounds", a.wsat_max_rounds},
-          {"wsat_capacity", a.wsat_capacity}, {"hir_waits", a.hir_waits}, {"hir_cycles", a.hir_cycles},
-          {"hir_write", a.hir_write}, {"hir_baseline", a.hir_baseline}, {"xsr", a.xsr},
-          {"dirth_threads", a.dirth_threads}, {"dirth_qds", a.dirth_qds}, {"dirth_hist", a.dirth_hist}};
+  return {{"target", a.target},
+          {"tests", a.tests},
+          {"spec", a.spec},
+          {"round", a.round},
+          {"max_rounds", a.max_rounds},
+          {"window", a.window},
+          {"purge", a.purge},
+          {"wipc", a.wipc},
+          {"threads", a.threads},
+          {"qd", a.qd},
+          {"op", a.op},
+          {"range", a.range},
+          {"seed", a.seed},
+          {"iops_bs", a.iops_bs},
+          {"iops_mixes", a.iops_mixes},
+          {"tp_bs", a.tp_bs},
+          {"lat_bs", a.lat_bs},
+          {"lat_mixes", a.lat_mixes},
+          {"lvi_threads", a.lvi_threads},
+          {"lvi_qds", a.lvi_qds},
+          {"lvi_bs", a.lvi_bs},
+          {"lvi_mixes", a.lvi_mixes},
+          {"lvi_warmup", a.lvi_warmup},
+          {"lvi_measure", a.lvi_measure},
+          {"wsat_round", a.wsat_round},
+          {"wsat_max_rounds", a.wsat_max_rounds},
+          {"wsat_capacity", a.wsat_capacity},
+          {"hir_waits", a.hir_waits},
+          {"hir_cycles", a.hir_cycles},
+          {"hir_write", a.hir_write},
+          {"hir_baseline", a.hir_baseline},
+          {"xsr", a.xsr},
+          {"dirth_threads", a.dirth_threads},
+          {"dirth_qds", a.dirth_qds},
+          {"dirth_hist", a.dirth_hist}};
 }
 
 void ArgsFromJson(const json& j, PtsArgs& a) {
   auto get = [&](const char* k, std::string& v) { v = j.value(k, ""); };
-  get("target", a.target); get("tests", a.tests); get("spec", a.spec); get("round", a.round);
-  get("max_rounds", a.max_rounds); get("window", a.window); get("purge", a.purge); get("wipc", a.wipc);
-  get("threads", a.threads); get("qd", a.qd); get("op", a.op); get("range", a.range); get("seed", a.seed);
-  get("iops_bs", a.iops_bs); get("iops_mixes", a.iops_mixes); get("tp_bs", a.tp_bs); get("lat_bs", a.lat_bs);
-  get("lat_mixes", a.lat_mixes); get("lvi_threads", a.lvi_threads); get("lvi_qds", a.lvi_qds);
-  get("lvi_bs", a.lvi_bs); get("lvi_mixes", a.lvi_mixes); get("lvi_warmup", a.lvi_warmup);
-  get("lvi_measure", a.lvi_measure); get("wsat_round", a.wsat_round); get("wsat_max_rounds", a.wsat_max_rounds);
-  get("wsat_capacity", a.wsat_capacity); get("hir_waits", a.hir_waits); get("hir_cycles", a.hir_cycles);
-  get("hir_write", a.hir_write); get("hir_baseline", a.hir_baseline); get("xsr", a.xsr);
-  get("dirth_threads", a.dirth_threads); get("dirth_qds", a.dirth_qds); get("dirth_hist", a.dirth_hist);
+  get("target", a.target);
+  get("tests", a.tests);
+  get("spec", a.spec);
+  get("round", a.round);
+  get("max_rounds", a.max_rounds);
+  get("window", a.window);
+  get("purge", a.purge);
+  get("wipc", a.wipc);
+  get("threads", a.threads);
+  get("qd", a.qd);
+  get("op", a.op);
+  get("range", a.range);
+  get("seed", a.seed);
+  get("iops_bs", a.iops_bs);
+  get("iops_mixes", a.iops_mixes);
+  get("tp_bs", a.tp_bs);
+  get("lat_bs", a.lat_bs);
+  get("lat_mixes", a.lat_mixes);
+  get("lvi_threads", a.lvi_threads);
+  get("lvi_qds", a.lvi_qds);
+  get("lvi_bs", a.lvi_bs);
+  get("lvi_mixes", a.lvi_mixes);
+  get("lvi_warmup", a.lvi_warmup);
+  get("lvi_measure", a.lvi_measure);
+  get("wsat_round", a.wsat_round);
+  get("wsat_max_rounds", a.wsat_max_rounds);
+  get("wsat_capacity", a.wsat_capacity);
+  get("hir_waits", a.hir_waits);
+  get("hir_cycles", a.hir_cycles);
+  get("hir_write", a.hir_write);
+  get("hir_baseline", a.hir_baseline);
+  get("xsr", a.xsr);
+  get("dirth_threads", a.dirth_threads);
+  get("dirth_qds", a.dirth_qds);
+  get("dirth_hist", a.dirth_hist);
 }
 
 std::vector<std::string> SplitList(const std::string& s) {
@@ -103,7 +153,8 @@ Result<Mix> ParseMix(const std::string& s) {
   if (!p.ok()) return p.status();
   if (slash != std::string::npos) {
     auto w = ParsePercent(s.substr(slash + 1));
-    if (!w.ok() || std::abs(p.value() + w.value() - 100) > 1e-9) return Status::Invalid("read/write shares must add up to 100");
+    if (!w.ok() || std::abs(p.value() + w.value() - 100) > 1e-9)
+      return Status::Invalid("read/write shares must add up to 100");
   }
   return Mix{p.value()};
 }
@@ -125,15 +176,19 @@ Result<PtsOptions> ResolveOptions(const PtsArgs& a) {
   SSDLAB_RETURN_IF_ERROR(SetCount("--max-rounds", a.max_rounds, o.max_rounds));
   SSDLAB_RETURN_IF_ERROR(SetCount("--window", a.window, o.steady.window_rounds));
   if (!a.purge.empty()) {
-    static const std::vector<std::string> kPurges = {"auto", "secure-erase", "format", "sanitize", "discard", "none"};
-    if (std::find(kPurges.begin(), kPurges.end(), a.purge) == kPurges.end()) return Status::Invalid("--purge: unknown method '" + a.purge + "' (auto, secure-erase, format, sanitize, discard, none)");
+    static const std::vector<std::string> kPurges = {"auto",     "secure-erase", "format",
+                                                     "sanitize", "discard",      "none"};
+    if (std::find(kPurges.begin(), kPurges.end(), a.purge) == kPurges.end())
+      return Status::Invalid("--purge: unknown method '" + a.purge +
+                             "' (auto, secure-erase, format, sanitize, discard, none)");
     o.purge = a.purge;
   }
   if (!a.wipc.empty()) {
     std::string w = a.wipc;
     if (!w.empty() && w.back() == 'x') w.pop_back();
     auto v = ParseDouble(w);
-    if (!v.ok() || v.value() < 0) return Status::Invalid("--wipc '" + a.wipc + "' is not a multiple like 2x");
+    if (!v.ok() || v.value() < 0)
+      return Status::Invalid("--wipc '" + a.wipc + "' is not a multiple like 2x");
     o.wipc_multiple = v.value();
   }
   SSDLAB_RETURN_IF_ERROR(SetCount("--threads", a.threads, o.threads));
@@ -141,7 +196,8 @@ Result<PtsOptions> ResolveOptions(const PtsArgs& a) {
   SSDLAB_RETURN_IF_ERROR(ParseList("--op", a.op, o.op_pcts, ParsePercent));
   if (!a.range.empty()) {
     auto v = ParsePercent(a.range);
-    if (!v.ok() || v.value() <= 0) return Status::Invalid("--range '" + a.range + "' is not a percentage above 0");
+    if (!v.ok() || v.value() <= 0)
+      return Status::Invalid("--range '" + a.range + "' is not a percentage above 0");
     o.active_range_pct = v.value();
   }
   if (!a.seed.empty()) {
@@ -166,7 +222,8 @@ Result<PtsOptions> ResolveOptions(const PtsArgs& a) {
     std::string w = a.wsat_capacity;
     if (w.back() == 'x') w.pop_back();
     auto v = ParseDouble(w);
-    if (!v.ok() || v.value() <= 0) return Status::Invalid("--wsat-capacity '" + a.wsat_capacity + "' is not a multiple like 4x");
+    if (!v.ok() || v.value() <= 0)
+      return Status::Invalid("--wsat-capacity '" + a.wsat_capacity + "' is not a multiple like 4x");
     o.wsat_capacity_multiple = v.value();
   }
   SSDLAB_RETURN_IF_ERROR(ParseList("--hir-waits", a.hir_waits, o.hir_wait_ns, ParseDurationNs));
@@ -174,7 +231,8 @@ Result<PtsOptions> ResolveOptions(const PtsArgs& a) {
   SSDLAB_RETURN_IF_ERROR(DurationFlag("--hir-write", a.hir_write, o.hir_write_ns));
   SSDLAB_RETURN_IF_ERROR(DurationFlag("--hir-baseline", a.hir_baseline, o.hir_baseline_ns));
   SSDLAB_RETURN_IF_ERROR(ParseList("--xsr", a.xsr, o.xsr_ns, ParseDurationNs));
-  SSDLAB_RETURN_IF_ERROR(ParseList("--dirth-threads", a.dirth_threads, o.dirth_threads, PositiveCount));
+  SSDLAB_RETURN_IF_ERROR(
+      ParseList("--dirth-threads", a.dirth_threads, o.dirth_threads, PositiveCount));
   SSDLAB_RETURN_IF_ERROR(ParseList("--dirth-qds", a.dirth_qds, o.dirth_qds, PositiveCount));
   SSDLAB_RETURN_IF_ERROR(DurationFlag("--dirth-hist", a.dirth_hist, o.dirth_histogram_ns));
   SSDLAB_RETURN_IF_ERROR(ValidatePtsOptions(o));
@@ -193,13 +251,17 @@ void PrintVerdicts(const json& doc, std::ostream& out) {
                             p99.is_number() ? fmt::format("{:.2f} ms", p99.get<double>()) : "-",
                             r["error"].is_string() ? ", " + r["error"].get<std::string>() : "");
     } else if (t["status"] != "done") {
-      verdict = fmt::format("unfinished: {} rounds stored (continue with --resume)", t["rounds"].size());
+      verdict =
+          fmt::format("unfinished: {} rounds stored (continue with --resume)", t["rounds"].size());
     } else if (ss.contains("variables")) {
-      verdict = ss.value("reached", false)
-                    ? fmt::format("steady state reached in {} rounds (window {}, mean {:.4g})", ss.value("rounds_run", 0), ss.value("window", 0), ss.value("mean", 0.0))
-                    : fmt::format("STEADY STATE NOT REACHED after {} rounds", ss.value("rounds_run", 0));
+      verdict =
+          ss.value("reached", false)
+              ? fmt::format("steady state reached in {} rounds (window {}, mean {:.4g})",
+                            ss.value("rounds_run", 0), ss.value("window", 0), ss.value("mean", 0.0))
+              : fmt::format("STEADY STATE NOT REACHED after {} rounds", ss.value("rounds_run", 0));
     }
-    out << fmt::format("  {:<6} {:<8} {}\n", t["name"].get<std::string>(), t["status"].get<std::string>(), verdict);
+    out << fmt::format("  {:<6} {:<8} {}\n", t["name"].get<std::string>(),
+                       t["status"].get<std::string>(), verdict);
   }
 }
 
@@ -302,30 +364,20 @@ int RunPtsCommand(PtsArgs a) {
   bool tty = isatty(STDERR_FILENO);
   bool json_lines = a.progress == "json";
   std::unique_ptr<CliProgress> progress;
-  if (a.progress != "none") progress = std::make_unique<CliProgress>(json_lines, tty && !json_lines);
-  std::cerr << fmt::format("ssdlab pts: run '{}' on {} ({}), spec {}, tests {}{}\n", run.name, a.target,
-                           FormatBytes((*backend)->info().size_bytes), a.spec,
+  if (a.progress != "none")
+    progress = std::make_unique<CliProgress>(json_lines, tty && !json_lines);
+  std::cerr << fmt::format("ssdlab pts: run '{}' on {} ({}), spec {}, tests {}{}\n", run.name,
+                           a.target, FormatBytes((*backend)->info().size_bytes), a.spec,
                            fmt::join(options->tests, ","), resume ? " (resumed)" : "");
   HealthHooks hooks(identity ? &*identity : nullptr, temp_interval.value());
-  Status st = RunPts(**backend, **store, run.id, options.value(), progress.get(), &StopFlag(), &hooks);
-  std::string status = RunStatusName(st);
-  if (!(*store)->SetRunStatus(run.id, status).ok()) PrintError("cannot record the run's status");
-  auto doc = PtsRunJson(**store, run.name);
-  if (doc.ok()) {
-    std::cerr << fmt::format("run '{}' {} (database {})\n", run.name, status, a.db);
-    PrintVerdicts(doc.value(), std::cerr);
-    if (!a.json_path.empty()) {
-      if (Status w = WriteJsonOutput(a.json_path, doc.value()); !w.ok()) {
-        if (st.ok()) {
-          st = w;  // reported with the exit status below
-        } else {
-          PrintError(w.message());
-        }
-      }
-    }
-  }
+  Status st =
+      RunPts(**backend, **store, run.id, options.value(), progress.get(), &StopFlag(), &hooks);
+  st = FinishStoredRun(**store, run.id, run.name, a.db, st, a.json_path,
+                       [](const nlohmann::json& doc) { PrintVerdicts(doc, std::cerr); });
   if (!st.ok()) {
-    PrintError(st.code() == Code::kInterrupted ? "interrupted; finished rounds are stored, continue with --resume " + run.name : st.message());
+    PrintError(st.code() == Code::kInterrupted
+                   ? "interrupted; finished rounds are stored, continue with --resume " + run.name
+                   : st.message());
     return st.code() == Code::kInterrupted ? kExitInterrupted : kExitFailed;
   }
   return kExitOk;
@@ -335,14 +387,16 @@ int RunPtsCommand(PtsArgs a) {
 
 void AddPtsCommands(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<PtsArgs>();
-  CLI::App* cmd = app.add_subcommand("pts", "Run the SNIA PTS battery (stored in a results database)");
+  CLI::App* cmd =
+      app.add_subcommand("pts", "Run the SNIA PTS battery (stored in a results database)");
   AddTargetOptions(cmd, &a->targets, &a->layout, &a->chunk,
                    "File, block device, or sim:PRESET[?key=value&...]");
-  cmd->add_option("--tests", a->tests, "Comma list: iops,tp,lat,lvi,wsat,hir,xsr,dirth,ecw,op (default: all)");
-  cmd->add_option("--db", a->db, "Results database (SQLite), created if missing")->required();
-  cmd->add_option("--run", a->run, "Name of the run (default pts-DATE-TIME)");
-  cmd->add_option("--resume", a->resume, "Continue the run of this name from its last finished round");
-  cmd->add_option("--json", a->json_path, "Write the whole run as JSON to FILE (- for stdout)");
+  cmd->add_option("--tests", a->tests,
+                  "Comma list: iops,tp,lat,lvi,wsat,hir,xsr,dirth,ecw,op (default: all)");
+  AddStoredRunOptions(cmd, &a->db, &a->run, "Name of the run (default pts-DATE-TIME)",
+                      &a->json_path, &a->progress);
+  cmd->add_option("--resume", a->resume,
+                  "Continue the run of this name from its last finished round");
   cmd->add_option("--spec", a->spec, "pts-e | pts-c | review")->capture_default_str();
   cmd->add_option("--round", a->round, "Duration of each cell of a round (60s)");
   cmd->add_option("--max-rounds", a->max_rounds, "Rounds before giving up on steady state (25)");
@@ -351,13 +405,16 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
   cmd->add_option("--wipc", a->wipc, "Workload-independent preconditioning amount (2x)");
   cmd->add_option("--threads", a->threads, "Threads of the load tests (spec default)");
   cmd->add_option("--qd", a->qd, "Queue depth per thread of the load tests (spec default)");
-  cmd->add_option("--op", a->op, "Over-provisioning study: percent of capacity left unused (15,30,50)");
+  cmd->add_option("--op", a->op,
+                  "Over-provisioning study: percent of capacity left unused (15,30,50)");
   cmd->add_option("--range", a->range, "Active range in percent of the capacity (100; pts-c 75)");
   cmd->add_option("--seed", a->seed, "Seed of every phase's offsets (1)");
-  cmd->add_option("--progress", a->progress, "auto|json|none: status line, JSON lines on stderr, or quiet")->capture_default_str();
-  cmd->add_flag("--destructive", a->destructive, "Allow writing to a block device (destroys its data)");
-  cmd->add_option("--confirm", a->confirm, "For a block device: its serial (or WWN) as confirmation");
-  cmd->add_option("--temp-interval", a->temp_interval, "Temperature sampling interval (1s; 0: only before and after each test)");
+  cmd->add_flag("--destructive", a->destructive,
+                "Allow writing to a block device (destroys its data)");
+  cmd->add_option("--confirm", a->confirm,
+                  "For a block device: its serial (or WWN) as confirmation");
+  cmd->add_option("--temp-interval", a->temp_interval,
+                  "Temperature sampling interval (1s; 0: only before and after each test)");
   cmd->add_option("--iops-bs", a->iops_bs, "IOPS block sizes, e.g. 1024KiB,128KiB,...,4KiB");
   cmd->add_option("--iops-mixes", a->iops_mixes, "IOPS read/write mixes, e.g. 100/0,65/35,0/100");
   cmd->add_option("--tp-bs", a->tp_bs, "Throughput block sizes (1024KiB,128KiB)");
@@ -371,7 +428,8 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
   cmd->add_option("--lvi-measure", a->lvi_measure, "LVI measured time per point (30s)");
   cmd->add_option("--wsat-round", a->wsat_round, "WSAT round length (60s)");
   cmd->add_option("--wsat-max-rounds", a->wsat_max_rounds, "WSAT round limit (1200)");
-  cmd->add_option("--wsat-capacity", a->wsat_capacity, "WSAT stops after this many capacities written (4x)");
+  cmd->add_option("--wsat-capacity", a->wsat_capacity,
+                  "WSAT stops after this many capacities written (4x)");
   cmd->add_option("--hir-waits", a->hir_waits, "HIR wait states (5s,10s,15s,25s,50s)");
   cmd->add_option("--hir-cycles", a->hir_cycles, "HIR cycles per wait state (360)");
   cmd->add_option("--hir-write", a->hir_write, "HIR write time per cycle (5s)");
@@ -379,7 +437,8 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
   cmd->add_option("--xsr", a->xsr, "XSR durations: SEQ write, RND write, SEQ write (8h,6h,8h)");
   cmd->add_option("--dirth-threads", a->dirth_threads, "DIRTH/ECW thread counts (32,16,8,6,4,2,1)");
   cmd->add_option("--dirth-qds", a->dirth_qds, "DIRTH/ECW queue depths (32,16,8,6,4,2,1)");
-  cmd->add_option("--dirth-hist", a->dirth_hist, "DIRTH/ECW measurement of the selected points (600s)");
+  cmd->add_option("--dirth-hist", a->dirth_hist,
+                  "DIRTH/ECW measurement of the selected points (600s)");
   cmd->callback([a, exit_code] { *exit_code = RunPtsCommand(*a); });
 
   auto db = std::make_shared<std::string>();
@@ -397,10 +456,13 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
       *exit_code = kExitUsage;
       return;
     }
-    std::cout << fmt::format("{:<28} {:<8} {:<12} {:<22} {}\n", "run", "kind", "status", "created", "target");
+    std::cout << fmt::format("{:<28} {:<8} {:<12} {:<22} {}\n", "run", "kind", "status", "created",
+                             "target");
     for (const RunRecord& r : (*store)->ListRuns()) {
-      std::string target = r.context.contains("target") ? r.context["target"].value("path", "") : "";
-      std::cout << fmt::format("{:<28} {:<8} {:<12} {:<22} {}\n", r.name, r.kind, r.status, r.created_at, target);
+      std::string target =
+          r.context.contains("target") ? r.context["target"].value("path", "") : "";
+      std::cout << fmt::format("{:<28} {:<8} {:<12} {:<22} {}\n", r.name, r.kind, r.status,
+                               r.created_at, target);
     }
     *exit_code = kExitOk;
   });
@@ -434,8 +496,9 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
       std::cout << doc->dump(1) << "\n";
     } else {
       const json& c = doc->at("context");
-      std::cout << fmt::format("run {} ({}), {} .. {}\ntarget {}\n", c.value("run", ""), c.value("status", ""),
-                               c.value("created_at", ""), c.value("finished_at", ""),
+      std::cout << fmt::format("run {} ({}), {} .. {}\ntarget {}\n", c.value("run", ""),
+                               c.value("status", ""), c.value("created_at", ""),
+                               c.value("finished_at", ""),
                                c.contains("target") ? c["target"].value("path", "") : "");
       PrintVerdicts(doc.value(), std::cout);
     }

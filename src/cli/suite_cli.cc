@@ -7,6 +7,8 @@
 
 #include "base/clock.h"
 #include "base/units.h"
+#include "cli/commands.h"
+#include "cli/output.h"
 
 namespace ssdlab {
 
@@ -14,10 +16,19 @@ using nlohmann::json;
 
 void CliProgress::OnEvent(const ProgressEvent& e) {
   if (json_) {
-    json j = {{"test", e.test}, {"stage", e.stage}, {"round", e.round}, {"max_rounds", e.max_rounds},
-              {"cell", e.cell}, {"iops", e.iops}, {"mean_ns", e.mean_ns}, {"p99_ns", e.p99_ns},
-              {"steady_distance_pct", e.steady_distance_pct}, {"eta_test_s", e.eta_test_s},
-              {"eta_battery_s", e.eta_battery_s}, {"message", e.message}, {"t_s", UnixTimeS()}};
+    json j = {{"test", e.test},
+              {"stage", e.stage},
+              {"round", e.round},
+              {"max_rounds", e.max_rounds},
+              {"cell", e.cell},
+              {"iops", e.iops},
+              {"mean_ns", e.mean_ns},
+              {"p99_ns", e.p99_ns},
+              {"steady_distance_pct", e.steady_distance_pct},
+              {"eta_test_s", e.eta_test_s},
+              {"eta_battery_s", e.eta_battery_s},
+              {"message", e.message},
+              {"t_s", UnixTimeS()}};
     std::cerr << j.dump() << "\n" << std::flush;
     return;
   }
@@ -29,8 +40,11 @@ void CliProgress::OnEvent(const ProgressEvent& e) {
   std::string line = fmt::format("{} {}", e.test, e.stage);
   if (e.max_rounds) line += fmt::format(" {}/{}", e.round, e.max_rounds);
   if (!e.cell.empty()) line += " " + e.cell;
-  if (e.iops > 0) line += fmt::format("  {:.0f} IOPS mean {} p99 {}", e.iops, FormatNs(e.mean_ns), FormatNs(e.p99_ns));
-  if (e.steady_distance_pct >= 0) line += fmt::format("  steady-state distance {:.1f}%", e.steady_distance_pct);
+  if (e.iops > 0)
+    line += fmt::format("  {:.0f} IOPS mean {} p99 {}", e.iops, FormatNs(e.mean_ns),
+                        FormatNs(e.p99_ns));
+  if (e.steady_distance_pct >= 0)
+    line += fmt::format("  steady-state distance {:.1f}%", e.steady_distance_pct);
   if (e.eta_test_s >= 0) line += fmt::format("  ETA {:.0f}s", e.eta_test_s);
   if (e.eta_battery_s >= 0) line += fmt::format(" (battery {:.0f}s)", e.eta_battery_s);
   if (!e.message.empty()) line += "  " + e.message;
@@ -63,6 +77,35 @@ std::string DefaultRunName(const std::string& prefix) {
   char buf[40];
   std::strftime(buf, sizeof buf, "-%Y%m%d-%H%M%S", &g);
   return prefix + buf;
+}
+
+void AddStoredRunOptions(CLI::App* cmd, std::string* db, std::string* run,
+                         const std::string& run_help, std::string* json_path,
+                         std::string* progress) {
+  cmd->add_option("--db", *db, "Results database (SQLite), created if missing")->required();
+  cmd->add_option("--run", *run, run_help);
+  cmd->add_option("--json", *json_path, "Write the run as JSON to FILE (- for stdout)");
+  cmd->add_option("--progress", *progress,
+                  "auto|json|none: status line, JSON lines on stderr, or quiet")
+      ->capture_default_str();
+}
+
+Status FinishStoredRun(Store& store, int64_t run_id, const std::string& run, const std::string& db,
+                       Status st, const std::string& json_path,
+                       const std::function<void(const json& doc)>& print) {
+  const std::string status = RunStatusName(st);
+  if (!store.SetRunStatus(run_id, status).ok()) PrintError("cannot record the run's status");
+  std::cerr << fmt::format("run '{}' {} (database {})\n", run, status, db);
+  auto doc = PtsRunJson(store, run);
+  if (doc.ok()) print(doc.value());
+  if (!json_path.empty()) {
+    const Status w = doc.ok() ? WriteJsonOutput(json_path, doc.value()) : doc.status();
+    if (!w.ok()) {
+      if (st.ok()) return w;
+      PrintError(w.message());
+    }
+  }
+  return st;
 }
 
 }  // namespace ssdlab

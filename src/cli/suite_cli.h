@@ -1,12 +1,16 @@
-// Pieces shared by the commands that run suites (`pts`, `profile`): progress output, health
-// hooks around each test, default run names.
+// Pieces shared by the commands that store runs (`pts`, `profile`, `app`): progress output,
+// health hooks around each test, default run names, the end of a stored run.
 #pragma once
 
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/device_backend.h"
+#include "store/store.h"
 #include "suite/pts.h"
 
 namespace ssdlab {
@@ -40,5 +44,19 @@ class HealthHooks : public TestHooks {
 
 // "PREFIX-YYYYMMDD-HHMMSS" in UTC.
 std::string DefaultRunName(const std::string& prefix);
+
+// The options of a command that stores a run: --db (required), --run (`run_help` says its
+// default), --json, --progress.
+void AddStoredRunOptions(CLI::App* cmd, std::string* db, std::string* run,
+                         const std::string& run_help, std::string* json_path,
+                         std::string* progress);
+
+// The end of run `run` (id run_id) in database `db`, which ended with `st`: records its status,
+// says it on stderr, calls `print` with the run read back as JSON (PtsRunJson), and writes
+// that JSON to json_path when one is given ("-": stdout). Returns st, or the failure to write
+// the JSON when st is ok (a failure after a failed run is printed).
+Status FinishStoredRun(Store& store, int64_t run_id, const std::string& run, const std::string& db,
+                       Status st, const std::string& json_path,
+                       const std::function<void(const nlohmann::json& doc)>& print);
 
 }  // namespace ssdlab
