@@ -64,7 +64,6 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   gc_group_ = Group{};
   last_gc_read_page_ = UINT32_MAX;
   last_gc_read_ch_ = 0;
-  last_gc_read_ready_ = now_ns;
   gc_credit_ = 0;
   gc_ratio_ = 0;
   slc_used_ = 0;
@@ -460,7 +459,7 @@ uint64_t SimDevice::FoldStep(uint64_t t) {
     uint64_t& die_free = dies_[read_die].free_ns;
     die_free = std::max(t, die_free) + slc_t_read_ns_;
     ++nand_reads_;
-    uint64_t& ch_free = ch_free_[read_die % p_.channels];
+    uint64_t& ch_free = ch_free_[dies_[read_die].ch];
     ch_free = std::max(die_free, ch_free) +
               std::min(n - i, g_.units_per_slc_prog) * kUnitBytes * ch_ps_per_byte_ / 1000;
     ready = std::max(ready, ch_free);

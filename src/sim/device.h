@@ -271,7 +271,6 @@ class SimDevice {
   Group gc_group_;
   uint32_t last_gc_read_page_ = UINT32_MAX;
   uint32_t last_gc_read_ch_ = 0;
-  uint64_t last_gc_read_ready_ = 0;
   double gc_credit_ = 0;
   double gc_ratio_ = 0;
   uint64_t slc_used_ = 0;
