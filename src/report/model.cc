@@ -1579,6 +1579,23 @@ json OpSection(Ctx& ctx) {
 
 // ---------------------------------------------------------------- simulator counters
 
+// The last "sim" object in `j` in document order (arrays in time order; an object's members
+// in key order, e.g. a profile item's "read" before its "write"), or null.
+const json* LastSimObject(const json& j) {
+  const json* last = nullptr;
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      const json* found = it.key() == "sim" && it->is_object() ? &*it : LastSimObject(*it);
+      if (found) last = found;
+    }
+  } else if (j.is_array()) {
+    for (const json& e : j) {
+      if (const json* found = LastSimObject(e)) last = found;
+    }
+  }
+  return last;
+}
+
 json SimSection(Ctx& ctx) {
   json rows = json::array(), arows = json::array();
   for (const ReportRun& r : ctx.runs) {
@@ -1602,6 +1619,7 @@ json SimSection(Ctx& ctx) {
         const json& m = Get(Get(res, "wait_states").back(), "return_to_baseline");
         if (Get(m, "sim").is_object()) sim = &m["sim"];
       }
+      if (!sim && IsProfileTest(t)) sim = LastSimObject(res);  // each profile its own layout
       if (!sim) continue;
       if (Num(*sim, "array_members") > 0) {
         arows.push_back(json::array(

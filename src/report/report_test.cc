@@ -800,7 +800,18 @@ TEST_F(ReportTest, EveryProfileHasItsSectionAndChartsCarryData) {
   EXPECT_EQ(ids, (std::vector<std::string>{"overview", "profile-cdm", "profile-atto",
                                            "profile-as-ssd", "profile-surface", "profile-fileio",
                                            "profile-curves", "profile-fill", "profile-op-advisor",
-                                           "profile-mixed-oltp", "temperature"}));
+                                           "profile-mixed-oltp", "sim", "temperature"}));
+  // The simulator's counters at the end of every profile test that keeps them (as-ssd and
+  // surface keep none), each with a write amplification.
+  const json* sim_table = Block(Blocks(model, "sim"), "sim-table");
+  ASSERT_NE(sim_table, nullptr);
+  std::set<std::string> with_counters;
+  for (const json& row : (*sim_table)["rows"]) {
+    with_counters.insert(row[1].get<std::string>());
+    EXPECT_NE(row[2], "") << row.dump();
+  }
+  EXPECT_EQ(with_counters, (std::set<std::string>{"cdm", "atto", "fileio", "sql", "4k-randread",
+                                                  "fill", "op-advisor", "mixed-oltp"}));
   std::set<std::string> chart_ids;
   for (const json& s : model["sections"]) {
     ForBlocks(s["blocks"], [&](const json& b) {
