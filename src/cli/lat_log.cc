@@ -2,21 +2,25 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
+#include <cstdio>
 
 namespace ssdlab {
 
-Result<std::unique_ptr<CsvIoLog>> CsvIoLog::Open(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return Status::Invalid("--lat-log " + path + ": " + std::strerror(errno));
-  std::setvbuf(f, nullptr, _IOFBF, 1 << 20);
-  std::fputs("start_ns,direction,offset,bytes,latency_ns\n", f);
-  return std::unique_ptr<CsvIoLog>(new CsvIoLog(f));
+namespace {
+constexpr char kHeader[] = "start_ns,direction,offset,bytes,latency_ns\n";
 }
 
-CsvIoLog::~CsvIoLog() {
-  if (f_) std::fclose(f_);
+Result<std::unique_ptr<CsvIoLog>> CsvIoLog::Open(const std::string& path) {
+  std::unique_ptr<OutputFile> file;
+  if (path != "-") {
+    auto f = OutputFile::Create("--lat-log", path);
+    if (!f.ok()) return f.status();
+    file = std::move(f.value());
+    file->Write(kHeader, sizeof kHeader - 1);
+  } else {
+    std::fputs(kHeader, stdout);
+  }
+  return std::unique_ptr<CsvIoLog>(new CsvIoLog(std::move(file)));
 }
 
 void CsvIoLog::Write(const IoRecord* records, size_t count) {
@@ -27,15 +31,17 @@ void CsvIoLog::Write(const IoRecord* records, size_t count) {
                    r.offset, r.bytes, r.latency_ns);
   }
   std::lock_guard<std::mutex> lock(mu_);
-  if (std::fwrite(buf.data(), 1, buf.size(), f_) != buf.size()) failed_ = true;
+  if (file_) {
+    file_->Write(buf.data(), buf.size());
+  } else {
+    std::fwrite(buf.data(), 1, buf.size(), stdout);
+  }
 }
 
 Status CsvIoLog::Close() {
   std::lock_guard<std::mutex> lock(mu_);
-  int rc = std::fclose(f_);
-  f_ = nullptr;
-  if (rc != 0 || failed_) return Status::Io("writing the latency log failed (disk full?)");
-  return Status::Ok();
+  if (!file_) return std::fflush(stdout) == 0 ? Status::Ok() : Status::Io("--lat-log -: write to stdout failed");
+  return file_->Commit();
 }
 
 }  // namespace ssdlab

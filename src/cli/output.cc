@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "base/output_file.h"
 #include "base/units.h"
 #include "cli/version.h"
 #include "workload/parse.h"
@@ -176,11 +177,7 @@ Status WriteJsonOutput(const std::string& path, const json& doc) {
     std::cout << text << std::flush;
     return std::cout ? Status::Ok() : Status::Io("--json -: write to stdout failed");
   }
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out) return Status::Io("--json " + path + ": write failed (disk full?)");
-  return Status::Ok();
+  return WriteOutputFile("--json", path, text);
 }
 
 const char* RunStatusName(const Status& s) {

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
+#include "base/output_file.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/version.h"
@@ -18,13 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Opens an existing results database; prints the error and returns null otherwise.
+// Opens an existing results database for reading; prints the error and returns null otherwise.
 std::unique_ptr<Store> OpenDb(const std::string& db) {
-  if (!fs::exists(db)) {
-    PrintError("--db " + db + " does not exist");
-    return nullptr;
-  }
-  auto store = Store::Open(db);
+  auto store = Store::Open(db, Store::Mode::kReadOnly);
   if (!store.ok()) {
     PrintError(store.status().message());
     return nullptr;
@@ -32,26 +28,17 @@ std::unique_ptr<Store> OpenDb(const std::string& db) {
   return std::move(store.value());
 }
 
-// An output file's directory must exist.
-bool CheckOutputPath(const std::string& flag, const std::string& path) {
-  fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty() && !fs::is_directory(parent)) {
-    PrintError(flag + " " + path + ": directory " + parent.string() + " does not exist");
-    return false;
-  }
-  if (fs::is_directory(path)) {
-    PrintError(flag + " " + path + " is a directory");
+bool CheckOutputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  if (Status s = CheckOutputPaths(outputs, inputs); !s.ok()) {
+    PrintError(s.message());
     return false;
   }
   return true;
 }
 
 bool WriteFile(const std::string& flag, const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) {
-    PrintError(flag + " " + path + ": cannot write the file");
+  if (Status s = WriteOutputFile(flag, path, text); !s.ok()) {
+    PrintError(s.message());
     return false;
   }
   return true;
@@ -63,7 +50,7 @@ struct ReportArgs {
 };
 
 int RunReport(const ReportArgs& a) {
-  if (!CheckOutputPath("-o", a.out)) return kExitUsage;
+  if (!CheckOutputs({{"-o", a.out}}, {{"--db", a.db}, {"--spec", a.spec}})) return kExitUsage;
   ReportOptions options;
   options.title = a.title;
   if (!a.spec.empty()) {
@@ -103,7 +90,7 @@ int RunExport(const ExportArgs& a) {
     PrintError("export needs exactly one of --csv DIR or --json FILE");
     return kExitUsage;
   }
-  if (!a.json.empty() && a.json != "-" && !CheckOutputPath("--json", a.json)) return kExitUsage;
+  if (!CheckOutputs({{"--json", a.json}}, {{"--db", a.db}})) return kExitUsage;
   if (!a.csv.empty()) {
     fs::path parent = fs::path(a.csv).parent_path();
     if (!parent.empty() && !fs::is_directory(parent)) {

@@ -19,9 +19,9 @@ RealTargetOptions RealOptions(const TargetRequest& r) {
 
 Status CheckSafety(const TargetRequest& r) {
   struct stat st;
-  if (stat(r.target.c_str(), &st) == 0 && S_ISBLK(st.st_mode) && r.writes) {
-    return CheckBlockDeviceWritable(r.target, r.destructive);
-  }
+  if (!r.writes || stat(r.target.c_str(), &st) != 0) return Status::Ok();
+  if (S_ISBLK(st.st_mode)) return CheckBlockDeviceWritable(r.target, r.destructive);
+  if (S_ISREG(st.st_mode)) return CheckFileWritable(r.target, r.destructive);
   return Status::Ok();
 }
 

@@ -49,7 +49,64 @@ std::vector<BlockDev> DeviceFamily(dev_t devno, const std::string& sys_root) {
   return out;
 }
 
+// Loop devices whose backing file is the inode (dev, ino), as "/dev/loopN".
+std::vector<std::string> LoopsBackedBy(dev_t dev, ino_t ino, const std::string& sys_root) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(fs::path(sys_root) / "block", ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("loop", 0) != 0) continue;
+    // The kernel reports the path the file had when attached, " (deleted)" once unlinked; the
+    // inode numbers in loop/backing_inode and backing_dev would survive renames, but not
+    // every kernel has them, so match by path and confirm by inode.
+    std::string backing = ReadSysLine(entry.path() / "loop" / "backing_file");
+    if (backing.empty()) continue;
+    const std::string deleted = " (deleted)";
+    if (backing.size() > deleted.size() &&
+        backing.compare(backing.size() - deleted.size(), deleted.size(), deleted) == 0)
+      backing.resize(backing.size() - deleted.size());
+    struct stat bst;
+    bool same = stat(backing.c_str(), &bst) == 0 && bst.st_dev == dev && bst.st_ino == ino;
+    std::string inode = ReadSysLine(entry.path() / "loop" / "backing_inode");
+    if (!same && !inode.empty() && std::strtoull(inode.c_str(), nullptr, 10) == ino) {
+      std::string bdev = ReadSysLine(entry.path() / "loop" / "backing_dev");
+      same = bdev.empty() || std::strtoull(bdev.c_str(), nullptr, 10) == dev;
+    }
+    if (same) out.push_back("/dev/" + name);
+  }
+  return out;
+}
+
+// Refused when the inode is an active swap file.
+Status CheckNotSwapFile(const std::string& path, dev_t dev, ino_t ino, const std::string& proc_root) {
+  std::ifstream sw(proc_root + "/swaps");
+  std::string line;
+  std::getline(sw, line);  // header
+  while (std::getline(sw, line)) {
+    std::string f = UnescapeMountField(line.substr(0, line.find_first_of(" \t")));
+    struct stat sst;
+    if (stat(f.c_str(), &sst) == 0 && S_ISREG(sst.st_mode) && sst.st_dev == dev && sst.st_ino == ino)
+      return Status::Refused(path + " is in use as swap; refusing to write");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+Status CheckFileWritable(const std::string& path, bool destructive, const std::string& proc_root,
+                         const std::string& sys_root) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return Status::Ok();  // a new file
+  SSDLAB_RETURN_IF_ERROR(CheckNotSwapFile(path, st.st_dev, st.st_ino, proc_root));
+  for (const std::string& loop : LoopsBackedBy(st.st_dev, st.st_ino, sys_root)) {
+    if (Status s = CheckBlockDeviceNotInUse(loop, proc_root, sys_root); !s.ok())
+      return Status::Refused(path + " is the backing file of " + loop + ", and " + s.message());
+    if (!destructive)
+      return Status::Refused(path + " is the backing file of loop device " + loop +
+                             " (writing it changes that device's data); pass --destructive to allow it");
+  }
+  return Status::Ok();
+}
 
 Status CheckBlockDeviceNotInUse(const std::string& path, const std::string& proc_root,
                                 const std::string& sys_root) {
@@ -137,6 +194,23 @@ Result<std::string> ProbeSignature(const std::string& path) {
 
 Status CheckBlockDeviceWritable(const std::string& path, bool destructive) {
   SSDLAB_RETURN_IF_ERROR(CheckBlockDeviceNotInUse(path));
+  // A loop device shares its data with every other loop device on the same backing file.
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISBLK(st.st_mode)) {
+    fs::path loop = fs::path("/sys/dev/block") / DevNoString(st.st_rdev) / "loop" / "backing_file";
+    std::string backing = ReadSysLine(loop);
+    struct stat bst;
+    if (!backing.empty() && stat(backing.c_str(), &bst) == 0) {
+      for (const std::string& other : LoopsBackedBy(bst.st_dev, bst.st_ino, "/sys")) {
+        struct stat ost;
+        if (stat(other.c_str(), &ost) == 0 && ost.st_rdev == st.st_rdev) continue;
+        if (Status s = CheckBlockDeviceNotInUse(other); !s.ok())
+          return Status::Refused(path + " shares its backing file " + backing + " with " + other +
+                                 ", and " + s.message());
+      }
+      SSDLAB_RETURN_IF_ERROR(CheckNotSwapFile(backing, bst.st_dev, bst.st_ino, "/proc"));
+    }
+  }
   if (destructive) return Status::Ok();
   auto sig = ProbeSignature(path);
   std::string what = sig.ok() && !sig.value().empty() ? " (it holds " + sig.value() + ")" : "";

@@ -19,12 +19,20 @@ namespace ssdlab {
 Status CheckBlockDeviceNotInUse(const std::string& path, const std::string& proc_root = "/proc",
                                 const std::string& sys_root = "/sys");
 
+// All checks for writing to an existing regular file: Refused when it is an active swap file,
+// or the backing file of a loop device that is in use (mounted, swap, held: its filesystem
+// would be corrupted), or of any loop device at all without `destructive`. Ok for a missing
+// path (a new file).
+Status CheckFileWritable(const std::string& path, bool destructive,
+                         const std::string& proc_root = "/proc", const std::string& sys_root = "/sys");
+
 // The filesystem, RAID or partition-table signature libblkid finds on `path` ("ext4",
 // "gpt partition table", ...), or "" when there is none.
 Result<std::string> ProbeSignature(const std::string& path);
 
 // All checks for writing to a block device: refuses without `destructive` (naming the flag),
-// and refuses a device in use even with it.
+// and refuses a device in use even with it, or a loop device whose backing file also backs
+// another loop device that is in use.
 Status CheckBlockDeviceWritable(const std::string& path, bool destructive);
 
 // What `--confirm` accepts before whole-device destructive work (purge, preconditioning, PTS on

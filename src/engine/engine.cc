@@ -56,32 +56,37 @@ uint32_t FileDirectIoAlign(dev_t st_dev) {
   return 512;
 }
 
-// True when [begin, end) of the file has no holes and no unwritten (preallocated) extents,
-// i.e. reads of it reach the device.
-bool RangeFullyWritten(int fd, uint64_t begin, uint64_t end) {
+// Bytes of [begin, end) of the file that hold no data: holes and unwritten (preallocated)
+// extents, which read back as zeros without touching the device. Delayed-allocation extents
+// hold data (not yet flushed) and count as written. Unsupported where FIEMAP is missing
+// (tmpfs, some network filesystems).
+Result<uint64_t> UnwrittenBytes(int fd, uint64_t begin, uint64_t end) {
   constexpr unsigned kExtents = 64;
   std::vector<uint8_t> mem(sizeof(fiemap) + kExtents * sizeof(fiemap_extent));
   auto* fm = reinterpret_cast<fiemap*>(mem.data());
-  uint64_t pos = begin;
+  uint64_t pos = begin, unwritten = 0;
   while (pos < end) {
     std::memset(mem.data(), 0, mem.size());
     fm->fm_start = pos;
     fm->fm_length = end - pos;
     fm->fm_extent_count = kExtents;
-    if (ioctl(fd, FS_IOC_FIEMAP, fm) != 0) return false;  // unknown: fill to be safe
-    if (fm->fm_mapped_extents == 0) return false;          // a hole up to the end
+    if (ioctl(fd, FS_IOC_FIEMAP, fm) != 0)
+      return Status::Error(Code::kUnsupported, std::string("FIEMAP: ") + std::strerror(errno));
+    if (fm->fm_mapped_extents == 0) return unwritten + (end - pos);  // a hole up to the end
+    bool last = false;
     for (unsigned i = 0; i < fm->fm_mapped_extents; ++i) {
       const fiemap_extent& e = fm->fm_extents[i];
-      if (e.fe_logical > pos) return false;  // hole before this extent
-      if (e.fe_flags & (FIEMAP_EXTENT_UNWRITTEN | FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC)) {
-        return false;
-      }
-      pos = std::max<uint64_t>(pos, e.fe_logical + e.fe_length);
-      if (pos >= end) return true;
-      if (e.fe_flags & FIEMAP_EXTENT_LAST) return pos >= end;
+      uint64_t e_begin = std::max<uint64_t>(e.fe_logical, pos);
+      uint64_t e_end = std::min<uint64_t>(e.fe_logical + e.fe_length, end);
+      if (e_begin > pos) unwritten += std::min(e_begin, end) - pos;  // hole before the extent
+      if (e_end > e_begin && (e.fe_flags & FIEMAP_EXTENT_UNWRITTEN)) unwritten += e_end - e_begin;
+      pos = std::max(pos, e_end);
+      last = e.fe_flags & FIEMAP_EXTENT_LAST;
+      if (pos >= end || last) break;
     }
+    if (last && pos < end) return unwritten + (end - pos);
   }
-  return true;
+  return unwritten;
 }
 
 struct AlignedBuffer {
@@ -368,8 +373,13 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
 
 class RealBackend : public Backend {
  public:
-  RealBackend(std::vector<int> fds, TargetInfo info, bool block_device, EngineKind engine)
-      : fd_(fds.front()), fds_(std::move(fds)), info_(std::move(info)), block_device_(block_device), engine_(engine) {
+  // `own_from_bytes`: the file's bytes from there to its end were allocated by this process
+  // (a new file: 0; an extended one: its old size), so filling them destroys nothing;
+  // UINT64_MAX: nothing is ours.
+  RealBackend(std::vector<int> fds, TargetInfo info, bool block_device, EngineKind engine,
+              uint64_t own_from_bytes = UINT64_MAX)
+      : fd_(fds.front()), fds_(std::move(fds)), info_(std::move(info)), block_device_(block_device),
+        engine_(engine), own_from_bytes_(own_from_bytes) {
     file_bytes_ = info_.size_bytes / fds_.size();
   }
   ~RealBackend() override {
@@ -387,32 +397,9 @@ class RealBackend : public Backend {
         }
       }
     }
-    if (spec.HasReads() && !block_device_ && !RangeWritten(spec.range_begin_bytes, spec.range_end_bytes)) {
-      // Unwritten extents read back as zeros without touching the device: write them first.
-      WorkloadSpec fill = spec;
-      fill.pattern = Pattern::kSequential;
-      fill.read_pct = 0;
-      fill.trim = false;
-      uint64_t unit = std::min<uint64_t>(4096, spec.MinBlockBytes());
-      uint64_t bs = std::max<uint64_t>(unit, std::min<uint64_t>(kMiB, spec.range_end_bytes - spec.range_begin_bytes) / unit * unit);
-      fill.block_sizes = {BlockShare{bs, 100}};
-      fill.verify_unit_bytes = unit;
-      fill.queue_depth = std::min<uint32_t>(16, UringQueue::kMaxDepth);
-      fill.jobs = 1;
-      fill.runtime_ns = 0;
-      fill.io_bytes = spec.range_end_bytes - spec.range_begin_bytes;
-      fill.ramp_ns = fill.ramp_bytes = 0;
-      fill.rate_iops = 0;
-      fill.interval_ns = 0;
-      RunControl quiet{control.stop, nullptr, nullptr};
-      auto filled = Dispatch(fill, quiet);
-      if (!filled.ok()) return filled.status().WithContext("filling the file before reading");
-      if (filled->interrupted) return Status::Error(Code::kInterrupted, "interrupted while filling the file before reading");
-      if (filled->io_errors) return Status::Io("filling the file before reading: " + filled->errors.front());
-      for (int fd : fds_) {
-        if (fdatasync(fd) != 0) return Status::Io(std::string("fdatasync: ") + std::strerror(errno));
-      }
-      notes.push_back("filled " + FormatBytes(fill.io_bytes) + " of the file with data before reading (it had unwritten extents)");
+    if (spec.HasReads() && !block_device_) {
+      SSDLAB_RETURN_IF_ERROR(FillOwnUnwritten(spec, control, notes));
+      NoteUnwritten(spec, notes);
     }
     auto r = Dispatch(spec, control);
     if (r.ok()) r->notes.insert(r->notes.begin(), notes.begin(), notes.end());
@@ -421,6 +408,7 @@ class RealBackend : public Backend {
 
   bool persistent_state() const override { return true; }
   int fd() const { return fd_; }
+  uint64_t own_from_bytes() const { return own_from_bytes_; }
 
   Result<std::string> Purge(const std::string& method, const RunControl&) override {
     if (method == "none") return std::string("none");
@@ -450,15 +438,60 @@ class RealBackend : public Backend {
   }
 
  private:
-  // RangeFullyWritten over the files a range spans.
-  bool RangeWritten(uint64_t begin, uint64_t end) const {
-    if (fds_.size() == 1) return RangeFullyWritten(fd_, begin, end);
+  // UnwrittenBytes over the files a range spans.
+  Result<uint64_t> RangeUnwritten(uint64_t begin, uint64_t end) const {
+    if (fds_.size() == 1) return UnwrittenBytes(fd_, begin, end);
+    uint64_t total = 0;
     for (uint64_t pos = begin; pos < end;) {
       uint64_t file = pos / file_bytes_, file_end = std::min(end, (file + 1) * file_bytes_);
-      if (!RangeFullyWritten(fds_[file], pos - file * file_bytes_, file_end - file * file_bytes_)) return false;
+      SSDLAB_ASSIGN_OR_RETURN(uint64_t u, UnwrittenBytes(fds_[file], pos - file * file_bytes_, file_end - file * file_bytes_));
+      total += u;
       pos = file_end;
     }
-    return true;
+    return total;
+  }
+
+  // Before the first reads of a file this process allocated: its unwritten part of the range
+  // is written once, sequentially (what is ours holds nothing to lose). Never touches bytes
+  // that were the user's.
+  Status FillOwnUnwritten(const WorkloadSpec& spec, const RunControl& control, std::vector<std::string>& notes) {
+    const uint64_t unit = std::min<uint64_t>(4096, spec.MinBlockBytes());
+    WorkloadSpec own = spec;
+    if (own_from_bytes_ > spec.range_begin_bytes) {  // round up: never below what is ours
+      if (own_from_bytes_ >= spec.range_end_bytes) return Status::Ok();
+      own.range_begin_bytes = (own_from_bytes_ + unit - 1) / unit * unit;
+      if (own.range_begin_bytes >= spec.range_end_bytes) return Status::Ok();
+    }
+    auto unwritten = RangeUnwritten(own.range_begin_bytes, own.range_end_bytes);
+    if (unwritten.ok() && unwritten.value() == 0) return Status::Ok();
+    WorkloadSpec fill = PrefillOf(own);
+    fill.queue_depth = std::min<uint32_t>(fill.queue_depth, UringQueue::kMaxDepth);
+    RunControl quiet{control.stop, nullptr, nullptr};
+    auto filled = Dispatch(fill, quiet);
+    if (!filled.ok()) return filled.status().WithContext("filling the new file before reading");
+    if (filled->interrupted) return Status::Error(Code::kInterrupted, "interrupted while filling the new file before reading");
+    if (filled->io_errors) return Status::Io("filling the new file before reading: " + filled->errors.front());
+    for (int fd : fds_) {
+      if (fdatasync(fd) != 0) return Status::Io(std::string("fdatasync: ") + std::strerror(errno));
+    }
+    notes.push_back("filled " + FormatBytes(fill.io_bytes) + " of the new file with data before reading (it had unwritten extents)");
+    return Status::Ok();
+  }
+
+  // Says how much of the range reads would find empty (the user's holes, never filled).
+  void NoteUnwritten(const WorkloadSpec& spec, std::vector<std::string>& notes) const {
+    auto unwritten = RangeUnwritten(spec.range_begin_bytes, spec.range_end_bytes);
+    const uint64_t span = spec.range_end_bytes - spec.range_begin_bytes;
+    if (!unwritten.ok()) {
+      notes.push_back("cannot tell whether the range holds data (" + unwritten.status().message() +
+                      "); reads of never-written parts return zeros without reaching the device");
+    } else if (unwritten.value() > 0) {
+      char pct[32];
+      std::snprintf(pct, sizeof pct, "%.1f%%", 100.0 * static_cast<double>(unwritten.value()) / static_cast<double>(span));
+      notes.push_back(std::string(pct) + " of the range (" + FormatBytes(unwritten.value()) +
+                      ") is unwritten (holes or preallocated extents): reads of it return zeros "
+                      "without reaching the device; --prefill writes the range first");
+    }
   }
 
   Result<PhaseResult> Dispatch(const WorkloadSpec& spec, const RunControl& control) {
@@ -577,6 +610,7 @@ class RealBackend : public Backend {
   TargetInfo info_;
   bool block_device_;
   EngineKind engine_;
+  uint64_t own_from_bytes_;
 };
 
 }  // namespace
@@ -699,6 +733,7 @@ Result<std::unique_ptr<Backend>> OpenFileSet(const RealTargetOptions& o) {
   }
   std::vector<int> fds;
   TargetInfo info;
+  bool all_new = true;  // every file created here: the whole set is ours to fill
   auto close_all = [&] {
     for (int fd : fds) close(fd);
   };
@@ -718,6 +753,7 @@ Result<std::unique_ptr<Backend>> OpenFileSet(const RealTargetOptions& o) {
       return opened.status();
     }
     // Take the descriptor over: dup it, the single-file backend closes its own.
+    all_new &= static_cast<RealBackend&>(**opened).own_from_bytes() == 0;
     int fd = dup(static_cast<RealBackend&>(**opened).fd());
     if (fd < 0) {
       close_all();
@@ -731,7 +767,8 @@ Result<std::unique_ptr<Backend>> OpenFileSet(const RealTargetOptions& o) {
   info.size_bytes = o.size_bytes;
   info.details.emplace_back("files", std::to_string(n));
   info.details.emplace_back("file_bytes", std::to_string(o.size_bytes / n));
-  return std::unique_ptr<Backend>(std::make_unique<RealBackend>(std::move(fds), std::move(info), false, o.engine));
+  return std::unique_ptr<Backend>(std::make_unique<RealBackend>(std::move(fds), std::move(info), false, o.engine,
+                                                                all_new ? 0 : UINT64_MAX));
 }
 
 }  // namespace
@@ -746,12 +783,11 @@ Result<std::unique_ptr<Backend>> OpenRealBackend(const RealTargetOptions& o) {
   int fd = -1;
   if (block) {
     fd = open(o.path.c_str(), base | (o.writable ? O_RDWR : O_RDONLY));
+  } else if (exists && (!o.writable && static_cast<uint64_t>(st.st_size) >= info.size_bytes)) {
+    // A workload that only reads opens an existing file read-only: nothing can write it.
+    fd = open(o.path.c_str(), base | O_RDONLY);
   } else {
-    // Files open read-write when allowed: a read workload may need to fill unwritten extents.
     fd = open(o.path.c_str(), base | O_RDWR | O_CREAT, 0644);
-    if (fd < 0 && !o.writable && (errno == EACCES || errno == EROFS || errno == EPERM)) {
-      fd = open(o.path.c_str(), base | O_RDONLY);
-    }
   }
   if (fd < 0) {
     int e = errno;
@@ -760,11 +796,15 @@ Result<std::unique_ptr<Backend>> OpenRealBackend(const RealTargetOptions& o) {
       return Status::Invalid(o.path + ": the filesystem does not support O_DIRECT; use --buffered");
     }
     if (e == EROFS || e == EACCES || e == EPERM) {
-      return Status::Refused(o.path + " is read-only (" + std::strerror(e) + ")");
+      return Status::Refused(o.path + " is read-only (" + std::strerror(e) + ")" +
+                             (exists && !o.writable ? "; a read-only file cannot be extended to --size" : ""));
     }
     return Status::Io(o.path + ": " + std::strerror(e));
   }
+  // What this process allocates is its own: a new file, or the part beyond an existing end.
+  uint64_t own_from = UINT64_MAX;
   if (!block && fstat(fd, &st) == 0 && static_cast<uint64_t>(st.st_size) < info.size_bytes) {
+    own_from = exists ? static_cast<uint64_t>(st.st_size) : 0;
     if (fallocate(fd, 0, 0, static_cast<off_t>(info.size_bytes)) != 0) {
       int e = errno;
       if (e == EOPNOTSUPP && ftruncate(fd, static_cast<off_t>(info.size_bytes)) == 0) {
@@ -777,7 +817,7 @@ Result<std::unique_ptr<Backend>> OpenRealBackend(const RealTargetOptions& o) {
       }
     }
   }
-  return std::unique_ptr<Backend>(std::make_unique<RealBackend>(std::vector<int>{fd}, std::move(info), block, o.engine));
+  return std::unique_ptr<Backend>(std::make_unique<RealBackend>(std::vector<int>{fd}, std::move(info), block, o.engine, own_from));
 }
 
 }  // namespace ssdlab

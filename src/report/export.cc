@@ -2,9 +2,9 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <set>
 
+#include "base/output_file.h"
 #include "report/model_internal.h"
 
 namespace ssdlab {
@@ -214,9 +214,7 @@ Result<std::vector<std::string>> ExportRunCsv(const nlohmann::json& doc, const s
   for (auto& [name, table] : files) {
     if (table.empty()) continue;
     fs::path p = d / (name + ".csv");
-    std::ofstream out(p);
-    out << table.Text();
-    if (!out) return Status::Io("cannot write " + p.string());
+    if (Status st = WriteOutputFile("--csv", p.string(), table.Text()); !st.ok()) return st;
     written.push_back(p.string());
   }
   return written;

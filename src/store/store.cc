@@ -1,10 +1,15 @@
 #include "store/store.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 
 namespace ssdlab {
 namespace {
@@ -43,10 +48,18 @@ class Stmt {
     const unsigned char* t = sqlite3_column_text(s_, col);
     return t ? reinterpret_cast<const char*>(t) : "";
   }
-  json Json(int col) const {
+  // The column's JSON; an unparsable text is recorded in damage() and read as null.
+  json Json(int col, const std::string& name) {
     std::string t = Text(col);
-    return t.empty() ? json() : json::parse(t, nullptr, false);
+    if (t.empty()) return json();
+    json j = json::parse(t, nullptr, false);
+    if (j.is_discarded()) {
+      if (damage_.empty()) damage_ = "its " + name + " is not valid JSON";
+      return json();
+    }
+    return j;
   }
+  const std::string& damage() const { return damage_; }
   std::vector<uint64_t> Words(int col) const {
     const void* p = sqlite3_column_blob(s_, col);
     size_t n = static_cast<size_t>(sqlite3_column_bytes(s_, col)) / 8;
@@ -63,7 +76,25 @@ class Stmt {
  private:
   sqlite3* db_;
   sqlite3_stmt* s_ = nullptr;
+  std::string damage_;
 };
+
+// Why a read of `what` stopped: the SQLite error of a damaged file, or the damage found.
+Status Damaged(const std::string& what, const std::string& detail) {
+  return Status::Io("the stored " + what + " is damaged (" + detail +
+                    "); the database may be repaired from a backup or with sqlite3 .recover");
+}
+
+// Reads every row of `q` with `row`; fails when the statement ends on an error (a damaged
+// page) rather than on its last row.
+template <typename F>
+Status EachRow(sqlite3* db, Stmt& q, const std::string& what, F row) {
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) row();
+  if (rc != SQLITE_DONE) return Damaged(what, sqlite3_errmsg(db));
+  if (!q.damage().empty()) return Damaged(what, q.damage());
+  return Status::Ok();
+}
 
 std::string NowIso() {
   time_t t = time(nullptr);
@@ -110,45 +141,111 @@ CREATE TABLE IF NOT EXISTS series(
 
 }  // namespace
 
-Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
+Result<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode) {
+  const std::string where = "--db " + path;
+  struct stat st;
+  const bool exists = stat(path.c_str(), &st) == 0;
+  if (!exists && mode != Mode::kCreate) return Status::NotFound(where + " does not exist");
+  if (exists && S_ISDIR(st.st_mode)) return Status::Invalid(where + " is a directory");
+  const bool writes = mode != Mode::kReadOnly;
+  if (writes) {
+    std::string dir = std::filesystem::path(path).parent_path().string();
+    if (dir.empty()) dir = ".";
+    if (exists && access(path.c_str(), W_OK) != 0)
+      return Status::Refused(where + " is read-only (" + std::strerror(errno) + ")");
+    if (access(dir.c_str(), W_OK) != 0)
+      return Status::Refused(where + ": its directory " + dir + " is not writable (" +
+                             std::strerror(errno) + "; SQLite keeps its journal beside the database)");
+  }
+  if (exists && st.st_size == 0 && !writes)
+    return Status::Invalid(where + " is an empty file, not an ssdlab database");
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  int flags = writes ? SQLITE_OPEN_READWRITE | (mode == Mode::kCreate ? SQLITE_OPEN_CREATE : 0)
+                     : SQLITE_OPEN_READONLY;
+  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
-    return Status::Invalid("--db " + path + ": cannot open: " + msg);
+    return Status::Invalid(where + ": cannot open: " + msg);
   }
-  std::unique_ptr<Store> s(new Store(db));
+  int fd = open(path.c_str(), (writes ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+  std::unique_ptr<Store> s(new Store(db, path));
+  s->lock_fd_ = fd;
   sqlite3_busy_timeout(db, 5000);
   // Is this an ssdlab database, an empty file, or something else?
+  auto unreadable = [&](int code) -> Status {
+    if (code == SQLITE_NOTADB) return Status::Invalid(where + " is not an SQLite database");
+    if (code == SQLITE_CORRUPT)
+      return Status::Invalid(where + " is damaged (" + sqlite3_errmsg(db) +
+                             "); restore it from a backup or try sqlite3 .recover");
+    return Status::Invalid(where + ": cannot read it (" + sqlite3_errmsg(db) + ")");
+  };
   Stmt tables(db, "SELECT name FROM sqlite_master WHERE type='table'");
-  if (!tables.ok()) {
-    return Status::Invalid("--db " + path + " is not an SQLite database (" + sqlite3_errmsg(db) + ")");
-  }
+  if (!tables.ok()) return unreadable(sqlite3_errcode(db));
   std::vector<std::string> names;
-  while (tables.Step() == SQLITE_ROW) names.push_back(tables.Text(0));
+  while ((rc = tables.Step()) == SQLITE_ROW) names.push_back(tables.Text(0));
+  if (rc != SQLITE_DONE) return unreadable(rc);
+  if (names.empty() && mode != Mode::kCreate)
+    return Status::Invalid(where + " is empty, not an ssdlab database");
   if (!names.empty()) {
     bool has_meta = std::find(names.begin(), names.end(), "meta") != names.end();
     std::string app, version;
     if (has_meta) {
       Stmt m(db, "SELECT key, value FROM meta");
-      while (m.Step() == SQLITE_ROW) {
+      while ((rc = m.Step()) == SQLITE_ROW) {
         if (m.Text(0) == "app") app = m.Text(1);
         if (m.Text(0) == "schema_version") version = m.Text(1);
       }
+      if (rc != SQLITE_DONE) return unreadable(rc);
     }
-    if (app != "ssdlab") return Status::Invalid("--db " + path + " is an SQLite database of another program; refusing to use it");
-    if (std::stoi(version.empty() ? "0" : version) > kStoreSchemaVersion) {
-      return Status::Invalid("--db " + path + " has schema version " + version + ", newer than this ssdlab's " + std::to_string(kStoreSchemaVersion));
+    if (app != "ssdlab") return Status::Invalid(where + " is an SQLite database of another program; refusing to use it");
+    auto v = std::strtol(version.c_str(), nullptr, 10);
+    if (v > kStoreSchemaVersion) {
+      return Status::Invalid(where + " has schema version " + version + ", newer than this ssdlab's " + std::to_string(kStoreSchemaVersion) + "; use a newer ssdlab");
     }
   }
-  SSDLAB_RETURN_IF_ERROR(s->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"));
-  SSDLAB_RETURN_IF_ERROR(s->Exec(kSchema));
-  SSDLAB_RETURN_IF_ERROR(s->Exec("INSERT OR IGNORE INTO meta VALUES('app','ssdlab'); INSERT OR IGNORE INTO meta VALUES('schema_version','" + std::to_string(kStoreSchemaVersion) + "');"));
+  if (!writes) return s;
+  SSDLAB_RETURN_IF_ERROR(s->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;").WithContext(where));
+  SSDLAB_RETURN_IF_ERROR(s->Exec(kSchema).WithContext(where));
+  SSDLAB_RETURN_IF_ERROR(s->Exec("INSERT OR IGNORE INTO meta VALUES('app','ssdlab'); INSERT OR IGNORE INTO meta VALUES('schema_version','" + std::to_string(kStoreSchemaVersion) + "');").WithContext(where));
   return s;
 }
 
-Store::~Store() { sqlite3_close(db_); }
+namespace {
+// Run locks live on bytes far beyond any database's size, which SQLite never locks.
+constexpr off_t kLockBase = off_t{1} << 50;
+
+bool SetOfdLock(int fd, int64_t run_id, short type) {
+  struct flock fl {};
+  fl.l_type = type;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = kLockBase + run_id;
+  fl.l_len = 1;
+  return fcntl(fd, F_OFD_SETLK, &fl) == 0;
+}
+}  // namespace
+
+RunLock::~RunLock() {
+  // Unlock without closing: closing a descriptor of the database would drop SQLite's own
+  // (process-wide POSIX) locks on it.
+  if (fd_ >= 0) SetOfdLock(fd_, lock_id_, F_UNLCK);
+}
+
+Result<RunLock> Store::LockRun(int64_t run_id, const std::string& run_name) {
+  if (lock_fd_ < 0) return Status::Io("--db " + path_ + ": cannot open it to lock run '" + run_name + "'");
+  if (!SetOfdLock(lock_fd_, run_id, F_WRLCK)) {
+    if (errno == EAGAIN || errno == EACCES)
+      return Status::Refused("run '" + run_name + "' is being written by another ssdlab process; wait for it to end or stop it first");
+    return Status::Io("--db " + path_ + ": cannot lock run '" + run_name + "': " + std::strerror(errno));
+  }
+  return RunLock(lock_fd_, run_id);
+}
+
+Store::~Store() {
+  sqlite3_close(db_);
+  if (lock_fd_ >= 0) close(lock_fd_);
+}
+
 
 Status Store::Exec(const std::string& sql) {
   char* err = nullptr;
@@ -190,8 +287,12 @@ RunRecord ReadRun(Stmt& q) {
   r.status = q.Text(3);
   r.created_at = q.Text(4);
   r.finished_at = q.Text(5);
-  r.config = q.Json(6);
-  r.context = q.Json(7);
+  r.config = q.Json(6, "config");
+  r.context = q.Json(7, "context");
+  if (q.damage().empty() && (!r.config.is_object() || !r.context.is_object()))
+    r.damage = "its config or context is not a JSON object";
+  else
+    r.damage = q.damage();
   return r;
 }
 }  // namespace
@@ -199,14 +300,25 @@ RunRecord ReadRun(Stmt& q) {
 Result<RunRecord> Store::FindRun(const std::string& name) {
   Stmt q(db_, "SELECT id, name, kind, status, created_at, finished_at, config, context FROM runs WHERE name=?");
   q.Bind(1, name);
-  if (q.Step() != SQLITE_ROW) return Status::NotFound("no run named '" + name + "' in the database");
-  return ReadRun(q);
+  int rc = q.Step();
+  if (rc == SQLITE_DONE) return Status::NotFound("no run named '" + name + "' in the database");
+  if (rc != SQLITE_ROW) return Damaged("run '" + name + "'", sqlite3_errmsg(db_));
+  RunRecord r = ReadRun(q);
+  if (!r.damage.empty()) return Damaged("run '" + name + "'", r.damage);
+  return r;
 }
 
 std::vector<RunRecord> Store::ListRuns() {
   std::vector<RunRecord> out;
   Stmt q(db_, "SELECT id, name, kind, status, created_at, finished_at, config, context FROM runs ORDER BY id");
-  while (q.Step() == SQLITE_ROW) out.push_back(ReadRun(q));
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) out.push_back(ReadRun(q));
+  if (rc != SQLITE_DONE) {
+    RunRecord r;
+    r.name = "?";
+    r.damage = std::string("the list of runs stops here: ") + sqlite3_errmsg(db_);
+    out.push_back(r);
+  }
   return out;
 }
 
@@ -242,21 +354,21 @@ Result<int64_t> Store::BeginTest(int64_t run_id, int seq, const std::string& nam
   return sqlite3_last_insert_rowid(db_);
 }
 
-std::vector<TestRecord> Store::ListTests(int64_t run_id) {
+Result<std::vector<TestRecord>> Store::ListTests(int64_t run_id) {
   std::vector<TestRecord> out;
   Stmt q(db_, "SELECT id, seq, name, status, params, steady_state, results FROM tests WHERE run_id=? ORDER BY seq");
   q.Bind(1, run_id);
-  while (q.Step() == SQLITE_ROW) {
+  SSDLAB_RETURN_IF_ERROR(EachRow(db_, q, "tests of the run", [&] {
     TestRecord t;
     t.id = q.Int(0);
     t.seq = static_cast<int>(q.Int(1));
     t.name = q.Text(2);
     t.status = q.Text(3);
-    t.params = q.Json(4);
-    t.steady_state = q.Json(5);
-    t.results = q.Json(6);
+    t.params = q.Json(4, "test parameters");
+    t.steady_state = q.Json(5, "steady-state verdict of test " + t.name);
+    t.results = q.Json(6, "results of test " + t.name);
     out.push_back(std::move(t));
-  }
+  }));
   return out;
 }
 
@@ -326,11 +438,13 @@ Status Store::FinishTest(int64_t test_id, const json& steady_state, const json& 
   return q.Done("finishing a test");
 }
 
-std::vector<StoredRound> Store::LoadRounds(int64_t test_id) {
+Result<std::vector<StoredRound>> Store::LoadRounds(int64_t test_id) {
   std::vector<StoredRound> out;
   Stmt q(db_, "SELECT round, tracking FROM rounds WHERE test_id=? ORDER BY round");
   q.Bind(1, test_id);
-  while (q.Step() == SQLITE_ROW) out.push_back({static_cast<int>(q.Int(0)), q.Json(1)});
+  SSDLAB_RETURN_IF_ERROR(EachRow(db_, q, "rounds", [&] {
+    out.push_back({static_cast<int>(q.Int(0)), q.Json(1, "round tracking values")});
+  }));
   return out;
 }
 
@@ -339,53 +453,66 @@ Result<std::vector<StoredPhase>> Store::LoadPhases(int64_t test_id, int round) {
   std::vector<int64_t> ids;
   Stmt q(db_, "SELECT id, round, cell, workload, measured_ns, io_errors, interrupted, cpu_user_s, cpu_sys_s, counters, notes FROM phases WHERE test_id=? AND (?<0 OR round=?) ORDER BY round, id");
   q.Bind(1, test_id).Bind(2, static_cast<int64_t>(round)).Bind(3, static_cast<int64_t>(round));
-  while (q.Step() == SQLITE_ROW) {
+  std::string bad;
+  SSDLAB_RETURN_IF_ERROR(EachRow(db_, q, "phases", [&] {
     StoredPhase p;
     ids.push_back(q.Int(0));
     p.round = static_cast<int>(q.Int(1));
     p.cell = q.Text(2);
-    p.workload = q.Json(3);
+    p.workload = q.Json(3, "workload of cell " + p.cell);
     PhaseResult& r = p.result;
     r.measured_ns = static_cast<uint64_t>(q.Int(4));
     r.io_errors = static_cast<uint64_t>(q.Int(5));
     r.interrupted = q.Int(6) != 0;
     r.cpu_user_s = q.Real(7);
     r.cpu_sys_s = q.Real(8);
-    json counters = q.Json(9);
-    if (counters.is_object()) {
-      r.counters_name = counters.value("name", "");
-      r.counters = counters.value("values", json::array()).get<std::vector<std::pair<std::string, double>>>();
+    json counters = q.Json(9, "counters of cell " + p.cell);
+    json notes = q.Json(10, "notes of cell " + p.cell);
+    try {
+      if (counters.is_object()) {
+        r.counters_name = counters.value("name", "");
+        r.counters = counters.value("values", json::array()).get<std::vector<std::pair<std::string, double>>>();
+      }
+      if (notes.is_array()) r.notes = notes.get<std::vector<std::string>>();
+    } catch (const json::exception&) {
+      if (bad.empty()) bad = "the counters or notes of cell " + p.cell + " have the wrong shape";
     }
-    json notes = q.Json(10);
-    if (notes.is_array()) r.notes = notes.get<std::vector<std::string>>();
     out.push_back(std::move(p));
-  }
+  }));
+  if (!bad.empty()) return Damaged("phases", bad);
   for (size_t i = 0; i < out.size(); ++i) {
     PhaseResult& r = out[i].result;
     Stmt h(db_, "SELECT direction, ios, bytes, min_ns, max_ns, sum_ns, sum_sq_ns2, buckets FROM histograms WHERE phase_id=?");
     h.Bind(1, ids[i]);
-    while (h.Step() == SQLITE_ROW) {
+    SSDLAB_RETURN_IF_ERROR(EachRow(db_, h, "histograms", [&] {
       int d = static_cast<int>(h.Int(0));
-      if (d < 0 || d >= kDirections) continue;
       std::vector<uint64_t> w = h.Words(7);
+      if (d < 0 || d >= kDirections || w.size() % 2) {
+        if (bad.empty()) bad = "a histogram of cell " + out[i].cell + " is malformed";
+        return;
+      }
       std::vector<std::pair<uint64_t, uint64_t>> buckets;
       for (size_t k = 0; k + 1 < w.size(); k += 2) buckets.emplace_back(w[k], w[k + 1]);
       r.dirs[d].ios = static_cast<uint64_t>(h.Int(1));
       r.dirs[d].bytes = static_cast<uint64_t>(h.Int(2));
       r.dirs[d].latency = Histogram::FromBuckets(buckets, static_cast<uint64_t>(h.Int(3)), static_cast<uint64_t>(h.Int(4)), static_cast<uint64_t>(h.Int(5)), h.Real(6));
-    }
+    }));
     Stmt s(db_, "SELECT idx, t_begin_ns, t_end_ns, direction, ios, bytes, lat_sum_ns, lat_max_ns FROM series WHERE phase_id=? ORDER BY idx, direction");
     s.Bind(1, ids[i]);
-    while (s.Step() == SQLITE_ROW) {
-      size_t idx = static_cast<size_t>(s.Int(0));
-      if (r.intervals.size() <= idx) r.intervals.resize(idx + 1);
-      IntervalSample& iv = r.intervals[idx];
+    SSDLAB_RETURN_IF_ERROR(EachRow(db_, s, "time series", [&] {
+      int64_t idx = s.Int(0);
+      int d = static_cast<int>(s.Int(3));
+      if (idx < 0 || idx > (int64_t{1} << 24) || d < 0 || d >= kDirections) {
+        if (bad.empty()) bad = "a time-series row of cell " + out[i].cell + " is out of range";
+        return;
+      }
+      if (r.intervals.size() <= static_cast<size_t>(idx)) r.intervals.resize(static_cast<size_t>(idx) + 1);
+      IntervalSample& iv = r.intervals[static_cast<size_t>(idx)];
       iv.t_begin_ns = static_cast<uint64_t>(s.Int(1));
       iv.t_end_ns = static_cast<uint64_t>(s.Int(2));
-      int d = static_cast<int>(s.Int(3));
-      if (d < 0 || d >= kDirections) continue;
       iv.dirs[d] = {static_cast<uint64_t>(s.Int(4)), static_cast<uint64_t>(s.Int(5)), static_cast<uint64_t>(s.Int(6)), static_cast<uint64_t>(s.Int(7))};
-    }
+    }));
+    if (!bad.empty()) return Damaged("phases", bad);
   }
   return out;
 }

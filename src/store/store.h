@@ -14,6 +14,10 @@
 // JSON columns hold nlohmann::json text. Histograms are stored whole (non-empty buckets as
 // little-endian uint64 pairs) so percentiles of any window can be recomputed.
 //
+// A stored JSON column that does not parse, or a row whose values are out of range, is
+// "damaged": reads return kIoError naming the run (or test) and the column, never an empty or
+// partial document.
+//
 // Not thread-safe: one Store per thread.
 #pragma once
 
@@ -42,6 +46,7 @@ struct RunRecord {
   std::string finished_at;
   nlohmann::json config;
   nlohmann::json context;
+  std::string damage;  // ListRuns only: what of the record is damaged ("" when sound)
 };
 
 struct TestRecord {
@@ -66,18 +71,45 @@ struct StoredRound {
   nlohmann::json tracking;  // tracking variables' values, name -> number
 };
 
+// Held while a process writes a run (RunPts, a resume): released when destroyed or when the
+// process dies (an open-file-description lock on a byte of the database file that SQLite does
+// not use), so a killed run never stays locked.
+class RunLock {
+ public:
+  RunLock(RunLock&& o) noexcept : fd_(o.fd_), lock_id_(o.lock_id_) { o.fd_ = -1; }
+  RunLock& operator=(RunLock&&) = delete;
+  ~RunLock();
+
+ private:
+  friend class Store;
+  RunLock(int fd, int64_t id) : fd_(fd), lock_id_(id) {}
+  int fd_;  // the Store's descriptor of the database file (the Store outlives its locks)
+  int64_t lock_id_;
+};
+
 class Store {
  public:
-  // Opens or creates the database. Refuses a file that is not an ssdlab database (another
-  // program's SQLite file, or not SQLite at all) or has a newer schema.
-  static Result<std::unique_ptr<Store>> Open(const std::string& path);
+  enum class Mode {
+    kCreate,    // open, creating the file and the schema if missing
+    kExisting,  // open for writing; the database must exist (resume)
+    kReadOnly,  // read only (ls, show, report, export): nothing is ever written to the file
+  };
+  // Refuses (kInvalidArgument, naming the path) a file that is not an SQLite database, an
+  // SQLite database of another program, a damaged database, one with a newer schema, a
+  // read-only file or directory for a mode that writes (kPermission), and a missing file for
+  // kExisting and kReadOnly (kNotFound).
+  static Result<std::unique_ptr<Store>> Open(const std::string& path, Mode mode = Mode::kCreate);
   ~Store();
+
+  // Takes the run's lock; kPermission when another process holds it.
+  Result<RunLock> LockRun(int64_t run_id, const std::string& run_name);
 
   Result<int64_t> CreateRun(const std::string& name, const std::string& kind,
                             const nlohmann::json& config, const nlohmann::json& context,
                             const TargetInfo& target);
-  // NotFound when there is no run of that name.
+  // NotFound when there is no run of that name; kIoError when its record is damaged.
   Result<RunRecord> FindRun(const std::string& name);
+  // Every run; a damaged record is listed with `damage` set.
   std::vector<RunRecord> ListRuns();
   Status SetRunStatus(int64_t run_id, const std::string& status);
   Result<TargetInfo> LoadTarget(int64_t run_id);
@@ -85,21 +117,23 @@ class Store {
   // Returns the test's id, creating it (status "running") if the run has none of that name.
   Result<int64_t> BeginTest(int64_t run_id, int seq, const std::string& name,
                             const nlohmann::json& params);
-  std::vector<TestRecord> ListTests(int64_t run_id);
+  Result<std::vector<TestRecord>> ListTests(int64_t run_id);
   // Stores one round (all its phases and its tracking values) in one transaction.
   Status CommitRound(int64_t test_id, int round, const std::vector<StoredPhase>& phases,
                      const nlohmann::json& tracking);
   Status FinishTest(int64_t test_id, const nlohmann::json& steady_state,
                     const nlohmann::json& results);
-  std::vector<StoredRound> LoadRounds(int64_t test_id);
+  Result<std::vector<StoredRound>> LoadRounds(int64_t test_id);
   // Phases of a test in round order (all rounds when round < 0).
   Result<std::vector<StoredPhase>> LoadPhases(int64_t test_id, int round = -1);
 
  private:
-  explicit Store(sqlite3* db) : db_(db) {}
+  Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   Status Exec(const std::string& sql);
   Result<int64_t> InsertPhase(int64_t test_id, const StoredPhase& p);
   sqlite3* db_;
+  std::string path_;
+  int lock_fd_ = -1;  // the database file, for run locks
 };
 
 }  // namespace ssdlab

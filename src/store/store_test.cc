@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -73,13 +74,16 @@ TEST_F(StoreTest, RoundTripOfRunsTestsRoundsAndPhases) {
   EXPECT_EQ(found->status, "done");
   EXPECT_EQ(found->config["spec"], "review");
   EXPECT_EQ((*again)->LoadTarget(found->id)->size_bytes, 1u << 30);
-  auto tests = (*again)->ListTests(found->id);
+  auto listed = (*again)->ListTests(found->id);
+  ASSERT_TRUE(listed.ok());
+  const std::vector<TestRecord>& tests = listed.value();
   ASSERT_EQ(tests.size(), 1u);
   EXPECT_EQ(tests[0].status, "done");
   EXPECT_TRUE(tests[0].steady_state["reached"].get<bool>());
   auto rounds = (*again)->LoadRounds(tests[0].id);
-  ASSERT_EQ(rounds.size(), 3u);
-  EXPECT_DOUBLE_EQ(rounds[2].tracking["iops"].get<double>(), 102.0);
+  ASSERT_TRUE(rounds.ok());
+  ASSERT_EQ(rounds->size(), 3u);
+  EXPECT_DOUBLE_EQ((*rounds)[2].tracking["iops"].get<double>(), 102.0);
   auto phases = (*again)->LoadPhases(tests[0].id, 1);
   ASSERT_TRUE(phases.ok());
   ASSERT_EQ(phases->size(), 2u);
@@ -130,6 +134,86 @@ TEST_F(StoreTest, Refusals) {
   EXPECT_NE(text.status().message().find("not an SQLite database"), std::string::npos) << text.status().message();
   // Missing directory.
   EXPECT_FALSE(Store::Open(Path("missing/dir/r.db")).ok());
+}
+
+TEST_F(StoreTest, ModesNeverCreateOrWriteWhatTheyOnlyRead) {
+  // Read-only and existing modes refuse a missing file and create nothing.
+  auto missing = Store::Open(Path("none.db"), Store::Mode::kReadOnly);
+  EXPECT_EQ(missing.status().code(), Code::kNotFound);
+  EXPECT_EQ(Store::Open(Path("none.db"), Store::Mode::kExisting).status().code(), Code::kNotFound);
+  EXPECT_FALSE(std::filesystem::exists(Path("none.db")));
+  // An empty file stays empty (ls once wrote a schema into it).
+  std::ofstream(Path("empty.db")).close();
+  auto empty = Store::Open(Path("empty.db"), Store::Mode::kReadOnly);
+  EXPECT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("empty"), std::string::npos) << empty.status().message();
+  EXPECT_EQ(std::filesystem::file_size(Path("empty.db")), 0u);
+  // A read-only file is called read-only, not "not an SQLite database".
+  ASSERT_TRUE(Store::Open(Path("ro.db")).ok());
+  chmod(Path("ro.db").c_str(), 0444);
+  if (geteuid() != 0) {  // root writes through permissions; the message is then not reachable
+    auto ro = Store::Open(Path("ro.db"));
+    EXPECT_EQ(ro.status().code(), Code::kPermission);
+    EXPECT_NE(ro.status().message().find("read-only"), std::string::npos) << ro.status().message();
+  }
+  EXPECT_TRUE(Store::Open(Path("ro.db"), Store::Mode::kReadOnly).ok());
+}
+
+TEST_F(StoreTest, DamagedJsonIsAnErrorNamingWhatIsDamaged) {
+  {
+    auto store = Store::Open(Path("d.db"));
+    ASSERT_TRUE(store.ok());
+    TargetInfo t;
+    auto run = (*store)->CreateRun("r", "pts", {{"a", 1}}, {{"b", 2}}, t);
+    ASSERT_TRUE(run.ok());
+    auto test = (*store)->BeginTest(*run, 0, "iops", {});
+    ASSERT_TRUE(test.ok());
+    ASSERT_TRUE((*store)->CommitRound(*test, 0, {{0, "c", {}, SamplePhase(5)}}, {{"x", 1}}).ok());
+    ASSERT_TRUE((*store)->FinishTest(*test, {{"reached", true}}, {{"x", 1}}).ok());
+  }
+  sqlite3* db;
+  ASSERT_EQ(sqlite3_open(Path("d.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE tests SET results='{\"x\": 1'; UPDATE rounds SET tracking='nope'; UPDATE runs SET context='[1'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto store = Store::Open(Path("d.db"), Store::Mode::kReadOnly);
+  ASSERT_TRUE(store.ok());
+  auto run = (*store)->FindRun("r");
+  EXPECT_EQ(run.status().code(), Code::kIoError);
+  EXPECT_NE(run.status().message().find("run 'r'"), std::string::npos) << run.status().message();
+  EXPECT_NE(run.status().message().find("context"), std::string::npos) << run.status().message();
+  std::vector<RunRecord> all = (*store)->ListRuns();
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_FALSE(all[0].damage.empty());
+  auto tests = (*store)->ListTests(all[0].id);
+  EXPECT_FALSE(tests.ok());
+  EXPECT_NE(tests.status().message().find("results of test iops"), std::string::npos) << tests.status().message();
+  EXPECT_FALSE((*store)->LoadRounds(1).ok());
+}
+
+TEST_F(StoreTest, ARunIsLockedWhileOneProcessWritesIt) {
+  auto store = Store::Open(Path("l.db"));
+  ASSERT_TRUE(store.ok());
+  TargetInfo t;
+  auto run = (*store)->CreateRun("r", "pts", {}, {}, t);
+  ASSERT_TRUE(run.ok());
+  auto lock = (*store)->LockRun(*run, "r");
+  ASSERT_TRUE(lock.ok()) << lock.status().message();
+  // Another open of the database (another process's view: OFD locks conflict between opens).
+  auto other = Store::Open(Path("l.db"));
+  ASSERT_TRUE(other.ok());
+  auto second = (*other)->LockRun(*run, "r");
+  EXPECT_EQ(second.status().code(), Code::kPermission);
+  EXPECT_NE(second.status().message().find("another ssdlab process"), std::string::npos);
+  // Other runs are not affected, and the lock goes with its holder.
+  auto run2 = (*other)->CreateRun("r2", "pts", {}, {}, t);
+  ASSERT_TRUE(run2.ok());
+  EXPECT_TRUE((*other)->LockRun(*run2, "r2").ok());
+  { RunLock gone = std::move(lock.value()); }
+  EXPECT_TRUE((*other)->LockRun(*run, "r").ok());
+  // The database is still usable by the first store after the unlock (SQLite's locks kept).
+  EXPECT_TRUE((*store)->SetRunStatus(*run, "done").ok());
 }
 
 }  // namespace

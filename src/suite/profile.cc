@@ -90,7 +90,9 @@ struct Ctx {
     if (phases.ok() && purge && purge_method) {
       *purge_method = method;
       if (method.empty()) {
-        for (const StoredRound& sr : r.env().store.LoadRounds(r.env().test_id)) {
+        auto rounds = r.env().store.LoadRounds(r.env().test_id);
+        if (!rounds.ok()) return Result<std::vector<StoredPhase>>(rounds.status());
+        for (const StoredRound& sr : rounds.value()) {
           if (sr.round == index) *purge_method = sr.tracking.value("purge_method", "");
         }
       }

@@ -145,7 +145,7 @@ json PtsOptionsJson(const PtsOptions& o) {
 
 Status RunPts(Backend& backend, Store& store, int64_t run_id, const PtsOptions& o,
               ProgressSink* progress, const std::atomic<bool>* stop, TestHooks* hooks) {
-  std::vector<TestRecord> existing = store.ListTests(run_id);
+  SSDLAB_ASSIGN_OR_RETURN(std::vector<TestRecord> existing, store.ListTests(run_id));
   double battery_start = static_cast<double>(MonotonicNs()) / 1e9;
   int finished_here = 0;
   for (size_t i = 0; i < o.tests.size(); ++i) {
@@ -181,6 +181,8 @@ Status RunPts(Backend& backend, Store& store, int64_t run_id, const PtsOptions& 
 
 Result<json> PtsRunJson(Store& store, const std::string& run_name) {
   SSDLAB_ASSIGN_OR_RETURN(RunRecord run, store.FindRun(run_name));
+  auto stored_tests = store.ListTests(run.id);
+  if (!stored_tests.ok()) return stored_tests.status().WithContext("run '" + run_name + "'");
   json doc;
   doc["schema_version"] = 1;
   json ctx = run.context;
@@ -191,10 +193,14 @@ Result<json> PtsRunJson(Store& store, const std::string& run_name) {
   ctx["config"] = run.config;
   doc["context"] = ctx;
   json tests = json::array();
-  for (const TestRecord& t : store.ListTests(run.id)) {
+  for (const TestRecord& t : stored_tests.value()) {
+    if (t.status == "done" && !t.results.is_object())
+      return Status::Io("run '" + run_name + "': the stored results of test " + t.name + " are damaged (not a JSON object)");
     json rounds = t.results.is_object() && t.results.contains("rounds") ? t.results["rounds"] : json::array();
     if (rounds.empty()) {
-      for (const StoredRound& r : store.LoadRounds(t.id)) rounds.push_back({{"round", r.round}, {"tracking", r.tracking}});
+      auto stored = store.LoadRounds(t.id);
+      if (!stored.ok()) return stored.status().WithContext("run '" + run_name + "', test " + t.name);
+      for (const StoredRound& r : stored.value()) rounds.push_back({{"round", r.round}, {"tracking", r.tracking}});
     }
     json results = t.results.is_object() ? t.results : json::object();
     results.erase("rounds");

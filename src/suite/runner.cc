@@ -72,7 +72,12 @@ json PhaseMetrics(const PhaseResult& r, const std::vector<double>& pcts) {
 }
 
 Runner::Runner(TestEnv& env) : env_(env), started_s_(static_cast<double>(MonotonicNs()) / 1e9) {
-  for (const StoredRound& r : env_.store.LoadRounds(env_.test_id)) stored_[r.round] = true;
+  auto rounds = env_.store.LoadRounds(env_.test_id);
+  if (rounds.ok()) {
+    for (const StoredRound& r : rounds.value()) stored_[r.round] = true;
+  } else {
+    stored_status_ = rounds.status();
+  }
 }
 
 uint64_t Runner::default_range_end() const {
@@ -148,6 +153,7 @@ Status CheckReplay(const std::vector<StoredPhase>& stored, const std::vector<Sto
 
 Result<std::vector<StoredPhase>> Runner::Step(int index, const Body& body,
                                               const std::function<json(const std::vector<StoredPhase>&)>& tracking) {
+  SSDLAB_RETURN_IF_ERROR(stored_status_);
   if (stored_.count(index)) {
     SSDLAB_ASSIGN_OR_RETURN(std::vector<StoredPhase> stored, env_.store.LoadPhases(env_.test_id, index));
     if (env_.backend.persistent_state()) return stored;
@@ -189,7 +195,8 @@ Result<std::string> Runner::PurgeAndPrecondition(int index, uint64_t range_end, 
                             return json{{"purge_method", method}};
                           }));
   if (method.empty()) {
-    for (const StoredRound& r : env_.store.LoadRounds(env_.test_id)) {
+    SSDLAB_ASSIGN_OR_RETURN(auto rounds, env_.store.LoadRounds(env_.test_id));
+    for (const StoredRound& r : rounds) {
       if (r.round == index) method = r.tracking.value("purge_method", "");
     }
   }

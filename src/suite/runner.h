@@ -80,6 +80,7 @@ class Runner {
  private:
   TestEnv& env_;
   std::map<int, bool> stored_;  // step index -> stored
+  Status stored_status_;         // why the stored rounds could not be read (Step returns it)
   double started_s_;
 };
 

@@ -1,6 +1,7 @@
 #include "workload/parse.h"
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <sstream>
 
@@ -62,6 +63,28 @@ uint64_t WorkloadSpec::MaxBlockBytes() const {
   uint64_t m = 0;
   for (const auto& b : block_sizes) m = std::max(m, b.bytes);
   return m;
+}
+
+WorkloadSpec PrefillOf(const WorkloadSpec& spec) {
+  WorkloadSpec fill = spec;
+  const uint64_t span = spec.range_end_bytes - spec.range_begin_bytes;
+  const uint64_t unit = std::min<uint64_t>(4096, spec.MinBlockBytes());
+  // The largest block up to 1 MiB that divides the range: a sequential pass then ends exactly
+  // at the range's end.
+  const uint64_t bs = unit * std::gcd(std::max<uint64_t>(span / unit, 1), (uint64_t{1} << 20) / unit);
+  fill.pattern = Pattern::kSequential;
+  fill.read_pct = 0;
+  fill.trim = false;
+  fill.block_sizes = {BlockShare{bs, 100}};
+  fill.verify_unit_bytes = unit;
+  fill.queue_depth = 16;
+  fill.jobs = 1;
+  fill.runtime_ns = 0;
+  fill.io_bytes = span;
+  fill.ramp_ns = fill.ramp_bytes = 0;
+  fill.rate_iops = 0;
+  fill.interval_ns = 0;
+  return fill;
 }
 
 Result<std::vector<BlockShare>> ParseBlockSizes(const std::string& text) {

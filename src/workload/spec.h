@@ -69,6 +69,12 @@ struct WorkloadSpec {
   bool HasReads() const { return read_pct > 0; }
 };
 
+// The one sequential pass that writes `spec`'s active range before it is measured (--prefill,
+// and a new file's first reads): one job, QD 16, blocks of up to 1 MiB that are a multiple of
+// the verify unit (so that --verify reads find headers), the same data pattern and seed, no
+// ramp, no rate, no time series.
+WorkloadSpec PrefillOf(const WorkloadSpec& spec);
+
 // One request produced by a generator.
 struct IoRequest {
   uint64_t offset = 0;
