@@ -9,6 +9,7 @@
 
 #include "apps/app.h"
 #include "base/units.h"
+#include "base/output_file.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/output.h"
@@ -110,17 +111,14 @@ int RunAppCommand(AppArgs a) {
                "); give a directory on the drive under test, or --any-dir to run anyway");
     return kExitUsage;
   }
-  if (!a.json_path.empty() && a.json_path != "-") {
-    auto parent = std::filesystem::path(a.json_path).parent_path();
-    if (!parent.empty() && !std::filesystem::is_directory(parent)) {
-      PrintError("--json " + a.json_path + ": directory " + parent.string() + " does not exist");
-      return kExitUsage;
-    }
+  if (Status s = CheckOutputPaths({{"--json", a.json_path}}, {{"--db", a.db}}); !s.ok()) {
+    PrintError(s.message());
+    return ExitCodeFor(s);
   }
   auto store = Store::Open(a.db);
   if (!store.ok()) {
     PrintError(store.status().message());
-    return kExitUsage;
+    return ExitCodeFor(store.status());
   }
   if (a.run.empty()) a.run = DefaultRunName("app-" + a.name);
   const TargetInfo target = DirectoryTarget(identity.value());

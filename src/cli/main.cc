@@ -1,3 +1,6 @@
+#include <unistd.h>
+
+#include <atomic>
 #include <csignal>
 #include <iostream>
 
@@ -34,9 +37,18 @@ int ExitCodeFor(const Status& s) {
 
 namespace {
 
-void OnSignal(int sig) {
+// Every SIGINT or SIGTERM asks the running phase to stop; none kills the program, so that what
+// was measured is still stored and written (service managers and `timeout` send SIGTERM more
+// than once). SIGKILL remains the way to abort at once.
+void OnSignal(int) {
+  static std::atomic<int> count{0};
   ssdlab::StopFlag().store(true);
-  std::signal(sig, SIG_DFL);  // a second Ctrl-C ends the program at once
+  if (count.fetch_add(1) == 1) {
+    constexpr char kMsg[] =
+        "ssdlab: already stopping; saving what was measured (SIGKILL aborts without saving)\n";
+    ssize_t ignored = write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
+    (void)ignored;
+  }
 }
 
 }  // namespace
@@ -55,8 +67,12 @@ int main(int argc, char** argv) {
   AddProfileCommand(app, &exit_code);
   AddAppCommand(app, &exit_code);
   AddReportCommands(app, &exit_code);
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -65,6 +81,13 @@ int main(int argc, char** argv) {
     std::string what = e.what();
     PrintError(what.empty() ? "bad command line" : what + " (see ssdlab --help)");
     return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    PrintError("out of memory (a smaller simulated drive, a larger sim scale or a lower --qd/--jobs needs less)");
+    return kExitFailed;
+  } catch (const std::exception& e) {
+    // Expected failures are Status values; this is a bug or a damaged input that slipped by.
+    PrintError(std::string("unexpected failure: ") + e.what());
+    return kExitFailed;
   }
   return exit_code;
 }

@@ -17,6 +17,7 @@
 
 #include "base/clock.h"
 #include "base/units.h"
+#include "base/output_file.h"
 #include "cli/commands.h"
 #include "cli/device_backend.h"
 #include "cli/flags.h"
@@ -266,12 +267,11 @@ int RunProfileCommand(ProfileArgs a) {
     PrintError(s.message());
     return kExitUsage;
   }
-  if (!a.json_path.empty() && a.json_path != "-") {
-    auto parent = std::filesystem::path(a.json_path).parent_path();
-    if (!parent.empty() && !std::filesystem::is_directory(parent)) {
-      PrintError("--json " + a.json_path + ": directory " + parent.string() + " does not exist");
-      return kExitUsage;
-    }
+  if (Status s = CheckOutputPaths({{"--json", a.json_path}},
+                                  {{"--db", a.db}, {"--target", IsSimTarget(a.target) ? "" : a.target}});
+      !s.ok()) {
+    PrintError(s.message());
+    return ExitCodeFor(s);
   }
   auto temp_interval = ParseDurationNs(a.temp_interval);
   if (!temp_interval.ok()) {
@@ -354,7 +354,7 @@ int RunProfileCommand(ProfileArgs a) {
   auto store = Store::Open(a.db);
   if (!store.ok()) {
     PrintError(store.status().message());
-    return kExitUsage;
+    return ExitCodeFor(store.status());
   }
   if (a.run.empty()) a.run = DefaultRunName("profile-" + def->name);
   json config = {{"args", ArgsJson(a)},

@@ -10,6 +10,7 @@
 
 #include "base/clock.h"
 #include "base/units.h"
+#include "base/output_file.h"
 #include "cli/commands.h"
 #include "cli/device_backend.h"
 #include "cli/flags.h"
@@ -37,6 +38,7 @@ struct PtsArgs {
   std::vector<std::string> targets;  // --target, composed into `target` (an array with --layout)
   std::string layout, chunk;
   bool destructive = false;
+  std::vector<std::string> given;  // long names of the options on the command line
 };
 
 json ArgsJson(const PtsArgs& a) {
@@ -196,8 +198,8 @@ Result<PtsOptions> ResolveOptions(const PtsArgs& a) {
   SSDLAB_RETURN_IF_ERROR(ParseList("--op", a.op, o.op_pcts, ParsePercent));
   if (!a.range.empty()) {
     auto v = ParsePercent(a.range);
-    if (!v.ok() || v.value() <= 0)
-      return Status::Invalid("--range '" + a.range + "' is not a percentage above 0");
+    if (!v.ok()) return v.status().WithContext("--range (percent of the capacity)");
+    if (v.value() <= 0) return Status::Invalid("--range '" + a.range + "' must be above 0%");
     o.active_range_pct = v.value();
   }
   if (!a.seed.empty()) {
@@ -239,6 +241,76 @@ Result<PtsOptions> ResolveOptions(const PtsArgs& a) {
   return o;
 }
 
+// With --resume, options that only say how to run it this time; every other option given must
+// equal the stored run's.
+const std::vector<std::string> kResumeOptions = {"--db",      "--resume",  "--progress",
+                                                 "--json",    "--destructive", "--confirm",
+                                                 "--temp-interval"};
+
+// Refuses options given with --resume that differ from the stored run's (`stored`: its
+// ArgsJson; `given`: ArgsJson of this command line). Values that are spelled differently but
+// mean the same ("500ms" and "0.5s") are the same.
+Status CheckResumeOptions(const PtsArgs& a, const json& stored, const json& given) {
+  for (const std::string& flag : a.given) {
+    if (std::find(kResumeOptions.begin(), kResumeOptions.end(), flag) != kResumeOptions.end())
+      continue;
+    if (flag == "--run") {
+      if (a.run != a.resume)
+        return Status::Invalid("--run " + a.run + " conflicts with --resume " + a.resume);
+      continue;
+    }
+    std::string key = flag == "--layout" || flag == "--chunk" ? "target" : flag.substr(2);
+    std::replace(key.begin(), key.end(), '-', '_');
+    if (!stored.contains(key) || !given.contains(key))
+      return Status::Invalid(flag + " cannot be given with --resume");
+    const std::string was = stored[key].is_string() ? stored[key].get<std::string>() : stored[key].dump();
+    const std::string now = given[key].is_string() ? given[key].get<std::string>() : given[key].dump();
+    if (was == now) continue;
+    if (key != "target") {
+      PtsArgs before, after;
+      json changed = stored;
+      changed[key] = now;
+      ArgsFromJson(stored, before);
+      ArgsFromJson(changed, after);
+      auto b = ResolveOptions(before), c = ResolveOptions(after);
+      if (b.ok() && c.ok() && PtsOptionsJson(b.value()) == PtsOptionsJson(c.value())) continue;
+    }
+    return Status::Invalid(flag + " " + now + " conflicts with the stored run's " +
+                           (was.empty() ? "default" : flag + " " + was) +
+                           "; a resumed run keeps its settings (start a new run to change them)");
+  }
+  return Status::Ok();
+}
+
+// The stored identity of a resumed run's target against the one found now: a device node that
+// points at another disk must never merge two disks' rounds into one run.
+Status CheckResumeIdentity(const RunRecord& run, const TargetInfo& now,
+                           const std::optional<DeviceIdentity>& id) {
+  const json& target = run.context.contains("target") ? run.context["target"] : json::object();
+  auto differs = [&](const char* what, const std::string& was, const std::string& is) {
+    return Status::Refused("--resume " + run.name + ": the target's " + what + " was " +
+                           (was.empty() ? "(none)" : was) + " and is now " + (is.empty() ? "(none)" : is) +
+                           "; this is not the drive the run started on (start a new run)");
+  };
+  if (target.is_object()) {
+    auto num = [&](const char* k) { return target.contains(k) && target[k].is_number() ? target[k].get<uint64_t>() : 0; };
+    if (num("size_bytes") && num("size_bytes") != now.size_bytes)
+      return differs("size", std::to_string(num("size_bytes")) + " bytes", std::to_string(now.size_bytes) + " bytes");
+  }
+  const json& device = run.context.contains("device") ? run.context["device"] : json();
+  if (id && id->kind == "block" && id->disk) {
+    const json& disk = device.is_object() && device.contains("disk") ? device["disk"] : json();
+    auto str = [&](const char* k) { return disk.is_object() && disk.contains(k) && disk[k].is_string() ? disk[k].get<std::string>() : std::string(); };
+    if (!disk.is_object()) return differs("identity", "not a block device", id->disk->model);
+    if (str("serial") != id->disk->serial) return differs("serial", str("serial"), id->disk->serial);
+    if (str("wwn") != id->disk->wwn) return differs("WWN", str("wwn"), id->disk->wwn);
+    if (str("model") != id->disk->model) return differs("model", str("model"), id->disk->model);
+    if (str("loop_backing_file") != id->disk->loop_backing_file)
+      return differs("loop backing file", str("loop_backing_file"), id->disk->loop_backing_file);
+  }
+  return Status::Ok();
+}
+
 // One-line verdicts of a run's tests.
 void PrintVerdicts(const json& doc, std::ostream& out) {
   for (const json& t : doc["tests"]) {
@@ -266,20 +338,54 @@ void PrintVerdicts(const json& doc, std::ostream& out) {
 }
 
 int RunPtsCommand(PtsArgs a) {
-  auto store = Store::Open(a.db);
+  bool resume = !a.resume.empty();
+  if (!resume || !a.targets.empty()) {
+    auto target = ComposeTarget(a.targets, a.layout, a.chunk);
+    if (!target.ok()) {
+      PrintError(target.status().message());
+      return kExitUsage;
+    }
+    a.target = target.value();
+  }
+  if (Status s = CheckOutputPaths({{"--json", a.json_path}},
+                                  {{"--db", a.db}, {"--target", IsSimTarget(a.target) ? "" : a.target}});
+      !s.ok()) {
+    PrintError(s.message());
+    return ExitCodeFor(s);
+  }
+  auto store = Store::Open(a.db, resume ? Store::Mode::kExisting : Store::Mode::kCreate);
   if (!store.ok()) {
     PrintError(store.status().message());
-    return kExitUsage;
+    return ExitCodeFor(store.status());
   }
   RunRecord run;
-  bool resume = !a.resume.empty();
+  std::optional<RunLock> lock;
   if (resume) {
     auto found = (*store)->FindRun(a.resume);
     if (!found.ok()) {
       PrintError("--resume: " + found.status().message());
-      return kExitUsage;
+      return ExitCodeFor(found.status());
     }
     run = found.value();
+    if (run.kind != "pts") {
+      PrintError("--resume " + run.name + ": it is a " + run.kind + " run, not a PTS run; ssdlab pts resumes PTS runs only");
+      return kExitUsage;
+    }
+    if (run.status == "done") {
+      PrintError("--resume " + run.name + ": the run is already done; nothing to continue");
+      return kExitUsage;
+    }
+    const json stored_args = run.config.value("args", json::object());
+    if (Status s = CheckResumeOptions(a, stored_args, ArgsJson(a)); !s.ok()) {
+      PrintError(s.message());
+      return kExitUsage;
+    }
+    auto locked = (*store)->LockRun(run.id, run.name);
+    if (!locked.ok()) {
+      PrintError(locked.status().message());
+      return ExitCodeFor(locked.status());
+    }
+    lock.emplace(std::move(locked.value()));
     std::string progress = a.progress, json_path = a.json_path;
     bool destructive = a.destructive;
     std::string confirm = a.confirm, temp = a.temp_interval;
@@ -290,21 +396,6 @@ int RunPtsCommand(PtsArgs a) {
     a.confirm = confirm;
     a.temp_interval = temp;
     a.run = run.name;
-  }
-  if (!resume) {  // a resumed run keeps its stored target
-    auto target = ComposeTarget(a.targets, a.layout, a.chunk);
-    if (!target.ok()) {
-      PrintError(target.status().message());
-      return kExitUsage;
-    }
-    a.target = target.value();
-  }
-  if (!a.json_path.empty() && a.json_path != "-") {
-    auto parent = std::filesystem::path(a.json_path).parent_path();
-    if (!parent.empty() && !std::filesystem::is_directory(parent)) {
-      PrintError("--json " + a.json_path + ": directory " + parent.string() + " does not exist");
-      return kExitUsage;
-    }
   }
   auto options = ResolveOptions(a);
   if (!options.ok()) {
@@ -342,6 +433,16 @@ int RunPtsCommand(PtsArgs a) {
     }
     backend = WithDevicePurge(std::move(backend.value()), *identity, a.destructive, a.confirm);
   }
+  if (resume) {
+    if (Status s = CheckResumeIdentity(run, (*backend)->info(), identity); !s.ok()) {
+      PrintError(s.message());
+      return ExitCodeFor(s);
+    }
+  }
+  if (Status s = CheckPtsTarget(options.value(), (*backend)->info()); !s.ok()) {
+    PrintError(s.message());
+    return kExitUsage;
+  }
   if (!resume) {
     if (a.run.empty()) a.run = DefaultRunName("pts");
     json config = {{"args", ArgsJson(a)}, {"options", PtsOptionsJson(options.value())}};
@@ -355,6 +456,12 @@ int RunPtsCommand(PtsArgs a) {
     }
     run.id = id.value();
     run.name = a.run;
+    auto locked = (*store)->LockRun(run.id, run.name);
+    if (!locked.ok()) {
+      PrintError(locked.status().message());
+      return ExitCodeFor(locked.status());
+    }
+    lock.emplace(std::move(locked.value()));
   } else {
     if (!(*store)->SetRunStatus(run.id, "running").ok()) {
       PrintError("cannot update the run's status in " + a.db);
@@ -439,18 +546,16 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
   cmd->add_option("--dirth-qds", a->dirth_qds, "DIRTH/ECW queue depths (32,16,8,6,4,2,1)");
   cmd->add_option("--dirth-hist", a->dirth_hist,
                   "DIRTH/ECW measurement of the selected points (600s)");
-  cmd->callback([a, exit_code] { *exit_code = RunPtsCommand(*a); });
+  cmd->callback([a, exit_code, cmd] {
+    a->given = GivenOptions(cmd);
+    *exit_code = RunPtsCommand(*a);
+  });
 
   auto db = std::make_shared<std::string>();
   CLI::App* ls = app.add_subcommand("ls", "List the runs in a results database");
   ls->add_option("--db", *db, "Results database")->required();
   ls->callback([db, exit_code] {
-    if (!std::filesystem::exists(*db)) {
-      PrintError("--db " + *db + " does not exist");
-      *exit_code = kExitUsage;
-      return;
-    }
-    auto store = Store::Open(*db);
+    auto store = Store::Open(*db, Store::Mode::kReadOnly);
     if (!store.ok()) {
       PrintError(store.status().message());
       *exit_code = kExitUsage;
@@ -461,8 +566,9 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
     for (const RunRecord& r : (*store)->ListRuns()) {
       std::string target =
           r.context.contains("target") ? r.context["target"].value("path", "") : "";
-      std::cout << fmt::format("{:<28} {:<8} {:<12} {:<22} {}\n", r.name, r.kind, r.status,
-                               r.created_at, target);
+      std::cout << fmt::format("{:<28} {:<8} {:<12} {:<22} {}\n", r.name, r.kind,
+                               r.damage.empty() ? r.status : "DAMAGED", r.created_at,
+                               r.damage.empty() ? target : r.damage);
     }
     *exit_code = kExitOk;
   });
@@ -475,12 +581,7 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
   show->add_option("--db", *show_db, "Results database")->required();
   show->add_flag("--json", *show_json, "Print the whole run as JSON");
   show->callback([show_db, show_name, show_json, exit_code] {
-    if (!std::filesystem::exists(*show_db)) {
-      PrintError("--db " + *show_db + " does not exist");
-      *exit_code = kExitUsage;
-      return;
-    }
-    auto store = Store::Open(*show_db);
+    auto store = Store::Open(*show_db, Store::Mode::kReadOnly);
     if (!store.ok()) {
       PrintError(store.status().message());
       *exit_code = kExitUsage;

@@ -72,8 +72,14 @@ int RunReport(const ReportArgs& a) {
   options.generated_at = options.generated_at.substr(0, 16) + " UTC";
   options.generated_at[10] = ' ';
   options.tool_version = fmt::format("ssdlab {} ({})", kVersion, kGitRevision);
-  nlohmann::json model = BuildReportModel(runs.value(), options);
-  std::string html = RenderReportHtml(model);
+  std::string html;
+  try {
+    html = RenderReportHtml(BuildReportModel(runs.value(), options));
+  } catch (const nlohmann::json::exception& e) {
+    PrintError(fmt::format("run{} {}: the stored results have an unexpected shape ({}); the database may be damaged or from another ssdlab version",
+                           a.runs.size() == 1 ? "" : "s", fmt::join(a.runs, ", "), e.what()));
+    return kExitFailed;
+  }
   if (!WriteFile("-o", a.out, html)) return kExitFailed;
   size_t charts = html.size();
   std::cerr << fmt::format("ssdlab report: {} ({:.1f} MB, {} run{})\n", a.out, static_cast<double>(charts) / 1e6, a.runs.size(),
@@ -117,7 +123,12 @@ int RunExport(const ExportArgs& a) {
     }
     return WriteFile("--json", a.json, text) ? kExitOk : kExitFailed;
   }
-  auto files = ExportRunCsv(doc.value(), a.csv);
+  Result<std::vector<std::string>> files = Status::Invalid("");
+  try {
+    files = ExportRunCsv(doc.value(), a.csv);
+  } catch (const nlohmann::json::exception& e) {
+    files = Status::Io("run " + a.run + ": the stored results have an unexpected shape (" + e.what() + ")");
+  }
   if (!files.ok()) {
     PrintError(files.status().message());
     return files.status().code() == Code::kIoError ? kExitFailed : kExitUsage;

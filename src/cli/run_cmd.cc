@@ -14,6 +14,7 @@
 #include "device/device_json.h"
 #include "cli/lat_log.h"
 #include "cli/output.h"
+#include "base/output_file.h"
 #include "cli/targets.h"
 #include "workload/parse.h"
 
@@ -29,20 +30,12 @@ struct RunArgs {
   std::string engine = "io_uring";
   bool buffered = false;
   bool destructive = false;
+  bool prefill = false;
   std::string json;
   std::string lat_log;
   std::string temp_interval = "1s";
   std::vector<std::string> argv;
 };
-
-Status CheckOutputPath(const std::string& flag, const std::string& path) {
-  if (path.empty() || path == "-") return Status::Ok();
-  std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty() && !std::filesystem::is_directory(parent)) {
-    return Status::Invalid(flag + " " + path + ": directory " + parent.string() + " does not exist");
-  }
-  return Status::Ok();
-}
 
 bool RwWrites(const std::string& rw) { return rw != "read" && rw != "randread"; }
 
@@ -67,15 +60,15 @@ int Run(RunArgs a) {
     return kExitUsage;
   }
   a.target = target.value();
-  for (auto [flag, path] : {std::pair{"--json", a.json}, std::pair{"--lat-log", a.lat_log}}) {
-    if (Status s = CheckOutputPath(flag, path); !s.ok()) {
-      PrintError(s.message());
-      return kExitUsage;
-    }
+  if (Status s = CheckOutputPaths({{"--json", a.json}, {"--lat-log", a.lat_log}},
+                                  {{"--target", IsSimTarget(a.target) ? "" : a.target}});
+      !s.ok()) {
+    PrintError(s.message());
+    return ExitCodeFor(s);
   }
   TargetRequest req;
   req.target = a.target;
-  req.writes = RwWrites(a.w.rw);
+  req.writes = RwWrites(a.w.rw) || a.prefill;
   req.destructive = a.destructive;
   req.direct = !a.buffered;
   if (!a.size.empty()) {
@@ -99,6 +92,10 @@ int Run(RunArgs a) {
   }
   if (IsSimTarget(a.target) && a.w.verify) {
     PrintError("--verify: a simulated drive stores no data to check");
+    return kExitUsage;
+  }
+  if (a.engine == "io_uring" && a.w.qd > kMaxUringDepth) {
+    PrintError(fmt::format("--qd {} is above io_uring's limit of {} entries per ring; use more --jobs", a.w.qd, kMaxUringDepth));
     return kExitUsage;
   }
   auto info = ProbeTarget(req);
@@ -143,8 +140,24 @@ int Run(RunArgs a) {
   control.io_log = lat_log.get();
   bool tty = isatty(STDERR_FILENO);
   if (tty && spec->interval_ns) control.on_interval = PrintProgress;
+  std::vector<std::string> prefill_notes;
+  if (a.prefill) {  // one sequential pass over the range, not measured
+    WorkloadSpec fill = PrefillOf(spec.value());
+    RunControl quiet{control.stop, nullptr, nullptr};
+    auto filled = (*backend)->RunPhase(fill, quiet);
+    Status fs = !filled.ok()             ? filled.status()
+                : filled->interrupted    ? Status::Error(Code::kInterrupted, "interrupted")
+                : filled->io_errors != 0 ? Status::Io(filled->errors.empty() ? "I/O errors" : filled->errors.front())
+                                         : Status::Ok();
+    if (!fs.ok()) {
+      PrintError(fs.WithContext("--prefill").message());
+      return ExitCodeFor(fs);
+    }
+    prefill_notes.push_back("--prefill wrote the range once sequentially (" + FormatBytes(fill.io_bytes) + ", not measured)");
+  }
   double start = UnixTimeS();
   auto result = (*backend)->RunPhase(spec.value(), control);
+  if (result.ok()) result->notes.insert(result->notes.begin(), prefill_notes.begin(), prefill_notes.end());
   double end = UnixTimeS();
   nlohmann::json health_json = health.Stop();
   if (tty && spec->interval_ns) std::cerr << "\r\x1b[K" << std::flush;
@@ -177,7 +190,7 @@ int Run(RunArgs a) {
   doc.update(PhaseJson(r));
   doc["health"] = health_json;
 
-  std::ostream& human = a.json == "-" ? std::cerr : std::cout;
+  std::ostream& human = a.json == "-" || a.lat_log == "-" ? std::cerr : std::cout;
   human << fmt::format("{} on {} ({}, {}), {}, {:.2f} s measured{}\n", DescribeWorkload(spec.value()),
                        a.target, (*backend)->info().kind, FormatBytes((*backend)->info().size_bytes),
                        IsSimTarget(a.target) ? "sim" : a.engine, static_cast<double>(r.measured_ns) / 1e9,
@@ -242,8 +255,9 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--verify", a->w.verify, "Write verify headers and check them on reads");
   cmd->add_option("--json", a->json, "Write the JSON result to FILE (- for stdout)");
   cmd->add_option("--interval", a->w.interval, "Time-series interval (0 for none)")->capture_default_str();
-  cmd->add_option("--lat-log", a->lat_log, "Write every I/O as CSV to FILE");
+  cmd->add_option("--lat-log", a->lat_log, "Write every I/O as CSV to FILE (- for stdout)");
   cmd->add_flag("--destructive", a->destructive, "Allow writing to a block device (destroys its data)");
+  cmd->add_flag("--prefill", a->prefill, "Write the range once sequentially before the workload (not measured; needs --destructive on a block device)");
   cmd->add_option("--temp-interval", a->temp_interval, "Temperature sampling interval (0: only before and after)")->capture_default_str();
   cmd->callback([a, exit_code, &app] {
     a->argv.clear();

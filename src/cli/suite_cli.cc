@@ -70,6 +70,15 @@ json HealthHooks::OnTestEnd(const std::string&) {
   return j;
 }
 
+std::vector<std::string> GivenOptions(const CLI::App* cmd) {
+  std::vector<std::string> out;
+  for (const CLI::Option* opt : cmd->get_options()) {
+    if (opt->count() == 0 || opt->get_lnames().empty()) continue;
+    out.push_back("--" + opt->get_lnames().front());
+  }
+  return out;
+}
+
 std::string DefaultRunName(const std::string& prefix) {
   time_t t = time(nullptr);
   tm g;
@@ -87,7 +96,8 @@ void AddStoredRunOptions(CLI::App* cmd, std::string* db, std::string* run,
   cmd->add_option("--json", *json_path, "Write the run as JSON to FILE (- for stdout)");
   cmd->add_option("--progress", *progress,
                   "auto|json|none: status line, JSON lines on stderr, or quiet")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "json", "none"}));
 }
 
 Status FinishStoredRun(Store& store, int64_t run_id, const std::string& run, const std::string& db,

@@ -42,6 +42,9 @@ class HealthHooks : public TestHooks {
   std::unique_ptr<HealthMonitor> monitor_;
 };
 
+// The long names ("--round") of the options given on `cmd`'s command line.
+std::vector<std::string> GivenOptions(const CLI::App* cmd);
+
 // "PREFIX-YYYYMMDD-HHMMSS" in UTC.
 std::string DefaultRunName(const std::string& prefix);
 

@@ -1,5 +1,7 @@
 #include "sim/params.h"
 
+#include <sys/resource.h>
+
 #include <unistd.h>
 
 #include <cmath>
@@ -395,12 +397,18 @@ std::vector<SimParams> BuildPresets() {
   return out;
 }
 
-uint64_t DefaultMemLimit() {
+// The machine's RAM, or the address-space limit (RLIMIT_AS, `ulimit -v`, `prlimit --as`)
+// when that is lower: what the process can actually allocate.
+uint64_t UsableMemory() {
   long pages = sysconf(_SC_PHYS_PAGES);
   long page = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return 4ull << 30;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2;
+  uint64_t ram = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 8ull << 30;
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) ram = std::min<uint64_t>(ram, as.rlim_cur);
+  return ram;
 }
+
+uint64_t DefaultMemLimit() { return UsableMemory() / 2; }
 
 std::vector<std::string> Split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -567,6 +575,10 @@ Status ValidateParams(const SimParams& p) {
     return Status::Invalid("sim: only " + std::to_string(g.blocks) +
                            " blocks are simulated; need >= 16 (lower scale or raise capacity)");
   }
+  if (p.mem_limit_bytes > UsableMemory()) {
+    return Status::Invalid("sim: mem_limit " + FormatBytes(p.mem_limit_bytes) + " is more than the " +
+                           FormatBytes(UsableMemory()) + " this process can use (RAM or its address-space limit)");
+  }
   const uint64_t limit = p.mem_limit_bytes ? p.mem_limit_bytes : DefaultMemLimit();
   if (g.memory_bytes > limit) {
     return Status::Invalid(
@@ -599,12 +611,16 @@ Result<SimParams> ParseSimTarget(const std::string& target) {
   }
   SimParams p = *base;
   if (!query.empty()) {
+    std::vector<std::string> seen;
     for (const std::string& kv : Split(query, '&')) {
       size_t eq = kv.find('=');
       if (eq == std::string::npos || eq == 0) {
         return Status::Invalid("sim target: expected key=value, got '" + kv + "'");
       }
       std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
+      if (std::find(seen.begin(), seen.end(), key) != seen.end())
+        return Status::Invalid("sim parameter '" + key + "' is given twice in '" + target + "'");
+      seen.push_back(key);
       const ParamDef* def = nullptr;
       for (const auto& d : Table()) {
         if (key == d.key) def = &d;

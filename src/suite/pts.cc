@@ -77,8 +77,10 @@ PtsOptions SpecDefaults(PtsSpec spec) {
 Status ValidatePtsOptions(const PtsOptions& o) {
   std::set<std::string> known(PtsTestNames().begin(), PtsTestNames().end());
   if (o.tests.empty()) return Status::Invalid("--tests: no test selected");
+  std::set<std::string> seen;
   for (const auto& t : o.tests) {
     if (!known.count(t)) return Status::Invalid("--tests: unknown test '" + t + "' (iops, tp, lat, lvi, wsat, hir, xsr, dirth, ecw, op)");
+    if (!seen.insert(t).second) return Status::Invalid("--tests names '" + t + "' twice");
   }
   if (o.steady.window_rounds == 0) return Status::Invalid("--window must be at least 1");
   if (o.max_rounds == 0) return Status::Invalid("--max-rounds must be at least 1");
@@ -91,6 +93,32 @@ Status ValidatePtsOptions(const PtsOptions& o) {
     if (op < 0 || op >= 100) return Status::Invalid("--op: " + std::to_string(op) + "% is outside 0..99");
   }
   if (o.xsr_ns.size() != 3) return Status::Invalid("--xsr needs three durations (seq, random, seq)");
+  return Status::Ok();
+}
+
+Status CheckPtsTarget(const PtsOptions& o, const TargetInfo& target) {
+  const uint64_t lbs = target.logical_block_bytes;
+  if (lbs <= 1) return Status::Ok();
+  struct Sizes {
+    const char* test;
+    const char* flag;
+    std::vector<uint64_t> bytes;
+  };
+  const std::vector<Sizes> sizes = {{"iops", "--iops-bs", o.iops_block_bytes},
+                                    {"tp", "--tp-bs", o.tp_block_bytes},
+                                    {"lat", "--lat-bs", o.lat_block_bytes},
+                                    {"lvi", "--lvi-bs", o.lvi_block_bytes},
+                                    {"ecw", "", {512, 1024, 1536, 2048, 2560, 3072, 3584}}};
+  for (const Sizes& s : sizes) {
+    if (std::find(o.tests.begin(), o.tests.end(), s.test) == o.tests.end()) continue;
+    for (uint64_t b : s.bytes) {
+      if (b % lbs == 0) continue;
+      std::string fix = *s.flag ? std::string("; give ") + s.flag + " without it" + (o.spec == PtsSpec::kReview ? "" : " (or --spec review)")
+                                : std::string("; the Enterprise Composite Workload's mix has blocks of 512 B to 3.5 KiB, so leave ecw out of --tests on this target");
+      return Status::Invalid(std::string(s.test) + ": block size " + FormatBytes(b) + " is not a multiple of " + target.path + "'s " +
+                             std::to_string(lbs) + "-byte logical block" + fix);
+    }
+  }
   return Status::Ok();
 }
 

@@ -79,6 +79,10 @@ Result<PtsSpec> ParsePtsSpec(const std::string& name);
 const char* PtsSpecName(PtsSpec spec);
 // Checks test names and cross-field limits (window <= max rounds, ...).
 Status ValidatePtsOptions(const PtsOptions& o);
+// Checks, before anything is written, that the target can do every block size of every
+// selected test (its logical block divides them); Invalid naming the test, the size and the
+// flag that changes it.
+Status CheckPtsTarget(const PtsOptions& o, const TargetInfo& target);
 nlohmann::json PtsOptionsJson(const PtsOptions& o);
 
 struct ProgressEvent {

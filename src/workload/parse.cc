@@ -252,6 +252,13 @@ Result<WorkloadSpec> ResolveWorkload(const WorkloadArgs& a, uint64_t target_byte
   if (!range.ok()) return range.status();
   s.range_begin_bytes = range.value().first;
   s.range_end_bytes = range.value().second;
+  if (align_bytes > 1 && a.range.find('%') != std::string::npos) {
+    // Percentages land anywhere: round both ends down to the logical block.
+    s.range_begin_bytes = s.range_begin_bytes / align_bytes * align_bytes;
+    s.range_end_bytes = s.range_end_bytes / align_bytes * align_bytes;
+    if (s.range_begin_bytes >= s.range_end_bytes)
+      return Status::Invalid("--range '" + a.range + "' holds no whole " + std::to_string(align_bytes) + "-byte block");
+  }
   if (align_bytes > 1 && (s.range_begin_bytes % align_bytes || s.range_end_bytes % align_bytes)) {
     return Status::Invalid("--range '" + a.range + "' is not aligned to the target's " + std::to_string(align_bytes) + "-byte logical block");
   }
@@ -264,7 +271,7 @@ Result<WorkloadSpec> ResolveWorkload(const WorkloadArgs& a, uint64_t target_byte
     auto r = ParseDurationNs(a.runtime);
     if (!r.ok()) return r.status().WithContext("--runtime");
     s.runtime_ns = r.value();
-    if (s.runtime_ns == 0) return Status::Invalid("--runtime must be positive");
+    if (s.runtime_ns < kNsPerMs) return Status::Invalid("--runtime '" + a.runtime + "' is shorter than 1ms: nothing could be measured");
   }
   if (!a.io_size.empty()) {
     auto r = ParseAmount(a.io_size, range_bytes);
@@ -300,6 +307,8 @@ Result<WorkloadSpec> ResolveWorkload(const WorkloadArgs& a, uint64_t target_byte
   if (!a.rate_iops.empty()) {
     auto r = ParseDouble(a.rate_iops);
     if (!r.ok() || r.value() <= 0) return Status::Invalid("--rate-iops '" + a.rate_iops + "' is not a positive number");
+    if (r.value() > kMaxRateIops)
+      return Status::Invalid("--rate-iops '" + a.rate_iops + "' is above " + std::to_string(static_cast<uint64_t>(kMaxRateIops)) + " (no device comes near it; a schedule that dense only measures the tool)");
     s.rate_iops = r.value();
   }
   auto data = ParseDataPattern(a.data);

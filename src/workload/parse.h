@@ -31,6 +31,9 @@ struct WorkloadArgs {
   std::string interval = "1s";
 };
 
+// The highest --rate-iops accepted: 100 M I/Os per second over all jobs (10 ns apart).
+inline constexpr double kMaxRateIops = 1e8;
+
 // Resolves args for a target of `target_bytes` whose I/O must be aligned to `align_bytes`.
 Result<WorkloadSpec> ResolveWorkload(const WorkloadArgs& args, uint64_t target_bytes,
                                      uint32_t align_bytes);
