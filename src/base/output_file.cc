@@ -26,7 +26,8 @@ Status CheckDestination(const std::string& flag, const std::string& path, struct
   if (*exists) {
     if (S_ISDIR(st->st_mode)) return Status::Invalid(flag + " " + path + " is a directory");
     if (S_ISBLK(st->st_mode))
-      return Status::Invalid(flag + " " + path + " is a block device; refusing to write a result over it");
+      return Status::Invalid(flag + " " + path +
+                             " is a block device; refusing to write a result over it");
   }
   std::string dir = DirOf(path);
   struct stat ds;
@@ -73,7 +74,8 @@ bool Same(const Resolved& a, const Resolved& b) {
 
 }  // namespace
 
-Result<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& flag, const std::string& path) {
+Result<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& flag,
+                                                       const std::string& path) {
   struct stat st;
   bool exists = false;
   if (Status s = CheckDestination(flag, path, &st, &exists); !s.ok()) return s;
@@ -86,8 +88,10 @@ Result<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& flag, 
   std::string temp = (fs::path(DirOf(path)) / ("." + p.filename().string() + ".ssdlab-" +
                                                std::to_string(getpid()) + ".tmp"))
                          .string();
-  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, exists ? (st.st_mode & 07777) : 0644);
-  if (fd < 0) return Status::Io(flag + " " + path + ": cannot create " + temp + ": " + std::strerror(errno));
+  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                exists ? (st.st_mode & 07777) : 0644);
+  if (fd < 0)
+    return Status::Io(flag + " " + path + ": cannot create " + temp + ": " + std::strerror(errno));
   FILE* f = fdopen(fd, "w");
   if (!f) {
     close(fd);
@@ -120,7 +124,8 @@ Status OutputFile::Commit() {
     if (!temp_.empty()) unlink(temp_.c_str());
     std::string what = flag_ + " " + path_ + ": write failed (" + std::strerror(error_) + ")" +
                        (temp_.empty() ? "" : "; the previous file, if any, is unchanged");
-    return Status::Error(error_ == ENOSPC || error_ == EDQUOT ? Code::kNoSpace : Code::kIoError, what);
+    return Status::Error(error_ == ENOSPC || error_ == EDQUOT ? Code::kNoSpace : Code::kIoError,
+                         what);
   }
   if (!temp_.empty()) {  // the rename itself is durable once the directory is synced
     int dfd = open(DirOf(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -139,7 +144,8 @@ Status WriteOutputFile(const std::string& flag, const std::string& path, const s
   return (*f)->Commit();
 }
 
-Status CheckOutputPaths(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+Status CheckOutputPaths(const std::vector<NamedPath>& outputs,
+                        const std::vector<NamedPath>& inputs) {
   std::vector<std::pair<const NamedPath*, Resolved>> seen;
   for (const NamedPath& in : inputs) {
     if (in.path.empty() || in.path == "-") continue;
@@ -155,7 +161,8 @@ Status CheckOutputPaths(const std::vector<NamedPath>& outputs, const std::vector
     if (out.path.empty()) continue;
     if (out.path == "-") {
       if (stdout_user)
-        return Status::Invalid(out.role + " - and " + stdout_user->role + " - would both write to stdout");
+        return Status::Invalid(out.role + " - and " + stdout_user->role +
+                               " - would both write to stdout");
       stdout_user = &out;
       continue;
     }
@@ -165,8 +172,8 @@ Status CheckOutputPaths(const std::vector<NamedPath>& outputs, const std::vector
     Resolved r = Resolve(out.path);
     for (const auto& [other, res] : seen) {
       if (Same(r, res))
-        return Status::Invalid(out.role + " " + out.path + " is the same file as " + other->role + " " +
-                               other->path + "; refusing to overwrite it");
+        return Status::Invalid(out.role + " " + out.path + " is the same file as " + other->role +
+                               " " + other->path + "; refusing to overwrite it");
     }
     seen.emplace_back(&out, r);
   }

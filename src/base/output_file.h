@@ -21,7 +21,8 @@ class OutputFile {
  public:
   // `flag` names the option in errors ("--json", "-o"). Errors: NotFound (missing directory),
   // Invalid (a directory or block device), Permission (directory not writable).
-  static Result<std::unique_ptr<OutputFile>> Create(const std::string& flag, const std::string& path);
+  static Result<std::unique_ptr<OutputFile>> Create(const std::string& flag,
+                                                    const std::string& path);
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -56,6 +57,7 @@ struct NamedPath {
 // to one of `inputs` (the results database with its -wal/-shm/-journal files, the target, a
 // claims file) or to another output. Empty paths and "-" (stdout) are skipped, except that two
 // outputs on stdout are refused.
-Status CheckOutputPaths(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
+Status CheckOutputPaths(const std::vector<NamedPath>& outputs,
+                        const std::vector<NamedPath>& inputs);
 
 }  // namespace ssdlab

@@ -150,15 +150,24 @@ std::string FormatBytes(uint64_t bytes) {
 
 std::string FormatNs(double ns) {
   char buf[32];
-  if (ns < 1e3) {
+  // Thresholds just below the next power of 1000, so that 999.7 us reads "1 ms", never "1e+03 us".
+  if (ns < 999.5) {
     std::snprintf(buf, sizeof buf, "%.0f ns", ns);
-  } else if (ns < 1e6) {
+  } else if (ns < 999.5e3) {
     std::snprintf(buf, sizeof buf, "%.3g us", ns / 1e3);
-  } else if (ns < 1e9) {
+  } else if (ns < 999.5e6) {
     std::snprintf(buf, sizeof buf, "%.3g ms", ns / 1e6);
-  } else {
+  } else if (ns < 999.5e9) {
     std::snprintf(buf, sizeof buf, "%.3g s", ns / 1e9);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.0f s", ns / 1e9);
   }
+  return buf;
+}
+
+std::string FormatNumber(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, std::fabs(v) >= 1e4 ? "%.0f" : "%.4g", v);
   return buf;
 }
 

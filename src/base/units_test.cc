@@ -63,6 +63,13 @@ TEST(Format, Readable) {
   EXPECT_EQ(FormatBytes(100), "100 B");
   EXPECT_EQ(FormatNs(1500), "1.5 us");
   EXPECT_EQ(FormatNs(2.5e6), "2.5 ms");
+  // Values that round up to the next unit take that unit: never "1e+03 ms".
+  EXPECT_EQ(FormatNs(999.7), "1 us");
+  EXPECT_EQ(FormatNs(999.7e3), "1 ms");
+  EXPECT_EQ(FormatNs(999.7e6), "1 s");
+  EXPECT_EQ(FormatNs(2.5e12), "2500 s");
+  EXPECT_EQ(FormatNumber(213456.7), "213457");
+  EXPECT_EQ(FormatNumber(4.64831), "4.648");
 }
 
 }  // namespace

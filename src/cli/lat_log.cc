@@ -40,7 +40,9 @@ void CsvIoLog::Write(const IoRecord* records, size_t count) {
 
 Status CsvIoLog::Close() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!file_) return std::fflush(stdout) == 0 ? Status::Ok() : Status::Io("--lat-log -: write to stdout failed");
+  if (!file_)
+    return std::fflush(stdout) == 0 ? Status::Ok()
+                                    : Status::Io("--lat-log -: write to stdout failed");
   return file_->Commit();
 }
 

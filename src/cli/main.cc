@@ -16,7 +16,9 @@ std::atomic<bool>& StopFlag() {
   return flag;
 }
 
-void PrintError(const std::string& message) { std::cerr << "ssdlab: error: " << message << std::endl; }
+void PrintError(const std::string& message) {
+  std::cerr << "ssdlab: error: " << message << std::endl;
+}
 
 int ExitCodeFor(const Status& s) {
   switch (s.code()) {
@@ -82,7 +84,9 @@ int main(int argc, char** argv) {
     PrintError(what.empty() ? "bad command line" : what + " (see ssdlab --help)");
     return kExitUsage;
   } catch (const std::bad_alloc&) {
-    PrintError("out of memory (a smaller simulated drive, a larger sim scale or a lower --qd/--jobs needs less)");
+    PrintError(
+        "out of memory (a smaller simulated drive, a larger sim scale or a lower --qd/--jobs needs "
+        "less)");
     return kExitFailed;
   } catch (const std::exception& e) {
     // Expected failures are Status values; this is a bug or a damaged input that slipped by.

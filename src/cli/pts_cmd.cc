@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "base/clock.h"
-#include "base/units.h"
 #include "base/output_file.h"
+#include "base/units.h"
 #include "cli/commands.h"
 #include "cli/device_backend.h"
 #include "cli/flags.h"
@@ -243,9 +243,8 @@ Result<PtsOptions> ResolveOptions(const PtsArgs& a) {
 
 // With --resume, options that only say how to run it this time; every other option given must
 // equal the stored run's.
-const std::vector<std::string> kResumeOptions = {"--db",      "--resume",  "--progress",
-                                                 "--json",    "--destructive", "--confirm",
-                                                 "--temp-interval"};
+const std::vector<std::string> kResumeOptions = {
+    "--db", "--resume", "--progress", "--json", "--destructive", "--confirm", "--temp-interval"};
 
 // Refuses options given with --resume that differ from the stored run's (`stored`: its
 // ArgsJson; `given`: ArgsJson of this command line). Values that are spelled differently but
@@ -263,8 +262,10 @@ Status CheckResumeOptions(const PtsArgs& a, const json& stored, const json& give
     std::replace(key.begin(), key.end(), '-', '_');
     if (!stored.contains(key) || !given.contains(key))
       return Status::Invalid(flag + " cannot be given with --resume");
-    const std::string was = stored[key].is_string() ? stored[key].get<std::string>() : stored[key].dump();
-    const std::string now = given[key].is_string() ? given[key].get<std::string>() : given[key].dump();
+    const std::string was =
+        stored[key].is_string() ? stored[key].get<std::string>() : stored[key].dump();
+    const std::string now =
+        given[key].is_string() ? given[key].get<std::string>() : given[key].dump();
     if (was == now) continue;
     if (key != "target") {
       PtsArgs before, after;
@@ -289,20 +290,29 @@ Status CheckResumeIdentity(const RunRecord& run, const TargetInfo& now,
   const json& target = run.context.contains("target") ? run.context["target"] : json::object();
   auto differs = [&](const char* what, const std::string& was, const std::string& is) {
     return Status::Refused("--resume " + run.name + ": the target's " + what + " was " +
-                           (was.empty() ? "(none)" : was) + " and is now " + (is.empty() ? "(none)" : is) +
+                           (was.empty() ? "(none)" : was) + " and is now " +
+                           (is.empty() ? "(none)" : is) +
                            "; this is not the drive the run started on (start a new run)");
   };
   if (target.is_object()) {
-    auto num = [&](const char* k) { return target.contains(k) && target[k].is_number() ? target[k].get<uint64_t>() : 0; };
+    auto num = [&](const char* k) {
+      return target.contains(k) && target[k].is_number() ? target[k].get<uint64_t>() : 0;
+    };
     if (num("size_bytes") && num("size_bytes") != now.size_bytes)
-      return differs("size", std::to_string(num("size_bytes")) + " bytes", std::to_string(now.size_bytes) + " bytes");
+      return differs("size", std::to_string(num("size_bytes")) + " bytes",
+                     std::to_string(now.size_bytes) + " bytes");
   }
   const json& device = run.context.contains("device") ? run.context["device"] : json();
   if (id && id->kind == "block" && id->disk) {
     const json& disk = device.is_object() && device.contains("disk") ? device["disk"] : json();
-    auto str = [&](const char* k) { return disk.is_object() && disk.contains(k) && disk[k].is_string() ? disk[k].get<std::string>() : std::string(); };
+    auto str = [&](const char* k) {
+      return disk.is_object() && disk.contains(k) && disk[k].is_string()
+                 ? disk[k].get<std::string>()
+                 : std::string();
+    };
     if (!disk.is_object()) return differs("identity", "not a block device", id->disk->model);
-    if (str("serial") != id->disk->serial) return differs("serial", str("serial"), id->disk->serial);
+    if (str("serial") != id->disk->serial)
+      return differs("serial", str("serial"), id->disk->serial);
     if (str("wwn") != id->disk->wwn) return differs("WWN", str("wwn"), id->disk->wwn);
     if (str("model") != id->disk->model) return differs("model", str("model"), id->disk->model);
     if (str("loop_backing_file") != id->disk->loop_backing_file)
@@ -323,13 +333,16 @@ void PrintVerdicts(const json& doc, std::ostream& out) {
                             p99.is_number() ? fmt::format("{:.2f} ms", p99.get<double>()) : "-",
                             r["error"].is_string() ? ", " + r["error"].get<std::string>() : "");
     } else if (t["status"] != "done") {
-      verdict =
-          fmt::format("unfinished: {} rounds stored (continue with --resume)", t["rounds"].size());
+      size_t measured = 0;  // the purge and preconditioning steps are stored as rounds too
+      for (const json& r : t["rounds"])
+        measured += !(r["tracking"].is_object() && r["tracking"].contains("purge_method"));
+      verdict = fmt::format("unfinished: {} rounds stored (continue with --resume)", measured);
     } else if (ss.contains("variables")) {
       verdict =
           ss.value("reached", false)
-              ? fmt::format("steady state reached in {} rounds (window {}, mean {:.4g})",
-                            ss.value("rounds_run", 0), ss.value("window", 0), ss.value("mean", 0.0))
+              ? fmt::format("steady state reached in {} rounds (window {}, mean {})",
+                            ss.value("rounds_run", 0), ss.value("window", 0),
+                            FormatNumber(ss.value("mean", 0.0)))
               : fmt::format("STEADY STATE NOT REACHED after {} rounds", ss.value("rounds_run", 0));
     }
     out << fmt::format("  {:<6} {:<8} {}\n", t["name"].get<std::string>(),
@@ -347,8 +360,9 @@ int RunPtsCommand(PtsArgs a) {
     }
     a.target = target.value();
   }
-  if (Status s = CheckOutputPaths({{"--json", a.json_path}},
-                                  {{"--db", a.db}, {"--target", IsSimTarget(a.target) ? "" : a.target}});
+  if (Status s =
+          CheckOutputPaths({{"--json", a.json_path}},
+                           {{"--db", a.db}, {"--target", IsSimTarget(a.target) ? "" : a.target}});
       !s.ok()) {
     PrintError(s.message());
     return ExitCodeFor(s);
@@ -368,7 +382,8 @@ int RunPtsCommand(PtsArgs a) {
     }
     run = found.value();
     if (run.kind != "pts") {
-      PrintError("--resume " + run.name + ": it is a " + run.kind + " run, not a PTS run; ssdlab pts resumes PTS runs only");
+      PrintError("--resume " + run.name + ": it is a " + run.kind +
+                 " run, not a PTS run; ssdlab pts resumes PTS runs only");
       return kExitUsage;
     }
     if (run.status == "done") {
@@ -590,7 +605,7 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
     auto doc = PtsRunJson(**store, *show_name);
     if (!doc.ok()) {
       PrintError(doc.status().message());
-      *exit_code = kExitUsage;
+      *exit_code = ExitCodeFor(doc.status());
       return;
     }
     if (*show_json) {

@@ -66,7 +66,7 @@ int RunReport(const ReportArgs& a) {
   auto runs = LoadReportRuns(*store, a.runs);
   if (!runs.ok()) {
     PrintError(runs.status().message());
-    return kExitUsage;
+    return ExitCodeFor(runs.status());
   }
   options.generated_at = IsoTime(static_cast<double>(time(nullptr)));
   options.generated_at = options.generated_at.substr(0, 16) + " UTC";
@@ -76,13 +76,16 @@ int RunReport(const ReportArgs& a) {
   try {
     html = RenderReportHtml(BuildReportModel(runs.value(), options));
   } catch (const nlohmann::json::exception& e) {
-    PrintError(fmt::format("run{} {}: the stored results have an unexpected shape ({}); the database may be damaged or from another ssdlab version",
-                           a.runs.size() == 1 ? "" : "s", fmt::join(a.runs, ", "), e.what()));
+    PrintError(
+        fmt::format("run{} {}: the stored results have an unexpected shape ({}); the database may "
+                    "be damaged or from another ssdlab version",
+                    a.runs.size() == 1 ? "" : "s", fmt::join(a.runs, ", "), e.what()));
     return kExitFailed;
   }
   if (!WriteFile("-o", a.out, html)) return kExitFailed;
   size_t charts = html.size();
-  std::cerr << fmt::format("ssdlab report: {} ({:.1f} MB, {} run{})\n", a.out, static_cast<double>(charts) / 1e6, a.runs.size(),
+  std::cerr << fmt::format("ssdlab report: {} ({:.1f} MB, {} run{})\n", a.out,
+                           static_cast<double>(charts) / 1e6, a.runs.size(),
                            a.runs.size() == 1 ? "" : "s");
   return kExitOk;
 }
@@ -113,7 +116,7 @@ int RunExport(const ExportArgs& a) {
   auto doc = PtsRunJson(*store, a.run);
   if (!doc.ok()) {
     PrintError(doc.status().message());
-    return kExitUsage;
+    return ExitCodeFor(doc.status());
   }
   if (!a.json.empty()) {
     std::string text = doc->dump(1) + "\n";
@@ -127,7 +130,8 @@ int RunExport(const ExportArgs& a) {
   try {
     files = ExportRunCsv(doc.value(), a.csv);
   } catch (const nlohmann::json::exception& e) {
-    files = Status::Io("run " + a.run + ": the stored results have an unexpected shape (" + e.what() + ")");
+    files = Status::Io("run " + a.run + ": the stored results have an unexpected shape (" +
+                       e.what() + ")");
   }
   if (!files.ok()) {
     PrintError(files.status().message());
@@ -141,7 +145,8 @@ int RunExport(const ExportArgs& a) {
 
 void AddReportCommands(CLI::App& app, int* exit_code) {
   auto r = std::make_shared<ReportArgs>();
-  CLI::App* rep = app.add_subcommand("report", "Write a self-contained HTML report of one or several runs");
+  CLI::App* rep =
+      app.add_subcommand("report", "Write a self-contained HTML report of one or several runs");
   rep->add_option("runs", r->runs, "Run names (several: side by side)")->required();
   rep->add_option("--db", r->db, "Results database")->required();
   rep->add_option("-o,--output", r->out, "HTML file to write")->required();

@@ -3,19 +3,19 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <optional>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "base/clock.h"
+#include "base/output_file.h"
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/device_backend.h"
-#include "device/device_json.h"
 #include "cli/lat_log.h"
 #include "cli/output.h"
-#include "base/output_file.h"
 #include "cli/targets.h"
+#include "device/device_json.h"
 #include "workload/parse.h"
 
 namespace ssdlab {
@@ -46,9 +46,10 @@ void PrintProgress(const IntervalSample& s) {
   for (int d = 0; d < kDirections; ++d) {
     const auto& x = s.dirs[d];
     if (!x.ios) continue;
-    line += fmt::format("  {} {:.0f} IOPS {:.1f} MB/s mean {}", DirectionName(static_cast<Direction>(d)),
-                        x.ios / secs, x.bytes / secs / 1e6,
-                        FormatNs(static_cast<double>(x.lat_sum_ns) / static_cast<double>(x.ios)));
+    line +=
+        fmt::format("  {} {:.0f} IOPS {:.1f} MB/s mean {}",
+                    DirectionName(static_cast<Direction>(d)), x.ios / secs, x.bytes / secs / 1e6,
+                    FormatNs(static_cast<double>(x.lat_sum_ns) / static_cast<double>(x.ios)));
   }
   std::cerr << line << "\x1b[K" << std::flush;
 }
@@ -95,7 +96,9 @@ int Run(RunArgs a) {
     return kExitUsage;
   }
   if (a.engine == "io_uring" && a.w.qd > kMaxUringDepth) {
-    PrintError(fmt::format("--qd {} is above io_uring's limit of {} entries per ring; use more --jobs", a.w.qd, kMaxUringDepth));
+    PrintError(
+        fmt::format("--qd {} is above io_uring's limit of {} entries per ring; use more --jobs",
+                    a.w.qd, kMaxUringDepth));
     return kExitUsage;
   }
   auto info = ProbeTarget(req);
@@ -145,19 +148,22 @@ int Run(RunArgs a) {
     WorkloadSpec fill = PrefillOf(spec.value());
     RunControl quiet{control.stop, nullptr, nullptr};
     auto filled = (*backend)->RunPhase(fill, quiet);
-    Status fs = !filled.ok()             ? filled.status()
-                : filled->interrupted    ? Status::Error(Code::kInterrupted, "interrupted")
-                : filled->io_errors != 0 ? Status::Io(filled->errors.empty() ? "I/O errors" : filled->errors.front())
-                                         : Status::Ok();
+    Status fs = !filled.ok()          ? filled.status()
+                : filled->interrupted ? Status::Error(Code::kInterrupted, "interrupted")
+                : filled->io_errors != 0
+                    ? Status::Io(filled->errors.empty() ? "I/O errors" : filled->errors.front())
+                    : Status::Ok();
     if (!fs.ok()) {
       PrintError(fs.WithContext("--prefill").message());
       return ExitCodeFor(fs);
     }
-    prefill_notes.push_back("--prefill wrote the range once sequentially (" + FormatBytes(fill.io_bytes) + ", not measured)");
+    prefill_notes.push_back("--prefill wrote the range once sequentially (" +
+                            FormatBytes(fill.io_bytes) + ", not measured)");
   }
   double start = UnixTimeS();
   auto result = (*backend)->RunPhase(spec.value(), control);
-  if (result.ok()) result->notes.insert(result->notes.begin(), prefill_notes.begin(), prefill_notes.end());
+  if (result.ok())
+    result->notes.insert(result->notes.begin(), prefill_notes.begin(), prefill_notes.end());
   double end = UnixTimeS();
   nlohmann::json health_json = health.Stop();
   if (tty && spec->interval_ns) std::cerr << "\r\x1b[K" << std::flush;
@@ -191,10 +197,11 @@ int Run(RunArgs a) {
   doc["health"] = health_json;
 
   std::ostream& human = a.json == "-" || a.lat_log == "-" ? std::cerr : std::cout;
-  human << fmt::format("{} on {} ({}, {}), {}, {:.2f} s measured{}\n", DescribeWorkload(spec.value()),
-                       a.target, (*backend)->info().kind, FormatBytes((*backend)->info().size_bytes),
-                       IsSimTarget(a.target) ? "sim" : a.engine, static_cast<double>(r.measured_ns) / 1e9,
-                       r.interrupted ? " (INTERRUPTED)" : "");
+  human << fmt::format(
+      "{} on {} ({}, {}), {}, {:.2f} s measured{}\n", DescribeWorkload(spec.value()), a.target,
+      (*backend)->info().kind, FormatBytes((*backend)->info().size_bytes),
+      IsSimTarget(a.target) ? "sim" : a.engine, static_cast<double>(r.measured_ns) / 1e9,
+      r.interrupted ? " (INTERRUPTED)" : "");
   human << SummaryTable(r);
   for (const auto& n : r.notes) human << "note: " << n << "\n";
   const nlohmann::json& temp = health_json["temperature"];
@@ -214,12 +221,14 @@ int Run(RunArgs a) {
     }
   }
   if (r.io_errors) {
-    PrintError(fmt::format("{} I/O errors; first: {}", r.io_errors, r.errors.empty() ? "" : r.errors.front()));
+    PrintError(fmt::format("{} I/O errors; first: {}", r.io_errors,
+                           r.errors.empty() ? "" : r.errors.front()));
     code = kExitFindings;
   }
   if (r.verify_failures) {
     const VerifyRecord& v = r.verify_records.front();
-    PrintError(fmt::format("verify: {} blocks failed; first at offset {}: {}", r.verify_failures, v.offset, v.problem));
+    PrintError(fmt::format("verify: {} blocks failed; first at offset {}: {}", r.verify_failures,
+                           v.offset, v.problem));
     code = kExitFindings;
   }
   if (r.interrupted) {
@@ -233,32 +242,48 @@ int Run(RunArgs a) {
 
 void AddRunCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<RunArgs>();
-  CLI::App* cmd = app.add_subcommand("run", "Run one workload against one target (the fio-like primitive)");
+  CLI::App* cmd =
+      app.add_subcommand("run", "Run one workload against one target (the fio-like primitive)");
   AddTargetOptions(cmd, &a->targets, &a->layout, &a->chunk,
                    "File, block device, or sim:PRESET[?key=value&...]");
-  cmd->add_option("--size", a->size, "Size of the target region (creates a missing file), e.g. 4GiB");
-  cmd->add_option("--rw", a->w.rw, "read|write|randread|randwrite|rw|randrw|trim|randtrim")->capture_default_str();
+  cmd->add_option("--size", a->size,
+                  "Size of the target region (creates a missing file), e.g. 4GiB");
+  cmd->add_option("--rw", a->w.rw, "read|write|randread|randwrite|rw|randrw|trim|randtrim")
+      ->capture_default_str();
   cmd->add_option("--rwmix-read", a->w.rwmix_read, "Percent of reads for rw/randrw (default 50)");
-  cmd->add_option("--bs", a->w.bs, "Block size or mix, e.g. 4KiB or 4KiB:67,8KiB:10,64KiB:23")->capture_default_str();
+  cmd->add_option("--bs", a->w.bs, "Block size or mix, e.g. 4KiB or 4KiB:67,8KiB:10,64KiB:23")
+      ->capture_default_str();
   cmd->add_option("--qd", a->w.qd, "Queue depth per job")->capture_default_str();
   cmd->add_option("--jobs", a->w.jobs, "Jobs (threads)")->capture_default_str();
-  cmd->add_option("--runtime", a->w.runtime, "Measured time, e.g. 10s (default 10s for random, one pass for sequential)");
-  cmd->add_option("--io-size", a->w.io_size, "Measured amount, e.g. 8GiB or 3x (times the active range)");
+  cmd->add_option("--runtime", a->w.runtime,
+                  "Measured time, e.g. 10s (default 10s for random, one pass for sequential)");
+  cmd->add_option("--io-size", a->w.io_size,
+                  "Measured amount, e.g. 8GiB or 3x (times the active range)");
   cmd->add_option("--ramp", a->w.ramp, "Excluded from statistics: time (2s) or amount (2x, 1GiB)");
-  cmd->add_option("--range", a->w.range, "Active range, e.g. 0%-25% or 1GiB-2GiB")->capture_default_str();
-  cmd->add_option("--dist", a->w.dist, "uniform|zipf:S|pareto:H|zoned:A/R:A/R...")->capture_default_str();
-  cmd->add_option("--rate-iops", a->w.rate_iops, "Open-loop rate over all jobs; latency counts from the scheduled time");
+  cmd->add_option("--range", a->w.range, "Active range, e.g. 0%-25% or 1GiB-2GiB")
+      ->capture_default_str();
+  cmd->add_option("--dist", a->w.dist, "uniform|zipf:S|pareto:H|zoned:A/R:A/R...")
+      ->capture_default_str();
+  cmd->add_option("--rate-iops", a->w.rate_iops,
+                  "Open-loop rate over all jobs; latency counts from the scheduled time");
   cmd->add_option("--engine", a->engine, "io_uring|libaio|psync")->capture_default_str();
   cmd->add_flag("--buffered", a->buffered, "Use the page cache (no O_DIRECT)");
-  cmd->add_option("--data", a->w.data, "random|zero|compressible:N|dedupe:N")->capture_default_str();
+  cmd->add_option("--data", a->w.data, "random|zero|compressible:N|dedupe:N")
+      ->capture_default_str();
   cmd->add_option("--seed", a->w.seed, "Seed of offsets and data")->capture_default_str();
   cmd->add_flag("--verify", a->w.verify, "Write verify headers and check them on reads");
   cmd->add_option("--json", a->json, "Write the JSON result to FILE (- for stdout)");
-  cmd->add_option("--interval", a->w.interval, "Time-series interval (0 for none)")->capture_default_str();
+  cmd->add_option("--interval", a->w.interval, "Time-series interval (0 for none)")
+      ->capture_default_str();
   cmd->add_option("--lat-log", a->lat_log, "Write every I/O as CSV to FILE (- for stdout)");
-  cmd->add_flag("--destructive", a->destructive, "Allow writing to a block device (destroys its data)");
-  cmd->add_flag("--prefill", a->prefill, "Write the range once sequentially before the workload (not measured; needs --destructive on a block device)");
-  cmd->add_option("--temp-interval", a->temp_interval, "Temperature sampling interval (0: only before and after)")->capture_default_str();
+  cmd->add_flag("--destructive", a->destructive,
+                "Allow writing to a block device (destroys its data)");
+  cmd->add_flag("--prefill", a->prefill,
+                "Write the range once sequentially before the workload (not measured; needs "
+                "--destructive on a block device)");
+  cmd->add_option("--temp-interval", a->temp_interval,
+                  "Temperature sampling interval (0: only before and after)")
+      ->capture_default_str();
   cmd->callback([a, exit_code, &app] {
     a->argv.clear();
     *exit_code = Run(*a);

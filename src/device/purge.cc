@@ -488,16 +488,17 @@ std::vector<std::string> ControllerNamespaces(const std::string& ctrl) {
   return out;
 }
 
-Status CheckFileNotSwap(const std::string& path) {
-  std::ifstream sw("/proc/swaps");
-  std::string line;
-  std::getline(sw, line);
-  while (std::getline(sw, line)) {
-    std::string f = line.substr(0, line.find_first_of(" \t"));
-    std::error_code ec;
-    if (fs::equivalent(f, path, ec))
-      return Status::Refused(path + " is in use as swap; refusing to purge");
-  }
+// Refused up front when the target cannot be written (a read-only file, filesystem or device):
+// a purge must not start what it cannot finish.
+Status CheckWritable(const DeviceIdentity& id) {
+  if (id.kind == "block" && id.disk && id.disk->read_only)
+    return Status::Refused(id.path + " is a read-only block device; it cannot be purged");
+  if (access(id.resolved_path.c_str(), W_OK) != 0)
+    return Status::Refused(id.path + " is read-only (" + std::strerror(errno) + "); it cannot be purged");
+  int fd = open(id.resolved_path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0 && (errno == EROFS || errno == EACCES || errno == EPERM))
+    return Status::Refused(id.path + " is read-only (" + std::strerror(errno) + "); it cannot be purged");
+  if (fd >= 0) close(fd);
   return Status::Ok();
 }
 
@@ -622,8 +623,9 @@ Status CheckPurgeAllowed(const PurgePlan& plan, const PurgeOptions& o) {
                     now->disk->serial != was.disk->serial))) {
     return Status::Refused(was.path + " changed since the purge was planned; plan again");
   }
+  SSDLAB_RETURN_IF_ERROR(CheckWritable(was));
   if (was.kind == "file") {
-    SSDLAB_RETURN_IF_ERROR(CheckFileNotSwap(was.resolved_path));
+    SSDLAB_RETURN_IF_ERROR(CheckFileWritable(was.resolved_path, o.destructive));
     if (!o.destructive) {
       return Status::Refused("purging destroys the data of " + DescribeTarget(was) +
                              "; pass --destructive to allow it");

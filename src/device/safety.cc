@@ -1,7 +1,5 @@
 #include "device/safety.h"
 
-#include "device/sysfs.h"
-
 #include <blkid/blkid.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -13,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 #include <vector>
+
+#include "device/sysfs.h"
 
 namespace ssdlab {
 namespace {
@@ -78,14 +78,16 @@ std::vector<std::string> LoopsBackedBy(dev_t dev, ino_t ino, const std::string& 
 }
 
 // Refused when the inode is an active swap file.
-Status CheckNotSwapFile(const std::string& path, dev_t dev, ino_t ino, const std::string& proc_root) {
+Status CheckNotSwapFile(const std::string& path, dev_t dev, ino_t ino,
+                        const std::string& proc_root) {
   std::ifstream sw(proc_root + "/swaps");
   std::string line;
   std::getline(sw, line);  // header
   while (std::getline(sw, line)) {
     std::string f = UnescapeMountField(line.substr(0, line.find_first_of(" \t")));
     struct stat sst;
-    if (stat(f.c_str(), &sst) == 0 && S_ISREG(sst.st_mode) && sst.st_dev == dev && sst.st_ino == ino)
+    if (stat(f.c_str(), &sst) == 0 && S_ISREG(sst.st_mode) && sst.st_dev == dev &&
+        sst.st_ino == ino)
       return Status::Refused(path + " is in use as swap; refusing to write");
   }
   return Status::Ok();
@@ -102,8 +104,9 @@ Status CheckFileWritable(const std::string& path, bool destructive, const std::s
     if (Status s = CheckBlockDeviceNotInUse(loop, proc_root, sys_root); !s.ok())
       return Status::Refused(path + " is the backing file of " + loop + ", and " + s.message());
     if (!destructive)
-      return Status::Refused(path + " is the backing file of loop device " + loop +
-                             " (writing it changes that device's data); pass --destructive to allow it");
+      return Status::Refused(
+          path + " is the backing file of loop device " + loop +
+          " (writing it changes that device's data); pass --destructive to allow it");
   }
   return Status::Ok();
 }

@@ -24,7 +24,8 @@ Status CheckBlockDeviceNotInUse(const std::string& path, const std::string& proc
 // would be corrupted), or of any loop device at all without `destructive`. Ok for a missing
 // path (a new file).
 Status CheckFileWritable(const std::string& path, bool destructive,
-                         const std::string& proc_root = "/proc", const std::string& sys_root = "/sys");
+                         const std::string& proc_root = "/proc",
+                         const std::string& sys_root = "/sys");
 
 // The filesystem, RAID or partition-table signature libblkid finds on `path` ("ext4",
 // "gpt partition table", ...), or "" when there is none.

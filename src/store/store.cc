@@ -54,7 +54,7 @@ class Stmt {
     if (t.empty()) return json();
     json j = json::parse(t, nullptr, false);
     if (j.is_discarded()) {
-      if (damage_.empty()) damage_ = "its " + name + " is not valid JSON";
+      if (damage_.empty()) damage_ = "the " + name + " is not valid JSON";
       return json();
     }
     return j;
@@ -81,8 +81,8 @@ class Stmt {
 
 // Why a read of `what` stopped: the SQLite error of a damaged file, or the damage found.
 Status Damaged(const std::string& what, const std::string& detail) {
-  return Status::Io("the stored " + what + " is damaged (" + detail +
-                    "); the database may be repaired from a backup or with sqlite3 .recover");
+  return Status::Io("damaged " + what + " in the database: " + detail +
+                    " (restore it from a backup, or try sqlite3 .recover)");
 }
 
 // Reads every row of `q` with `row`; fails when the statement ends on an error (a damaged
@@ -155,14 +155,25 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode) {
       return Status::Refused(where + " is read-only (" + std::strerror(errno) + ")");
     if (access(dir.c_str(), W_OK) != 0)
       return Status::Refused(where + ": its directory " + dir + " is not writable (" +
-                             std::strerror(errno) + "; SQLite keeps its journal beside the database)");
+                             std::strerror(errno) +
+                             "; SQLite keeps its journal beside the database)");
   }
   if (exists && st.st_size == 0 && !writes)
     return Status::Invalid(where + " is an empty file, not an ssdlab database");
   sqlite3* db = nullptr;
   int flags = writes ? SQLITE_OPEN_READWRITE | (mode == Mode::kCreate ? SQLITE_OPEN_CREATE : 0)
                      : SQLITE_OPEN_READONLY;
-  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  // On a read-only filesystem SQLite cannot create the WAL index beside the database; the file
+  // cannot change there either, so it is opened as immutable.
+  std::string name = path;
+  if (!writes) {
+    std::string dir = std::filesystem::path(path).parent_path().string();
+    if (access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) {
+      name = "file:" + std::filesystem::absolute(path).string() + "?immutable=1";
+      flags |= SQLITE_OPEN_URI;
+    }
+  }
+  int rc = sqlite3_open_v2(name.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
@@ -198,16 +209,25 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode) {
       }
       if (rc != SQLITE_DONE) return unreadable(rc);
     }
-    if (app != "ssdlab") return Status::Invalid(where + " is an SQLite database of another program; refusing to use it");
+    if (app != "ssdlab")
+      return Status::Invalid(where +
+                             " is an SQLite database of another program; refusing to use it");
     auto v = std::strtol(version.c_str(), nullptr, 10);
     if (v > kStoreSchemaVersion) {
-      return Status::Invalid(where + " has schema version " + version + ", newer than this ssdlab's " + std::to_string(kStoreSchemaVersion) + "; use a newer ssdlab");
+      return Status::Invalid(where + " has schema version " + version +
+                             ", newer than this ssdlab's " + std::to_string(kStoreSchemaVersion) +
+                             "; use a newer ssdlab");
     }
   }
   if (!writes) return s;
-  SSDLAB_RETURN_IF_ERROR(s->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;").WithContext(where));
+  SSDLAB_RETURN_IF_ERROR(
+      s->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+          .WithContext(where));
   SSDLAB_RETURN_IF_ERROR(s->Exec(kSchema).WithContext(where));
-  SSDLAB_RETURN_IF_ERROR(s->Exec("INSERT OR IGNORE INTO meta VALUES('app','ssdlab'); INSERT OR IGNORE INTO meta VALUES('schema_version','" + std::to_string(kStoreSchemaVersion) + "');").WithContext(where));
+  SSDLAB_RETURN_IF_ERROR(s->Exec("INSERT OR IGNORE INTO meta VALUES('app','ssdlab'); INSERT OR "
+                                 "IGNORE INTO meta VALUES('schema_version','" +
+                                 std::to_string(kStoreSchemaVersion) + "');")
+                             .WithContext(where));
   return s;
 }
 
@@ -232,11 +252,15 @@ RunLock::~RunLock() {
 }
 
 Result<RunLock> Store::LockRun(int64_t run_id, const std::string& run_name) {
-  if (lock_fd_ < 0) return Status::Io("--db " + path_ + ": cannot open it to lock run '" + run_name + "'");
+  if (lock_fd_ < 0)
+    return Status::Io("--db " + path_ + ": cannot open it to lock run '" + run_name + "'");
   if (!SetOfdLock(lock_fd_, run_id, F_WRLCK)) {
     if (errno == EAGAIN || errno == EACCES)
-      return Status::Refused("run '" + run_name + "' is being written by another ssdlab process; wait for it to end or stop it first");
-    return Status::Io("--db " + path_ + ": cannot lock run '" + run_name + "': " + std::strerror(errno));
+      return Status::Refused(
+          "run '" + run_name +
+          "' is being written by another ssdlab process; wait for it to end or stop it first");
+    return Status::Io("--db " + path_ + ": cannot lock run '" + run_name +
+                      "': " + std::strerror(errno));
   }
   return RunLock(lock_fd_, run_id);
 }
@@ -245,7 +269,6 @@ Store::~Store() {
   sqlite3_close(db_);
   if (lock_fd_ >= 0) close(lock_fd_);
 }
-
 
 Status Store::Exec(const std::string& sql) {
   char* err = nullptr;
@@ -260,19 +283,34 @@ Status Store::Exec(const std::string& sql) {
 Result<int64_t> Store::CreateRun(const std::string& name, const std::string& kind,
                                  const json& config, const json& context, const TargetInfo& t) {
   SSDLAB_RETURN_IF_ERROR(Exec("BEGIN"));
-  Stmt ins(db_, "INSERT INTO runs(name, kind, status, created_at, config, context) VALUES(?,?,?,?,?,?)");
-  ins.Bind(1, name).Bind(2, kind).Bind(3, std::string("running")).Bind(4, NowIso()).Bind(5, config.dump()).Bind(6, context.dump());
+  Stmt ins(db_,
+           "INSERT INTO runs(name, kind, status, created_at, config, context) VALUES(?,?,?,?,?,?)");
+  ins.Bind(1, name)
+      .Bind(2, kind)
+      .Bind(3, std::string("running"))
+      .Bind(4, NowIso())
+      .Bind(5, config.dump())
+      .Bind(6, context.dump());
   if (ins.Step() != SQLITE_DONE) {
     std::string msg = sqlite3_errmsg(db_);
     Exec("ROLLBACK").ok();
-    if (msg.find("UNIQUE") != std::string::npos) return Status::Invalid("a run named '" + name + "' already exists; pick another --run name or --resume it");
+    if (msg.find("UNIQUE") != std::string::npos)
+      return Status::Invalid("a run named '" + name +
+                             "' already exists; pick another --run name or --resume it");
     return Status::Io("database: " + msg);
   }
   int64_t id = sqlite3_last_insert_rowid(db_);
   Stmt tg(db_, "INSERT INTO targets VALUES(?,?,?,?,?,?,?,?,?,?)");
-  tg.Bind(1, id).Bind(2, t.path).Bind(3, t.kind).Bind(4, static_cast<int64_t>(t.size_bytes))
-      .Bind(5, static_cast<int64_t>(t.logical_block_bytes)).Bind(6, static_cast<int64_t>(t.physical_block_bytes))
-      .Bind(7, t.model).Bind(8, t.serial).Bind(9, t.firmware).Bind(10, std::string("{}"));
+  tg.Bind(1, id)
+      .Bind(2, t.path)
+      .Bind(3, t.kind)
+      .Bind(4, static_cast<int64_t>(t.size_bytes))
+      .Bind(5, static_cast<int64_t>(t.logical_block_bytes))
+      .Bind(6, static_cast<int64_t>(t.physical_block_bytes))
+      .Bind(7, t.model)
+      .Bind(8, t.serial)
+      .Bind(9, t.firmware)
+      .Bind(10, std::string("{}"));
   SSDLAB_RETURN_IF_ERROR(tg.Done("storing the target"));
   SSDLAB_RETURN_IF_ERROR(Exec("COMMIT"));
   return id;
@@ -290,7 +328,7 @@ RunRecord ReadRun(Stmt& q) {
   r.config = q.Json(6, "config");
   r.context = q.Json(7, "context");
   if (q.damage().empty() && (!r.config.is_object() || !r.context.is_object()))
-    r.damage = "its config or context is not a JSON object";
+    r.damage = "the config or context is not a JSON object";
   else
     r.damage = q.damage();
   return r;
@@ -298,19 +336,23 @@ RunRecord ReadRun(Stmt& q) {
 }  // namespace
 
 Result<RunRecord> Store::FindRun(const std::string& name) {
-  Stmt q(db_, "SELECT id, name, kind, status, created_at, finished_at, config, context FROM runs WHERE name=?");
+  Stmt q(db_,
+         "SELECT id, name, kind, status, created_at, finished_at, config, context FROM runs WHERE "
+         "name=?");
   q.Bind(1, name);
   int rc = q.Step();
   if (rc == SQLITE_DONE) return Status::NotFound("no run named '" + name + "' in the database");
-  if (rc != SQLITE_ROW) return Damaged("run '" + name + "'", sqlite3_errmsg(db_));
+  if (rc != SQLITE_ROW) return Damaged("record of run '" + name + "'", sqlite3_errmsg(db_));
   RunRecord r = ReadRun(q);
-  if (!r.damage.empty()) return Damaged("run '" + name + "'", r.damage);
+  if (!r.damage.empty()) return Damaged("record of run '" + name + "'", r.damage);
   return r;
 }
 
 std::vector<RunRecord> Store::ListRuns() {
   std::vector<RunRecord> out;
-  Stmt q(db_, "SELECT id, name, kind, status, created_at, finished_at, config, context FROM runs ORDER BY id");
+  Stmt q(db_,
+         "SELECT id, name, kind, status, created_at, finished_at, config, context FROM runs ORDER "
+         "BY id");
   int rc;
   while ((rc = q.Step()) == SQLITE_ROW) out.push_back(ReadRun(q));
   if (rc != SQLITE_DONE) {
@@ -329,7 +371,9 @@ Status Store::SetRunStatus(int64_t run_id, const std::string& status) {
 }
 
 Result<TargetInfo> Store::LoadTarget(int64_t run_id) {
-  Stmt q(db_, "SELECT path, kind, size_bytes, logical_block_bytes, physical_block_bytes, model, serial, firmware FROM targets WHERE run_id=?");
+  Stmt q(db_,
+         "SELECT path, kind, size_bytes, logical_block_bytes, physical_block_bytes, model, serial, "
+         "firmware FROM targets WHERE run_id=?");
   q.Bind(1, run_id);
   if (q.Step() != SQLITE_ROW) return Status::NotFound("run has no target record");
   TargetInfo t;
@@ -344,21 +388,28 @@ Result<TargetInfo> Store::LoadTarget(int64_t run_id) {
   return t;
 }
 
-Result<int64_t> Store::BeginTest(int64_t run_id, int seq, const std::string& name, const json& params) {
+Result<int64_t> Store::BeginTest(int64_t run_id, int seq, const std::string& name,
+                                 const json& params) {
   Stmt find(db_, "SELECT id FROM tests WHERE run_id=? AND name=?");
   find.Bind(1, run_id).Bind(2, name);
   if (find.Step() == SQLITE_ROW) return find.Int(0);
   Stmt ins(db_, "INSERT INTO tests(run_id, seq, name, status, params) VALUES(?,?,?,?,?)");
-  ins.Bind(1, run_id).Bind(2, static_cast<int64_t>(seq)).Bind(3, name).Bind(4, std::string("running")).Bind(5, params.dump());
+  ins.Bind(1, run_id)
+      .Bind(2, static_cast<int64_t>(seq))
+      .Bind(3, name)
+      .Bind(4, std::string("running"))
+      .Bind(5, params.dump());
   SSDLAB_RETURN_IF_ERROR(ins.Done("storing a test"));
   return sqlite3_last_insert_rowid(db_);
 }
 
 Result<std::vector<TestRecord>> Store::ListTests(int64_t run_id) {
   std::vector<TestRecord> out;
-  Stmt q(db_, "SELECT id, seq, name, status, params, steady_state, results FROM tests WHERE run_id=? ORDER BY seq");
+  Stmt q(db_,
+         "SELECT id, seq, name, status, params, steady_state, results FROM tests WHERE run_id=? "
+         "ORDER BY seq");
   q.Bind(1, run_id);
-  SSDLAB_RETURN_IF_ERROR(EachRow(db_, q, "tests of the run", [&] {
+  SSDLAB_RETURN_IF_ERROR(EachRow(db_, q, "tests", [&] {
     TestRecord t;
     t.id = q.Int(0);
     t.seq = static_cast<int>(q.Int(1));
@@ -377,11 +428,20 @@ Result<int64_t> Store::InsertPhase(int64_t test_id, const StoredPhase& p) {
   // {"name": ..., "values": [[key, value], ...]}: an array keeps the backend's order.
   json counters = {{"name", r.counters_name}, {"values", r.counters}};
   json notes = r.notes;
-  Stmt ins(db_, "INSERT OR REPLACE INTO phases(test_id, round, cell, workload, measured_ns, io_errors, interrupted, cpu_user_s, cpu_sys_s, counters, notes) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
-  ins.Bind(1, test_id).Bind(2, static_cast<int64_t>(p.round)).Bind(3, p.cell).Bind(4, p.workload.dump())
-      .Bind(5, static_cast<int64_t>(r.measured_ns)).Bind(6, static_cast<int64_t>(r.io_errors))
-      .Bind(7, static_cast<int64_t>(r.interrupted)).Bind(8, r.cpu_user_s).Bind(9, r.cpu_sys_s)
-      .Bind(10, counters.dump()).Bind(11, notes.dump());
+  Stmt ins(db_,
+           "INSERT OR REPLACE INTO phases(test_id, round, cell, workload, measured_ns, io_errors, "
+           "interrupted, cpu_user_s, cpu_sys_s, counters, notes) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
+  ins.Bind(1, test_id)
+      .Bind(2, static_cast<int64_t>(p.round))
+      .Bind(3, p.cell)
+      .Bind(4, p.workload.dump())
+      .Bind(5, static_cast<int64_t>(r.measured_ns))
+      .Bind(6, static_cast<int64_t>(r.io_errors))
+      .Bind(7, static_cast<int64_t>(r.interrupted))
+      .Bind(8, r.cpu_user_s)
+      .Bind(9, r.cpu_sys_s)
+      .Bind(10, counters.dump())
+      .Bind(11, notes.dump());
   SSDLAB_RETURN_IF_ERROR(ins.Done("storing a phase"));
   int64_t id = sqlite3_last_insert_rowid(db_);
   for (int d = 0; d < kDirections; ++d) {
@@ -393,10 +453,15 @@ Result<int64_t> Store::InsertPhase(int64_t test_id, const StoredPhase& p) {
       words.push_back(c);
     }
     Stmt h(db_, "INSERT INTO histograms VALUES(?,?,?,?,?,?,?,?,?)");
-    h.Bind(1, id).Bind(2, static_cast<int64_t>(d)).Bind(3, static_cast<int64_t>(ds.ios))
-        .Bind(4, static_cast<int64_t>(ds.bytes)).Bind(5, static_cast<int64_t>(ds.latency.min()))
-        .Bind(6, static_cast<int64_t>(ds.latency.max())).Bind(7, static_cast<int64_t>(ds.latency.sum()))
-        .Bind(8, ds.latency.sum_sq()).BindBlob(9, words.data(), words.size() * 8);
+    h.Bind(1, id)
+        .Bind(2, static_cast<int64_t>(d))
+        .Bind(3, static_cast<int64_t>(ds.ios))
+        .Bind(4, static_cast<int64_t>(ds.bytes))
+        .Bind(5, static_cast<int64_t>(ds.latency.min()))
+        .Bind(6, static_cast<int64_t>(ds.latency.max()))
+        .Bind(7, static_cast<int64_t>(ds.latency.sum()))
+        .Bind(8, ds.latency.sum_sq())
+        .BindBlob(9, words.data(), words.size() * 8);
     SSDLAB_RETURN_IF_ERROR(h.Done("storing a histogram"));
   }
   for (size_t i = 0; i < r.intervals.size(); ++i) {
@@ -405,10 +470,15 @@ Result<int64_t> Store::InsertPhase(int64_t test_id, const StoredPhase& p) {
       const auto& x = iv.dirs[d];
       if (x.ios == 0 && d != 0) continue;
       Stmt row(db_, "INSERT INTO series VALUES(?,?,?,?,?,?,?,?,?)");
-      row.Bind(1, id).Bind(2, static_cast<int64_t>(i)).Bind(3, static_cast<int64_t>(iv.t_begin_ns))
-          .Bind(4, static_cast<int64_t>(iv.t_end_ns)).Bind(5, static_cast<int64_t>(d))
-          .Bind(6, static_cast<int64_t>(x.ios)).Bind(7, static_cast<int64_t>(x.bytes))
-          .Bind(8, static_cast<int64_t>(x.lat_sum_ns)).Bind(9, static_cast<int64_t>(x.lat_max_ns));
+      row.Bind(1, id)
+          .Bind(2, static_cast<int64_t>(i))
+          .Bind(3, static_cast<int64_t>(iv.t_begin_ns))
+          .Bind(4, static_cast<int64_t>(iv.t_end_ns))
+          .Bind(5, static_cast<int64_t>(d))
+          .Bind(6, static_cast<int64_t>(x.ios))
+          .Bind(7, static_cast<int64_t>(x.bytes))
+          .Bind(8, static_cast<int64_t>(x.lat_sum_ns))
+          .Bind(9, static_cast<int64_t>(x.lat_max_ns));
       SSDLAB_RETURN_IF_ERROR(row.Done("storing a time series"));
     }
   }
@@ -427,7 +497,10 @@ Status Store::CommitRound(int64_t test_id, int round, const std::vector<StoredPh
     if (!id.ok()) return fail(id.status());
   }
   Stmt r(db_, "INSERT OR REPLACE INTO rounds VALUES(?,?,?,?)");
-  r.Bind(1, test_id).Bind(2, static_cast<int64_t>(round)).Bind(3, tracking.dump()).Bind(4, NowIso());
+  r.Bind(1, test_id)
+      .Bind(2, static_cast<int64_t>(round))
+      .Bind(3, tracking.dump())
+      .Bind(4, NowIso());
   if (Status s = r.Done("storing a round"); !s.ok()) return fail(s);
   return Exec("COMMIT");
 }
@@ -451,7 +524,10 @@ Result<std::vector<StoredRound>> Store::LoadRounds(int64_t test_id) {
 Result<std::vector<StoredPhase>> Store::LoadPhases(int64_t test_id, int round) {
   std::vector<StoredPhase> out;
   std::vector<int64_t> ids;
-  Stmt q(db_, "SELECT id, round, cell, workload, measured_ns, io_errors, interrupted, cpu_user_s, cpu_sys_s, counters, notes FROM phases WHERE test_id=? AND (?<0 OR round=?) ORDER BY round, id");
+  Stmt q(db_,
+         "SELECT id, round, cell, workload, measured_ns, io_errors, interrupted, cpu_user_s, "
+         "cpu_sys_s, counters, notes FROM phases WHERE test_id=? AND (?<0 OR round=?) ORDER BY "
+         "round, id");
   q.Bind(1, test_id).Bind(2, static_cast<int64_t>(round)).Bind(3, static_cast<int64_t>(round));
   std::string bad;
   SSDLAB_RETURN_IF_ERROR(EachRow(db_, q, "phases", [&] {
@@ -471,7 +547,8 @@ Result<std::vector<StoredPhase>> Store::LoadPhases(int64_t test_id, int round) {
     try {
       if (counters.is_object()) {
         r.counters_name = counters.value("name", "");
-        r.counters = counters.value("values", json::array()).get<std::vector<std::pair<std::string, double>>>();
+        r.counters = counters.value("values", json::array())
+                         .get<std::vector<std::pair<std::string, double>>>();
       }
       if (notes.is_array()) r.notes = notes.get<std::vector<std::string>>();
     } catch (const json::exception&) {
@@ -482,7 +559,9 @@ Result<std::vector<StoredPhase>> Store::LoadPhases(int64_t test_id, int round) {
   if (!bad.empty()) return Damaged("phases", bad);
   for (size_t i = 0; i < out.size(); ++i) {
     PhaseResult& r = out[i].result;
-    Stmt h(db_, "SELECT direction, ios, bytes, min_ns, max_ns, sum_ns, sum_sq_ns2, buckets FROM histograms WHERE phase_id=?");
+    Stmt h(db_,
+           "SELECT direction, ios, bytes, min_ns, max_ns, sum_ns, sum_sq_ns2, buckets FROM "
+           "histograms WHERE phase_id=?");
     h.Bind(1, ids[i]);
     SSDLAB_RETURN_IF_ERROR(EachRow(db_, h, "histograms", [&] {
       int d = static_cast<int>(h.Int(0));
@@ -495,9 +574,13 @@ Result<std::vector<StoredPhase>> Store::LoadPhases(int64_t test_id, int round) {
       for (size_t k = 0; k + 1 < w.size(); k += 2) buckets.emplace_back(w[k], w[k + 1]);
       r.dirs[d].ios = static_cast<uint64_t>(h.Int(1));
       r.dirs[d].bytes = static_cast<uint64_t>(h.Int(2));
-      r.dirs[d].latency = Histogram::FromBuckets(buckets, static_cast<uint64_t>(h.Int(3)), static_cast<uint64_t>(h.Int(4)), static_cast<uint64_t>(h.Int(5)), h.Real(6));
+      r.dirs[d].latency = Histogram::FromBuckets(buckets, static_cast<uint64_t>(h.Int(3)),
+                                                 static_cast<uint64_t>(h.Int(4)),
+                                                 static_cast<uint64_t>(h.Int(5)), h.Real(6));
     }));
-    Stmt s(db_, "SELECT idx, t_begin_ns, t_end_ns, direction, ios, bytes, lat_sum_ns, lat_max_ns FROM series WHERE phase_id=? ORDER BY idx, direction");
+    Stmt s(db_,
+           "SELECT idx, t_begin_ns, t_end_ns, direction, ios, bytes, lat_sum_ns, lat_max_ns FROM "
+           "series WHERE phase_id=? ORDER BY idx, direction");
     s.Bind(1, ids[i]);
     SSDLAB_RETURN_IF_ERROR(EachRow(db_, s, "time series", [&] {
       int64_t idx = s.Int(0);
@@ -506,11 +589,13 @@ Result<std::vector<StoredPhase>> Store::LoadPhases(int64_t test_id, int round) {
         if (bad.empty()) bad = "a time-series row of cell " + out[i].cell + " is out of range";
         return;
       }
-      if (r.intervals.size() <= static_cast<size_t>(idx)) r.intervals.resize(static_cast<size_t>(idx) + 1);
+      if (r.intervals.size() <= static_cast<size_t>(idx))
+        r.intervals.resize(static_cast<size_t>(idx) + 1);
       IntervalSample& iv = r.intervals[static_cast<size_t>(idx)];
       iv.t_begin_ns = static_cast<uint64_t>(s.Int(1));
       iv.t_end_ns = static_cast<uint64_t>(s.Int(2));
-      iv.dirs[d] = {static_cast<uint64_t>(s.Int(4)), static_cast<uint64_t>(s.Int(5)), static_cast<uint64_t>(s.Int(6)), static_cast<uint64_t>(s.Int(7))};
+      iv.dirs[d] = {static_cast<uint64_t>(s.Int(4)), static_cast<uint64_t>(s.Int(5)),
+                    static_cast<uint64_t>(s.Int(6)), static_cast<uint64_t>(s.Int(7))};
     }));
     if (!bad.empty()) return Damaged("phases", bad);
   }

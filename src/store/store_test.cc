@@ -181,7 +181,7 @@ TEST_F(StoreTest, DamagedJsonIsAnErrorNamingWhatIsDamaged) {
   ASSERT_TRUE(store.ok());
   auto run = (*store)->FindRun("r");
   EXPECT_EQ(run.status().code(), Code::kIoError);
-  EXPECT_NE(run.status().message().find("run 'r'"), std::string::npos) << run.status().message();
+  EXPECT_NE(run.status().message().find("record of run 'r'"), std::string::npos) << run.status().message();
   EXPECT_NE(run.status().message().find("context"), std::string::npos) << run.status().message();
   std::vector<RunRecord> all = (*store)->ListRuns();
   ASSERT_EQ(all.size(), 1u);

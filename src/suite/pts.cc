@@ -44,7 +44,8 @@ PtsOptions SpecDefaults(PtsSpec spec) {
   o.tests = PtsTestNames();
   const std::vector<Mix> kPtsMixes = {{100}, {95}, {65}, {50}, {35}, {5}, {0}};
   o.iops_mixes = kPtsMixes;
-  o.iops_block_bytes = {1024 * kKiB, 128 * kKiB, 64 * kKiB, 32 * kKiB, 16 * kKiB, 8 * kKiB, 4 * kKiB, 512};
+  o.iops_block_bytes = {1024 * kKiB, 128 * kKiB, 64 * kKiB, 32 * kKiB,
+                        16 * kKiB,   8 * kKiB,   4 * kKiB,  512};
   o.tp_block_bytes = {1024 * kKiB, 128 * kKiB};
   o.lat_block_bytes = {512, 4 * kKiB, 8 * kKiB};
   o.lat_mixes = {{100}, {65}, {0}};
@@ -61,7 +62,8 @@ PtsOptions SpecDefaults(PtsSpec spec) {
     case PtsSpec::kReview:
       // shared/METHODOLOGY.md section 1: 0.5 KiB dropped, 70/30 for latency, 4-round window
       // with the 90%..110% fit band, percentiles to 99.99.
-      o.iops_block_bytes = {1024 * kKiB, 128 * kKiB, 64 * kKiB, 32 * kKiB, 16 * kKiB, 8 * kKiB, 4 * kKiB};
+      o.iops_block_bytes = {1024 * kKiB, 128 * kKiB, 64 * kKiB, 32 * kKiB,
+                            16 * kKiB,   8 * kKiB,   4 * kKiB};
       o.lat_block_bytes = {4 * kKiB, 8 * kKiB};
       o.lat_mixes = {{100}, {70}, {0}};
       o.lvi_mixes = {{100}, {70}, {0}};
@@ -79,20 +81,26 @@ Status ValidatePtsOptions(const PtsOptions& o) {
   if (o.tests.empty()) return Status::Invalid("--tests: no test selected");
   std::set<std::string> seen;
   for (const auto& t : o.tests) {
-    if (!known.count(t)) return Status::Invalid("--tests: unknown test '" + t + "' (iops, tp, lat, lvi, wsat, hir, xsr, dirth, ecw, op)");
+    if (!known.count(t))
+      return Status::Invalid("--tests: unknown test '" + t +
+                             "' (iops, tp, lat, lvi, wsat, hir, xsr, dirth, ecw, op)");
     if (!seen.insert(t).second) return Status::Invalid("--tests names '" + t + "' twice");
   }
   if (o.steady.window_rounds == 0) return Status::Invalid("--window must be at least 1");
   if (o.max_rounds == 0) return Status::Invalid("--max-rounds must be at least 1");
   if (o.steady.window_rounds > o.max_rounds) {
-    return Status::Invalid("--window " + std::to_string(o.steady.window_rounds) + " is larger than --max-rounds " + std::to_string(o.max_rounds) + ": steady state could never be judged");
+    return Status::Invalid("--window " + std::to_string(o.steady.window_rounds) +
+                           " is larger than --max-rounds " + std::to_string(o.max_rounds) +
+                           ": steady state could never be judged");
   }
   if (o.round_ns < kNsPerMs) return Status::Invalid("--round must be at least 1ms");
   if (o.wipc_multiple < 0) return Status::Invalid("--wipc must not be negative");
   for (double op : o.op_pcts) {
-    if (op < 0 || op >= 100) return Status::Invalid("--op: " + std::to_string(op) + "% is outside 0..99");
+    if (op < 0 || op >= 100)
+      return Status::Invalid("--op: " + std::to_string(op) + "% is outside 0..99");
   }
-  if (o.xsr_ns.size() != 3) return Status::Invalid("--xsr needs three durations (seq, random, seq)");
+  if (o.xsr_ns.size() != 3)
+    return Status::Invalid("--xsr needs three durations (seq, random, seq)");
   return Status::Ok();
 }
 
@@ -113,10 +121,14 @@ Status CheckPtsTarget(const PtsOptions& o, const TargetInfo& target) {
     if (std::find(o.tests.begin(), o.tests.end(), s.test) == o.tests.end()) continue;
     for (uint64_t b : s.bytes) {
       if (b % lbs == 0) continue;
-      std::string fix = *s.flag ? std::string("; give ") + s.flag + " without it" + (o.spec == PtsSpec::kReview ? "" : " (or --spec review)")
-                                : std::string("; the Enterprise Composite Workload's mix has blocks of 512 B to 3.5 KiB, so leave ecw out of --tests on this target");
-      return Status::Invalid(std::string(s.test) + ": block size " + FormatBytes(b) + " is not a multiple of " + target.path + "'s " +
-                             std::to_string(lbs) + "-byte logical block" + fix);
+      std::string fix = *s.flag ? std::string("; give ") + s.flag + " without it" +
+                                      (o.spec == PtsSpec::kReview ? "" : " (or --spec review)")
+                                : std::string(
+                                      "; the Enterprise Composite Workload's mix has blocks of 512 "
+                                      "B to 3.5 KiB, so leave ecw out of --tests on this target");
+      return Status::Invalid(std::string(s.test) + ": block size " + FormatBytes(b) +
+                             " is not a multiple of " + target.path + "'s " + std::to_string(lbs) +
+                             "-byte logical block" + fix);
     }
   }
   return Status::Ok();
@@ -185,7 +197,9 @@ Status RunPts(Backend& backend, Store& store, int64_t run_id, const PtsOptions& 
     if (!id.ok()) return id.status();
     double elapsed = static_cast<double>(MonotonicNs()) / 1e9 - battery_start;
     pts::TestEnv env{backend, store, o, progress, stop, static_cast<int>(i), name, id.value()};
-    if (finished_here) env.battery_eta_extra_s = elapsed / finished_here * static_cast<double>(o.tests.size() - i - 1);
+    if (finished_here)
+      env.battery_eta_extra_s =
+          elapsed / finished_here * static_cast<double>(o.tests.size() - i - 1);
     pts::Runner runner(env);
     if (hooks) hooks->OnTestStart(name);
     auto result = pts::RunTest(runner, name);
@@ -223,12 +237,16 @@ Result<json> PtsRunJson(Store& store, const std::string& run_name) {
   json tests = json::array();
   for (const TestRecord& t : stored_tests.value()) {
     if (t.status == "done" && !t.results.is_object())
-      return Status::Io("run '" + run_name + "': the stored results of test " + t.name + " are damaged (not a JSON object)");
-    json rounds = t.results.is_object() && t.results.contains("rounds") ? t.results["rounds"] : json::array();
+      return Status::Io("run '" + run_name + "': the stored results of test " + t.name +
+                        " are damaged (not a JSON object)");
+    json rounds =
+        t.results.is_object() && t.results.contains("rounds") ? t.results["rounds"] : json::array();
     if (rounds.empty()) {
       auto stored = store.LoadRounds(t.id);
-      if (!stored.ok()) return stored.status().WithContext("run '" + run_name + "', test " + t.name);
-      for (const StoredRound& r : stored.value()) rounds.push_back({{"round", r.round}, {"tracking", r.tracking}});
+      if (!stored.ok())
+        return stored.status().WithContext("run '" + run_name + "', test " + t.name);
+      for (const StoredRound& r : stored.value())
+        rounds.push_back({{"round", r.round}, {"tracking", r.tracking}});
     }
     json results = t.results.is_object() ? t.results : json::object();
     results.erase("rounds");
