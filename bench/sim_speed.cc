@@ -13,6 +13,8 @@
 // (default w32,w1,r32; "none" runs the preconditioning only: under callgrind, instructions per
 // I/O are (PHASE) minus (none)).
 #include <algorithm>
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -45,9 +47,12 @@ WorkloadSpec Spec(const std::string& rw, const std::string& bs, const std::strin
 
 double Run(SimBackend& b, const WorkloadSpec& spec, const char* label) {
   RunControl control;
+  rusage ru0, ru1;
+  getrusage(RUSAGE_THREAD, &ru0);
   const uint64_t t0 = MonotonicNs();
   auto r = b.RunPhase(spec, control);
   const uint64_t t1 = MonotonicNs();
+  getrusage(RUSAGE_THREAD, &ru1);
   if (!r.ok()) {
     std::fprintf(stderr, "sim_speed: %s\n", r.status().message().c_str());
     std::exit(1);
@@ -58,7 +63,8 @@ double Run(SimBackend& b, const WorkloadSpec& spec, const char* label) {
   for (const auto& [k, v] : r->counters) {
     if (k == "write_amplification") wa = v;
   }
-  const double cpu_s = r->cpu_user_s + r->cpu_sys_s;
+  auto secs = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
+  const double cpu_s = secs(ru1.ru_utime) - secs(ru0.ru_utime) + secs(ru1.ru_stime) - secs(ru0.ru_stime);
   std::printf(
       "%-22s %12.0f host I/Os  %7.3f s wall  %8.2f M I/Os per wall second  (%.2f M per CPU"
       " second; simulated %.0f IOPS, WA %.3f)\n",

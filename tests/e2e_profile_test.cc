@@ -184,7 +184,7 @@ TEST(ProfileE2E, EveryCurveOnTheSimulator) {
     for (const char* k : {"iops", "mb_s", "mean_ns", "p99_ns", "target_pct", "rate_iops"})
       EXPECT_TRUE(res["points"][0].contains(k)) << k;
   }
-  // Thread counts as published (seed 003).
+  // Thread counts as published (the DC450R review).
   json rr = RunProfile(t, "4k-randread", "sim:tiny",
                        {"--time", "300ms", "--ramp", "0", "--points", "100"}, "threads");
   EXPECT_EQ(Level(rr)["results"]["threads"], 128);
@@ -230,7 +230,7 @@ json LastCounters(const std::string& db_path, const std::string& run) {
   return out;
 }
 
-// Seed 001's question on simulated drives: the OP advisor on RAID 10 and RAID 5 arrays of four
+// The DC500M over-provisioning study's question on simulated drives: the OP advisor on RAID 10 and RAID 5 arrays of four
 // DC400-class drives. RAID 5's small writes cost 4 member I/Os (read data and parity, write
 // both) against RAID 10's 2, so it sustains fewer IOPS and gains more from spare area.
 TEST(ProfileE2E, OpAdvisorOnRaid10AndRaid5Arrays) {

@@ -20,7 +20,7 @@
 #include "apps/disk_stats.h"
 #include "base/clock.h"
 #include "base/units.h"
-#include "device/process.h"
+#include "base/process.h"
 
 namespace ssdlab {
 namespace {

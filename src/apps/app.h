@@ -27,10 +27,10 @@ struct AppOptions {
   std::string name;       // "sysbench-oltp" or "pgbench"
   std::string dir;        // where the data directory is created
   uint16_t port = 0;      // 0: one the kernel reports free
-  uint32_t threads = 32;  // sysbench threads / pgbench clients (seed 003: 32)
+  uint32_t threads = 32;  // sysbench threads / pgbench clients (the DC450R review: 32)
   uint64_t time_ns = 120'000'000'000;
   uint64_t warmup_ns = 30'000'000'000;  // an unmeasured run of the same load first
-  // sysbench: tables x rows (seed 003: 100 x 10,000,000 with a 24 GB buffer on a 60-vCPU VM;
+  // sysbench: tables x rows (the DC450R review: 100 x 10,000,000 with a 24 GB buffer on a 60-vCPU VM;
   // scaled here to ~0.4 GB of data against a 128 MiB buffer pool).
   uint32_t tables = 16;
   uint64_t table_rows = 100'000;

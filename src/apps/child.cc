@@ -17,7 +17,7 @@
 #include <fstream>
 
 #include "base/clock.h"
-#include "device/process.h"
+#include "base/process.h"
 
 namespace ssdlab {
 namespace {

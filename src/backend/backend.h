@@ -11,23 +11,11 @@
 #include <vector>
 
 #include "base/status.h"
+#include "base/target_info.h"
 #include "stats/phase_result.h"
 #include "workload/spec.h"
 
 namespace ssdlab {
-
-struct TargetInfo {
-  std::string path;        // as given by the user ("/dev/sdb", "/tmp/f", "sim:tiny")
-  std::string kind;        // "file", "block", "sim"
-  uint64_t size_bytes = 0;
-  uint32_t logical_block_bytes = 512;  // I/O alignment (O_DIRECT)
-  uint32_t physical_block_bytes = 4096;
-  std::string model;   // where known
-  std::string serial;  // where known
-  std::string firmware;
-  // Further facts as key -> value (the simulator's resolved parameters, ...).
-  std::vector<std::pair<std::string, std::string>> details;
-};
 
 // One line of the per-I/O log (--lat-log).
 struct IoRecord {

@@ -94,17 +94,14 @@ void PrintSummary(const json& r, std::ostream& out) {
 int RunAppCommand(AppArgs a) {
   auto options = Resolve(a);
   if (!options.ok()) {
-    PrintError(options.status().message());
-    return kExitUsage;
+    return Fail(options.status());
   }
   if (Status s = CheckApp(options.value()); !s.ok()) {
-    PrintError(s.message());
-    return kExitUsage;
+    return Fail(s);
   }
   auto identity = IdentifyDirectory(a.dir);
   if (!identity.ok()) {
-    PrintError(identity.status().message());
-    return kExitUsage;
+    return Fail(identity.status());
   }
   if (!identity->disk && !a.any_dir) {
     PrintError("cannot tell which drive holds " + a.dir + " (" + identity->disk_note +
@@ -112,13 +109,11 @@ int RunAppCommand(AppArgs a) {
     return kExitUsage;
   }
   if (Status s = CheckOutputPaths({{"--json", a.json_path}}, {{"--db", a.db}}); !s.ok()) {
-    PrintError(s.message());
-    return ExitCodeFor(s);
+    return Fail(s);
   }
   auto store = Store::Open(a.db);
   if (!store.ok()) {
-    PrintError(store.status().message());
-    return ExitCodeFor(store.status());
+    return Fail(store.status());
   }
   if (a.run.empty()) a.run = DefaultRunName("app-" + a.name);
   const TargetInfo target = DirectoryTarget(identity.value());
@@ -139,13 +134,11 @@ int RunAppCommand(AppArgs a) {
   context["device"] = IdentityJson(identity.value());
   auto run_id = (*store)->CreateRun(a.run, "app", config, context, target);
   if (!run_id.ok()) {
-    PrintError(run_id.status().message());
-    return kExitUsage;
+    return Fail(run_id.status());
   }
   auto test_id = (*store)->BeginTest(run_id.value(), 0, a.name, config);
   if (!test_id.ok()) {
-    PrintError(test_id.status().message());
-    return kExitFailed;
+    return Fail(test_id.status());
   }
   std::cerr << fmt::format("ssdlab app: run '{}', {} in {} ({})\n", a.run, a.name, a.dir,
                            DescribeTarget(identity.value()));

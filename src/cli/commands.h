@@ -35,5 +35,7 @@ void PrintError(const std::string& message);
 // The exit status for a failed Status: bad input, refusals, missing things and unsupported
 // requests are kExitUsage; interruption kExitInterrupted; the rest kExitFailed.
 int ExitCodeFor(const Status& status);
+// The one way a command fails on a Status: prints it (PrintError) and returns ExitCodeFor(it).
+int Fail(const Status& status);
 
 }  // namespace ssdlab

@@ -25,11 +25,6 @@ inline constexpr int kDeviceSchemaVersion = 1;
 
 bool IsSim(const std::string& t) { return t.rfind("sim:", 0) == 0; }
 
-int Fail(const Status& s) {
-  PrintError(s.message());
-  return ExitCodeFor(s);
-}
-
 std::string Or(const std::string& s) { return s.empty() ? "-" : s; }
 
 template <typename T>
@@ -136,8 +131,8 @@ int SimInfo(const InfoArgs& a) {
                   {"physical_block_bytes", t.physical_block_bytes}, {"params", params}}},
                 {"figures", figs},
                 {"smart", {{"available", false}, {"reason", "simulated drive: no SMART (figures come from the model)"}, {"health", nullptr}}},
-                {"temperature", {{"source", "simulated"}, {"available", true}, {"reason", "modelled, not measured"},
-                                 {"sample", HealthSampleJson(HealthSampler::Simulated().Sample())}}}};
+                {"temperature", {{"source", "simulated"}, {"available", false}, {"reason", "a simulated drive models no temperature"},
+                                 {"sample", nullptr}}}};
     std::cout << doc.dump(1) << "\n";
     return kExitOk;
   }
@@ -151,7 +146,7 @@ int SimInfo(const InfoArgs& a) {
   row("sectors", fmt::format("{} B logical, {} B physical", t.logical_block_bytes, t.physical_block_bytes));
   for (const SimFigure& f : *figures) row(f.key, f.value + (f.unit.empty() ? "" : " " + f.unit));
   row("smart", "none (simulated drive)");
-  row("temperature", "0 C (modelled, not measured)");
+  row("temperature", "none (a simulated drive models no temperature)");
   return kExitOk;
 }
 

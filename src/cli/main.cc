@@ -35,6 +35,11 @@ int ExitCodeFor(const Status& s) {
   }
 }
 
+int Fail(const Status& status) {
+  PrintError(status.message());
+  return ExitCodeFor(status);
+}
+
 }  // namespace ssdlab
 
 namespace {

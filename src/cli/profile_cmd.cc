@@ -19,7 +19,7 @@
 #include "base/units.h"
 #include "base/output_file.h"
 #include "cli/commands.h"
-#include "cli/device_backend.h"
+#include "device/device_backend.h"
 #include "cli/flags.h"
 #include "cli/output.h"
 #include "cli/suite_cli.h"
@@ -249,29 +249,24 @@ void PrintSummary(const json& doc, std::ostream& out) {
 int RunProfileCommand(ProfileArgs a) {
   Result<ProfileDef> def = LooksLikeFile(a.name) ? LoadProfileFile(a.name) : BuiltinProfile(a.name);
   if (!def.ok()) {
-    PrintError(def.status().message());
-    return kExitUsage;
+    return Fail(def.status());
   }
   auto target = ComposeTarget(a.targets, a.layout, a.chunk);
   if (!target.ok()) {
-    PrintError(target.status().message());
-    return kExitUsage;
+    return Fail(target.status());
   }
   a.target = target.value();
   auto options = ResolveOptions(a);
   if (!options.ok()) {
-    PrintError(options.status().message());
-    return kExitUsage;
+    return Fail(options.status());
   }
   if (Status s = ValidateProfileOptions(def.value(), options.value()); !s.ok()) {
-    PrintError(s.message());
-    return kExitUsage;
+    return Fail(s);
   }
   if (Status s = CheckOutputPaths({{"--json", a.json_path}},
                                   {{"--db", a.db}, {"--target", IsSimTarget(a.target) ? "" : a.target}});
       !s.ok()) {
-    PrintError(s.message());
-    return ExitCodeFor(s);
+    return Fail(s);
   }
   auto temp_interval = ParseDurationNs(a.temp_interval);
   if (!temp_interval.ok()) {
@@ -282,20 +277,17 @@ int RunProfileCommand(ProfileArgs a) {
   const bool fileio = def->kind == "fileio";
   uint64_t target_size = 0;
   if (Status s = BytesFlag("--target-size", a.target_size, target_size); !s.ok()) {
-    PrintError(s.message());
-    return kExitUsage;
+    return Fail(s);
   }
   Result<std::unique_ptr<Backend>> backend = Status::Invalid("no target");
   if (fileio && !sim) {
     // N files in a directory, addressed as one range (engine/engine.h RealTargetOptions::files).
     if (Status s = CheckFileioDir(a.target); !s.ok()) {
-      PrintError(s.message());
-      return ExitCodeFor(s);
+      return Fail(s);
     }
     uint32_t files = 64;
     if (Status s = CountFlag("--files", a.files, files); !s.ok()) {
-      PrintError(s.message());
-      return kExitUsage;
+      return Fail(s);
     }
     uint64_t total = options->size_bytes ? options->size_bytes : 2 * kGiB;  // sysbench's default
     uint64_t per = total / files / kMiB * kMiB;
@@ -331,30 +323,26 @@ int RunProfileCommand(ProfileArgs a) {
     return backend.status().code() == Code::kIoError ? kExitFailed : kExitUsage;
   }
   if (Status s = CheckProfileTarget(def.value(), options.value(), (*backend)->info()); !s.ok()) {
-    PrintError(s.message());
-    return kExitUsage;
+    return Fail(s);
   }
   std::optional<DeviceIdentity> identity;
   if (!sim && !(fileio && !sim)) {
     auto id = IdentifyTarget(a.target);
     if (!id.ok()) {
-      PrintError(id.status().message());
-      return kExitUsage;
+      return Fail(id.status());
     }
     identity = id.value();
     bool purges = !options->fill_pcts.empty() || def->kind == "op-advisor";
     if (identity->kind == "block" && purges) {
       if (Status s = CheckConfirmation(*identity, a.confirm); !s.ok()) {
-        PrintError(s.message());
-        return kExitUsage;
+        return Fail(s);
       }
     }
     backend = WithDevicePurge(std::move(backend.value()), *identity, a.destructive, a.confirm);
   }
   auto store = Store::Open(a.db);
   if (!store.ok()) {
-    PrintError(store.status().message());
-    return ExitCodeFor(store.status());
+    return Fail(store.status());
   }
   if (a.run.empty()) a.run = DefaultRunName("profile-" + def->name);
   json config = {{"args", ArgsJson(a)},
@@ -366,8 +354,7 @@ int RunProfileCommand(ProfileArgs a) {
   context["device"] = identity ? IdentityJson(*identity) : json(nullptr);
   auto run_id = (*store)->CreateRun(a.run, "profile", config, context, (*backend)->info());
   if (!run_id.ok()) {
-    PrintError(run_id.status().message());
-    return kExitUsage;
+    return Fail(run_id.status());
   }
   bool tty = isatty(STDERR_FILENO);
   bool json_lines = a.progress == "json";

@@ -12,7 +12,7 @@
 #include "base/output_file.h"
 #include "base/units.h"
 #include "cli/commands.h"
-#include "cli/device_backend.h"
+#include "device/device_backend.h"
 #include "cli/flags.h"
 #include "cli/output.h"
 #include "cli/suite_cli.h"
@@ -355,8 +355,7 @@ int RunPtsCommand(PtsArgs a) {
   if (!resume || !a.targets.empty()) {
     auto target = ComposeTarget(a.targets, a.layout, a.chunk);
     if (!target.ok()) {
-      PrintError(target.status().message());
-      return kExitUsage;
+      return Fail(target.status());
     }
     a.target = target.value();
   }
@@ -364,13 +363,11 @@ int RunPtsCommand(PtsArgs a) {
           CheckOutputPaths({{"--json", a.json_path}},
                            {{"--db", a.db}, {"--target", IsSimTarget(a.target) ? "" : a.target}});
       !s.ok()) {
-    PrintError(s.message());
-    return ExitCodeFor(s);
+    return Fail(s);
   }
   auto store = Store::Open(a.db, resume ? Store::Mode::kExisting : Store::Mode::kCreate);
   if (!store.ok()) {
-    PrintError(store.status().message());
-    return ExitCodeFor(store.status());
+    return Fail(store.status());
   }
   RunRecord run;
   std::optional<RunLock> lock;
@@ -392,13 +389,11 @@ int RunPtsCommand(PtsArgs a) {
     }
     const json stored_args = run.config.value("args", json::object());
     if (Status s = CheckResumeOptions(a, stored_args, ArgsJson(a)); !s.ok()) {
-      PrintError(s.message());
-      return kExitUsage;
+      return Fail(s);
     }
     auto locked = (*store)->LockRun(run.id, run.name);
     if (!locked.ok()) {
-      PrintError(locked.status().message());
-      return ExitCodeFor(locked.status());
+      return Fail(locked.status());
     }
     lock.emplace(std::move(locked.value()));
     std::string progress = a.progress, json_path = a.json_path;
@@ -414,8 +409,7 @@ int RunPtsCommand(PtsArgs a) {
   }
   auto options = ResolveOptions(a);
   if (!options.ok()) {
-    PrintError(options.status().message());
-    return kExitUsage;
+    return Fail(options.status());
   }
   TargetRequest req;
   req.target = a.target;
@@ -435,28 +429,24 @@ int RunPtsCommand(PtsArgs a) {
   if (!IsSimTarget(a.target)) {
     auto id = IdentifyTarget(a.target);
     if (!id.ok()) {
-      PrintError(id.status().message());
-      return kExitUsage;
+      return Fail(id.status());
     }
     identity = id.value();
     // Whole-device destruction needs the device's serial (or WWN) as confirmation too.
     if (identity->kind == "block") {
       if (Status s = CheckConfirmation(*identity, a.confirm); !s.ok()) {
-        PrintError(s.message());
-        return kExitUsage;
+        return Fail(s);
       }
     }
     backend = WithDevicePurge(std::move(backend.value()), *identity, a.destructive, a.confirm);
   }
   if (resume) {
     if (Status s = CheckResumeIdentity(run, (*backend)->info(), identity); !s.ok()) {
-      PrintError(s.message());
-      return ExitCodeFor(s);
+      return Fail(s);
     }
   }
   if (Status s = CheckPtsTarget(options.value(), (*backend)->info()); !s.ok()) {
-    PrintError(s.message());
-    return kExitUsage;
+    return Fail(s);
   }
   if (!resume) {
     if (a.run.empty()) a.run = DefaultRunName("pts");
@@ -466,15 +456,13 @@ int RunPtsCommand(PtsArgs a) {
     context["device"] = identity ? IdentityJson(*identity) : json(nullptr);
     auto id = (*store)->CreateRun(a.run, "pts", config, context, (*backend)->info());
     if (!id.ok()) {
-      PrintError(id.status().message());
-      return kExitUsage;
+      return Fail(id.status());
     }
     run.id = id.value();
     run.name = a.run;
     auto locked = (*store)->LockRun(run.id, run.name);
     if (!locked.ok()) {
-      PrintError(locked.status().message());
-      return ExitCodeFor(locked.status());
+      return Fail(locked.status());
     }
     lock.emplace(std::move(locked.value()));
   } else {
@@ -572,8 +560,7 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
   ls->callback([db, exit_code] {
     auto store = Store::Open(*db, Store::Mode::kReadOnly);
     if (!store.ok()) {
-      PrintError(store.status().message());
-      *exit_code = kExitUsage;
+      *exit_code = Fail(store.status());
       return;
     }
     std::cout << fmt::format("{:<28} {:<8} {:<12} {:<22} {}\n", "run", "kind", "status", "created",
@@ -598,14 +585,12 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
   show->callback([show_db, show_name, show_json, exit_code] {
     auto store = Store::Open(*show_db, Store::Mode::kReadOnly);
     if (!store.ok()) {
-      PrintError(store.status().message());
-      *exit_code = kExitUsage;
+      *exit_code = Fail(store.status());
       return;
     }
-    auto doc = PtsRunJson(**store, *show_name);
+    auto doc = (*store)->RunJson(*show_name);
     if (!doc.ok()) {
-      PrintError(doc.status().message());
-      *exit_code = ExitCodeFor(doc.status());
+      *exit_code = Fail(doc.status());
       return;
     }
     if (*show_json) {

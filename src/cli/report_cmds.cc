@@ -56,17 +56,15 @@ int RunReport(const ReportArgs& a) {
   if (!a.spec.empty()) {
     auto claims = LoadClaimsFile(a.spec);
     if (!claims.ok()) {
-      PrintError(claims.status().message());
-      return kExitUsage;
+      return Fail(claims.status());
     }
     options.claims = std::move(claims.value());
   }
   auto store = OpenDb(a.db);
   if (!store) return kExitUsage;
-  auto runs = LoadReportRuns(*store, a.runs);
+  auto runs = LoadReportRuns([&](const std::string& n) { return store->RunJson(n); }, a.runs);
   if (!runs.ok()) {
-    PrintError(runs.status().message());
-    return ExitCodeFor(runs.status());
+    return Fail(runs.status());
   }
   options.generated_at = IsoTime(static_cast<double>(time(nullptr)));
   options.generated_at = options.generated_at.substr(0, 16) + " UTC";
@@ -113,10 +111,9 @@ int RunExport(const ExportArgs& a) {
   }
   auto store = OpenDb(a.db);
   if (!store) return kExitUsage;
-  auto doc = PtsRunJson(*store, a.run);
+  auto doc = store->RunJson(a.run);
   if (!doc.ok()) {
-    PrintError(doc.status().message());
-    return ExitCodeFor(doc.status());
+    return Fail(doc.status());
   }
   if (!a.json.empty()) {
     std::string text = doc->dump(1) + "\n";

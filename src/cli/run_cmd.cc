@@ -11,7 +11,7 @@
 #include "base/output_file.h"
 #include "base/units.h"
 #include "cli/commands.h"
-#include "cli/device_backend.h"
+#include "device/device_backend.h"
 #include "cli/lat_log.h"
 #include "cli/output.h"
 #include "cli/targets.h"
@@ -57,15 +57,13 @@ void PrintProgress(const IntervalSample& s) {
 int Run(RunArgs a) {
   auto target = ComposeTarget(a.targets, a.layout, a.chunk);
   if (!target.ok()) {
-    PrintError(target.status().message());
-    return kExitUsage;
+    return Fail(target.status());
   }
   a.target = target.value();
   if (Status s = CheckOutputPaths({{"--json", a.json}, {"--lat-log", a.lat_log}},
                                   {{"--target", IsSimTarget(a.target) ? "" : a.target}});
       !s.ok()) {
-    PrintError(s.message());
-    return ExitCodeFor(s);
+    return Fail(s);
   }
   TargetRequest req;
   req.target = a.target;
@@ -82,14 +80,12 @@ int Run(RunArgs a) {
   }
   auto engine = ParseEngineKind(a.engine);
   if (!engine.ok()) {
-    PrintError(engine.status().message());
-    return kExitUsage;
+    return Fail(engine.status());
   }
   req.engine = engine.value();
   // Syntax first, so that a typo never creates or touches the target.
   if (auto s = ResolveWorkload(a.w, uint64_t{1} << 50, 1); !s.ok()) {
-    PrintError(s.status().message());
-    return kExitUsage;
+    return Fail(s.status());
   }
   if (IsSimTarget(a.target) && a.w.verify) {
     PrintError("--verify: a simulated drive stores no data to check");
@@ -103,20 +99,17 @@ int Run(RunArgs a) {
   }
   auto info = ProbeTarget(req);
   if (!info.ok()) {
-    PrintError(info.status().message());
-    return ExitCodeFor(info.status());
+    return Fail(info.status());
   }
   auto spec = ResolveWorkload(a.w, info->size_bytes, info->logical_block_bytes);
   if (!spec.ok()) {
-    PrintError(spec.status().message());
-    return kExitUsage;
+    return Fail(spec.status());
   }
   std::unique_ptr<CsvIoLog> lat_log;
   if (!a.lat_log.empty()) {
     auto l = CsvIoLog::Open(a.lat_log);
     if (!l.ok()) {
-      PrintError(l.status().message());
-      return kExitUsage;
+      return Fail(l.status());
     }
     lat_log = std::move(l.value());
   }
@@ -127,8 +120,7 @@ int Run(RunArgs a) {
   }
   auto backend = OpenTarget(req);
   if (!backend.ok()) {
-    PrintError(backend.status().message());
-    return ExitCodeFor(backend.status());
+    return Fail(backend.status());
   }
   std::optional<DeviceIdentity> identity;
   if (!IsSimTarget(a.target)) {
@@ -168,8 +160,7 @@ int Run(RunArgs a) {
   nlohmann::json health_json = health.Stop();
   if (tty && spec->interval_ns) std::cerr << "\r\x1b[K" << std::flush;
   if (!result.ok()) {
-    PrintError(result.status().message());
-    return ExitCodeFor(result.status());
+    return Fail(result.status());
   }
   const PhaseResult& r = result.value();
 
@@ -206,7 +197,7 @@ int Run(RunArgs a) {
   for (const auto& n : r.notes) human << "note: " << n << "\n";
   const nlohmann::json& temp = health_json["temperature"];
   if (health_json["source"] == "simulated") {
-    human << "temperature: simulated drive (the model has none; reported as 0 C)\n";
+    human << "temperature: none (a simulated drive models no temperature)\n";
   } else if (!temp["peak_c"].is_null()) {
     human << fmt::format("temperature ({}): idle {:.0f} C, peak {:.0f} C, mean {:.1f} C\n",
                          health_json["source"].get<std::string>(), temp["idle_c"].get<double>(),

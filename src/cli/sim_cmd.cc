@@ -49,8 +49,7 @@ void AddSimCommand(CLI::App& app, int* exit_code) {
     std::string t = target->rfind("sim:", 0) == 0 ? *target : "sim:" + *target;
     auto figures = DescribeSim(t);
     if (!figures.ok()) {
-      PrintError(figures.status().message());
-      *exit_code = kExitUsage;
+      *exit_code = Fail(figures.status());
       return;
     }
     if (*djson) {

@@ -106,7 +106,7 @@ Status FinishStoredRun(Store& store, int64_t run_id, const std::string& run, con
   const std::string status = RunStatusName(st);
   if (!store.SetRunStatus(run_id, status).ok()) PrintError("cannot record the run's status");
   std::cerr << fmt::format("run '{}' {} (database {})\n", run, status, db);
-  auto doc = PtsRunJson(store, run);
+  auto doc = store.RunJson(run);
   if (doc.ok()) print(doc.value());
   if (!json_path.empty()) {
     const Status w = doc.ok() ? WriteJsonOutput(json_path, doc.value()) : doc.status();

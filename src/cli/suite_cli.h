@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cli/device_backend.h"
+#include "device/device_backend.h"
 #include "store/store.h"
 #include "suite/pts.h"
 
@@ -55,7 +55,7 @@ void AddStoredRunOptions(CLI::App* cmd, std::string* db, std::string* run,
                          std::string* progress);
 
 // The end of run `run` (id run_id) in database `db`, which ended with `st`: records its status,
-// says it on stderr, calls `print` with the run read back as JSON (PtsRunJson), and writes
+// says it on stderr, calls `print` with the run read back as JSON (Store::RunJson), and writes
 // that JSON to json_path when one is given ("-": stdout). Returns st, or the failure to write
 // the JSON when st is ok (a failure after a failed run is printed).
 Status FinishStoredRun(Store& store, int64_t run_id, const std::string& run, const std::string& db,

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "device/process.h"
+#include "base/process.h"
 #include "device/sysfs.h"
 
 namespace ssdlab {
@@ -77,15 +77,14 @@ HealthSampler HealthSampler::ForTarget(const DeviceIdentity& id,
 HealthSampler HealthSampler::Simulated() {
   HealthSampler s;
   s.source_ = "simulated";
+  s.reason_ = "a simulated drive models no temperature";
   return s;
 }
 
 HealthSample HealthSampler::Sample() {
   HealthSample out;
   out.source = source_;
-  if (source_ == "simulated") {
-    out.temperature_c = 0.0;
-  } else if (source_ == "hwmon") {
+  if (source_ == "hwmon") {
     std::string v = ReadSysLine(hwmon_input_);
     if (!v.empty()) {
       try {

@@ -43,7 +43,9 @@ class HealthSampler {
   // The simulator's sampler: temperature 0, source "simulated".
   static HealthSampler Simulated();
 
-  bool available() const { return source_ != "none"; }
+  // False for targets without a sensor and for the simulator, which models no temperature:
+  // nothing is sampled then, so simulated results hold no invented readings or wall times.
+  bool available() const { return source_ != "none" && source_ != "simulated"; }
   const std::string& source() const { return source_; }
   // Why nothing is available, e.g. "loop device /dev/loop3 has no temperature sensor or SMART".
   const std::string& reason() const { return reason_; }

@@ -84,9 +84,12 @@ TEST(HealthSampler, SataWithoutSensorOrSmartctl) {
 TEST(HealthSampler, Simulated) {
   HealthSampler s = HealthSampler::Simulated();
   EXPECT_EQ(s.source(), "simulated");
+  // The simulator models no temperature: nothing to sample, no invented 0 C reading.
+  EXPECT_FALSE(s.available());
+  EXPECT_FALSE(s.reason().empty());
   HealthSample x = s.Sample();
   EXPECT_EQ(x.source, "simulated");
-  EXPECT_EQ(x.temperature_c, 0.0);
+  EXPECT_FALSE(x.temperature_c.has_value());
   EXPECT_EQ(s.Snapshot().status().code(), Code::kUnsupported);
 }
 

@@ -1,4 +1,4 @@
-// What a target is: the facts every report carries (METHODOLOGY.md section 5). Identification
+// What a target is: the facts every report carries (docs/methodology.md). Identification
 // reads sysfs and a few read-only ioctls; it never writes and needs no tools installed.
 #pragma once
 

@@ -19,7 +19,7 @@
 #include <thread>
 
 #include "base/units.h"
-#include "device/process.h"
+#include "base/process.h"
 #include "device/safety.h"
 #include "device/sysfs.h"
 

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/units.h"
-#include "device/process.h"
+#include "base/process.h"
 
 namespace ssdlab {
 namespace {

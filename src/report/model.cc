@@ -1,4 +1,4 @@
-// The report model: sections of tables and Vega-Lite specs built from PtsRunJson documents.
+// The report model: sections of tables and Vega-Lite specs built from run documents.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,7 +8,6 @@
 #include <set>
 
 #include "report/model_internal.h"
-#include "suite/pts.h"
 
 namespace ssdlab {
 namespace report {
@@ -243,7 +242,7 @@ std::string RuleText(const ReportRun& r) {
 std::string SpecName(const std::string& s) {
   if (s == "pts-e") return "SNIA PTS Enterprise 1.1";
   if (s == "pts-c") return "SNIA PTS 2.0.x (client)";
-  if (s == "review") return "SNIA PTS-E 1.1 with the reviewers' deviations (METHODOLOGY.md)";
+  if (s == "review") return "SNIA PTS-E 1.1 with the reviewers' deviations (docs/methodology.md)";
   return s.empty() ? "-" : s;
 }
 
@@ -856,7 +855,7 @@ json LatSection(Ctx& ctx) {
       if (std::find(mixes.begin(), mixes.end(), c.read_pct) == mixes.end())
         mixes.push_back(c.read_pct);
     }
-    // Seed 000's order: read, write, mixed.
+    // The DC400 review's order: read, write, mixed.
     std::stable_sort(mixes.begin(), mixes.end(), [](double a, double b) {
       auto rank = [](double m) { return m >= 100 ? 0 : m <= 0 ? 1 : 2; };
       return rank(a) < rank(b);
@@ -916,7 +915,7 @@ json LatSection(Ctx& ctx) {
   Append(blocks, SteadyStateBlocks(ctx, "lat", "latency"));
   return Section(
       "lat", "Latency",
-      "Response time at the minimum load (1 thread, queue depth 1), as in seed 000's table.",
+      "Response time at the minimum load (1 thread, queue depth 1), as in the DC400 review's table.",
       blocks);
 }
 
@@ -1523,7 +1522,7 @@ json OpSection(Ctx& ctx) {
       AddCurves(rows, Get(p, "curves"), r.label, "op", label);
       bars.push_back(
           {{"drive", r.label}, {"op_pct", op}, {"iops", R6(Num(p, "steady_write_iops"))}});
-      // Best IOPS at a mean latency of at most 1 ms, per curve (seed 000's comparison).
+      // Best IOPS at a mean latency of at most 1 ms, per curve (the DC400 review's comparison).
       json rw = json::array({r.label, fmt::format("{:g}%", op),
                              FmtNum(Num(p, "range_bytes") / 1e9, 4) + " GB",
                              FmtInt(Num(p, "steady_write_iops"))});
@@ -1723,14 +1722,14 @@ json TemperatureSection(Ctx& ctx) {
 
 using report::json;
 
-Result<std::vector<ReportRun>> LoadReportRuns(Store& store, const std::vector<std::string>& names) {
+Result<std::vector<ReportRun>> LoadReportRuns(const RunLoader& load, const std::vector<std::string>& names) {
   std::vector<ReportRun> runs;
   for (const std::string& n : names) {
     for (const ReportRun& r : runs) {
       if (report::Str(report::Get(r.doc, "context"), "run") == n)
         return Status::Invalid("run '" + n + "' is named twice");
     }
-    auto doc = PtsRunJson(store, n);
+    auto doc = load(n);
     if (!doc.ok()) return doc.status();
     runs.push_back({"", std::move(doc.value())});
   }

@@ -797,13 +797,13 @@ const KindInfo kKinds[] = {
      FileioBlocks},
     {"curve", "vdbench-style curves",
      "Each workload on a section of a filled target: one uncapped run for the maximum, then runs "
-     "paced at a share of it; latency against IOPS (seed 003).",
+     "paced at a share of it; latency against IOPS (the DC450R review).",
      CurveBlocks},
     {"fill", "Fill", "Sequential fill of part of the target.", FillProfileBlocks},
     {"op-advisor", "Over-provisioning advisor",
      "For each share of the capacity left unused after a purge, sustained 4 KiB random writes over "
      "the rest; the recommendation is the setting with the best "
-     "sustained IOPS (seed 001).",
+     "sustained IOPS (the DC500M over-provisioning study).",
      OpAdvisorBlocks},
     {"user", "Profile", "", UserBlocks},
 };

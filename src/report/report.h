@@ -6,13 +6,14 @@
 // surface, fileio, vdbench-style curves, fill levels, OP advisor), beside PTS runs or alone.
 // Also CSV and JSON exports of one run.
 //
-// Data flow: Store -> PtsRunJson (one document per run) -> ReportModel (sections of tables
+// Data flow: Store::RunJson (one document per run) -> ReportModel (sections of tables
 // and Vega-Lite specs with inline data; deterministic, golden-tested) -> HTML.
 //
 // Thread-compatible; no globals besides the embedded, immutable JavaScript.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -20,19 +21,21 @@
 #include <vector>
 
 #include "base/status.h"
-#include "store/store.h"
 
 namespace ssdlab {
 
-// One run as the report sees it: its PtsRunJson document and the name shown in legends.
+// One run as the report sees it: its run document (Store::RunJson) and the name shown in legends.
 struct ReportRun {
   std::string label;   // e.g. "DC400 1600 GB" or "tiny (demo)"; unique within a report
-  nlohmann::json doc;  // PtsRunJson(store, name)
+  nlohmann::json doc;  // the run document
 };
 
+// Reads one run's document by name (Store::RunJson in the CLI, fixtures in tests).
+using RunLoader = std::function<Result<nlohmann::json>(const std::string& run_name)>;
+
 // Loads the named runs (in order) and gives each a legend label: the drive's model when the
-// models differ, else "model (run)". NotFound names the missing run.
-Result<std::vector<ReportRun>> LoadReportRuns(Store& store, const std::vector<std::string>& names);
+// models differ, else "model (run)". Fails with the loader's error (NotFound names the run).
+Result<std::vector<ReportRun>> LoadReportRuns(const RunLoader& load, const std::vector<std::string>& names);
 
 // ---- Vendor claims (spec-sheet check) ----
 

@@ -465,7 +465,7 @@ class ReportTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   std::vector<ReportRun> Runs(const std::vector<std::string>& names) {
-    auto runs = LoadReportRuns(*store_, names);
+    auto runs = LoadReportRuns([&](const std::string& n) { return store_->RunJson(n); }, names);
     EXPECT_TRUE(runs.ok()) << runs.status().message();
     // The store stamps the run's times; fix them for the golden files.
     for (ReportRun& r : runs.value()) {
@@ -735,7 +735,7 @@ TEST_F(ReportTest, HtmlIsSelfContainedAndSmall) {
 }
 
 TEST_F(ReportTest, UnknownRunIsNamed) {
-  auto runs = LoadReportRuns(*store_, {"dc400", "nope"});
+  auto runs = LoadReportRuns([&](const std::string& n) { return store_->RunJson(n); }, {"dc400", "nope"});
   ASSERT_FALSE(runs.ok());
   EXPECT_NE(runs.status().message().find("nope"), std::string::npos);
 }
@@ -930,7 +930,7 @@ TEST_F(ReportTest, ProfileAndPtsRunsShareAReport) {
   const json& overview = model["sections"][0]["blocks"][0];
   for (const json& r : overview["rows"]) {
     if (r.is_array() && r[0] == "Specification") {
-      EXPECT_EQ(r[1], "SNIA PTS-E 1.1 with the reviewers' deviations (METHODOLOGY.md)");
+      EXPECT_EQ(r[1], "SNIA PTS-E 1.1 with the reviewers' deviations (docs/methodology.md)");
       EXPECT_EQ(r[2].get<std::string>().rfind("ssdlab profile cdm: ", 0), 0u) << r[2];
     }
     if (r.is_array() && r[0] == "Steady state") EXPECT_EQ(r[2], "not applicable (profile)");

@@ -238,7 +238,7 @@ std::vector<SimParams> BuildPresets() {
     out.push_back(p);
   }
   {
-    // Kingston DC400 1600 GB class (seed 000, drives.json).
+    // Kingston DC400 1600 GB class (the DC400 review).
     SimParams p;
     p.preset = "dc-sata-read-intensive";
     p.description =
@@ -271,18 +271,18 @@ std::vector<SimParams> BuildPresets() {
     p.gc_bg_pct = 8;
     p.bg_idle_ms = 200;
     p.sources = {
-        {"capacity", "drives.json DC400: 1,600,321,314,816 bytes"},
+        {"capacity", "the reviews' published figures DC400: 1,600,321,314,816 bytes"},
         {"op", "assumed 2 TiB raw NAND (128 x 128 Gbit MLC) less ~3% firmware reserve"},
         {"link_mb_s", "SATA 6 Gb/s; DC400 claims 555/510 MB/s sequential"},
-        {"ctrl_write_us", "fresh 4K random write 48k IOPS (seed 000 WSAT) -> ~20.8 us/command"},
+        {"ctrl_write_us", "fresh 4K random write 48k IOPS (the DC400 review WSAT) -> ~20.8 us/command"},
         {"ctrl_read_us", "4K random read 65k IOPS measured, 78k claimed"},
-        {"ctrl_gc_us", "calibrated so WSAT saturates near 25k IOPS (seed 000)"},
-        {"cmd_us", "QD1 latency: 4K read mean 182 us, 4K write 70 us (seed 000)"},
-        {"gc_lazy", "seed 000: GC starts only when free blocks run out, then in large batches"}};
+        {"ctrl_gc_us", "calibrated so WSAT saturates near 25k IOPS (the DC400 review)"},
+        {"cmd_us", "QD1 latency: 4K read mean 182 us, 4K write 70 us (the DC400 review)"},
+        {"gc_lazy", "the DC400 review: GC starts only when free blocks run out, then in large batches"}};
     out.push_back(p);
   }
   {
-    // Seagate Nytro 3732 800 GB class (seed 002).
+    // Seagate Nytro 3732 800 GB class (the Nytro 3732 review).
     SimParams p;
     p.preset = "dc-sas-write-intensive";
     p.description =
@@ -312,7 +312,7 @@ std::vector<SimParams> BuildPresets() {
     p.ch_mb_s = 400;
     p.gc_low_pct = 1;
     p.bg_idle_ms = 2;
-    p.sources = {{"capacity", "drives.json Nytro 3732: 800,166,076,416 bytes"},
+    p.sources = {{"capacity", "the reviews' published figures Nytro 3732: 800,166,076,416 bytes"},
                  {"op", "assumed: 10 DWPD class drives reserve a large spare area"},
                  {"link_mb_s", "SAS 12 Gb/s single port; claimed 1100/1000 MB/s single port"},
                  {"ctrl_read_us", "4K random read 231.8k IOPS measured (16 threads x QD8)"},
@@ -320,7 +320,7 @@ std::vector<SimParams> BuildPresets() {
     out.push_back(p);
   }
   {
-    // Kingston DC500M / DC600M class (seeds 001, 004).
+    // Kingston DC500M / DC600M class (the DC500M study and the DC600M review).
     SimParams p;
     p.preset = "dc-sata-mixed";
     p.description = "1.92 TB SATA mixed-use (~1.3 DWPD), 3D TLC; like the Kingston DC500M/DC600M";
@@ -348,10 +348,10 @@ std::vector<SimParams> BuildPresets() {
     p.ch_mb_s = 533;
     p.gc_low_pct = 1;
     p.bg_idle_ms = 10;
-    p.sources = {{"capacity", "DC600M 1920 GB (seed 004)"},
+    p.sources = {{"capacity", "DC600M 1920 GB (the DC600M review)"},
                  {"ctrl_read_us", "DC600M claims 94k 4K read IOPS, sysbench measured 99k"},
                  {"ctrl_write_us", "DC600M claims 78k 4K write IOPS, sysbench measured 86k"},
-                 {"link_mb_s", "SATA 6 Gb/s; CrystalDiskMark 560/535 MB/s sequential (seed 004)"},
+                 {"link_mb_s", "SATA 6 Gb/s; CrystalDiskMark 560/535 MB/s sequential (the DC600M review)"},
                  {"op", "assumed: mixed-use SATA (DC500M is the DC500R with more spare area)"}};
     out.push_back(p);
   }

@@ -24,13 +24,6 @@ constexpr uint32_t kSubmit = 1;  // open loop: a slot waits for its scheduled ti
 constexpr uint64_t kNever = UINT64_MAX;
 constexpr size_t kIoLogBatch = 4096;
 
-void ThreadCpu(double* user_s, double* sys_s) {
-  rusage ru{};
-  getrusage(RUSAGE_THREAD, &ru);
-  *user_s = static_cast<double>(ru.ru_utime.tv_sec) + ru.ru_utime.tv_usec * 1e-6;
-  *sys_s = static_cast<double>(ru.ru_stime.tv_sec) + ru.ru_stime.tv_usec * 1e-6;
-}
-
 // Runs one phase. Lives for the duration of RunPhase only. Queue: sim::EventQueue,
 // sim::SmallEventQueue for up to sim::kSmallSlots slots in a closed loop, or
 // sim::SingleEventQueue when there is one slot. Dev: sim::SimDevice, or sim::SimArray (the
@@ -430,8 +423,6 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
                            std::to_string(spec.range_end_bytes) + " does not fit the " +
                            std::to_string(info_.size_bytes) + "-byte simulated drive");
   }
-  double u0, s0, u1, s1;
-  ThreadCpu(&u0, &s0);
   uint64_t end_ns = now_ns_;
   PhaseResult r;
   auto run = [&](auto* dev) {
@@ -455,9 +446,8 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
   }
   now_ns_ = end_ns;
   r.counters.emplace_back("scale", static_cast<double>(p_->scale));
-  ThreadCpu(&u1, &s1);
-  r.cpu_user_s = u1 - u0;
-  r.cpu_sys_s = s1 - s0;
+  // cpu_user_s/cpu_sys_s stay 0: a drive in virtual time costs its host no CPU, and the
+  // simulator's own CPU time would make identical runs store different results.
   return r;
 }
 

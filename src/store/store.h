@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "backend/backend.h"
 #include "base/status.h"
-#include "stats/phase_result.h"
+#include "base/target_info.h"
+#include "suite/journal.h"
 
 struct sqlite3;
 
@@ -49,28 +49,6 @@ struct RunRecord {
   std::string damage;  // ListRuns only: what of the record is damaged ("" when sound)
 };
 
-struct TestRecord {
-  int64_t id = 0;
-  int seq = 0;
-  std::string name;
-  std::string status;  // "running", "done"
-  nlohmann::json params;
-  nlohmann::json steady_state;
-  nlohmann::json results;
-};
-
-struct StoredPhase {
-  int round = 0;
-  std::string cell;  // which cell of the round's matrix, e.g. "rw=65/35 bs=4KiB"
-  nlohmann::json workload;
-  PhaseResult result;
-};
-
-struct StoredRound {
-  int round = 0;
-  nlohmann::json tracking;  // tracking variables' values, name -> number
-};
-
 // Held while a process writes a run (RunPts, a resume): released when destroyed or when the
 // process dies (an open-file-description lock on a byte of the database file that SQLite does
 // not use), so a killed run never stays locked.
@@ -87,7 +65,7 @@ class RunLock {
   int64_t lock_id_;
 };
 
-class Store {
+class Store : public RunJournal {
  public:
   enum class Mode {
     kCreate,    // open, creating the file and the schema if missing
@@ -99,7 +77,7 @@ class Store {
   // read-only file or directory for a mode that writes (kPermission), and a missing file for
   // kExisting and kReadOnly (kNotFound).
   static Result<std::unique_ptr<Store>> Open(const std::string& path, Mode mode = Mode::kCreate);
-  ~Store();
+  ~Store() override;
 
   // Takes the run's lock; kPermission when another process holds it.
   Result<RunLock> LockRun(int64_t run_id, const std::string& run_name);
@@ -114,18 +92,23 @@ class Store {
   Status SetRunStatus(int64_t run_id, const std::string& status);
   Result<TargetInfo> LoadTarget(int64_t run_id);
 
-  // Returns the test's id, creating it (status "running") if the run has none of that name.
+  // RunJournal (suite/journal.h): each round is one transaction.
   Result<int64_t> BeginTest(int64_t run_id, int seq, const std::string& name,
-                            const nlohmann::json& params);
-  Result<std::vector<TestRecord>> ListTests(int64_t run_id);
-  // Stores one round (all its phases and its tracking values) in one transaction.
+                            const nlohmann::json& params) override;
+  Result<std::vector<TestRecord>> ListTests(int64_t run_id) override;
   Status CommitRound(int64_t test_id, int round, const std::vector<StoredPhase>& phases,
-                     const nlohmann::json& tracking);
+                     const nlohmann::json& tracking) override;
   Status FinishTest(int64_t test_id, const nlohmann::json& steady_state,
-                    const nlohmann::json& results);
-  Result<std::vector<StoredRound>> LoadRounds(int64_t test_id);
-  // Phases of a test in round order (all rounds when round < 0).
-  Result<std::vector<StoredPhase>> LoadPhases(int64_t test_id, int round = -1);
+                    const nlohmann::json& results) override;
+  Result<std::vector<StoredRound>> LoadRounds(int64_t test_id) override;
+  Result<std::vector<StoredPhase>> LoadPhases(int64_t test_id, int round = -1) override;
+
+  // The whole run as one JSON document (schema_version 1): `context` (the stored context plus
+  // run, status, created_at, finished_at, config) and `tests[]` with name, status,
+  // steady_state, rounds (round, tracking) and results. What `show --json`, `--json`, the
+  // report and the exports read. NotFound for no such run; kIoError naming the run when it is
+  // damaged.
+  Result<nlohmann::json> RunJson(const std::string& run_name);
 
  private:
   Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}

@@ -424,7 +424,7 @@ Result<json> Curve(Ctx& c, bool filled, Summary& sum) {
     uint64_t fill = AlignDown(
         static_cast<uint64_t>(static_cast<double>(cap) * c.o.curve_fill_pct / 100), kAlign);
     c.r.Report({.stage = "fill",
-                .message = "filling " + FormatBytes(fill) + " before the curve (seed 003)"});
+                .message = "filling " + FormatBytes(fill) + " before the curve (the DC450R review)"});
     SSDLAB_ASSIGN_OR_RETURN(auto st, c.Step({{"fill", SeqFill(c, 0, fill)}}));
     prep = {{"filled_bytes", fill}, {"mb_s", MBps(st[0].result, st[0].result.dirs[1])}};
   }
@@ -475,7 +475,7 @@ Result<json> Curve(Ctx& c, bool filled, Summary& sum) {
                "loop: latency from the scheduled time)"}};
 }
 
-// ---- OP advisor (seed 001) ----
+// ---- OP advisor (the DC500M over-provisioning study) ----
 Result<json> OpAdvisor(Ctx& c, Summary& sum) {
   std::vector<double> ops = c.o.op_pcts;
   if (ops.empty()) ops = {0, 5, 10, 15, 20, 25, 30};
@@ -705,7 +705,7 @@ Result<ProfileDef> BuiltinProfile(const std::string& name) {
     if (m.name == name) {
       d.kind = "curve";
       d.curve = m;
-      d.description = "vdbench-style curve (seed 003): " + m.source;
+      d.description = "vdbench-style curve (the DC450R review): " + m.source;
       return d;
     }
   }
@@ -721,7 +721,7 @@ Result<ProfileDef> BuiltinProfile(const std::string& name) {
        "sysbench fileio-style: files on a filesystem, O_DIRECT, rndrd/rndwr/rndrw, 192 threads"},
       {"fill", "sequential fill of the first --percent of the target"},
       {"op-advisor",
-       "over-provisioning advisor (seed 001): sustained 4 KiB random write per OP, "
+       "over-provisioning advisor (the DC500M over-provisioning study): sustained 4 KiB random write per OP, "
        "recommendation"}};
   for (const auto& [n, desc] : kOthers) {
     if (n == name) {
@@ -832,7 +832,7 @@ json ProfileOptionsJson(const ProfileOptions& o) {
           {"fileio_rw_ratio", o.fileio_rw_ratio}};
 }
 
-Status RunProfile(Backend& backend, Store& store, int64_t run_id, int seq, const ProfileDef& def,
+Status RunProfile(Backend& backend, RunJournal& store, int64_t run_id, int seq, const ProfileDef& def,
                   const ProfileOptions& o, ProgressSink* progress, const std::atomic<bool>* stop,
                   TestHooks* hooks) {
   SSDLAB_RETURN_IF_ERROR(ValidateProfileOptions(def, o));

@@ -1,10 +1,10 @@
-// Review-lab profiles (shared/METHODOLOGY.md sections 2-4): the workloads reviewers' readers
+// Review-lab profiles (docs/methodology.md, sections 6-8): the workloads reviewers' readers
 // know (CrystalDiskMark, ATTO, AS SSD, AIDA64 linear write, sysbench fileio, vdbench curves
 // of database and VDI mixes, fill levels, the over-provisioning advisor) and user profiles
 // from TOML files, each a sequence of phases run through the Backend seam.
 //
 // A profile run is stored like a PTS run (Store: a run of kind "profile", one test per
-// profile, each group of phases a stored step), so PtsRunJson() and the report read it.
+// profile, each group of phases a stored step), so Store::RunJson() and the report read it.
 // Profiles never know which backend they drive.
 #pragma once
 
@@ -16,14 +16,14 @@
 
 #include "backend/backend.h"
 #include "base/status.h"
-#include "store/store.h"
+#include "suite/journal.h"
 #include "suite/pts.h"
 #include "workload/parse.h"
 #include "workload/spec.h"
 
 namespace ssdlab {
 
-// What one vdbench-style curve sends (seed 003). The built-in definitions, with their
+// What one vdbench-style curve sends (the DC450R review). The built-in definitions, with their
 // sources and reasoning, are in profile_mixes.cc (BuiltinCurveMixes); a profile file can
 // override every field.
 struct CurveMix {
@@ -85,7 +85,7 @@ struct ProfileOptions {
   uint64_t bs = 0;                        // surface 1 MiB; fileio 4 KiB
   uint32_t segments = 0;                  // surface: 100
   double cliff_ratio = 0.6;               // surface: a segment below this x the median before it
-  double section_pct = 25;                // curve: working section (seed 003)
+  double section_pct = 25;                // curve: working section (the DC450R review)
   double curve_fill_pct = 100;            // curve: fill before the curves (unless --fill)
   std::vector<double> curve_pcts;         // curve: 10,20,...,120 (% of the uncapped maximum)
   uint32_t max_jobs = 4;                  // curve: threads are spread over at most this many jobs
@@ -105,7 +105,7 @@ Status CheckProfileTarget(const ProfileDef& def, const ProfileOptions& o, const 
 
 // Runs `def` as test `seq` of run `run_id`, storing each step as it ends; the test's results
 // hold one entry per fill level and, with two or more, the differences.
-Status RunProfile(Backend& backend, Store& store, int64_t run_id, int seq, const ProfileDef& def,
+Status RunProfile(Backend& backend, RunJournal& store, int64_t run_id, int seq, const ProfileDef& def,
                   const ProfileOptions& options, ProgressSink* progress,
                   const std::atomic<bool>* stop, TestHooks* hooks = nullptr);
 

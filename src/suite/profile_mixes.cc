@@ -1,7 +1,7 @@
-// THE ONE PLACE where the vdbench-style curve mixes of seed 003 are defined.
+// THE ONE PLACE where the vdbench-style curve mixes of the DC450R review are defined.
 //
 // StorageReview publishes the names, thread counts of the four corners and the peak figures
-// (shared/seeds/003, METHODOLOGY.md section 3), not the block-size mixes, read shares or hot
+// (the DC450R review; docs/methodology.md), not the block-size mixes, read shares or hot
 // zones of its SQL, Oracle and VDI profiles (the VDI ones are captured traces). What we use:
 //
 // 1. Four corners: exactly as published: 4K random read 100% read 128 threads, 4K random
@@ -68,7 +68,7 @@ CurveMix MakeMix(std::string name, bool seq, double read, std::vector<BlockShare
 const std::vector<CurveMix>& BuiltinCurveMixes() {
   static const std::vector<CurveMix> kMixes = [] {
     const uint64_t K = kKiB;
-    const std::string corner = "seed 003 (StorageReview DC450R): as published";
+    const std::string corner = "the DC450R review (StorageReview DC450R): as published";
     const std::string sql_bs = "8 KiB pages + 64 KiB read-ahead (SQL Server pages and extents)";
     const std::string ora_bs =
         "8 KiB db_block_size + 128 KiB multiblock reads + 4 KiB redo (Oracle defaults)";
@@ -83,7 +83,7 @@ const std::vector<CurveMix>& BuiltinCurveMixes() {
     const std::vector<BlockShare> lc_login = {{4 * K, 70}, {8 * K, 15}, {16 * K, 5}, {64 * K, 10}};
     const std::string vdi =
         "VDI traces are not published: read share and blocks from VMware Horizon / Login VSI "
-        "guidance, threads by Little's law on seed 003's peak";
+        "guidance, threads by Little's law on the DC450R review's peak";
     return std::vector<CurveMix>{
         MakeMix("4k-randread", false, 100, {{4 * K, 100}}, Uniform(), 128,
                 corner + ", 100% read, 128 threads"),
@@ -95,7 +95,7 @@ const std::vector<CurveMix>& BuiltinCurveMixes() {
                 corner + ", 100% write, 8 threads"),
         MakeMix("sql", false, 95, sql, OltpZones(), 32,
                 sql_bs + zones +
-                    "; 95/5 (ranks above 90-10 in seed 003); 32 = Little's law on 35,064 IOPS x "
+                    "; 95/5 (ranks above 90-10 in the DC450R review); 32 = Little's law on 35,064 IOPS x "
                     "0.91 ms"),
         MakeMix("sql-90-10", false, 90, sql, OltpZones(), 32,
                 sql_bs + zones + "; 90/10 as named; 32 = 33,973 IOPS x 0.93 ms"),

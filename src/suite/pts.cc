@@ -60,7 +60,7 @@ PtsOptions SpecDefaults(PtsSpec spec) {
       o.tp_block_bytes = {1024 * kKiB};
       break;
     case PtsSpec::kReview:
-      // shared/METHODOLOGY.md section 1: 0.5 KiB dropped, 70/30 for latency, 4-round window
+      // docs/methodology.md, section 4: 0.5 KiB dropped, 70/30 for latency, 4-round window
       // with the 90%..110% fit band, percentiles to 99.99.
       o.iops_block_bytes = {1024 * kKiB, 128 * kKiB, 64 * kKiB, 32 * kKiB,
                             16 * kKiB,   8 * kKiB,   4 * kKiB};
@@ -183,7 +183,7 @@ json PtsOptionsJson(const PtsOptions& o) {
           {"dirth_histogram_ns", o.dirth_histogram_ns}};
 }
 
-Status RunPts(Backend& backend, Store& store, int64_t run_id, const PtsOptions& o,
+Status RunPts(Backend& backend, RunJournal& store, int64_t run_id, const PtsOptions& o,
               ProgressSink* progress, const std::atomic<bool>* stop, TestHooks* hooks) {
   SSDLAB_ASSIGN_OR_RETURN(std::vector<TestRecord> existing, store.ListTests(run_id));
   double battery_start = static_cast<double>(MonotonicNs()) / 1e9;
@@ -219,45 +219,6 @@ Status RunPts(Backend& backend, Store& store, int64_t run_id, const PtsOptions& 
     ++finished_here;
   }
   return Status::Ok();
-}
-
-Result<json> PtsRunJson(Store& store, const std::string& run_name) {
-  SSDLAB_ASSIGN_OR_RETURN(RunRecord run, store.FindRun(run_name));
-  auto stored_tests = store.ListTests(run.id);
-  if (!stored_tests.ok()) return stored_tests.status().WithContext("run '" + run_name + "'");
-  json doc;
-  doc["schema_version"] = 1;
-  json ctx = run.context;
-  ctx["run"] = run.name;
-  ctx["status"] = run.status;
-  ctx["created_at"] = run.created_at;
-  ctx["finished_at"] = run.finished_at;
-  ctx["config"] = run.config;
-  doc["context"] = ctx;
-  json tests = json::array();
-  for (const TestRecord& t : stored_tests.value()) {
-    if (t.status == "done" && !t.results.is_object())
-      return Status::Io("run '" + run_name + "': the stored results of test " + t.name +
-                        " are damaged (not a JSON object)");
-    json rounds =
-        t.results.is_object() && t.results.contains("rounds") ? t.results["rounds"] : json::array();
-    if (rounds.empty()) {
-      auto stored = store.LoadRounds(t.id);
-      if (!stored.ok())
-        return stored.status().WithContext("run '" + run_name + "', test " + t.name);
-      for (const StoredRound& r : stored.value())
-        rounds.push_back({{"round", r.round}, {"tracking", r.tracking}});
-    }
-    json results = t.results.is_object() ? t.results : json::object();
-    results.erase("rounds");
-    tests.push_back({{"name", t.name},
-                     {"status", t.status},
-                     {"steady_state", t.steady_state.is_null() ? json::object() : t.steady_state},
-                     {"rounds", rounds},
-                     {"results", results}});
-  }
-  doc["tests"] = tests;
-  return doc;
 }
 
 }  // namespace ssdlab

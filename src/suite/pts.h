@@ -1,5 +1,5 @@
 // The SNIA Solid State Storage Performance Test Specification battery (PTS-E 1.1, PTS 2.0.x)
-// and the reviewers' variant (shared/METHODOLOGY.md section 1), on any Backend.
+// and the reviewers' variant (docs/methodology.md, section 4), on any Backend.
 //
 // Every test is a sequence of phases run through the Backend seam; groups of phases
 // ("rounds") are committed to the Store as they end. Tests never know which backend they
@@ -15,7 +15,7 @@
 #include "backend/backend.h"
 #include "base/status.h"
 #include "stats/steady_state.h"
-#include "store/store.h"
+#include "suite/journal.h"
 
 namespace ssdlab {
 
@@ -117,11 +117,7 @@ class TestHooks {
 // the stored rounds are replayed (deterministically) to rebuild the drive's state, and the
 // replayed results are checked against the stored ones.
 // Returns kInterrupted when stopped (what was committed stays).
-Status RunPts(Backend& backend, Store& store, int64_t run_id, const PtsOptions& options,
+Status RunPts(Backend& backend, RunJournal& store, int64_t run_id, const PtsOptions& options,
               ProgressSink* progress, const std::atomic<bool>* stop, TestHooks* hooks = nullptr);
-
-// The whole run as one JSON document (schema_version, context, tests[] with name,
-// steady_state, rounds[] and results), from the store.
-Result<nlohmann::json> PtsRunJson(Store& store, const std::string& run_name);
 
 }  // namespace ssdlab

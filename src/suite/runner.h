@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "store/store.h"
+#include "suite/journal.h"
 #include "suite/pts.h"
 #include "workload/parse.h"
 
@@ -36,7 +36,7 @@ PhaseResult MergePhases(const std::vector<const PhaseResult*>& phases);
 
 struct TestEnv {
   Backend& backend;
-  Store& store;
+  RunJournal& store;
   const PtsOptions& options;
   ProgressSink* progress;
   const std::atomic<bool>* stop;

@@ -1,4 +1,4 @@
-#include "cli/device_backend.h"
+#include "device/device_backend.h"
 
 #include <chrono>
 #include <condition_variable>

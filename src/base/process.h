@@ -1,5 +1,5 @@
-// Runs external tools (smartctl, hdparm, nvme, sg_format) and captures their output. Used by
-// device/ and apps/.
+// Runs external tools (smartctl, hdparm, nvme, sg_format, database servers' clients) and
+// captures their output. Used by device/ and apps/.
 #pragma once
 
 #include <cstdint>

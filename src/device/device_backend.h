@@ -1,4 +1,4 @@
-// Glue between the suites and the device layer, for real targets: a Backend decorator whose
+// The device layer's side of the Backend seam, for real targets: a Backend decorator whose
 // Purge() runs the device layer's methods (ATA secure erase, SAS/NVMe format, NVMe
 // sanitize, discard, zero, punch hole) under its safety checks, and a monitor that samples
 // temperature during a test and takes SMART snapshots around it.

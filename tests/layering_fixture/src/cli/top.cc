@@ -1,0 +1,2 @@
+// The top may include anything.
+#include "store/store.h"
