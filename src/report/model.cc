@@ -264,30 +264,28 @@ json VerdictCell(const json& ss) {
   return Cell(t, "muted");
 }
 
-const char* kTestTitles[][2] = {{"iops", "IOPS"},
-                                {"tp", "Throughput"},
-                                {"lat", "Latency"},
-                                {"lvi", "Latency vs IOPS"},
-                                {"wsat", "Write saturation"},
-                                {"hir", "Host idle recovery"},
-                                {"xsr", "Cross-stimulus recovery"},
-                                {"dirth", "Demand intensity / response time histogram"},
-                                {"ecw", "Enterprise composite workload"},
-                                {"op", "Over-provisioning study"}};
+// One PTS test's section of the report, mirroring the suite's registry (suite/tests.h):
+// adding a test adds one entry here, in battery order.
+struct PtsSectionDef {
+  const char* name;   // the stored test name
+  const char* title;  // section heading and table labels
+  json (*build)(Ctx& ctx, const std::string& name);
+};
+const std::vector<PtsSectionDef>& PtsSections();  // defined after the sections
 
 std::string TestTitle(const std::string& name) {
-  for (auto& t : kTestTitles) {
-    if (name == t[0]) return t[1];
+  for (const PtsSectionDef& t : PtsSections()) {
+    if (name == t.name) return t.title;
   }
   return name;
 }
 
 std::vector<std::string> TestsPresent(const Ctx& ctx) {
   std::vector<std::string> out;
-  for (auto& t : kTestTitles) {
+  for (const PtsSectionDef& t : PtsSections()) {
     for (const ReportRun& r : ctx.runs) {
-      if (FindTest(r.doc, t[0])) {
-        out.push_back(t[0]);
+      if (FindTest(r.doc, t.name)) {
+        out.push_back(t.name);
         break;
       }
     }
@@ -1595,6 +1593,22 @@ const json* LastSimObject(const json& j) {
   return last;
 }
 
+const std::vector<PtsSectionDef>& PtsSections() {
+  static const std::vector<PtsSectionDef> kSections = {
+      {"iops", "IOPS", [](Ctx& c, const std::string&) { return IopsSection(c); }},
+      {"tp", "Throughput", [](Ctx& c, const std::string&) { return TpSection(c); }},
+      {"lat", "Latency", [](Ctx& c, const std::string&) { return LatSection(c); }},
+      {"lvi", "Latency vs IOPS", [](Ctx& c, const std::string&) { return LviSection(c); }},
+      {"wsat", "Write saturation", [](Ctx& c, const std::string&) { return WsatSection(c); }},
+      {"hir", "Host idle recovery", [](Ctx& c, const std::string&) { return HirSection(c); }},
+      {"xsr", "Cross-stimulus recovery", [](Ctx& c, const std::string&) { return XsrSection(c); }},
+      {"dirth", "Demand intensity / response time histogram", SweepSection},
+      {"ecw", "Enterprise composite workload", SweepSection},
+      {"op", "Over-provisioning study", [](Ctx& c, const std::string&) { return OpSection(c); }},
+  };
+  return kSections;
+}
+
 json SimSection(Ctx& ctx) {
   json rows = json::array(), arows = json::array();
   for (const ReportRun& r : ctx.runs) {
@@ -1779,16 +1793,7 @@ json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& o
   add(report::OverviewSection(ctx));
   pts.next_id = ctx.next_id;
   if (options.claims) add(report::ClaimsSection(pts_runs.empty() ? ctx : pts, *options.claims));
-  add(report::IopsSection(pts));
-  add(report::TpSection(pts));
-  add(report::LatSection(pts));
-  add(report::LviSection(pts));
-  add(report::WsatSection(pts));
-  add(report::HirSection(pts));
-  add(report::XsrSection(pts));
-  add(report::SweepSection(pts, "dirth"));
-  add(report::SweepSection(pts, "ecw"));
-  add(report::OpSection(pts));
+  for (const report::PtsSectionDef& t : report::PtsSections()) add(t.build(pts, t.name));
   ctx.next_id = std::max(ctx.next_id, pts.next_id);
   for (json& s : report::ProfileSections(ctx)) add(std::move(s));
   add(report::AppSection(ctx));

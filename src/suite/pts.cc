@@ -14,8 +14,11 @@ namespace ssdlab {
 using nlohmann::json;
 
 const std::vector<std::string>& PtsTestNames() {
-  static const std::vector<std::string> kNames = {"iops", "tp",  "lat",   "lvi", "wsat",
-                                                  "hir",  "xsr", "dirth", "ecw", "op"};
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> out;
+    for (const pts::TestDef& t : pts::Tests()) out.push_back(t.name);
+    return out;
+  }();
   return kNames;
 }
 
@@ -77,13 +80,14 @@ PtsOptions SpecDefaults(PtsSpec spec) {
 }
 
 Status ValidatePtsOptions(const PtsOptions& o) {
-  std::set<std::string> known(PtsTestNames().begin(), PtsTestNames().end());
   if (o.tests.empty()) return Status::Invalid("--tests: no test selected");
   std::set<std::string> seen;
   for (const auto& t : o.tests) {
-    if (!known.count(t))
-      return Status::Invalid("--tests: unknown test '" + t +
-                             "' (iops, tp, lat, lvi, wsat, hir, xsr, dirth, ecw, op)");
+    if (!pts::FindTest(t)) {
+      std::string names;
+      for (const std::string& n : PtsTestNames()) names += (names.empty() ? "" : ", ") + n;
+      return Status::Invalid("--tests: unknown test '" + t + "' (" + names + ")");
+    }
     if (!seen.insert(t).second) return Status::Invalid("--tests names '" + t + "' twice");
   }
   if (o.steady.window_rounds == 0) return Status::Invalid("--window must be at least 1");
@@ -107,28 +111,18 @@ Status ValidatePtsOptions(const PtsOptions& o) {
 Status CheckPtsTarget(const PtsOptions& o, const TargetInfo& target) {
   const uint64_t lbs = target.logical_block_bytes;
   if (lbs <= 1) return Status::Ok();
-  struct Sizes {
-    const char* test;
-    const char* flag;
-    std::vector<uint64_t> bytes;
-  };
-  const std::vector<Sizes> sizes = {{"iops", "--iops-bs", o.iops_block_bytes},
-                                    {"tp", "--tp-bs", o.tp_block_bytes},
-                                    {"lat", "--lat-bs", o.lat_block_bytes},
-                                    {"lvi", "--lvi-bs", o.lvi_block_bytes},
-                                    {"ecw", "", {512, 1024, 1536, 2048, 2560, 3072, 3584}}};
-  for (const Sizes& s : sizes) {
-    if (std::find(o.tests.begin(), o.tests.end(), s.test) == o.tests.end()) continue;
-    for (uint64_t b : s.bytes) {
+  for (const std::string& name : o.tests) {
+    const pts::TestDef* t = pts::FindTest(name);
+    if (!t) continue;  // ValidatePtsOptions names it
+    for (uint64_t b : t->block_sizes(o)) {
       if (b % lbs == 0) continue;
-      std::string fix = *s.flag ? std::string("; give ") + s.flag + " without it" +
-                                      (o.spec == PtsSpec::kReview ? "" : " (or --spec review)")
-                                : std::string(
-                                      "; the Enterprise Composite Workload's mix has blocks of 512 "
-                                      "B to 3.5 KiB, so leave ecw out of --tests on this target");
-      return Status::Invalid(std::string(s.test) + ": block size " + FormatBytes(b) +
-                             " is not a multiple of " + target.path + "'s " + std::to_string(lbs) +
-                             "-byte logical block" + fix);
+      std::string fix = *t->block_sizes_flag
+                            ? std::string("; give ") + t->block_sizes_flag + " without it" +
+                                  (o.spec == PtsSpec::kReview ? "" : " (or --spec review)")
+                            : std::string("; the ") + t->title + " test's mix has blocks of " +
+                                  FormatBytes(b) + ", so leave " + name + " out of --tests on this target";
+      return Status::Invalid(name + ": block size " + FormatBytes(b) + " is not a multiple of " +
+                             target.path + "'s " + std::to_string(lbs) + "-byte logical block" + fix);
     }
   }
   return Status::Ok();
@@ -202,7 +196,7 @@ Status RunPts(Backend& backend, RunJournal& store, int64_t run_id, const PtsOpti
           elapsed / finished_here * static_cast<double>(o.tests.size() - i - 1);
     pts::Runner runner(env);
     if (hooks) hooks->OnTestStart(name);
-    auto result = pts::RunTest(runner, name);
+    auto result = pts::FindTest(name)->run(runner);
     json health = hooks ? hooks->OnTestEnd(name) : json(nullptr);
     if (!result.ok()) return result.status();
     result->results["health"] = health;

@@ -455,18 +455,33 @@ Result<TestOutcome> OpStudy(Runner& r) {
 
 }  // namespace
 
-Result<TestOutcome> RunTest(Runner& r, const std::string& name) {
-  if (name == "iops") return Iops(r);
-  if (name == "tp") return Throughput(r);
-  if (name == "lat") return Latency(r);
-  if (name == "lvi") return Lvi(r);
-  if (name == "wsat") return Wsat(r);
-  if (name == "hir") return Hir(r);
-  if (name == "xsr") return Xsr(r);
-  if (name == "dirth") return Sweep(r, false);
-  if (name == "ecw") return Sweep(r, true);
-  if (name == "op") return OpStudy(r);
-  return Status::Invalid("unknown test '" + name + "'");
+namespace {
+std::vector<uint64_t> NoSizes(const PtsOptions&) { return {}; }
+// ECW's mix (Sweep): blocks of 0.5 KiB to 3.5 KiB among the larger ones.
+std::vector<uint64_t> EcwSizes(const PtsOptions&) { return {512, 1024, 1536, 2048, 2560, 3072, 3584}; }
+}  // namespace
+
+const std::vector<TestDef>& Tests() {
+  static const std::vector<TestDef> kTests = {
+      {"iops", "IOPS", Iops, [](const PtsOptions& o) { return o.iops_block_bytes; }, "--iops-bs"},
+      {"tp", "Throughput", Throughput, [](const PtsOptions& o) { return o.tp_block_bytes; }, "--tp-bs"},
+      {"lat", "Latency", Latency, [](const PtsOptions& o) { return o.lat_block_bytes; }, "--lat-bs"},
+      {"lvi", "Latency vs IOPS", Lvi, [](const PtsOptions& o) { return o.lvi_block_bytes; }, "--lvi-bs"},
+      {"wsat", "Write saturation", Wsat, NoSizes, ""},
+      {"hir", "Host idle recovery", Hir, NoSizes, ""},
+      {"xsr", "Cross-stimulus recovery", Xsr, NoSizes, ""},
+      {"dirth", "Demand intensity / response time histogram", [](Runner& r) { return Sweep(r, false); }, NoSizes, ""},
+      {"ecw", "Enterprise composite workload", [](Runner& r) { return Sweep(r, true); }, EcwSizes, ""},
+      {"op", "Over-provisioning study", OpStudy, NoSizes, ""},
+  };
+  return kTests;
+}
+
+const TestDef* FindTest(const std::string& name) {
+  for (const TestDef& t : Tests()) {
+    if (name == t.name) return &t;
+  }
+  return nullptr;
 }
 
 }  // namespace ssdlab::pts

@@ -13,7 +13,21 @@ struct TestOutcome {
   nlohmann::json results;       // includes "rounds"
 };
 
-// Runs the named test (one of PtsTestNames()).
-Result<TestOutcome> RunTest(Runner& runner, const std::string& name);
+// One PTS test: the battery's registry entry. Adding a test is one entry in kTests
+// (tests.cc) with its run function, plus its report section (report/model.cc kPtsSections).
+struct TestDef {
+  const char* name;   // as --tests takes it
+  const char* title;  // for messages
+  Result<TestOutcome> (*run)(Runner& runner);
+  // The block sizes the test issues with these options (checked against the target before
+  // the battery starts) and the flag that changes them ("" when no flag does).
+  std::vector<uint64_t> (*block_sizes)(const PtsOptions& options);
+  const char* block_sizes_flag;
+};
+
+// Every test, in the order a battery runs them.
+const std::vector<TestDef>& Tests();
+// The entry of `name`, or null.
+const TestDef* FindTest(const std::string& name);
 
 }  // namespace ssdlab::pts
