@@ -361,7 +361,11 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     if (rated && issuing && !free_slots.empty()) {
       timeout = next_sched > now ? std::min(next_sched - now, kPollNs) : 1;
     }
-    uint32_t wait = complete_min ? std::min(complete_min, in_flight) : AdaptiveWaitMin(depth, in_flight);
+    // Rate-limited runs wait for one completion at a time: their waits are bounded by the
+    // schedule anyway, and an I/O's end should not wait on a later scheduled one.
+    uint32_t wait = complete_min ? std::min(complete_min, in_flight)
+                    : rated      ? std::min<uint32_t>(1, in_flight)
+                                 : AdaptiveWaitMin(depth, in_flight);
     if (issuing && free_slots.size() < submit_batch) {
       // Not refilled this turn: wait until the next turn can (fio's iodepth_low watermark).
       wait = std::max<uint32_t>(wait, std::min<uint32_t>(in_flight, submit_batch - static_cast<uint32_t>(free_slots.size())));

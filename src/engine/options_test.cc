@@ -39,12 +39,16 @@ TEST(EngineOptions, BatchCompleteMinMax) {
   }
 }
 
-TEST(EngineOptions, AdaptiveWaitIsOneCompletionAtEveryDepth) {
-  for (uint32_t depth : {1u, 2u, 32u, 128u, 4096u}) {
-    EXPECT_EQ(AdaptiveWaitMin(depth, 0), 0u);
-    EXPECT_EQ(AdaptiveWaitMin(depth, 1), 1u);
-    EXPECT_EQ(AdaptiveWaitMin(depth, depth), 1u);
-  }
+TEST(EngineOptions, AdaptiveWaitIsAQuarterOfTheDepthWithinBounds) {
+  EXPECT_EQ(AdaptiveWaitMin(1, 0), 0u);
+  EXPECT_EQ(AdaptiveWaitMin(1, 1), 1u);  // QD1: one completion per wait, as always
+  EXPECT_EQ(AdaptiveWaitMin(4, 4), 1u);
+  EXPECT_EQ(AdaptiveWaitMin(7, 7), 1u);
+  EXPECT_EQ(AdaptiveWaitMin(8, 8), 2u);
+  EXPECT_EQ(AdaptiveWaitMin(32, 32), 8u);
+  EXPECT_EQ(AdaptiveWaitMin(32, 3), 3u);  // never more than in flight (the end of a run)
+  EXPECT_EQ(AdaptiveWaitMin(128, 128), 32u);
+  EXPECT_EQ(AdaptiveWaitMin(4096, 4096), kAdaptiveWaitMax);
 }
 
 TEST(EngineOptions, CpusCheckedAgainstTheAffinityMask) {
