@@ -27,12 +27,13 @@ std::string SysfsLine(const std::string& path) {
 std::string DiskSysDir(const std::string& dir) {
   struct stat st;
   if (stat(dir.c_str(), &st) != 0 || major(st.st_dev) == 0) return "";
-  return "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+  return "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" +
+         std::to_string(minor(st.st_dev));
 }
 
 std::vector<std::string> Base(const TempDir& t, std::vector<std::string> extra) {
-  std::vector<std::string> args = {"run", "--target", t / "f", "--size", "8MiB", "--interval", "0",
-                                   "--json", t / "r.json"};
+  std::vector<std::string> args = {"run",        "--target", t / "f",  "--size",    "8MiB",
+                                   "--interval", "0",        "--json", t / "r.json"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -55,13 +56,16 @@ TEST(EngineE2E, DefaultsAreAdaptiveAndReported) {
   EXPECT_EQ(g["batch_complete_min"], "adaptive");
   EXPECT_EQ(g["sqpoll"], false);
   EXPECT_EQ(g["hipri"], false);
-  for (const char* k : {"single_issuer", "defer_taskrun", "registered_ring_fd", "fixed_buffers", "fixed_files"}) {
+  for (const char* k :
+       {"single_issuer", "defer_taskrun", "registered_ring_fd", "fixed_buffers", "fixed_files"}) {
     EXPECT_TRUE(g[k].is_boolean()) << k;
   }
   // The features string says the same as the booleans.
   std::string features = g["features"];
-  EXPECT_EQ(features.find("+ring_fd") != std::string::npos, g["registered_ring_fd"].get<bool>()) << features;
-  EXPECT_EQ(features.find("+fixed_buffers") != std::string::npos, g["fixed_buffers"].get<bool>()) << features;
+  EXPECT_EQ(features.find("+ring_fd") != std::string::npos, g["registered_ring_fd"].get<bool>())
+      << features;
+  EXPECT_EQ(features.find("+fixed_buffers") != std::string::npos, g["fixed_buffers"].get<bool>())
+      << features;
   EXPECT_GE(ReadJson(t / "r.json")["results"]["read"]["bytes"].get<uint64_t>(), 4u << 20);
 }
 
@@ -81,7 +85,8 @@ TEST(EngineE2E, BatchFlagsKeepCountsAndDataExact) {
     ASSERT_EQ(wr.exit_code, 0) << what << ": " << wr.err;
     json r = ReadJson(t / "r.json");
     EXPECT_EQ(r["results"]["write"]["bytes"], 8u << 20) << what;
-    std::vector<std::string> rd = {"--rw", "randread", "--qd", "16", "--io-size", "2MiB", "--verify"};
+    std::vector<std::string> rd = {"--rw",      "randread", "--qd",    "16",
+                                   "--io-size", "2MiB",     "--verify"};
     rd.insert(rd.end(), flags.begin(), flags.end());
     Proc rr = RunSsdlab(Base(t, rd));
     ASSERT_EQ(rr.exit_code, 0) << what << ": " << rr.err;
@@ -92,8 +97,8 @@ TEST(EngineE2E, BatchFlagsKeepCountsAndDataExact) {
     EXPECT_LE(bytes, (2u << 20) + 4096) << what;
   }
   // What was asked for and what was in effect: sizes beyond the depth are capped by it.
-  Proc p = RunSsdlab(Base(t, {"--rw", "randread", "--qd", "8", "--io-size", "1MiB", "--batch-submit", "64",
-                              "--batch-complete", "2:5"}));
+  Proc p = RunSsdlab(Base(t, {"--rw", "randread", "--qd", "8", "--io-size", "1MiB",
+                              "--batch-submit", "64", "--batch-complete", "2:5"}));
   ASSERT_EQ(p.exit_code, 0) << p.err;
   json e = ReadJson(t / "r.json")["context"]["engine"];
   EXPECT_EQ(e["requested"]["batch_submit"], 64);
@@ -107,13 +112,14 @@ TEST(EngineE2E, BatchFlagsKeepCountsAndDataExact) {
 TEST(EngineE2E, BatchFlagsWorkWithEveryEngine) {
   TempDir t;
   for (const char* engine : {"libaio", "psync"}) {
-    Proc p = RunSsdlab(Base(t, {"--rw", "randrw", "--qd", "8", "--io-size", "2MiB", "--engine", engine,
-                                "--batch-submit", "2", "--batch-complete", "2:4"}));
+    Proc p = RunSsdlab(Base(t, {"--rw", "randrw", "--qd", "8", "--io-size", "2MiB", "--engine",
+                                engine, "--batch-submit", "2", "--batch-complete", "2:4"}));
     ASSERT_EQ(p.exit_code, 0) << engine << ": " << p.err;
     json r = ReadJson(t / "r.json");
     EXPECT_GE(r["results"]["total"]["bytes"].get<uint64_t>(), 2u << 20) << engine;
     EXPECT_EQ(r["context"]["engine"]["name"], engine);
-    EXPECT_FALSE(r["context"]["engine"]["granted"].contains("sqpoll")) << engine << ": io_uring only";
+    EXPECT_FALSE(r["context"]["engine"]["granted"].contains("sqpoll"))
+        << engine << ": io_uring only";
   }
 }
 
@@ -130,7 +136,8 @@ TEST(EngineE2E, RingFdCanBeTurnedOff) {
 // one line naming the flag (exit 2), never a hang or a silent fallback.
 TEST(EngineE2E, SqpollGrantedOrRefusedClearly) {
   TempDir t;
-  Proc p = RunSsdlab(Base(t, {"--rw", "randrw", "--qd", "8", "--io-size", "2MiB", "--sqpoll", "--sqpoll-cpu", "0"}));
+  Proc p = RunSsdlab(Base(
+      t, {"--rw", "randrw", "--qd", "8", "--io-size", "2MiB", "--sqpoll", "--sqpoll-cpu", "0"}));
   if (p.exit_code == 0) {
     json r = ReadJson(t / "r.json");
     json e = r["context"]["engine"];
@@ -138,7 +145,8 @@ TEST(EngineE2E, SqpollGrantedOrRefusedClearly) {
     EXPECT_EQ(e["requested"]["sqpoll_cpu"], 0);
     EXPECT_EQ(e["granted"]["sqpoll"], true);
     EXPECT_EQ(e["granted"]["sqpoll_cpu"], 0);
-    EXPECT_EQ(e["granted"]["defer_taskrun"], false) << "the kernel refuses DEFER_TASKRUN with SQPOLL";
+    EXPECT_EQ(e["granted"]["defer_taskrun"], false)
+        << "the kernel refuses DEFER_TASKRUN with SQPOLL";
     EXPECT_NE(e["granted"]["features"].get<std::string>().find("+sqpoll"), std::string::npos);
     EXPECT_GE(r["results"]["total"]["bytes"].get<uint64_t>(), 2u << 20);
   } else {
@@ -181,8 +189,8 @@ TEST(EngineE2E, CpusAllowedPinsJobThreads) {
   ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
   int cpu = 0;
   while (!CPU_ISSET(cpu, &set)) ++cpu;
-  Proc p = RunSsdlab(Base(t, {"--rw", "randread", "--jobs", "2", "--io-size", "1MiB", "--cpus-allowed",
-                              std::to_string(cpu)}));
+  Proc p = RunSsdlab(Base(t, {"--rw", "randread", "--jobs", "2", "--io-size", "1MiB",
+                              "--cpus-allowed", std::to_string(cpu)}));
   ASSERT_EQ(p.exit_code, 0) << p.err;
   json e = ReadJson(t / "r.json")["context"]["engine"];
   EXPECT_EQ(e["requested"]["cpus_allowed"], std::to_string(cpu));
@@ -236,7 +244,8 @@ TEST(EngineE2E, BadEngineFlagsFailCleanly) {
       {{"--hipri", "--buffered"}, "--hipri needs O_DIRECT"},
   };
   for (const Case& c : cases) {
-    std::vector<std::string> args = {"run", "--target", t / "f", "--size", "8MiB", "--rw", "randwrite", "--runtime", "1s"};
+    std::vector<std::string> args = {"run",  "--target",  t / "f",     "--size", "8MiB",
+                                     "--rw", "randwrite", "--runtime", "1s"};
     args.insert(args.end(), c.args.begin(), c.args.end());
     Proc p = RunSsdlab(args);
     EXPECT_EQ(p.exit_code, 2) << c.expect << ": " << p.err;
@@ -245,7 +254,8 @@ TEST(EngineE2E, BadEngineFlagsFailCleanly) {
     EXPECT_NE(p.err.find(c.expect), std::string::npos) << p.err;
     EXPECT_FALSE(std::filesystem::exists(t / "f")) << "target created despite " << c.expect;
   }
-  Proc sim = RunSsdlab({"run", "--target", "sim:tiny", "--rw", "randread", "--runtime", "1s", "--sqpoll"});
+  Proc sim =
+      RunSsdlab({"run", "--target", "sim:tiny", "--rw", "randread", "--runtime", "1s", "--sqpoll"});
   EXPECT_EQ(sim.exit_code, 2) << sim.err;
   EXPECT_NE(sim.err.find("simulated drive"), std::string::npos) << sim.err;
 }

@@ -3,19 +3,19 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <optional>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "base/clock.h"
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/device_backend.h"
-#include "device/device_json.h"
+#include "cli/flags.h"
 #include "cli/lat_log.h"
 #include "cli/output.h"
-#include "cli/flags.h"
 #include "cli/targets.h"
+#include "device/device_json.h"
 #include "workload/parse.h"
 
 namespace ssdlab {
@@ -54,12 +54,14 @@ bool RwWrites(const std::string& rw) { return rw != "read" && rw != "randread"; 
 Status ParseEngineArgs(const RunArgs& a, EngineOptions& o) {
   SSDLAB_RETURN_IF_ERROR(CountFlag("--batch-submit", a.batch_submit, o.batch_submit));
   if (!a.batch_complete.empty()) {
-    SSDLAB_RETURN_IF_ERROR(ParseBatchComplete(a.batch_complete, o.batch_complete_min, o.batch_complete_max));
+    SSDLAB_RETURN_IF_ERROR(
+        ParseBatchComplete(a.batch_complete, o.batch_complete_min, o.batch_complete_max));
   }
   o.sqpoll = a.sqpoll;
   if (!a.sqpoll_cpu.empty()) {
     auto cpus = ParseCpuList(a.sqpoll_cpu);
-    if (!cpus.ok() || cpus->size() != 1) return Status::Invalid("--sqpoll-cpu '" + a.sqpoll_cpu + "' is not one CPU number");
+    if (!cpus.ok() || cpus->size() != 1)
+      return Status::Invalid("--sqpoll-cpu '" + a.sqpoll_cpu + "' is not one CPU number");
     o.sqpoll_cpu = static_cast<int32_t>(cpus->front());
   }
   o.hipri = a.hipri;
@@ -82,18 +84,22 @@ nlohmann::json EngineJson(const std::string& name, const EngineReport* r) {
   j["requested"] = {
       {"batch_submit", adaptive(q.batch_submit)},
       {"batch_complete_min", adaptive(q.batch_complete_min)},
-      {"batch_complete_max", q.batch_complete_max ? nlohmann::json(q.batch_complete_max) : nlohmann::json("all")},
+      {"batch_complete_max",
+       q.batch_complete_max ? nlohmann::json(q.batch_complete_max) : nlohmann::json("all")},
       {"sqpoll", q.sqpoll},
       {"sqpoll_cpu", q.sqpoll_cpu >= 0 ? nlohmann::json(q.sqpoll_cpu) : nlohmann::json(nullptr)},
       {"hipri", q.hipri},
       {"register_ring_fd", q.register_ring_fd},
-      {"cpus_allowed", q.cpus_allowed.empty() ? nlohmann::json(nullptr) : nlohmann::json(FormatCpuList(q.cpus_allowed))},
+      {"cpus_allowed", q.cpus_allowed.empty() ? nlohmann::json(nullptr)
+                                              : nlohmann::json(FormatCpuList(q.cpus_allowed))},
   };
   const EngineGrant& g = r->granted;
   nlohmann::json granted = {
       {"batch_submit", r->batch_submit},
-      {"batch_complete_min", r->batch_complete_min ? nlohmann::json(r->batch_complete_min) : nlohmann::json("adaptive")},
-      {"batch_complete_max", r->batch_complete_max ? nlohmann::json(r->batch_complete_max) : nlohmann::json("all")},
+      {"batch_complete_min",
+       r->batch_complete_min ? nlohmann::json(r->batch_complete_min) : nlohmann::json("adaptive")},
+      {"batch_complete_max",
+       r->batch_complete_max ? nlohmann::json(r->batch_complete_max) : nlohmann::json("all")},
       {"cpus", r->cpus.empty() ? nlohmann::json(nullptr) : nlohmann::json(FormatCpuList(r->cpus))},
       {"cpus_source", r->cpus_source},
       {"numa_node", r->numa_node >= 0 ? nlohmann::json(r->numa_node) : nlohmann::json(nullptr)},
@@ -165,9 +171,12 @@ int Run(RunArgs a) {
     PrintError(s.message());
     return kExitUsage;
   }
-  if (IsSimTarget(a.target) && (a.sqpoll || a.hipri || !a.cpus_allowed.empty() || !a.batch_submit.empty() ||
-                                !a.batch_complete.empty() || !a.sqpoll_cpu.empty() || a.no_ring_fd)) {
-    PrintError("the engine flags (--batch-*, --sqpoll*, --hipri, --cpus-allowed, --no-ring-fd) apply to real targets, not a simulated drive");
+  if (IsSimTarget(a.target) &&
+      (a.sqpoll || a.hipri || !a.cpus_allowed.empty() || !a.batch_submit.empty() ||
+       !a.batch_complete.empty() || !a.sqpoll_cpu.empty() || a.no_ring_fd)) {
+    PrintError(
+        "the engine flags (--batch-*, --sqpoll*, --hipri, --cpus-allowed, --no-ring-fd) apply to "
+        "real targets, not a simulated drive");
     return kExitUsage;
   }
   // Syntax first, so that a typo never creates or touches the target.
@@ -315,13 +324,19 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--rate-iops", a->w.rate_iops, "Open-loop rate over all jobs; latency counts from the scheduled time");
   cmd->add_option("--engine", a->engine, "io_uring|libaio|psync")->capture_default_str();
   cmd->add_flag("--buffered", a->buffered, "Use the page cache (no O_DIRECT)");
-  cmd->add_option("--batch-submit", a->batch_submit, "Refill once N slots are free (fio iodepth_batch_submit; default adaptive)");
-  cmd->add_option("--batch-complete", a->batch_complete, "MIN[:MAX] completions waited for / reaped per system call (default adaptive)");
-  cmd->add_flag("--sqpoll", a->sqpoll, "io_uring submission-queue polling thread (IORING_SETUP_SQPOLL)");
+  cmd->add_option("--batch-submit", a->batch_submit,
+                  "Refill once N slots are free (fio iodepth_batch_submit; default adaptive)");
+  cmd->add_option("--batch-complete", a->batch_complete,
+                  "MIN[:MAX] completions waited for / reaped per system call (default adaptive)");
+  cmd->add_flag("--sqpoll", a->sqpoll,
+                "io_uring submission-queue polling thread (IORING_SETUP_SQPOLL)");
   cmd->add_option("--sqpoll-cpu", a->sqpoll_cpu, "CPU of the SQPOLL thread");
-  cmd->add_flag("--hipri", a->hipri, "Polled completions (IORING_SETUP_IOPOLL); needs a device with poll queues");
-  cmd->add_flag("--no-ring-fd", a->no_ring_fd, "Do not register the ring fd (io_uring_register_ring_fd)");
-  cmd->add_option("--cpus-allowed", a->cpus_allowed, "CPUs of the job threads, e.g. 0,2-3 (default: the device's NUMA node)");
+  cmd->add_flag("--hipri", a->hipri,
+                "Polled completions (IORING_SETUP_IOPOLL); needs a device with poll queues");
+  cmd->add_flag("--no-ring-fd", a->no_ring_fd,
+                "Do not register the ring fd (io_uring_register_ring_fd)");
+  cmd->add_option("--cpus-allowed", a->cpus_allowed,
+                  "CPUs of the job threads, e.g. 0,2-3 (default: the device's NUMA node)");
   cmd->add_option("--data", a->w.data, "random|zero|compressible:N|dedupe:N")->capture_default_str();
   cmd->add_option("--seed", a->w.seed, "Seed of offsets and data")->capture_default_str();
   cmd->add_flag("--verify", a->w.verify, "Write verify headers and check them on reads");

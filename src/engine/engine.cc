@@ -1,10 +1,10 @@
 #include "engine/engine.h"
 
 #include <fcntl.h>
-#include <pthread.h>
-#include <sched.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -159,8 +159,14 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     out.status = Status::Error(Code::kNoSpace, "cannot allocate I/O buffers");
   } else {
     for (uint32_t i = 0; i < depth; ++i) sh.filler.Prepare(buffers.data + i * buf_bytes, buf_bytes);
-    QueueSetup setup{sh.fd, sh.block_device, depth, buffers.data, buf_bytes, sh.fds.data(),
-                     static_cast<uint32_t>(sh.fds.size()), sh.file_bytes};
+    QueueSetup setup{sh.fd,
+                     sh.block_device,
+                     depth,
+                     buffers.data,
+                     buf_bytes,
+                     sh.fds.data(),
+                     static_cast<uint32_t>(sh.fds.size()),
+                     sh.file_bytes};
     setup.reap_max = opt.batch_complete_max;
     setup.options = &opt;
     out.status = q.Init(setup);
@@ -368,7 +374,9 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
                                  : AdaptiveWaitMin(depth, in_flight);
     if (issuing && free_slots.size() < submit_batch) {
       // Not refilled this turn: wait until the next turn can (fio's iodepth_low watermark).
-      wait = std::max<uint32_t>(wait, std::min<uint32_t>(in_flight, submit_batch - static_cast<uint32_t>(free_slots.size())));
+      wait = std::max<uint32_t>(
+          wait,
+          std::min<uint32_t>(in_flight, submit_batch - static_cast<uint32_t>(free_slots.size())));
     }
     int rc = q.SubmitAndWait(wait, timeout);
     now = MonotonicNs();
@@ -383,8 +391,9 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
       complete(idx, res, now);
     });
     if (unpolled) {
-      out.status = Status::Error(Code::kUnsupported,
-                                 "--hipri: the target does not support polled I/O (EOPNOTSUPP); run without --hipri");
+      out.status = Status::Error(
+          Code::kUnsupported,
+          "--hipri: the target does not support polled I/O (EOPNOTSUPP); run without --hipri");
       break;
     }
   }
@@ -411,7 +420,11 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
 class RealBackend : public Backend {
  public:
   RealBackend(std::vector<int> fds, TargetInfo info, bool block_device, const RealTargetOptions& o)
-      : fd_(fds.front()), fds_(std::move(fds)), info_(std::move(info)), block_device_(block_device), engine_(o.engine) {
+      : fd_(fds.front()),
+        fds_(std::move(fds)),
+        info_(std::move(info)),
+        block_device_(block_device),
+        engine_(o.engine) {
     file_bytes_ = info_.size_bytes / fds_.size();
     const EngineOptions& eo = o.engine_options;
     report_.kind = o.engine;
@@ -432,7 +445,8 @@ class RealBackend : public Backend {
         if (std::binary_search(allowed.begin(), allowed.end(), c)) mine.push_back(c);
       }
       report_.cpus = mine;
-      report_.cpus_source = mine.empty() ? "none (no CPU of NUMA node " + std::to_string(report_.numa_node) + " is available)"
+      report_.cpus_source = mine.empty() ? "none (no CPU of NUMA node " +
+                                               std::to_string(report_.numa_node) + " is available)"
                                          : "numa_node " + std::to_string(report_.numa_node);
     }
   }
@@ -541,8 +555,11 @@ class RealBackend : public Backend {
   template <class Q>
   Result<PhaseResult> Run(const WorkloadSpec& spec, const RunControl& control) {
     DataFiller filler(spec);
-    PhaseShared sh{spec, filler, fd_, block_device_, fds_, file_bytes_, control, report_.requested, report_.cpus,
-                   std::latch(spec.jobs)};
+    PhaseShared sh{spec,         filler,
+                   fd_,          block_device_,
+                   fds_,         file_bytes_,
+                   control,      report_.requested,
+                   report_.cpus, std::latch(spec.jobs)};
     std::vector<std::unique_ptr<JobOutput>> outs;
     std::vector<std::thread> threads;
     for (uint32_t j = 0; j < spec.jobs; ++j) outs.push_back(std::make_unique<JobOutput>());
@@ -680,7 +697,9 @@ Status CheckEngineOptions(const RealTargetOptions& o) {
   const EngineOptions& e = o.engine_options;
   if (o.engine != EngineKind::kIoUring) {
     const char* flag = e.sqpoll ? "--sqpoll" : e.hipri ? "--hipri" : nullptr;
-    if (flag) return Status::Invalid(std::string(flag) + " needs --engine io_uring (not " + EngineKindName(o.engine) + ")");
+    if (flag)
+      return Status::Invalid(std::string(flag) + " needs --engine io_uring (not " +
+                             EngineKindName(o.engine) + ")");
   }
   if (e.sqpoll_cpu >= 0) {
     if (!e.sqpoll) return Status::Invalid("--sqpoll-cpu needs --sqpoll");
@@ -691,19 +710,24 @@ Status CheckEngineOptions(const RealTargetOptions& o) {
     return Status::Invalid("--batch-complete: MIN is larger than MAX");
   }
   if (e.hipri) {
-    if (!o.direct) return Status::Invalid("--hipri needs O_DIRECT (polled completions bypass the page cache); drop --buffered");
+    if (!o.direct)
+      return Status::Invalid(
+          "--hipri needs O_DIRECT (polled completions bypass the page cache); drop --buffered");
     std::string where = o.files.empty() ? o.path : o.files.front();
     struct stat st;
     if (stat(where.c_str(), &st) != 0) where = std::filesystem::path(where).parent_path().string();
     if (where.empty()) where = ".";
     std::string dir = BlockSysDir(where);
     if (dir.empty()) {
-      return Status::Error(Code::kUnsupported, "--hipri: " + where + " is not on a block device (polled completions need one)");
+      return Status::Error(
+          Code::kUnsupported,
+          "--hipri: " + where + " is not on a block device (polled completions need one)");
     }
     if (DevicePollQueues(dir) == 0) {
-      return Status::Error(Code::kUnsupported,
-                           "--hipri: the device of " + where + " has no poll queues (" + dir +
-                               "/queue/io_poll is 0; NVMe needs nvme.poll_queues=N); run without --hipri");
+      return Status::Error(
+          Code::kUnsupported,
+          "--hipri: the device of " + where + " has no poll queues (" + dir +
+              "/queue/io_poll is 0; NVMe needs nvme.poll_queues=N); run without --hipri");
     }
   }
   return Status::Ok();
@@ -843,7 +867,8 @@ Result<std::unique_ptr<Backend>> OpenFileSet(const RealTargetOptions& o) {
   info.size_bytes = o.size_bytes;
   info.details.emplace_back("files", std::to_string(n));
   info.details.emplace_back("file_bytes", std::to_string(o.size_bytes / n));
-  return std::unique_ptr<Backend>(std::make_unique<RealBackend>(std::move(fds), std::move(info), false, o));
+  return std::unique_ptr<Backend>(
+      std::make_unique<RealBackend>(std::move(fds), std::move(info), false, o));
 }
 
 }  // namespace
@@ -889,7 +914,8 @@ Result<std::unique_ptr<Backend>> OpenRealBackend(const RealTargetOptions& o) {
       }
     }
   }
-  return std::unique_ptr<Backend>(std::make_unique<RealBackend>(std::vector<int>{fd}, std::move(info), block, o));
+  return std::unique_ptr<Backend>(
+      std::make_unique<RealBackend>(std::vector<int>{fd}, std::move(info), block, o));
 }
 
 }  // namespace ssdlab

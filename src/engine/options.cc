@@ -44,7 +44,8 @@ Result<std::vector<uint32_t>> ParseCpuList(const std::string& text) {
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t comma = text.find(',', pos);
-    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    std::string item =
+        text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     size_t dash = item.find('-');
     uint32_t lo, hi;
     if (dash == std::string::npos) {
@@ -54,7 +55,8 @@ Result<std::vector<uint32_t>> ParseCpuList(const std::string& text) {
       return bad("'" + item + "' is not a CPU range");
     }
     if (lo > hi) return bad("range '" + item + "' is reversed");
-    if (hi >= kMaxCpus) return bad("CPU " + std::to_string(hi) + " is beyond " + std::to_string(kMaxCpus - 1));
+    if (hi >= kMaxCpus)
+      return bad("CPU " + std::to_string(hi) + " is beyond " + std::to_string(kMaxCpus - 1));
     for (uint32_t c = lo; c <= hi; ++c) cpus.push_back(c);
     if (comma == std::string::npos) break;
     pos = comma + 1;
@@ -66,12 +68,14 @@ Result<std::vector<uint32_t>> ParseCpuList(const std::string& text) {
 
 Status ParseBatchComplete(const std::string& text, uint32_t& min, uint32_t& max) {
   auto bad = [&] {
-    return Status::Invalid("--batch-complete '" + text + "': expected MIN or MIN:MAX with 1 <= MIN <= MAX");
+    return Status::Invalid("--batch-complete '" + text +
+                           "': expected MIN or MIN:MAX with 1 <= MIN <= MAX");
   };
   size_t colon = text.find(':');
   uint32_t lo = 0, hi = 0;
   if (!ParseUint(text.substr(0, colon), lo) || lo == 0) return bad();
-  if (colon != std::string::npos && (!ParseUint(text.substr(colon + 1), hi) || hi < lo)) return bad();
+  if (colon != std::string::npos && (!ParseUint(text.substr(colon + 1), hi) || hi < lo))
+    return bad();
   min = lo;
   max = hi;
   return Status::Ok();
@@ -92,8 +96,9 @@ Status CheckCpus(const std::string& flag, const std::vector<uint32_t>& cpus) {
   std::vector<uint32_t> allowed = AllowedCpus();
   for (uint32_t c : cpus) {
     if (!std::binary_search(allowed.begin(), allowed.end(), c)) {
-      return Status::Invalid(flag + ": CPU " + std::to_string(c) + " is not available (this process may use " +
-                             FormatCpuList(allowed) + ")");
+      return Status::Invalid(flag + ": CPU " + std::to_string(c) +
+                             " is not available (this process may use " + FormatCpuList(allowed) +
+                             ")");
     }
   }
   return Status::Ok();

@@ -24,11 +24,11 @@ struct EngineOptions {
   uint32_t batch_complete_min = 0;
   uint32_t batch_complete_max = 0;
   // io_uring features. Each is asked for only when set; what the kernel granted is reported.
-  bool sqpoll = false;         // IORING_SETUP_SQPOLL: a kernel thread polls the submission queue
-  int32_t sqpoll_cpu = -1;     // IORING_SETUP_SQ_AFF: that thread's CPU (-1: anywhere)
+  bool sqpoll = false;      // IORING_SETUP_SQPOLL: a kernel thread polls the submission queue
+  int32_t sqpoll_cpu = -1;  // IORING_SETUP_SQ_AFF: that thread's CPU (-1: anywhere)
   uint32_t sqpoll_idle_ms = 1000;  // the thread sleeps after this long without submissions
-  bool hipri = false;          // IORING_SETUP_IOPOLL: completions are polled, no interrupts
-  bool register_ring_fd = true;  // io_uring_register_ring_fd (kernel >= 5.18), where available
+  bool hipri = false;              // IORING_SETUP_IOPOLL: completions are polled, no interrupts
+  bool register_ring_fd = true;    // io_uring_register_ring_fd (kernel >= 5.18), where available
   // CPUs the job threads may run on (shared by all jobs, as fio's cpus_allowed_policy=shared).
   // Empty: the CPUs of the target device's NUMA node where sysfs names one, else unpinned.
   std::vector<uint32_t> cpus_allowed;

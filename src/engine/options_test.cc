@@ -20,7 +20,9 @@ TEST(EngineOptions, CpuListParsesRangesAndRefusesNonsense) {
   for (const char* bad : {"", ",", "a", "1-", "-1", "3-1", "1,,2", "0-99999", "1.5", " 1"}) {
     auto r = ParseCpuList(bad);
     EXPECT_FALSE(r.ok()) << bad;
-    if (!r.ok()) EXPECT_NE(r.status().message().find("--cpus-allowed"), std::string::npos);
+    if (!r.ok()) {
+      EXPECT_NE(r.status().message().find("--cpus-allowed"), std::string::npos);
+    }
   }
   EXPECT_EQ(FormatCpuList({0, 1, 2, 5, 7, 8}), "0-2,5,7-8");
   EXPECT_EQ(FormatCpuList({}), "");
@@ -98,7 +100,9 @@ TEST(EngineOptions, BlockSysDirOfFilesAndNonBlockPaths) {
   EXPECT_EQ(BlockSysDir("/nonexistent/ssdlab"), "");
   EXPECT_EQ(BlockSysDir("/proc/self/status"), "");  // procfs: no block device
   std::string here = BlockSysDir(".");
-  if (!here.empty()) EXPECT_EQ(here.rfind("/sys/dev/block/", 0), 0u) << here;
+  if (!here.empty()) {
+    EXPECT_EQ(here.rfind("/sys/dev/block/", 0), 0u) << here;
+  }
   EXPECT_TRUE(NodeCpus(-1).empty());
 }
 

@@ -57,8 +57,9 @@ Status UringQueue::Init(const QueueSetup& s) {
       rc = io_uring_queue_init_params(s.depth, &ring_, &p);
     }
     if (rc < 0) {
-      return Status::Error(Code::kUnsupported, std::string("--sqpoll: the kernel refused an SQPOLL ring (") +
-                                                   std::strerror(-rc) + ")");
+      return Status::Error(
+          Code::kUnsupported,
+          std::string("--sqpoll: the kernel refused an SQPOLL ring (") + std::strerror(-rc) + ")");
     }
     grant_.sqpoll = true;
     grant_.sqpoll_cpu = o.sqpoll_cpu;
@@ -66,7 +67,8 @@ Status UringQueue::Init(const QueueSetup& s) {
     features_ += "+sqpoll";
   } else {
     // One submitter thread per ring, completions run when we wait (kernel >= 6.1); fall back.
-    p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN | extra;
+    p.flags =
+        IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN | extra;
     rc = io_uring_queue_init_params(s.depth, &ring_, &p);
     if (rc == -EINVAL) {
       io_uring_params q{};
@@ -79,8 +81,9 @@ Status UringQueue::Init(const QueueSetup& s) {
   }
   if (rc < 0) {
     if (o.hipri) {
-      return Status::Error(Code::kUnsupported, std::string("--hipri: the kernel refused a polled (IOPOLL) ring (") +
-                                                   std::strerror(-rc) + ")");
+      return Status::Error(Code::kUnsupported,
+                           std::string("--hipri: the kernel refused a polled (IOPOLL) ring (") +
+                               std::strerror(-rc) + ")");
     }
     return Status::Error(Code::kUnsupported,
                          std::string("io_uring unavailable (") + std::strerror(-rc) +

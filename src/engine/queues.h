@@ -3,10 +3,10 @@
 // Protocol, per loop turn of the job: Prep() requests into free slots, then SubmitAndWait()
 // hands all prepared requests to the kernel and blocks until at least `wait_min` have
 // completed (or `timeout_ns` passed, if non-zero), then Reap() calls fn(slot, result) for
-// every completion available (at most QueueSetup::reap_max, if non-zero), without blocking. `result` is bytes transferred (0 for a
-// trim) or -errno. Queues whose kAsyncTrim is false never get trims: the job issues those
-// synchronously with SyncTrim(), as it does for every trim on a block device (this liburing
-// has no asynchronous discard).
+// every completion available (at most QueueSetup::reap_max, if non-zero), without blocking.
+// `result` is bytes transferred (0 for a trim) or -errno. Queues whose kAsyncTrim is false never
+// get trims: the job issues those synchronously with SyncTrim(), as it does for every trim on a
+// block device (this liburing has no asynchronous discard).
 #pragma once
 
 #include <libaio.h>
