@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
-"""ssdlab run against fio, side by side, on the same file, in the same run.
+"""The load engine's scoreboard: `ssdlab run` against fio, side by side, same targets, same run.
 
-For each workload, runs fio (io_uring with default options, and tuned: batched submission
-and completion, fixed buffers, registered files) and `ssdlab run` alternately, several rounds,
-and prints the ratios ssdlab/fio of IOPS, mean latency, p99 latency and CPU seconds per I/O
-(process CPU from getrusage of the child, the same measure for both tools). Medians over the
-rounds; the machine is shared and noisy, so read ratios, not absolute numbers.
+Targets: a file on a real filesystem (`--dir`) and a RAM block device (`--ram DEV`, set up by
+vs_fio.sh: /dev/zram0, or a loop device over /dev/shm). Cases: 4 KiB random read at QD 1, 32
+and 128 with 1 and 2 jobs, 4 KiB random write QD32, 128 KiB sequential read QD8.
+
+Each round runs fio default (io_uring, no options), fio tuned (iodepth_batch_submit=QD,
+iodepth_batch_complete_min=1, iodepth_batch_complete_max=QD, fixedbufs, registerfiles) and
+`ssdlab run` (defaults) once each, in an order that rotates from round to round; the figures
+are medians over the rounds. Printed per case, as ssdlab/fio ratios against each fio: IOPS
+(>1: ssdlab faster), CPU microseconds per I/O (process CPU of the child, user + system,
+getrusage; <1: ssdlab cheaper) and mean latency (fio's lat_ns, submission to reap; <1:
+ssdlab lower; the criterion is at QD1, where it is not a function of IOPS).
 """
 import argparse
 import json
@@ -14,22 +20,20 @@ import resource
 import statistics
 import subprocess
 import sys
-import tempfile
+import time
 
-WORKLOADS = [
-    # name, ssdlab args, fio args, jobs
-    ("4k-randread-qd1", ["--rw", "randread", "--bs", "4KiB", "--qd", "1"],
-     ["--rw=randread", "--bs=4k", "--iodepth=1"], 1),
-    ("4k-randread-qd32", ["--rw", "randread", "--bs", "4KiB", "--qd", "32"],
-     ["--rw=randread", "--bs=4k", "--iodepth=32"], 1),
-    ("4k-randrw70-qd8x4", ["--rw", "randrw", "--rwmix-read", "70", "--bs", "4KiB", "--qd", "8", "--jobs", "4"],
-     ["--rw=randrw", "--rwmixread=70", "--bs=4k", "--iodepth=8", "--numjobs=4", "--group_reporting"], 4),
-    # Page-cache hits: no device in the way, so this isolates the engines' own CPU cost.
-    ("4k-randread-qd32-cached", ["--rw", "randread", "--bs", "4KiB", "--qd", "32", "--buffered"],
-     ["--rw=randread", "--bs=4k", "--iodepth=32", "--direct=0", "--invalidate=0"], 1),
-    ("128k-seqwrite-qd32", ["--rw", "write", "--bs", "128KiB", "--qd", "32"],
-     ["--rw=write", "--bs=128k", "--iodepth=32"], 1),
+# name, rw (fio and ssdlab spell them alike), block size in KiB, queue depth, jobs
+CASES = [
+    ("4k-randread-qd1", "randread", 4, 1, 1),
+    ("4k-randread-qd32", "randread", 4, 32, 1),
+    ("4k-randread-qd128", "randread", 4, 128, 1),
+    ("4k-randread-qd1-j2", "randread", 4, 1, 2),
+    ("4k-randread-qd32-j2", "randread", 4, 32, 2),
+    ("4k-randread-qd128-j2", "randread", 4, 128, 2),
+    ("4k-randwrite-qd32", "randwrite", 4, 32, 1),
+    ("128k-seqread-qd8", "read", 128, 8, 1),
 ]
+TOOLS = ("fio", "fio-tuned", "ssdlab")
 
 
 def run_measured(cmd):
@@ -42,79 +46,108 @@ def run_measured(cmd):
     return p.stdout, cpu
 
 
-def fio_run(fio, path, size, runtime, extra, tuned, qd):
-    if not any(a.startswith("--direct=") for a in extra):
-        extra = extra + ["--direct=1"]
+def fio_run(fio, path, size, runtime, case, tuned):
+    _, rw, bs, qd, jobs = case
     cmd = [fio, "--name=bench", f"--filename={path}", f"--size={size}", "--ioengine=io_uring",
-           f"--runtime={runtime}", "--time_based", "--output-format=json",
-           "--randrepeat=0", "--norandommap", "--lat_percentiles=1"] + extra
+           "--direct=1", f"--rw={rw}", f"--bs={bs}k", f"--iodepth={qd}", f"--numjobs={jobs}",
+           "--group_reporting", f"--runtime={runtime}", "--time_based", "--output-format=json",
+           "--randrepeat=0", "--norandommap"]
     if tuned:
         cmd += ["--fixedbufs=1", "--registerfiles=1", f"--iodepth_batch_submit={qd}",
-                f"--iodepth_batch_complete_min=1", f"--iodepth_batch_complete_max={qd}"]
+                "--iodepth_batch_complete_min=1", f"--iodepth_batch_complete_max={qd}"]
     out, cpu = run_measured(cmd)
     job = json.loads(out[out.index("{"):])["jobs"][0]
     ios = job["read"]["total_ios"] + job["write"]["total_ios"]
     secs = max(job["read"]["runtime"], job["write"]["runtime"]) / 1000.0
-    # Total latency (submission + completion, fio's lat_ns), as ssdlab measures it: from before
-    # the submitting system call to the reaping of the completion. Mean over both directions
-    # weighted by I/O count; p99 the larger of the two directions' (fio reports no joint one).
-    lat_mean = sum(job[d]["lat_ns"]["mean"] * job[d]["total_ios"] for d in ("read", "write")) / ios
-    p99 = max(job[d]["lat_ns"].get("percentile", {}).get("99.000000", 0) for d in ("read", "write")
-              if job[d]["total_ios"])
-    return {"iops": ios / secs, "mean": lat_mean, "p99": p99, "cpu_per_io": cpu / ios}
+    # Total latency (fio's lat_ns = slat + clat), as ssdlab measures it: from before the
+    # submitting system call to the reap of the completion.
+    mean = sum(job[d]["lat_ns"]["mean"] * job[d]["total_ios"] for d in ("read", "write")) / ios
+    return {"iops": ios / secs, "mean_ns": mean, "cpu_us_per_io": cpu * 1e6 / ios}
 
 
-def ssdlab_run(ssdlab, path, runtime, extra):
-    cmd = [ssdlab, "run", "--target", path, "--runtime", f"{runtime}s", "--interval", "0",
-           "--json", "-"] + extra
+def ssdlab_run(ssdlab, path, runtime, case, block):
+    _, rw, bs, qd, jobs = case
+    cmd = [ssdlab, "run", "--target", path, "--rw", rw, "--bs", f"{bs}KiB", "--qd", str(qd),
+           "--jobs", str(jobs), "--runtime", f"{runtime}s", "--interval", "0", "--json", "-"]
+    if block and rw != "read" and rw != "randread":
+        cmd.append("--destructive")
     out, cpu = run_measured(cmd)
-    r = json.loads(out)
-    tot = r["results"]["total"]
-    p99 = max(r["results"][d]["lat_ns"]["p99"] for d in ("read", "write") if r["results"][d]["ios"])
-    return {"iops": tot["iops"], "mean": tot["lat_ns"]["mean"], "p99": p99,
-            "cpu_per_io": cpu / tot["ios"]}
+    tot = json.loads(out)["results"]["total"]
+    return {"iops": tot["iops"], "mean_ns": tot["lat_ns"]["mean"], "cpu_us_per_io": cpu * 1e6 / tot["ios"]}
+
+
+def fill(ssdlab, path, size, block):
+    """Writes the whole target once with incompressible data, so that both tools read data."""
+    cmd = [ssdlab, "run", "--target", path, "--rw", "write", "--bs", "1MiB", "--qd", "16",
+           "--interval", "0"]
+    if block:
+        cmd.append("--destructive")
+    else:
+        cmd += ["--size", size]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ssdlab", required=True)
     ap.add_argument("--fio", default="fio")
-    ap.add_argument("--dir", default=None, help="directory for the test file (a real filesystem)")
+    ap.add_argument("--dir", default=None, help="directory of the test file (a real filesystem)")
+    ap.add_argument("--ram", default="", help="RAM block device (set up by vs_fio.sh)")
     ap.add_argument("--size", default="1GiB")
-    ap.add_argument("--runtime", type=int, default=5)
+    ap.add_argument("--runtime", type=int, default=4)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--only", default="", help="comma-separated workload names")
+    ap.add_argument("--only", default="", help="comma-separated case names")
+    ap.add_argument("--targets", default="file,ram", help="file, ram or both")
+    ap.add_argument("--json", default="", help="also write every sample and median to FILE")
     args = ap.parse_args()
-    d = tempfile.mkdtemp(prefix="vs_fio.", dir=args.dir)
-    path = os.path.join(d, "bench.dat")
+
+    targets = []
+    want = set(args.targets.split(","))
+    if "file" in want:
+        os.makedirs(args.dir, exist_ok=True)
+        path = os.path.join(args.dir, "vs_fio.dat")
+        fill(args.ssdlab, path, args.size, False)
+        targets.append(("file", path, os.path.getsize(path), False))
+    if "ram" in want and args.ram:
+        fill(args.ssdlab, args.ram, args.size, True)
+        with open(f"/sys/class/block/{os.path.basename(args.ram)}/size") as f:
+            targets.append(("ram", args.ram, int(f.read()) * 512, True))
+    only = set(filter(None, args.only.split(",")))
+    cases = [c for c in CASES if not only or c[0] in only]
+    load = os.getloadavg()
+    print(f"vs_fio: {args.rounds} rounds x {args.runtime} s per tool and case, medians; "
+          f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
+    print(f"{'case':<22}{'target':<7}{'ssdlab IOPS':>12}{'CPU us/IO':>10}{'mean':>9}"
+          f" | {'vs tuned: IOPS':>14}{'CPU':>6}{'lat':>6} | {'vs default: IOPS':>16}{'CPU':>6}{'lat':>6}")
+    record = {"rounds": args.rounds, "runtime_s": args.runtime, "load_at_start": load, "cases": []}
     try:
-        # Create and fill the file once, so that both tools read real data.
-        subprocess.run([args.ssdlab, "run", "--target", path, "--size", args.size, "--rw", "write",
-                        "--bs", "1MiB", "--qd", "16", "--interval", "0"], check=True,
-                       stdout=subprocess.DEVNULL)
-        fio_size = os.path.getsize(path)
-        print(f"file {path} ({fio_size >> 20} MiB), {args.rounds} rounds x {args.runtime} s, medians")
-        print(f"{'workload':<26}{'peer':<12}{'IOPS':>8}{'mean':>8}{'p99':>8}{'CPU/IO':>8}   "
-              f"(ssdlab/fio ratios; IOPS >1 better, others <1 better)")
-        only = set(filter(None, args.only.split(",")))
-        for name, s_args, f_args, jobs in WORKLOADS:
-            if only and name not in only:
-                continue
-            qd = int(s_args[s_args.index("--qd") + 1])
-            samples = {"ssdlab": [], "fio": [], "fio-tuned": []}
-            for _ in range(args.rounds):
-                samples["fio"].append(fio_run(args.fio, path, fio_size, args.runtime, f_args, False, qd))
-                samples["ssdlab"].append(ssdlab_run(args.ssdlab, path, args.runtime, s_args))
-                samples["fio-tuned"].append(fio_run(args.fio, path, fio_size, args.runtime, f_args, True, qd))
-            med = {k: {m: statistics.median(s[m] for s in v) for m in v[0]} for k, v in samples.items()}
-            for peer in ("fio", "fio-tuned"):
-                r = {m: med["ssdlab"][m] / med[peer][m] if med[peer][m] else float("nan") for m in med[peer]}
-                print(f"{name:<26}{peer:<12}{r['iops']:>8.2f}{r['mean']:>8.2f}{r['p99']:>8.2f}{r['cpu_per_io']:>8.2f}")
-            s = med["ssdlab"]
-            print(f"{'':<26}{'(ssdlab)':<12}{s['iops']:>8.0f}{s['mean']/1e3:>7.0f}u{s['p99']/1e3:>7.0f}u"
-                  f"{s['cpu_per_io']*1e6:>7.1f}u")
+        for tname, path, size, block in targets:
+            for case in cases:
+                samples = {t: [] for t in TOOLS}
+                for r in range(args.rounds):
+                    order = TOOLS[r % 3:] + TOOLS[:r % 3]  # rotate who goes first
+                    for tool in order:
+                        if tool == "ssdlab":
+                            s = ssdlab_run(args.ssdlab, path, args.runtime, case, block)
+                        else:
+                            s = fio_run(args.fio, path, size, args.runtime, case, tool == "fio-tuned")
+                        samples[tool].append(s)
+                med = {t: {m: statistics.median(x[m] for x in v) for m in v[0]} for t, v in samples.items()}
+                ratio = {p: {m: med["ssdlab"][m] / med[p][m] if med[p][m] else float("nan")
+                             for m in med[p]} for p in ("fio", "fio-tuned")}
+                s, rt, rd = med["ssdlab"], ratio["fio-tuned"], ratio["fio"]
+                print(f"{case[0]:<22}{tname:<7}{s['iops']:>12.0f}{s['cpu_us_per_io']:>10.2f}"
+                      f"{s['mean_ns'] / 1e3:>8.1f}u | {rt['iops']:>14.2f}{rt['cpu_us_per_io']:>6.2f}"
+                      f"{rt['mean_ns']:>6.2f} | {rd['iops']:>16.2f}{rd['cpu_us_per_io']:>6.2f}{rd['mean_ns']:>6.2f}",
+                      flush=True)
+                record["cases"].append({"case": case[0], "target": tname, "samples": samples,
+                                        "median": med, "ratio": ratio})
     finally:
-        subprocess.run(["rm", "-rf", d])
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(record, f, indent=1)
+    print(f"load average at end {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+          "ratios are ssdlab/fio: IOPS >1 better, CPU and lat <1 better")
 
 
 if __name__ == "__main__":

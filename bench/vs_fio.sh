@@ -1,9 +1,51 @@
 #!/usr/bin/env bash
-# Compares `ssdlab run` with fio on the same file, side by side (see vs_fio.py).
-# Usage: bench/vs_fio.sh [--runtime 5] [--rounds 3] [--size 1GiB] [--only 4k-randread-qd32,...]
+# The engine's scoreboard: `ssdlab run` against fio (default and tuned) on a file and on a RAM
+# block device, side by side, alternated rounds, medians (see vs_fio.py).
+# Usage: bench/vs_fio.sh [--rounds 3] [--runtime 4] [--size 1GiB] [--only CASE,...]
+#                        [--targets file,ram] [--json FILE]
+# The RAM device is /dev/zram0 where the kernel has zram (sized here, reset afterwards; an
+# already-used zram0 is left alone and a loop device is used instead), otherwise a loop device
+# over a file in /dev/shm. Needs root for the RAM device; without it only the file runs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 "$here/scripts/build.sh" >/dev/null
 command -v fio >/dev/null || { echo "vs_fio: installing fio" >&2; apt-get install -y -qq fio >/dev/null; }
 mkdir -p "$here/build/bench-tmp"
-exec python3 "$here/bench/vs_fio.py" --ssdlab "$here/build/ssdlab" --dir "$here/build/bench-tmp" "$@"
+
+size=1GiB
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  [ "${args[$i]}" = "--size" ] && size=${args[$((i + 1))]}
+done
+bytes=$(numfmt --from=iec "${size%B}" 2>/dev/null || numfmt --from=iec "${size%iB}")
+
+ram="" zram_set=0 loop="" shm=""
+cleanup() {
+  if [ "$zram_set" = 1 ]; then  # udev may still hold it for a moment after the last run
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+      (echo 1 > /sys/block/zram0/reset) 2>/dev/null && break
+      sleep 0.5
+    done
+  fi
+  if [ -n "$loop" ]; then losetup -d "$loop"; fi
+  if [ -n "$shm" ]; then rm -f "$shm"; fi
+}
+trap cleanup EXIT
+if [ "$(id -u)" = 0 ]; then
+  [ -e /sys/block/zram0 ] || modprobe zram num_devices=1 2>/dev/null || true
+  if [ -w /sys/block/zram0/disksize ] && [ "$(cat /sys/block/zram0/disksize)" = 0 ]; then
+    echo "$bytes" > /sys/block/zram0/disksize
+    zram_set=1 ram=/dev/zram0
+    echo "vs_fio: RAM device /dev/zram0 ($size, $(cat /sys/block/zram0/comp_algorithm | grep -o '\[[^]]*\]'))" >&2
+  else
+    shm=$(mktemp /dev/shm/vs_fio.XXXXXX)
+    truncate -s "$bytes" "$shm"
+    loop=$(losetup --find --show --direct-io=on "$shm" 2>/dev/null || losetup --find --show "$shm")
+    ram=$loop
+    echo "vs_fio: RAM device $loop (loop over $shm; /dev/zram0 is absent or in use)" >&2
+  fi
+else
+  echo "vs_fio: not root, so no RAM device: the file only" >&2
+fi
+python3 "$here/bench/vs_fio.py" --ssdlab "$here/build/ssdlab" --dir "$here/build/bench-tmp" \
+  ${ram:+--ram "$ram"} "$@"

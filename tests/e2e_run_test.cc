@@ -235,7 +235,7 @@ TEST(RunE2E, EnginesAndTrim) {
     ASSERT_EQ(p.exit_code, 0) << engine << ": " << p.err;
     json r = ReadJson(t / "r.json");
     EXPECT_GE(r["results"]["total"]["bytes"].get<uint64_t>(), 2u << 20) << engine;
-    EXPECT_EQ(r["context"]["engine"], engine);
+    EXPECT_EQ(r["context"]["engine"]["name"], engine);
   }
   Proc trim = RunSsdlab({"run", "--target", t / "f", "--rw", "trim", "--bs", "1MiB", "--json",
                          t / "t.json"});

@@ -11,6 +11,7 @@
 #include "base/output_file.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "device/device_backend.h"
 #include "cli/lat_log.h"
 #include "cli/output.h"
@@ -28,6 +29,9 @@ struct RunArgs {
   std::string layout, chunk;
   std::string size;
   std::string engine = "io_uring";
+  // Engine options as text (empty: the default), parsed by ParseEngineArgs.
+  std::string batch_submit, batch_complete, sqpoll_cpu, cpus_allowed;
+  bool sqpoll = false, hipri = false, no_ring_fd = false;
   bool buffered = false;
   bool destructive = false;
   bool prefill = false;
@@ -38,6 +42,77 @@ struct RunArgs {
 };
 
 bool RwWrites(const std::string& rw) { return rw != "read" && rw != "randread"; }
+
+// The engine flags of `a` into options; Invalid naming the flag on a malformed value.
+Status ParseEngineArgs(const RunArgs& a, EngineOptions& o) {
+  SSDLAB_RETURN_IF_ERROR(CountFlag("--batch-submit", a.batch_submit, o.batch_submit));
+  if (!a.batch_complete.empty()) {
+    SSDLAB_RETURN_IF_ERROR(
+        ParseBatchComplete(a.batch_complete, o.batch_complete_min, o.batch_complete_max));
+  }
+  o.sqpoll = a.sqpoll;
+  if (!a.sqpoll_cpu.empty()) {
+    auto cpus = ParseCpuList(a.sqpoll_cpu);
+    if (!cpus.ok() || cpus->size() != 1)
+      return Status::Invalid("--sqpoll-cpu '" + a.sqpoll_cpu + "' is not one CPU number");
+    o.sqpoll_cpu = static_cast<int32_t>(cpus->front());
+  }
+  o.hipri = a.hipri;
+  o.register_ring_fd = !a.no_ring_fd;
+  if (!a.cpus_allowed.empty()) {
+    auto cpus = ParseCpuList(a.cpus_allowed);
+    if (!cpus.ok()) return cpus.status();
+    o.cpus_allowed = cpus.value();
+  }
+  return Status::Ok();
+}
+
+// context.engine: the engine's name, what was asked for and what the kernel granted.
+nlohmann::json EngineJson(const std::string& name, const EngineReport* r) {
+  nlohmann::json j;
+  j["name"] = name;
+  if (!r) return j;
+  const EngineOptions& q = r->requested;
+  auto adaptive = [](uint32_t v) { return v ? nlohmann::json(v) : nlohmann::json("adaptive"); };
+  j["requested"] = {
+      {"batch_submit", adaptive(q.batch_submit)},
+      {"batch_complete_min", adaptive(q.batch_complete_min)},
+      {"batch_complete_max",
+       q.batch_complete_max ? nlohmann::json(q.batch_complete_max) : nlohmann::json("all")},
+      {"sqpoll", q.sqpoll},
+      {"sqpoll_cpu", q.sqpoll_cpu >= 0 ? nlohmann::json(q.sqpoll_cpu) : nlohmann::json(nullptr)},
+      {"hipri", q.hipri},
+      {"register_ring_fd", q.register_ring_fd},
+      {"cpus_allowed", q.cpus_allowed.empty() ? nlohmann::json(nullptr)
+                                              : nlohmann::json(FormatCpuList(q.cpus_allowed))},
+  };
+  const EngineGrant& g = r->granted;
+  nlohmann::json granted = {
+      {"batch_submit", r->batch_submit},
+      {"batch_complete_min",
+       r->batch_complete_min ? nlohmann::json(r->batch_complete_min) : nlohmann::json("adaptive")},
+      {"batch_complete_max",
+       r->batch_complete_max ? nlohmann::json(r->batch_complete_max) : nlohmann::json("all")},
+      {"cpus", r->cpus.empty() ? nlohmann::json(nullptr) : nlohmann::json(FormatCpuList(r->cpus))},
+      {"cpus_source", r->cpus_source},
+      {"numa_node", r->numa_node >= 0 ? nlohmann::json(r->numa_node) : nlohmann::json(nullptr)},
+  };
+  if (r->kind == EngineKind::kIoUring) {
+    granted.update({
+        {"features", r->features},
+        {"single_issuer", g.single_issuer},
+        {"defer_taskrun", g.defer_taskrun},
+        {"sqpoll", g.sqpoll},
+        {"sqpoll_cpu", g.sqpoll_cpu >= 0 ? nlohmann::json(g.sqpoll_cpu) : nlohmann::json(nullptr)},
+        {"hipri", g.hipri},
+        {"registered_ring_fd", g.registered_ring_fd},
+        {"fixed_buffers", g.fixed_buffers},
+        {"fixed_files", g.fixed_files},
+    });
+  }
+  j["granted"] = granted;
+  return j;
+}
 
 // A live status line on a terminal.
 void PrintProgress(const IntervalSample& s) {
@@ -83,6 +158,18 @@ int Run(RunArgs a) {
     return Fail(engine.status());
   }
   req.engine = engine.value();
+  if (Status s = ParseEngineArgs(a, req.engine_options); !s.ok()) {
+    PrintError(s.message());
+    return kExitUsage;
+  }
+  if (IsSimTarget(a.target) &&
+      (a.sqpoll || a.hipri || !a.cpus_allowed.empty() || !a.batch_submit.empty() ||
+       !a.batch_complete.empty() || !a.sqpoll_cpu.empty() || a.no_ring_fd)) {
+    PrintError(
+        "the engine flags (--batch-*, --sqpoll*, --hipri, --cpus-allowed, --no-ring-fd) apply to "
+        "real targets, not a simulated drive");
+    return kExitUsage;
+  }
   // Syntax first, so that a typo never creates or touches the target.
   if (auto s = ResolveWorkload(a.w, uint64_t{1} << 50, 1); !s.ok()) {
     return Fail(s.status());
@@ -178,7 +265,7 @@ int Run(RunArgs a) {
   ctx["target"] = TargetJson((*backend)->info());
   ctx["device"] = identity ? IdentityJson(*identity) : nlohmann::json(nullptr);
   ctx["workload"] = WorkloadJson(spec.value());
-  ctx["engine"] = IsSimTarget(a.target) ? "sim" : a.engine;
+  ctx["engine"] = EngineJson(IsSimTarget(a.target) ? "sim" : a.engine, EngineReportOf(**backend));
   ctx["direct"] = !a.buffered;
   ctx["seed"] = spec->seed;
   ctx["start_time"] = IsoTime(start);
@@ -259,6 +346,19 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                   "Open-loop rate over all jobs; latency counts from the scheduled time");
   cmd->add_option("--engine", a->engine, "io_uring|libaio|psync")->capture_default_str();
   cmd->add_flag("--buffered", a->buffered, "Use the page cache (no O_DIRECT)");
+  cmd->add_option("--batch-submit", a->batch_submit,
+                  "Refill once N slots are free (fio iodepth_batch_submit; default adaptive)");
+  cmd->add_option("--batch-complete", a->batch_complete,
+                  "MIN[:MAX] completions waited for / reaped per system call (default adaptive)");
+  cmd->add_flag("--sqpoll", a->sqpoll,
+                "io_uring submission-queue polling thread (IORING_SETUP_SQPOLL)");
+  cmd->add_option("--sqpoll-cpu", a->sqpoll_cpu, "CPU of the SQPOLL thread");
+  cmd->add_flag("--hipri", a->hipri,
+                "Polled completions (IORING_SETUP_IOPOLL); needs a device with poll queues");
+  cmd->add_flag("--no-ring-fd", a->no_ring_fd,
+                "Do not register the ring fd (io_uring_register_ring_fd)");
+  cmd->add_option("--cpus-allowed", a->cpus_allowed,
+                  "CPUs of the job threads, e.g. 0,2-3 (default: the device's NUMA node)");
   cmd->add_option("--data", a->w.data, "random|zero|compressible:N|dedupe:N")
       ->capture_default_str();
   cmd->add_option("--seed", a->w.seed, "Seed of offsets and data")->capture_default_str();

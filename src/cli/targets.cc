@@ -14,6 +14,7 @@ RealTargetOptions RealOptions(const TargetRequest& r) {
   o.writable = r.writes;
   o.direct = r.direct;
   o.engine = r.engine;
+  o.engine_options = r.engine_options;
   return o;
 }
 

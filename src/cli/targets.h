@@ -21,6 +21,7 @@ struct TargetRequest {
   bool destructive = false;  // --destructive
   bool direct = true;
   EngineKind engine = EngineKind::kIoUring;
+  EngineOptions engine_options;  // run's --batch-*, --sqpoll, --hipri, --cpus-allowed
 };
 
 // The --target value of a command: the one target, or with --layout the array of simulated

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -113,6 +115,8 @@ struct JobOutput {
   uint64_t verify_failures = 0;
   std::vector<VerifyFailure> verify;
   double cpu_user_s = 0, cpu_sys_s = 0;
+  EngineGrant grant;
+  std::string features;
   Status status;
   bool interrupted = false;
   std::atomic<bool> done{false};
@@ -126,6 +130,8 @@ struct PhaseShared {
   const std::vector<int>& fds;  // a multi-file target's files (size 1 otherwise)
   uint64_t file_bytes;          // bytes per file of a multi-file target
   const RunControl& control;
+  const EngineOptions& options;
+  const std::vector<uint32_t>& cpus;  // the job threads' CPUs; empty = not pinned
   std::latch ready;
   std::latch go{1};
   std::atomic<bool> abort{false};
@@ -142,16 +148,35 @@ uint64_t Share(uint64_t total, uint32_t jobs, uint32_t job) {
 template <class Q>
 void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   const WorkloadSpec& spec = sh.spec;
+  const EngineOptions& opt = sh.options;
   const uint32_t depth = std::min<uint32_t>(spec.queue_depth, Q::kMaxDepth);
   const uint64_t buf_bytes = (spec.MaxBlockBytes() + 4095) / 4096 * 4096;
+  // Pin first, then allocate and touch the buffers: their pages come from the pinned CPUs' node.
+  if (!sh.cpus.empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (uint32_t c : sh.cpus) CPU_SET(c, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+  }
   AlignedBuffer buffers(depth * buf_bytes);
   Q q;
   if (buffers.data == nullptr) {
     out.status = Status::Error(Code::kNoSpace, "cannot allocate I/O buffers");
   } else {
     for (uint32_t i = 0; i < depth; ++i) sh.filler.Prepare(buffers.data + i * buf_bytes, buf_bytes);
-    out.status = q.Init({sh.fd, sh.block_device, depth, buffers.data, buf_bytes, sh.fds.data(),
-                         static_cast<uint32_t>(sh.fds.size()), sh.file_bytes});
+    QueueSetup setup{sh.fd,
+                     sh.block_device,
+                     depth,
+                     buffers.data,
+                     buf_bytes,
+                     sh.fds.data(),
+                     static_cast<uint32_t>(sh.fds.size()),
+                     sh.file_bytes};
+    setup.reap_max = opt.batch_complete_max;
+    setup.options = &opt;
+    out.status = q.Init(setup);
+    out.grant = q.grant();
+    out.features = q.features();
   }
   sh.ready.count_down();
   sh.go.wait();
@@ -264,6 +289,10 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     }
   };
 
+  // Submission/completion policy (options.h): refill once `submit_batch` slots are free, wait
+  // for `complete_min` completions per enter (adaptive: AdaptiveWaitMin).
+  const uint32_t submit_batch = std::clamp<uint32_t>(opt.batch_submit, 1, depth);
+  const uint32_t complete_min = std::min<uint32_t>(opt.batch_complete_min, depth);
   uint64_t now = MonotonicNs();
   bool issuing = true;
   uint32_t in_flight = 0;
@@ -275,7 +304,8 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     if (ramping && now >= ramp_end_ns) begin_measuring(ramp_end_ns);
     if (!ramping && now >= measure_end) issuing = false;
 
-    while (issuing && !free_slots.empty()) {
+    const bool refill = in_flight == 0 || free_slots.size() >= submit_batch;
+    while (issuing && refill && !free_slots.empty()) {
       if (!ramping && io_bytes && measured_issued >= io_bytes) {
         issuing = false;
         break;
@@ -342,14 +372,35 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     if (rated && issuing && !free_slots.empty()) {
       timeout = next_sched > now ? std::min(next_sched - now, kPollNs) : 1;
     }
-    int rc = q.SubmitAndWait(1, timeout);
+    // Rate-limited runs wait for one completion at a time: their waits are bounded by the
+    // schedule anyway, and an I/O's end should not wait on a later scheduled one.
+    uint32_t wait = complete_min ? std::min(complete_min, in_flight)
+                    : rated      ? std::min<uint32_t>(1, in_flight)
+                                 : AdaptiveWaitMin(depth, in_flight);
+    if (issuing && free_slots.size() < submit_batch) {
+      // Not refilled this turn: wait until the next turn can (fio's iodepth_low watermark).
+      wait = std::max<uint32_t>(
+          wait,
+          std::min<uint32_t>(in_flight, submit_batch - static_cast<uint32_t>(free_slots.size())));
+    }
+    int rc = q.SubmitAndWait(wait, timeout);
     now = MonotonicNs();
     if (rc < 0) {
       out.status = Status::Io(std::string("I/O submission failed: ") + std::strerror(-rc));
       break;
     }
     close_intervals(now);
-    in_flight -= q.Reap([&](uint32_t idx, int res) { complete(idx, res, now); });
+    bool unpolled = false;
+    in_flight -= q.Reap([&](uint32_t idx, int res) {
+      if (opt.hipri && res == -EOPNOTSUPP) unpolled = true;
+      complete(idx, res, now);
+    });
+    if (unpolled) {
+      out.status = Status::Error(
+          Code::kUnsupported,
+          "--hipri: the target does not support polled I/O (EOPNOTSUPP); run without --hipri");
+      break;
+    }
   }
   // The last, partial interval.
   if (spec.interval_ns && !ramping && out.last_completion_ns > measure_start) {
@@ -376,12 +427,40 @@ class RealBackend : public Backend {
   // `own_from_bytes`: the file's bytes from there to its end were allocated by this process
   // (a new file: 0; an extended one: its old size), so filling them destroys nothing;
   // UINT64_MAX: nothing is ours.
-  RealBackend(std::vector<int> fds, TargetInfo info, bool block_device, EngineKind engine,
+  RealBackend(std::vector<int> fds, TargetInfo info, bool block_device, const RealTargetOptions& o,
               uint64_t own_from_bytes = UINT64_MAX)
-      : fd_(fds.front()), fds_(std::move(fds)), info_(std::move(info)), block_device_(block_device),
-        engine_(engine), own_from_bytes_(own_from_bytes) {
+      : fd_(fds.front()),
+        fds_(std::move(fds)),
+        info_(std::move(info)),
+        block_device_(block_device),
+        engine_(o.engine),
+        own_from_bytes_(own_from_bytes) {
     file_bytes_ = info_.size_bytes / fds_.size();
+    const EngineOptions& eo = o.engine_options;
+    report_.kind = o.engine;
+    report_.requested = eo;
+    report_.batch_submit = std::max<uint32_t>(eo.batch_submit, 1);
+    report_.batch_complete_min = eo.batch_complete_min;
+    report_.batch_complete_max = eo.batch_complete_max;
+    report_.numa_node = DeviceNumaNode(BlockSysDir(o.files.empty() ? o.path : o.files.front()));
+    if (!eo.cpus_allowed.empty()) {
+      report_.cpus = eo.cpus_allowed;
+      report_.cpus_source = "cpus_allowed";
+    } else if (report_.numa_node < 0) {
+      report_.cpus_source = "none (sysfs names no NUMA node for the device)";
+    } else {
+      // Only the node's CPUs this process may use; none: leave the threads where they are.
+      std::vector<uint32_t> allowed = AllowedCpus(), mine;
+      for (uint32_t c : NodeCpus(report_.numa_node)) {
+        if (std::binary_search(allowed.begin(), allowed.end(), c)) mine.push_back(c);
+      }
+      report_.cpus = mine;
+      report_.cpus_source = mine.empty() ? "none (no CPU of NUMA node " +
+                                               std::to_string(report_.numa_node) + " is available)"
+                                         : "numa_node " + std::to_string(report_.numa_node);
+    }
   }
+  const EngineReport& report() const { return report_; }
   ~RealBackend() override {
     for (int fd : fds_) close(fd);
   }
@@ -509,7 +588,11 @@ class RealBackend : public Backend {
   template <class Q>
   Result<PhaseResult> Run(const WorkloadSpec& spec, const RunControl& control) {
     DataFiller filler(spec);
-    PhaseShared sh{spec, filler, fd_, block_device_, fds_, file_bytes_, control, std::latch(spec.jobs)};
+    PhaseShared sh{spec,         filler,
+                   fd_,          block_device_,
+                   fds_,         file_bytes_,
+                   control,      report_.requested,
+                   report_.cpus, std::latch(spec.jobs)};
     std::vector<std::unique_ptr<JobOutput>> outs;
     std::vector<std::thread> threads;
     for (uint32_t j = 0; j < spec.jobs; ++j) outs.push_back(std::make_unique<JobOutput>());
@@ -557,6 +640,12 @@ class RealBackend : public Backend {
     }
     for (auto& t : threads) t.join();
     if (!init.ok()) return init;
+    report_.granted = outs.front()->grant;
+    report_.features = outs.front()->features;
+    const uint32_t depth = std::min<uint32_t>(spec.queue_depth, Q::kMaxDepth);
+    report_.batch_submit = std::clamp<uint32_t>(report_.requested.batch_submit, 1, depth);
+    report_.batch_complete_min = std::min<uint32_t>(report_.requested.batch_complete_min, depth);
+    report_.ran = true;
 
     PhaseResult r;
     uint64_t start = UINT64_MAX, end = 0;
@@ -611,6 +700,7 @@ class RealBackend : public Backend {
   bool block_device_;
   EngineKind engine_;
   uint64_t own_from_bytes_;
+  EngineReport report_;
 };
 
 }  // namespace
@@ -634,8 +724,54 @@ const char* EngineKindName(EngineKind k) {
   return "?";
 }
 
+namespace {
+
+// The engine options' refusals that need no open target (RealTargetOptions::engine_options).
+Status CheckEngineOptions(const RealTargetOptions& o) {
+  const EngineOptions& e = o.engine_options;
+  if (o.engine != EngineKind::kIoUring) {
+    const char* flag = e.sqpoll ? "--sqpoll" : e.hipri ? "--hipri" : nullptr;
+    if (flag)
+      return Status::Invalid(std::string(flag) + " needs --engine io_uring (not " +
+                             EngineKindName(o.engine) + ")");
+  }
+  if (e.sqpoll_cpu >= 0) {
+    if (!e.sqpoll) return Status::Invalid("--sqpoll-cpu needs --sqpoll");
+    SSDLAB_RETURN_IF_ERROR(CheckCpus("--sqpoll-cpu", {static_cast<uint32_t>(e.sqpoll_cpu)}));
+  }
+  if (!e.cpus_allowed.empty()) SSDLAB_RETURN_IF_ERROR(CheckCpus("--cpus-allowed", e.cpus_allowed));
+  if (e.batch_complete_max && e.batch_complete_min > e.batch_complete_max) {
+    return Status::Invalid("--batch-complete: MIN is larger than MAX");
+  }
+  if (e.hipri) {
+    if (!o.direct)
+      return Status::Invalid(
+          "--hipri needs O_DIRECT (polled completions bypass the page cache); drop --buffered");
+    std::string where = o.files.empty() ? o.path : o.files.front();
+    struct stat st;
+    if (stat(where.c_str(), &st) != 0) where = std::filesystem::path(where).parent_path().string();
+    if (where.empty()) where = ".";
+    std::string dir = BlockSysDir(where);
+    if (dir.empty()) {
+      return Status::Error(
+          Code::kUnsupported,
+          "--hipri: " + where + " is not on a block device (polled completions need one)");
+    }
+    if (DevicePollQueues(dir) == 0) {
+      return Status::Error(
+          Code::kUnsupported,
+          "--hipri: the device of " + where + " has no poll queues (" + dir +
+              "/queue/io_poll is 0; NVMe needs nvme.poll_queues=N); run without --hipri");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<TargetInfo> ProbeRealTarget(const RealTargetOptions& o) {
   namespace fs = std::filesystem;
+  SSDLAB_RETURN_IF_ERROR(CheckEngineOptions(o));
   TargetInfo info;
   info.path = o.path;
   struct stat st;
@@ -767,8 +903,8 @@ Result<std::unique_ptr<Backend>> OpenFileSet(const RealTargetOptions& o) {
   info.size_bytes = o.size_bytes;
   info.details.emplace_back("files", std::to_string(n));
   info.details.emplace_back("file_bytes", std::to_string(o.size_bytes / n));
-  return std::unique_ptr<Backend>(std::make_unique<RealBackend>(std::move(fds), std::move(info), false, o.engine,
-                                                                all_new ? 0 : UINT64_MAX));
+  return std::unique_ptr<Backend>(std::make_unique<RealBackend>(std::move(fds), std::move(info),
+                                                                false, o, all_new ? 0 : UINT64_MAX));
 }
 
 }  // namespace
@@ -817,7 +953,17 @@ Result<std::unique_ptr<Backend>> OpenRealBackend(const RealTargetOptions& o) {
       }
     }
   }
-  return std::unique_ptr<Backend>(std::make_unique<RealBackend>(std::vector<int>{fd}, std::move(info), block, o.engine, own_from));
+  return std::unique_ptr<Backend>(
+      std::make_unique<RealBackend>(std::vector<int>{fd}, std::move(info), block, o, own_from));
+}
+
+}  // namespace ssdlab
+
+namespace ssdlab {
+
+const EngineReport* EngineReportOf(const Backend& backend) {
+  auto* real = dynamic_cast<const RealBackend*>(&backend);
+  return real ? &real->report() : nullptr;
 }
 
 }  // namespace ssdlab

@@ -8,6 +8,7 @@
 
 #include "backend/backend.h"
 #include "base/status.h"
+#include "engine/options.h"
 
 namespace ssdlab {
 
@@ -28,7 +29,28 @@ struct RealTargetOptions {
   // and fully allocated if missing; `path` names the set (e.g. their directory). I/Os must not
   // cross a file boundary: block sizes must divide the file size (checked per phase).
   std::vector<std::string> files;
+  // Queue policy, io_uring features and thread placement (engine/options.h). Checked by
+  // ProbeRealTarget: io_uring-only features with another engine, --hipri without O_DIRECT or
+  // on a device without poll queues, unavailable CPUs are refused (Invalid / Unsupported).
+  EngineOptions engine_options;
 };
+
+// What a real backend asked for and what it got, for the JSON context.
+struct EngineReport {
+  EngineKind kind = EngineKind::kIoUring;
+  EngineOptions requested;
+  EngineGrant granted;        // of the last phase's first job (io_uring only)
+  std::string features;       // e.g. "io_uring+defer_taskrun+ring_fd+fixed_buffers+fixed_file"
+  uint32_t batch_submit = 1;  // in effect: refill once this many slots are free
+  uint32_t batch_complete_min = 0;  // in effect; 0 = adaptive (AdaptiveWaitMin)
+  uint32_t batch_complete_max = 0;  // 0 = all available
+  std::vector<uint32_t> cpus;       // CPUs the job threads were pinned to; empty = not pinned
+  std::string cpus_source;          // "cpus_allowed", "numa_node N", or "none (...reason...)"
+  int numa_node = -1;               // the target device's node per sysfs; -1 = none named
+  bool ran = false;                 // a phase ran (granted/features are filled in)
+};
+// The report of a backend opened by OpenRealBackend; null for any other backend.
+const EngineReport* EngineReportOf(const Backend& backend);
 
 // Checks the target without changing anything: existence, kind, size (a new file's size
 // against the free space, `size_bytes` against a device), read-only state, I/O alignment.

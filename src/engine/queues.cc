@@ -32,23 +32,70 @@ Status UringQueue::Init(const QueueSetup& s) {
   fd_ = s.fd;
   buffers_ = s.buffers;
   buffer_bytes_ = s.buffer_bytes;
+  reap_max_ = s.reap_max;
+  static const EngineOptions kDefaults;
+  const EngineOptions& o = s.options ? *s.options : kDefaults;
   io_uring_params p{};
-  // One submitter thread per ring, completions run when we wait (kernel >= 6.1); fall back.
-  p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN;
-  int rc = io_uring_queue_init_params(s.depth, &ring_, &p);
+  unsigned extra = o.hipri ? IORING_SETUP_IOPOLL : 0;
   features_ = "io_uring";
-  if (rc == -EINVAL) {
-    io_uring_params q{};
-    rc = io_uring_queue_init_params(s.depth, &ring_, &q);
-  } else if (rc == 0) {
-    features_ += "+defer_taskrun";
+  int rc;
+  if (o.sqpoll) {
+    // A kernel thread submits; the task-run flags are for the submitting task and the kernel
+    // refuses them with SQPOLL.
+    p.flags = IORING_SETUP_SQPOLL | IORING_SETUP_SINGLE_ISSUER | extra;
+    p.sq_thread_idle = o.sqpoll_idle_ms;
+    if (o.sqpoll_cpu >= 0) {
+      p.flags |= IORING_SETUP_SQ_AFF;
+      p.sq_thread_cpu = static_cast<uint32_t>(o.sqpoll_cpu);
+    }
+    rc = io_uring_queue_init_params(s.depth, &ring_, &p);
+    if (rc == -EINVAL) {
+      p = io_uring_params{};
+      p.flags = IORING_SETUP_SQPOLL | extra | (o.sqpoll_cpu >= 0 ? IORING_SETUP_SQ_AFF : 0);
+      p.sq_thread_idle = o.sqpoll_idle_ms;
+      p.sq_thread_cpu = o.sqpoll_cpu >= 0 ? static_cast<uint32_t>(o.sqpoll_cpu) : 0;
+      rc = io_uring_queue_init_params(s.depth, &ring_, &p);
+    }
+    if (rc < 0) {
+      return Status::Error(
+          Code::kUnsupported,
+          std::string("--sqpoll: the kernel refused an SQPOLL ring (") + std::strerror(-rc) + ")");
+    }
+    grant_.sqpoll = true;
+    grant_.sqpoll_cpu = o.sqpoll_cpu;
+    grant_.single_issuer = (p.flags & IORING_SETUP_SINGLE_ISSUER) != 0;
+    features_ += "+sqpoll";
+  } else {
+    // One submitter thread per ring, completions run when we wait (kernel >= 6.1); fall back.
+    p.flags =
+        IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN | extra;
+    rc = io_uring_queue_init_params(s.depth, &ring_, &p);
+    if (rc == -EINVAL) {
+      io_uring_params q{};
+      q.flags = extra;
+      rc = io_uring_queue_init_params(s.depth, &ring_, &q);
+    } else if (rc == 0) {
+      grant_.single_issuer = grant_.defer_taskrun = grant_.coop_taskrun = true;
+      features_ += "+defer_taskrun";
+    }
   }
   if (rc < 0) {
+    if (o.hipri) {
+      return Status::Error(Code::kUnsupported,
+                           std::string("--hipri: the kernel refused a polled (IOPOLL) ring (") +
+                               std::strerror(-rc) + ")");
+    }
     return Status::Error(Code::kUnsupported,
                          std::string("io_uring unavailable (") + std::strerror(-rc) +
                              "); use --engine libaio or psync");
   }
   ready_ = true;
+  grant_.hipri = o.hipri;
+  if (o.hipri) features_ += "+iopoll";
+  if (o.register_ring_fd && io_uring_register_ring_fd(&ring_) == 1) {
+    grant_.registered_ring_fd = true;
+    features_ += "+ring_fd";
+  }
   std::vector<iovec> iov(s.depth);
   for (uint32_t i = 0; i < s.depth; ++i) {
     iov[i].iov_base = s.buffers + i * s.buffer_bytes;
@@ -59,6 +106,8 @@ Status UringQueue::Init(const QueueSetup& s) {
   fixed_file_ = s.nfiles > 1 ? io_uring_register_files(&ring_, s.fds, s.nfiles) == 0
                              : io_uring_register_files(&ring_, &fd_, 1) == 0;
   if (fixed_file_) features_ += "+fixed_file";
+  grant_.fixed_buffers = fixed_buffers_;
+  grant_.fixed_files = fixed_file_;
   return Status::Ok();
 }
 
@@ -124,7 +173,7 @@ Status AioQueue::Init(const QueueSetup& s) {
   }
   iocbs_.resize(s.depth);
   pending_.reserve(s.depth);
-  events_.resize(s.depth);
+  events_.resize(s.reap_max && s.reap_max < s.depth ? s.reap_max : s.depth);
   done_.reserve(s.depth);
   return Status::Ok();
 }

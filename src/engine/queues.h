@@ -3,10 +3,10 @@
 // Protocol, per loop turn of the job: Prep() requests into free slots, then SubmitAndWait()
 // hands all prepared requests to the kernel and blocks until at least `wait_min` have
 // completed (or `timeout_ns` passed, if non-zero), then Reap() calls fn(slot, result) for
-// every completion available, without blocking. `result` is bytes transferred (0 for a
-// trim) or -errno. Queues whose kAsyncTrim is false never get trims: the job issues those
-// synchronously with SyncTrim(), as it does for every trim on a block device (this liburing
-// has no asynchronous discard).
+// every completion available (at most QueueSetup::reap_max, if non-zero), without blocking.
+// `result` is bytes transferred (0 for a trim) or -errno. Queues whose kAsyncTrim is false never
+// get trims: the job issues those synchronously with SyncTrim(), as it does for every trim on a
+// block device (this liburing has no asynchronous discard).
 #pragma once
 
 #include <libaio.h>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "engine/options.h"
 #include "workload/spec.h"
 
 namespace ssdlab {
@@ -32,6 +33,9 @@ struct QueueSetup {
   const int* fds = nullptr;
   uint32_t nfiles = 1;
   uint64_t file_bytes = 0;
+  uint32_t reap_max = 0;  // completions reaped per turn at most; 0 = all available
+  // io_uring features asked for (sqpoll, hipri, registered ring fd); null = the defaults.
+  const EngineOptions* options = nullptr;
 };
 
 // Maps an offset of a multi-file range to (file index, offset in the file).
@@ -60,16 +64,19 @@ class UringQueue {
     unsigned head, n = 0;
     io_uring_for_each_cqe(&ring_, head, cqe) {
       fn(static_cast<uint32_t>(cqe->user_data), cqe->res);
-      ++n;
+      if (++n == reap_max_) break;
     }
     io_uring_cq_advance(&ring_, n);
     return n;
   }
   std::string features() const { return features_; }
+  const EngineGrant& grant() const { return grant_; }
 
  private:
   io_uring ring_{};
   QueueSetup setup_;
+  EngineGrant grant_;
+  uint32_t reap_max_ = 0;  // 0: never equal to a count >= 1, so no limit
   bool ready_ = false;
   bool fixed_buffers_ = false;
   bool fixed_file_ = false;
@@ -101,6 +108,7 @@ class AioQueue {
     return n;
   }
   std::string features() const { return "libaio"; }
+  const EngineGrant& grant() const { return grant_; }
 
  private:
   io_context_t ctx_ = nullptr;
@@ -110,6 +118,7 @@ class AioQueue {
   std::vector<io_event> events_;
   int nevents_ = 0;
   std::vector<std::pair<uint32_t, int>> done_;  // failed submissions, reported as completions
+  EngineGrant grant_;
 };
 
 // One I/O at a time with pread/pwrite (depth is always 1).
@@ -128,6 +137,7 @@ class PsyncQueue {
     return 1;
   }
   std::string features() const { return "psync"; }
+  const EngineGrant& grant() const { return grant_; }
 
  private:
   QueueSetup setup_;
@@ -137,6 +147,7 @@ class PsyncQueue {
   uint64_t offset_ = 0;
   uint32_t bytes_ = 0;
   int done_res_ = 0;
+  EngineGrant grant_;
 };
 
 }  // namespace ssdlab

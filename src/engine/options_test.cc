@@ -1,0 +1,110 @@
+// Unit tests of the engine options' parsers and sysfs look-ups (on fake sysfs trees).
+#include "engine/options.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace ssdlab {
+namespace {
+
+TEST(EngineOptions, CpuListParsesRangesAndRefusesNonsense) {
+  auto a = ParseCpuList("0,2-3,8");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a.value(), (std::vector<uint32_t>{0, 2, 3, 8}));
+  auto dup = ParseCpuList("3,1-3,1");
+  ASSERT_TRUE(dup.ok());
+  EXPECT_EQ(dup.value(), (std::vector<uint32_t>{1, 2, 3}));
+  for (const char* bad : {"", ",", "a", "1-", "-1", "3-1", "1,,2", "0-99999", "1.5", " 1"}) {
+    auto r = ParseCpuList(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    if (!r.ok()) {
+      EXPECT_NE(r.status().message().find("--cpus-allowed"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(FormatCpuList({0, 1, 2, 5, 7, 8}), "0-2,5,7-8");
+  EXPECT_EQ(FormatCpuList({}), "");
+}
+
+TEST(EngineOptions, BatchCompleteMinMax) {
+  uint32_t lo = 0, hi = 0;
+  ASSERT_TRUE(ParseBatchComplete("4", lo, hi).ok());
+  EXPECT_EQ(lo, 4u);
+  EXPECT_EQ(hi, 0u);
+  ASSERT_TRUE(ParseBatchComplete("2:16", lo, hi).ok());
+  EXPECT_EQ(lo, 2u);
+  EXPECT_EQ(hi, 16u);
+  for (const char* bad : {"", "0", "4:2", "1:", ":3", "x", "1:0", "-1"}) {
+    EXPECT_FALSE(ParseBatchComplete(bad, lo, hi).ok()) << bad;
+  }
+}
+
+TEST(EngineOptions, AdaptiveWaitIsAQuarterOfTheDepthWithinBounds) {
+  EXPECT_EQ(AdaptiveWaitMin(1, 0), 0u);
+  EXPECT_EQ(AdaptiveWaitMin(1, 1), 1u);  // QD1: one completion per wait, as always
+  EXPECT_EQ(AdaptiveWaitMin(4, 4), 1u);
+  EXPECT_EQ(AdaptiveWaitMin(7, 7), 1u);
+  EXPECT_EQ(AdaptiveWaitMin(8, 8), 2u);
+  EXPECT_EQ(AdaptiveWaitMin(32, 32), 8u);
+  EXPECT_EQ(AdaptiveWaitMin(32, 3), 3u);  // never more than in flight (the end of a run)
+  EXPECT_EQ(AdaptiveWaitMin(128, 128), 32u);
+  EXPECT_EQ(AdaptiveWaitMin(4096, 4096), kAdaptiveWaitMax);
+}
+
+TEST(EngineOptions, CpusCheckedAgainstTheAffinityMask) {
+  std::vector<uint32_t> mine = AllowedCpus();
+  ASSERT_FALSE(mine.empty());
+  EXPECT_TRUE(CheckCpus("--cpus-allowed", mine).ok());
+  Status s = CheckCpus("--cpus-allowed", {4095});
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("CPU 4095 is not available"), std::string::npos) << s.message();
+}
+
+class FakeSysfs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::temp_directory_path() / ("ssdlab-sysfs-" + std::to_string(getpid()));
+    std::filesystem::remove_all(root_);
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  void Put(const std::string& rel, const std::string& text) {
+    std::filesystem::path p = root_ / rel;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p) << text << "\n";
+  }
+  std::filesystem::path root_;
+};
+
+TEST_F(FakeSysfs, NumaNodeAndPollQueues) {
+  Put("nvme0n1/device/numa_node", "1");
+  Put("nvme0n1/queue/io_poll", "1");
+  Put("vda/device/numa_node", "-1");
+  Put("vda/queue/io_poll", "0");
+  Put("vda/vda1/partition", "1");
+  Put("zram0/queue/io_poll", "0");
+  EXPECT_EQ(DeviceNumaNode((root_ / "nvme0n1").string()), 1);
+  EXPECT_EQ(DevicePollQueues((root_ / "nvme0n1").string()), 1);
+  EXPECT_EQ(DeviceNumaNode((root_ / "vda").string()), -1);
+  EXPECT_EQ(DevicePollQueues((root_ / "vda").string()), 0);
+  // A partition reads its disk's queue.
+  EXPECT_EQ(DevicePollQueues((root_ / "vda/vda1").string()), 0);
+  EXPECT_EQ(DeviceNumaNode((root_ / "zram0").string()), -1);  // no device/numa_node at all
+  EXPECT_EQ(DeviceNumaNode(""), -1);
+  EXPECT_EQ(DevicePollQueues(""), -1);
+  EXPECT_EQ(DevicePollQueues((root_ / "missing").string()), -1);
+}
+
+TEST(EngineOptions, BlockSysDirOfFilesAndNonBlockPaths) {
+  EXPECT_EQ(BlockSysDir("/nonexistent/ssdlab"), "");
+  EXPECT_EQ(BlockSysDir("/proc/self/status"), "");  // procfs: no block device
+  std::string here = BlockSysDir(".");
+  if (!here.empty()) {
+    EXPECT_EQ(here.rfind("/sys/dev/block/", 0), 0u) << here;
+  }
+  EXPECT_TRUE(NodeCpus(-1).empty());
+}
+
+}  // namespace
+}  // namespace ssdlab

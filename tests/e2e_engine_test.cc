@@ -1,0 +1,264 @@
+// End-to-end tests of the engine flags of `ssdlab run`: the submission/completion policy
+// (--batch-submit, --batch-complete), io_uring features (--sqpoll, --sqpoll-cpu, --hipri,
+// registered ring fd), thread placement (--cpus-allowed, NUMA) and their JSON reporting and
+// refusals. Nothing here depends on timing: only counts, contents and what is reported.
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <fstream>
+
+#include "e2e_util.h"
+
+namespace ssdlab::test {
+namespace {
+
+using nlohmann::json;
+
+std::string SysfsLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string s;
+  std::getline(in, s);
+  return s;
+}
+
+// The sysfs directory of the disk holding `dir` ("" if none).
+std::string DiskSysDir(const std::string& dir) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || major(st.st_dev) == 0) return "";
+  return "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" +
+         std::to_string(minor(st.st_dev));
+}
+
+std::vector<std::string> Base(const TempDir& t, std::vector<std::string> extra) {
+  std::vector<std::string> args = {"run",        "--target", t / "f",  "--size",    "8MiB",
+                                   "--interval", "0",        "--json", t / "r.json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+TEST(EngineE2E, DefaultsAreAdaptiveAndReported) {
+  TempDir t;
+  Proc p = RunSsdlab(Base(t, {"--rw", "randread", "--qd", "32", "--io-size", "4MiB"}));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json e = ReadJson(t / "r.json")["context"]["engine"];
+  EXPECT_EQ(e["name"], "io_uring");
+  EXPECT_EQ(e["requested"]["batch_submit"], "adaptive");
+  EXPECT_EQ(e["requested"]["batch_complete_min"], "adaptive");
+  EXPECT_EQ(e["requested"]["batch_complete_max"], "all");
+  EXPECT_EQ(e["requested"]["sqpoll"], false);
+  EXPECT_EQ(e["requested"]["hipri"], false);
+  EXPECT_EQ(e["requested"]["register_ring_fd"], true);
+  EXPECT_TRUE(e["requested"]["cpus_allowed"].is_null());
+  const json& g = e["granted"];
+  EXPECT_EQ(g["batch_submit"], 1);
+  EXPECT_EQ(g["batch_complete_min"], "adaptive");
+  EXPECT_EQ(g["sqpoll"], false);
+  EXPECT_EQ(g["hipri"], false);
+  for (const char* k :
+       {"single_issuer", "defer_taskrun", "registered_ring_fd", "fixed_buffers", "fixed_files"}) {
+    EXPECT_TRUE(g[k].is_boolean()) << k;
+  }
+  // The features string says the same as the booleans.
+  std::string features = g["features"];
+  EXPECT_EQ(features.find("+ring_fd") != std::string::npos, g["registered_ring_fd"].get<bool>())
+      << features;
+  EXPECT_EQ(features.find("+fixed_buffers") != std::string::npos, g["fixed_buffers"].get<bool>())
+      << features;
+  EXPECT_GE(ReadJson(t / "r.json")["results"]["read"]["bytes"].get<uint64_t>(), 4u << 20);
+}
+
+// Batched refill and completion change when I/Os are issued and reaped, never which or how
+// many: an amount-limited run moves exactly its amount, and verified data reads back intact.
+TEST(EngineE2E, BatchFlagsKeepCountsAndDataExact) {
+  TempDir t;
+  for (const std::vector<std::string>& flags :
+       std::vector<std::vector<std::string>>{{"--batch-submit", "4"},
+                                             {"--batch-complete", "3"},
+                                             {"--batch-complete", "2:5", "--batch-submit", "8"},
+                                             {"--batch-submit", "64", "--batch-complete", "64"}}) {
+    std::string what = flags[0] + " " + flags[1];
+    std::vector<std::string> w = {"--rw", "write", "--bs", "4KiB", "--qd", "16", "--verify"};
+    w.insert(w.end(), flags.begin(), flags.end());
+    Proc wr = RunSsdlab(Base(t, w));
+    ASSERT_EQ(wr.exit_code, 0) << what << ": " << wr.err;
+    json r = ReadJson(t / "r.json");
+    EXPECT_EQ(r["results"]["write"]["bytes"], 8u << 20) << what;
+    std::vector<std::string> rd = {"--rw",      "randread", "--qd",    "16",
+                                   "--io-size", "2MiB",     "--verify"};
+    rd.insert(rd.end(), flags.begin(), flags.end());
+    Proc rr = RunSsdlab(Base(t, rd));
+    ASSERT_EQ(rr.exit_code, 0) << what << ": " << rr.err;
+    r = ReadJson(t / "r.json");
+    EXPECT_EQ(r["verify"]["failures"], 0) << what;
+    uint64_t bytes = r["results"]["read"]["bytes"];
+    EXPECT_GE(bytes, 2u << 20) << what;
+    EXPECT_LE(bytes, (2u << 20) + 4096) << what;
+  }
+  // What was asked for and what was in effect: sizes beyond the depth are capped by it.
+  Proc p = RunSsdlab(Base(t, {"--rw", "randread", "--qd", "8", "--io-size", "1MiB",
+                              "--batch-submit", "64", "--batch-complete", "2:5"}));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json e = ReadJson(t / "r.json")["context"]["engine"];
+  EXPECT_EQ(e["requested"]["batch_submit"], 64);
+  EXPECT_EQ(e["granted"]["batch_submit"], 8);
+  EXPECT_EQ(e["requested"]["batch_complete_min"], 2);
+  EXPECT_EQ(e["requested"]["batch_complete_max"], 5);
+  EXPECT_EQ(e["granted"]["batch_complete_min"], 2);
+  EXPECT_EQ(e["granted"]["batch_complete_max"], 5);
+}
+
+TEST(EngineE2E, BatchFlagsWorkWithEveryEngine) {
+  TempDir t;
+  for (const char* engine : {"libaio", "psync"}) {
+    Proc p = RunSsdlab(Base(t, {"--rw", "randrw", "--qd", "8", "--io-size", "2MiB", "--engine",
+                                engine, "--batch-submit", "2", "--batch-complete", "2:4"}));
+    ASSERT_EQ(p.exit_code, 0) << engine << ": " << p.err;
+    json r = ReadJson(t / "r.json");
+    EXPECT_GE(r["results"]["total"]["bytes"].get<uint64_t>(), 2u << 20) << engine;
+    EXPECT_EQ(r["context"]["engine"]["name"], engine);
+    EXPECT_FALSE(r["context"]["engine"]["granted"].contains("sqpoll"))
+        << engine << ": io_uring only";
+  }
+}
+
+TEST(EngineE2E, RingFdCanBeTurnedOff) {
+  TempDir t;
+  Proc p = RunSsdlab(Base(t, {"--rw", "randread", "--io-size", "1MiB", "--no-ring-fd"}));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json e = ReadJson(t / "r.json")["context"]["engine"];
+  EXPECT_EQ(e["requested"]["register_ring_fd"], false);
+  EXPECT_EQ(e["granted"]["registered_ring_fd"], false);
+}
+
+// SQPOLL needs privileges on some kernels: either it is granted and reported, or refused in
+// one line naming the flag (exit 2), never a hang or a silent fallback.
+TEST(EngineE2E, SqpollGrantedOrRefusedClearly) {
+  TempDir t;
+  Proc p = RunSsdlab(Base(
+      t, {"--rw", "randrw", "--qd", "8", "--io-size", "2MiB", "--sqpoll", "--sqpoll-cpu", "0"}));
+  if (p.exit_code == 0) {
+    json r = ReadJson(t / "r.json");
+    json e = r["context"]["engine"];
+    EXPECT_EQ(e["requested"]["sqpoll"], true);
+    EXPECT_EQ(e["requested"]["sqpoll_cpu"], 0);
+    EXPECT_EQ(e["granted"]["sqpoll"], true);
+    EXPECT_EQ(e["granted"]["sqpoll_cpu"], 0);
+    EXPECT_EQ(e["granted"]["defer_taskrun"], false)
+        << "the kernel refuses DEFER_TASKRUN with SQPOLL";
+    EXPECT_NE(e["granted"]["features"].get<std::string>().find("+sqpoll"), std::string::npos);
+    EXPECT_GE(r["results"]["total"]["bytes"].get<uint64_t>(), 2u << 20);
+  } else {
+    EXPECT_EQ(p.exit_code, 2) << p.err;
+    EXPECT_EQ(CountLines(p.err), 1) << p.err;
+    EXPECT_NE(p.err.find("--sqpoll"), std::string::npos) << p.err;
+  }
+}
+
+// Polled completions need poll queues. Where the file's disk has none (queue/io_poll 0, as
+// virtio disks and zram), --hipri is refused before the target is created.
+TEST(EngineE2E, HipriRefusedWithoutPollQueues) {
+  TempDir t;
+  std::string dir = DiskSysDir(t.path().string());
+  std::string poll = SysfsLine(dir + "/queue/io_poll");
+  if (poll.empty()) poll = SysfsLine(dir + "/../queue/io_poll");
+  Proc p = RunSsdlab(Base(t, {"--rw", "randread", "--io-size", "1MiB", "--hipri"}));
+  if (dir.empty() || poll == "0") {
+    EXPECT_EQ(p.exit_code, 2) << p.err;
+    EXPECT_EQ(CountLines(p.err), 1) << p.err;
+    EXPECT_NE(p.err.find("--hipri"), std::string::npos) << p.err;
+    EXPECT_TRUE(p.err.find("no poll queues") != std::string::npos ||
+                p.err.find("not on a block device") != std::string::npos)
+        << p.err;
+    EXPECT_FALSE(std::filesystem::exists(t / "f")) << "target created despite the refusal";
+  } else {
+    // A device with poll queues: polled I/O runs, or the kernel's EOPNOTSUPP is reported.
+    if (p.exit_code == 0) {
+      EXPECT_EQ(ReadJson(t / "r.json")["context"]["engine"]["granted"]["hipri"], true);
+    } else {
+      EXPECT_EQ(p.exit_code, 2) << p.err;
+      EXPECT_NE(p.err.find("--hipri"), std::string::npos) << p.err;
+    }
+  }
+}
+
+TEST(EngineE2E, CpusAllowedPinsJobThreads) {
+  TempDir t;
+  cpu_set_t set;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+  int cpu = 0;
+  while (!CPU_ISSET(cpu, &set)) ++cpu;
+  Proc p = RunSsdlab(Base(t, {"--rw", "randread", "--jobs", "2", "--io-size", "1MiB",
+                              "--cpus-allowed", std::to_string(cpu)}));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json e = ReadJson(t / "r.json")["context"]["engine"];
+  EXPECT_EQ(e["requested"]["cpus_allowed"], std::to_string(cpu));
+  EXPECT_EQ(e["granted"]["cpus"], std::to_string(cpu));
+  EXPECT_EQ(e["granted"]["cpus_source"], "cpus_allowed");
+}
+
+// Without --cpus-allowed the threads go to the device's NUMA node where sysfs names one, and
+// the report says which, or why not.
+TEST(EngineE2E, NumaPlacementFollowsSysfs) {
+  TempDir t;
+  Proc p = RunSsdlab(Base(t, {"--rw", "randread", "--io-size", "1MiB"}));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json g = ReadJson(t / "r.json")["context"]["engine"]["granted"];
+  std::string dir = DiskSysDir(t.path().string());
+  std::string node = SysfsLine(dir + "/device/numa_node");
+  if (node.empty()) node = SysfsLine(dir + "/../device/numa_node");
+  if (node.empty()) node = SysfsLine(dir + "/device/device/numa_node");
+  std::string source = g["cpus_source"];
+  if (node.empty() || node[0] == '-') {
+    EXPECT_TRUE(g["numa_node"].is_null());
+    EXPECT_TRUE(g["cpus"].is_null());
+    EXPECT_EQ(source.rfind("none (", 0), 0u) << source;
+  } else {
+    EXPECT_EQ(g["numa_node"], std::stoi(node));
+    EXPECT_TRUE(source == "numa_node " + node || source.rfind("none (", 0) == 0) << source;
+  }
+}
+
+// Each malformed or impossible value: exit 2, one line naming the flag, nothing created.
+TEST(EngineE2E, BadEngineFlagsFailCleanly) {
+  TempDir t;
+  struct Case {
+    std::vector<std::string> args;
+    std::string expect;
+  };
+  std::vector<Case> cases = {
+      {{"--batch-submit", "0"}, "--batch-submit"},
+      {{"--batch-submit", "lots"}, "--batch-submit"},
+      {{"--batch-complete", "0"}, "--batch-complete"},
+      {{"--batch-complete", "8:2"}, "--batch-complete"},
+      {{"--batch-complete", "2:x"}, "--batch-complete"},
+      {{"--cpus-allowed", "3-1"}, "--cpus-allowed"},
+      {{"--cpus-allowed", "zero"}, "--cpus-allowed"},
+      {{"--cpus-allowed", "4000"}, "not available"},
+      {{"--sqpoll-cpu", "0"}, "needs --sqpoll"},
+      {{"--sqpoll", "--sqpoll-cpu", "x"}, "--sqpoll-cpu"},
+      {{"--sqpoll", "--sqpoll-cpu", "4000"}, "not available"},
+      {{"--sqpoll", "--engine", "libaio"}, "--sqpoll needs --engine io_uring"},
+      {{"--hipri", "--engine", "psync"}, "--hipri needs --engine io_uring"},
+      {{"--hipri", "--buffered"}, "--hipri needs O_DIRECT"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"run",  "--target",  t / "f",     "--size", "8MiB",
+                                     "--rw", "randwrite", "--runtime", "1s"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    Proc p = RunSsdlab(args);
+    EXPECT_EQ(p.exit_code, 2) << c.expect << ": " << p.err;
+    EXPECT_EQ(CountLines(p.err), 1) << p.err;
+    EXPECT_EQ(p.err.rfind("ssdlab: error: ", 0), 0u) << p.err;
+    EXPECT_NE(p.err.find(c.expect), std::string::npos) << p.err;
+    EXPECT_FALSE(std::filesystem::exists(t / "f")) << "target created despite " << c.expect;
+  }
+  Proc sim =
+      RunSsdlab({"run", "--target", "sim:tiny", "--rw", "randread", "--runtime", "1s", "--sqpoll"});
+  EXPECT_EQ(sim.exit_code, 2) << sim.err;
+  EXPECT_NE(sim.err.find("simulated drive"), std::string::npos) << sim.err;
+}
+
+}  // namespace
+}  // namespace ssdlab::test
