@@ -45,7 +45,7 @@ TEST(EngineE2E, DefaultsAreAdaptiveAndReported) {
   json e = ReadJson(t / "r.json")["context"]["engine"];
   EXPECT_EQ(e["name"], "io_uring");
   EXPECT_EQ(e["requested"]["batch_submit"], "adaptive");
-  EXPECT_EQ(e["requested"]["batch_complete_min"], "adaptive");
+  EXPECT_EQ(e["requested"]["batch_complete_min"], "default");
   EXPECT_EQ(e["requested"]["batch_complete_max"], "all");
   EXPECT_EQ(e["requested"]["sqpoll"], false);
   EXPECT_EQ(e["requested"]["hipri"], false);
@@ -53,7 +53,7 @@ TEST(EngineE2E, DefaultsAreAdaptiveAndReported) {
   EXPECT_TRUE(e["requested"]["cpus_allowed"].is_null());
   const json& g = e["granted"];
   EXPECT_EQ(g["batch_submit"], 1);
-  EXPECT_EQ(g["batch_complete_min"], "adaptive");
+  EXPECT_EQ(g["batch_complete_min"], 1) << "exact intervals by default: wait for one completion";
   EXPECT_EQ(g["sqpoll"], false);
   EXPECT_EQ(g["hipri"], false);
   for (const char* k :
@@ -76,6 +76,7 @@ TEST(EngineE2E, BatchFlagsKeepCountsAndDataExact) {
   for (const std::vector<std::string>& flags :
        std::vector<std::vector<std::string>>{{"--batch-submit", "4"},
                                              {"--batch-complete", "3"},
+                                             {"--batch-complete", "auto"},
                                              {"--batch-complete", "2:5", "--batch-submit", "8"},
                                              {"--batch-submit", "64", "--batch-complete", "64"}}) {
     std::string what = flags[0] + " " + flags[1];

@@ -76,7 +76,9 @@ nlohmann::json EngineJson(const std::string& name, const EngineReport* r) {
   auto adaptive = [](uint32_t v) { return v ? nlohmann::json(v) : nlohmann::json("adaptive"); };
   j["requested"] = {
       {"batch_submit", adaptive(q.batch_submit)},
-      {"batch_complete_min", adaptive(q.batch_complete_min)},
+      {"batch_complete_min", q.batch_complete_min == kBatchCompleteAuto ? nlohmann::json("auto")
+                             : q.batch_complete_min ? nlohmann::json(q.batch_complete_min)
+                                                    : nlohmann::json("default")},
       {"batch_complete_max",
        q.batch_complete_max ? nlohmann::json(q.batch_complete_max) : nlohmann::json("all")},
       {"sqpoll", q.sqpoll},
@@ -89,8 +91,9 @@ nlohmann::json EngineJson(const std::string& name, const EngineReport* r) {
   const EngineGrant& g = r->granted;
   nlohmann::json granted = {
       {"batch_submit", r->batch_submit},
-      {"batch_complete_min",
-       r->batch_complete_min ? nlohmann::json(r->batch_complete_min) : nlohmann::json("adaptive")},
+      {"batch_complete_min", r->batch_complete_min == kBatchCompleteAuto
+                                 ? nlohmann::json("auto (a quarter of the depth, 1..32)")
+                                 : nlohmann::json(r->batch_complete_min)},
       {"batch_complete_max",
        r->batch_complete_max ? nlohmann::json(r->batch_complete_max) : nlohmann::json("all")},
       {"cpus", r->cpus.empty() ? nlohmann::json(nullptr) : nlohmann::json(FormatCpuList(r->cpus))},

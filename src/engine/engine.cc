@@ -290,9 +290,11 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   };
 
   // Submission/completion policy (options.h): refill once `submit_batch` slots are free, wait
-  // for `complete_min` completions per enter (adaptive: AdaptiveWaitMin).
+  // for `complete_min` completions per enter (1 by default; auto: AdaptiveWaitMin).
   const uint32_t submit_batch = std::clamp<uint32_t>(opt.batch_submit, 1, depth);
-  const uint32_t complete_min = std::min<uint32_t>(opt.batch_complete_min, depth);
+  const bool auto_wait = opt.batch_complete_min == kBatchCompleteAuto;
+  const uint32_t complete_min =
+      auto_wait ? 0 : std::clamp<uint32_t>(opt.batch_complete_min, 1, depth);
   uint64_t now = MonotonicNs();
   bool issuing = true;
   uint32_t in_flight = 0;
@@ -374,9 +376,9 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     }
     // Rate-limited runs wait for one completion at a time: their waits are bounded by the
     // schedule anyway, and an I/O's end should not wait on a later scheduled one.
-    uint32_t wait = complete_min ? std::min(complete_min, in_flight)
-                    : rated      ? std::min<uint32_t>(1, in_flight)
-                                 : AdaptiveWaitMin(depth, in_flight);
+    uint32_t wait = auto_wait && !rated ? AdaptiveWaitMin(depth, in_flight)
+                    : rated         ? std::min<uint32_t>(1, in_flight)
+                                    : std::min(complete_min, in_flight);
     if (issuing && free_slots.size() < submit_batch) {
       // Not refilled this turn: wait until the next turn can (fio's iodepth_low watermark).
       wait = std::max<uint32_t>(
@@ -644,7 +646,9 @@ class RealBackend : public Backend {
     report_.features = outs.front()->features;
     const uint32_t depth = std::min<uint32_t>(spec.queue_depth, Q::kMaxDepth);
     report_.batch_submit = std::clamp<uint32_t>(report_.requested.batch_submit, 1, depth);
-    report_.batch_complete_min = std::min<uint32_t>(report_.requested.batch_complete_min, depth);
+    const uint32_t asked = report_.requested.batch_complete_min;
+    report_.batch_complete_min =
+        asked == kBatchCompleteAuto ? kBatchCompleteAuto : std::clamp<uint32_t>(asked, 1, depth);
     report_.ran = true;
 
     PhaseResult r;

@@ -69,8 +69,13 @@ Result<std::vector<uint32_t>> ParseCpuList(const std::string& text) {
 Status ParseBatchComplete(const std::string& text, uint32_t& min, uint32_t& max) {
   auto bad = [&] {
     return Status::Invalid("--batch-complete '" + text +
-                           "': expected MIN or MIN:MAX with 1 <= MIN <= MAX");
+                           "': expected auto, MIN or MIN:MAX with 1 <= MIN <= MAX");
   };
+  if (text == "auto") {
+    min = kBatchCompleteAuto;
+    max = 0;
+    return Status::Ok();
+  }
   size_t colon = text.find(':');
   uint32_t lo = 0, hi = 0;
   if (!ParseUint(text.substr(0, colon), lo) || lo == 0) return bad();

@@ -20,7 +20,10 @@ struct EngineOptions {
   uint32_t batch_submit = 0;
   // Completion: each io_uring_enter waits for at least `batch_complete_min` completions (fio's
   // iodepth_batch_complete_min; capped by the I/Os in flight) and a turn reaps at most
-  // `batch_complete_max` (0 = every completion available). 0 = adaptive (see AdaptiveWaitMin).
+  // `batch_complete_max` (0 = every completion available). 0 = the default, 1: every I/O's
+  // interval ends at the first reap after its completion, so nothing but the device and the
+  // kernel path lies inside it. kBatchCompleteAuto = AdaptiveWaitMin (fewer wake-ups at depth,
+  // intervals that can include waiting for later completions of the batch).
   uint32_t batch_complete_min = 0;
   uint32_t batch_complete_max = 0;
   // io_uring features. Each is asked for only when set; what the kernel granted is reported.
@@ -55,6 +58,7 @@ struct EngineGrant {
 // interval ends at the reap of the batch it completed in, so it can include waiting for up to
 // AdaptiveWaitMin - 1 later completions (README, "What is measured").
 inline constexpr uint32_t kAdaptiveWaitMax = 32;
+inline constexpr uint32_t kBatchCompleteAuto = 0xffffffffu;  // --batch-complete auto
 inline uint32_t AdaptiveWaitMin(uint32_t depth, uint32_t in_flight) {
   uint32_t w = depth / 4;
   if (w < 1) w = 1;
