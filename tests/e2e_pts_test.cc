@@ -92,22 +92,10 @@ TEST(PtsE2E, WholeReviewBatteryOnTheSimulator) {
   EXPECT_NE(show.out.find("steady state reached"), std::string::npos) << show.out;
 }
 
-// Number of committed rounds in the database (read with SQLite directly).
+// Number of committed rounds in the database.
 int CommittedRounds(const std::string& db_path) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    sqlite3_close(db);
-    return 0;
-  }
-  sqlite3_busy_timeout(db, 2000);
-  int n = 0;
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM rounds", -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
-    n = sqlite3_column_int(st, 0);
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return n;
+  auto rows = SqlRows(db_path, "SELECT count(*) FROM rounds");
+  return rows.empty() ? 0 : std::stoi(rows.front());
 }
 
 TEST(PtsE2E, SigkillThenResumeGivesIdenticalResults) {
@@ -144,31 +132,6 @@ TEST(PtsE2E, SigkillThenResumeGivesIdenticalResults) {
   EXPECT_EQ(b["context"]["status"], "done");
 }
 
-// Every stored row of a table, as text (column values joined), for byte-for-byte comparison.
-std::vector<std::string> TableRows(const std::string& db_path, const std::string& sql) {
-  std::vector<std::string> out;
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    sqlite3_close(db);
-    return out;
-  }
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK) {
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      std::string row;
-      for (int c = 0; c < sqlite3_column_count(st); ++c) {
-        const void* b = sqlite3_column_blob(st, c);
-        row.append(b ? static_cast<const char*>(b) : "", static_cast<size_t>(sqlite3_column_bytes(st, c)));
-        row += '\x1f';
-      }
-      out.push_back(row);
-    }
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return out;
-}
-
 TEST(PtsE2E, TwoSimulatedRunsStoreByteIdenticalResults) {
   TempDir t;
   // XSR keeps a time series; the others keep histograms per round.
@@ -184,7 +147,7 @@ TEST(PtsE2E, TwoSimulatedRunsStoreByteIdenticalResults) {
                           "SELECT test_id, round, tracking FROM rounds ORDER BY test_id, round",
                           "SELECT * FROM phases ORDER BY id", "SELECT * FROM histograms ORDER BY phase_id, direction",
                           "SELECT * FROM series ORDER BY phase_id, idx, direction"}) {
-    auto a = TableRows(t / "a.db", sql), b = TableRows(t / "b.db", sql);
+    auto a = SqlRows(t / "a.db", sql), b = SqlRows(t / "b.db", sql);
     EXPECT_FALSE(a.empty()) << sql;
     EXPECT_TRUE(a == b) << "the two runs stored different rows for: " << sql;
   }

@@ -1,6 +1,7 @@
 #include "e2e_util.h"
 
 #include <fcntl.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,6 +61,31 @@ int Shell(const std::string& cmd, std::string* out) {
   int rc = std::system(full.c_str());
   if (out) *out = ReadFile(t / "o");
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+std::vector<std::string> SqlRows(const std::string& db_path, const std::string& sql) {
+  std::vector<std::string> out;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return out;
+  }
+  sqlite3_busy_timeout(db, 5000);
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK) {
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      std::string row;
+      for (int c = 0; c < sqlite3_column_count(st); ++c) {
+        const void* b = sqlite3_column_blob(st, c);
+        if (c) row += '|';
+        row.append(b ? static_cast<const char*>(b) : "", static_cast<size_t>(sqlite3_column_bytes(st, c)));
+      }
+      out.push_back(row);
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
 }
 
 std::string ReadFile(const std::filesystem::path& p) {

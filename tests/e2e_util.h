@@ -27,6 +27,9 @@ int Wait(pid_t pid);
 int Shell(const std::string& cmd, std::string* out = nullptr);
 
 std::string ReadFile(const std::filesystem::path& p);
+// The rows of an SQL query on a results database opened read-only, each row's column values
+// joined by '|' (blobs byte for byte); empty when the database cannot be read.
+std::vector<std::string> SqlRows(const std::string& db_path, const std::string& sql);
 nlohmann::json ReadJson(const std::filesystem::path& p);
 int CountLines(const std::string& text);
 

@@ -42,27 +42,7 @@ std::string Sha(const std::string& path) {
 
 // Rows of an SQL query as text, for comparing what the database holds before and after.
 std::vector<std::string> Rows(const std::string& db_path, const std::string& sql) {
-  std::vector<std::string> out;
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    sqlite3_close(db);
-    return out;
-  }
-  sqlite3_busy_timeout(db, 5000);
-  sqlite3_stmt* s = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK) {
-    while (sqlite3_step(s) == SQLITE_ROW) {
-      std::string row;
-      for (int c = 0; c < sqlite3_column_count(s); ++c) {
-        const unsigned char* t = sqlite3_column_text(s, c);
-        row += (c ? "|" : "") + std::string(t ? reinterpret_cast<const char*>(t) : "");
-      }
-      out.push_back(row);
-    }
-  }
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return out;
+  return SqlRows(db_path, sql);
 }
 
 void Exec(const std::string& db_path, const std::string& sql) {

@@ -36,13 +36,6 @@ constexpr size_t kMaxVerifyRecords = 100;
 constexpr size_t kIoLogBatch = 4096;
 constexpr uint64_t kPollNs = 100 * kNsPerMs;  // stop-flag latency bound while idle
 
-std::string ReadSysfs(const std::string& path) {
-  std::ifstream in(path);
-  std::string s;
-  std::getline(in, s);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n')) s.pop_back();
-  return s;
-}
 
 std::string SysBlockDir(dev_t d) {
   return "/sys/dev/block/" + std::to_string(major(d)) + ":" + std::to_string(minor(d));

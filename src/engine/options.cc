@@ -10,17 +10,17 @@
 #include "base/units.h"
 
 namespace ssdlab {
-namespace {
 
-constexpr uint32_t kMaxCpus = 4096;
-
-std::string ReadLine(const std::string& path) {
+std::string ReadSysfs(const std::string& path) {
   std::ifstream in(path);
   std::string s;
   std::getline(in, s);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\n')) s.pop_back();
   return s;
 }
+namespace {
+
+constexpr uint32_t kMaxCpus = 4096;
 
 bool ParseUint(const std::string& s, uint32_t& out) {
   if (s.empty() || s.size() > 9) return false;
@@ -121,7 +121,7 @@ int DeviceNumaNode(const std::string& sys_dir) {
   if (sys_dir.empty()) return -1;
   for (const std::string& p : {sys_dir + "/device/numa_node", sys_dir + "/../device/numa_node",
                                sys_dir + "/device/device/numa_node"}) {
-    std::string v = ReadLine(p);
+    std::string v = ReadSysfs(p);
     if (v.empty()) continue;
     if (v[0] == '-') return -1;
     uint32_t n;
@@ -132,7 +132,7 @@ int DeviceNumaNode(const std::string& sys_dir) {
 
 std::vector<uint32_t> NodeCpus(int node) {
   if (node < 0) return {};
-  std::string list = ReadLine("/sys/devices/system/node/node" + std::to_string(node) + "/cpulist");
+  std::string list = ReadSysfs("/sys/devices/system/node/node" + std::to_string(node) + "/cpulist");
   if (list.empty()) return {};
   auto cpus = ParseCpuList(list);
   return cpus.ok() ? cpus.value() : std::vector<uint32_t>{};
@@ -141,7 +141,7 @@ std::vector<uint32_t> NodeCpus(int node) {
 int DevicePollQueues(const std::string& sys_dir) {
   if (sys_dir.empty()) return -1;
   for (const std::string& p : {sys_dir + "/queue/io_poll", sys_dir + "/../queue/io_poll"}) {
-    std::string v = ReadLine(p);
+    std::string v = ReadSysfs(p);
     if (v == "0") return 0;
     if (v == "1") return 1;
   }

@@ -66,6 +66,9 @@ inline uint32_t AdaptiveWaitMin(uint32_t depth, uint32_t in_flight) {
   return w < in_flight ? w : in_flight;
 }
 
+// The first line of a sysfs (or any text) file without trailing blanks; "" when unreadable.
+std::string ReadSysfs(const std::string& path);
+
 // "0,2-3,8" into sorted distinct CPU numbers. Invalid on syntax, reversed ranges, or more
 // than 4096 CPUs.
 Result<std::vector<uint32_t>> ParseCpuList(const std::string& text);
