@@ -174,8 +174,7 @@ template <bool kFast>
     const uint64_t sched = start_ns_ + a.sched[pos];
     if (pos % kHalf == kHalf - 1) FillAhead(s.job, pos + 1 - kHalf, kHalf);
     a.pos = (pos + 1) % kRing;
-    if (req.bytes == 0) {  // exhausted
-      stop_issuing_ = true;
+    if (req.bytes == 0) {  // exhausted: this slot retires; requests held by others still run
       if (replace_top) heap_.Pop();
       return;
     }

@@ -8,6 +8,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -437,7 +438,15 @@ TEST(TraceStats, KnownShares) {
   EXPECT_NE(flags.find("--rwmix-read 70"), std::string::npos) << flags;
   EXPECT_NE(flags.find("--bs 4KiB:70,64KiB:30"), std::string::npos) << flags;
   EXPECT_NE(flags.find("--rate-iops 1000"), std::string::npos) << flags;
-  EXPECT_GT(s.hot_1pct, 20.0);
+  // Units: 7 hot ones (the hot reads), one per cold read, 16 per write; each access once.
+  uint64_t hot = 0;
+  for (int i = 0; i < 1000; ++i) hot += i % 10 < 7 && i % 4 != 3;
+  const uint64_t cold = 700 - hot, units = 7 + cold + 300 * 16, accesses = hot + cold + 300 * 16;
+  EXPECT_EQ(s.working_set_units, units);
+  const double k1 = std::ceil(0.01 * units);  // the hottest 1%: the hot units and k1 - 7 others
+  EXPECT_NEAR(s.hot_1pct, 100.0 * (hot + (k1 - 7)) / accesses, 1e-9);
+  const double k20 = std::ceil(0.2 * units);
+  EXPECT_NEAR(s.hot_20pct, 100.0 * (hot + (k20 - 7)) / accesses, 1e-9);
 }
 
 TEST(TraceStats, WorkingSetStaysBoundedAndEstimates) {

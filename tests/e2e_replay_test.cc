@@ -1,0 +1,182 @@
+// End-to-end tests of `ssdlab replay` and `ssdlab trace stats`: traces converted from
+// `ssdlab run --lat-log` reproduce the run's counts and bytes; the simulator replays a trace
+// identically twice; malformed traces are refused naming the file and line.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "e2e_util.h"
+
+namespace ssdlab::test {
+namespace {
+
+using nlohmann::json;
+
+// --lat-log CSV (start_ns,direction,offset,bytes,latency_ns) into a fio iolog v3 (us
+// timestamps), sorted by start time.
+std::string LatLogToFioV3(const std::string& csv, const std::string& file) {
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::tuple<uint64_t, std::string, uint64_t, uint64_t>> rows;
+  while (std::getline(in, line)) {
+    std::replace(line.begin(), line.end(), ',', ' ');
+    std::istringstream f(line);
+    uint64_t start, off, bytes, lat;
+    std::string dir;
+    f >> start >> dir >> off >> bytes >> lat;
+    rows.emplace_back(start, dir, off, bytes);
+  }
+  std::sort(rows.begin(), rows.end());
+  std::string out = "fio version 3 iolog\n0 " + file + " add\n0 " + file + " open\n";
+  for (auto& [start, dir, off, bytes] : rows) {
+    out += std::to_string(start / 1000) + " " + file + " " + dir + " " + std::to_string(off) + " " +
+           std::to_string(bytes) + "\n";
+  }
+  return out;
+}
+
+void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+TEST(ReplayE2E, LatLogTraceReproducesCountsAndBytesOnAFile) {
+  TempDir t;
+  Proc p = RunSsdlab({"run", "--target", t / "f", "--size", "16MiB", "--rw", "randrw",
+                      "--rwmix-read", "60", "--bs", "4KiB:50,16KiB:30,64KiB:20", "--qd", "4",
+                      "--io-size", "4MiB", "--json", t / "run.json", "--lat-log", t / "lat.csv"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  WriteText(t / "trace.log", LatLogToFioV3(ReadFile(t / "lat.csv"), t / "f"));
+  p = RunSsdlab({"replay", t / "trace.log", "--target", t / "f", "--timing", "afap", "--qd", "8",
+                 "--json", t / "replay.json"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json run = ReadJson(t / "run.json"), rep = ReadJson(t / "replay.json");
+  for (const char* d : {"read", "write", "total"}) {
+    EXPECT_EQ(rep["results"][d]["ios"], run["results"][d]["ios"]) << d;
+    EXPECT_EQ(rep["results"][d]["bytes"], run["results"][d]["bytes"]) << d;
+  }
+  EXPECT_EQ(rep["replay"]["trace"]["format"], "fio-v3");
+  EXPECT_EQ(rep["replay"]["trace"]["records"], run["results"]["total"]["ios"]);
+  EXPECT_TRUE(rep["replay"]["lag_ns"].is_null());
+  EXPECT_EQ(rep["schema_version"], 1);
+}
+
+TEST(ReplayE2E, SimulatorReplaysIdenticallyTwiceAndMatchesTheRun) {
+  TempDir t;
+  Proc p = RunSsdlab({"run", "--target", "sim:tiny", "--rw", "randrw", "--bs", "4KiB:70,64KiB:30",
+                      "--qd", "8", "--io-size", "8MiB", "--json", t / "run.json", "--lat-log",
+                      t / "lat.csv"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  WriteText(t / "trace.log", LatLogToFioV3(ReadFile(t / "lat.csv"), "sim"));
+  std::vector<json> docs;
+  for (const char* timing : {"original", "original", "afap"}) {
+    std::string out = t / (std::string("r") + std::to_string(docs.size()) + ".json");
+    p = RunSsdlab({"replay", t / "trace.log", "--target", "sim:tiny", "--timing", timing, "--qd",
+                   "8", "--json", out});
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    EXPECT_NE(p.out.find("replay of"), std::string::npos) << p.out;
+    docs.push_back(ReadJson(out));
+  }
+  json run = ReadJson(t / "run.json");
+  for (const json& d : docs) {
+    EXPECT_EQ(d["results"]["total"]["ios"], run["results"]["total"]["ios"]);
+    EXPECT_EQ(d["results"]["total"]["bytes"], run["results"]["total"]["bytes"]);
+  }
+  // Bit for bit the same results, time series and lag (virtual time).
+  EXPECT_EQ(docs[0]["results"], docs[1]["results"]);
+  EXPECT_EQ(docs[0]["intervals"], docs[1]["intervals"]);
+  EXPECT_EQ(docs[0]["sim"], docs[1]["sim"]);
+  EXPECT_EQ(docs[0]["replay"]["lag_ns"], docs[1]["replay"]["lag_ns"]);
+  EXPECT_FALSE(docs[0]["replay"]["lag_ns"].is_null());
+  EXPECT_EQ(docs[0]["replay"]["timing"]["mode"], "original");
+}
+
+TEST(ReplayE2E, MsrTraceWithResponseTimesLoopAndRemap) {
+  TempDir t;
+  std::string csv;
+  uint64_t ts = 128166372003061629ULL;
+  for (int i = 0; i < 2000; ++i) {
+    ts += 500;  // 50 us apart
+    csv += std::to_string(ts) + ",hm,0," + (i % 3 ? "Read" : "Write") + "," +
+           std::to_string((static_cast<uint64_t>(i) * 7919 % 100000) * 4096 + (uint64_t{1} << 40)) +
+           ",4096," + std::to_string(1000 + i % 50) + "\n";
+  }
+  WriteText(t / "msr.csv", csv);
+  Proc p = RunSsdlab({"replay", t / "msr.csv", "--target", "sim:tiny", "--json", t / "r.json"});
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.err.find("--remap"), std::string::npos) << p.err;
+  p = RunSsdlab({"replay", t / "msr.csv", "--target", "sim:tiny", "--remap", "modulo", "--loop",
+                 "3", "--timing", "scale:2", "--json", t / "r.json"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json r = ReadJson(t / "r.json");
+  EXPECT_EQ(r["results"]["total"]["ios"], 6000);
+  EXPECT_EQ(r["replay"]["trace"]["passes"], 3);
+  EXPECT_EQ(r["replay"]["trace"]["format"], "msr");
+  const json& cmp = r["replay"]["latency_compare"];
+  ASSERT_TRUE(cmp.contains("read")) << cmp.dump();
+  EXPECT_EQ(cmp["read"]["recorded"]["ios"], r["results"]["read"]["ios"]);
+  EXPECT_NEAR(cmp["total"]["recorded"]["p50"].get<double>(), 102400, 2000);
+  EXPECT_NE(p.out.find("recorded vs replayed"), std::string::npos) << p.out;
+}
+
+TEST(ReplayE2E, MalformedTraceNamesFileAndLineAndSkipBadCounts) {
+  TempDir t;
+  WriteText(t / "a.csv", "0,R,0,4096,10\n0,R,4096,4096,20\n0,X,8192,4096,30\n0,W,0,4096,40\n");
+  Proc p = RunSsdlab({"replay", t / "a.csv", "--target", t / "f", "--size", "1MiB"});
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.err.find(t / "a.csv" + ":3:"), std::string::npos) << p.err;
+  EXPECT_EQ(p.err.rfind("ssdlab: error: ", 0), 0u) << p.err;
+  p = RunSsdlab({"replay", t / "a.csv", "--target", t / "f", "--size", "1MiB", "--skip-bad", "1",
+                 "--json", t / "r.json"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json r = ReadJson(t / "r.json");
+  EXPECT_EQ(r["replay"]["trace"]["skipped"], 1);
+  EXPECT_EQ(r["results"]["total"]["ios"], 3);
+  // Bad flags.
+  p = RunSsdlab({"replay", t / "a.csv", "--target", "sim:tiny", "--timing", "scale:0"});
+  EXPECT_EQ(p.exit_code, 2);
+  p = RunSsdlab({"replay", t / "missing.csv", "--target", "sim:tiny"});
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.err.find("does not exist"), std::string::npos) << p.err;
+}
+
+TEST(TraceStatsE2E, KnownSharesAndSuggestion) {
+  TempDir t;
+  std::string csv;
+  for (int i = 0; i < 1000; ++i) {  // 80% reads of 4 KiB, 20% writes of 16 KiB, 1 ms apart
+    bool read = i % 5 != 0;
+    csv += "3," + std::string(read ? "R" : "W") + "," + std::to_string(uint64_t(i) * 65536) + "," +
+           (read ? "4096" : "16384") + "," + std::to_string(1000000 + uint64_t(i) * 1000) + "\n";
+  }
+  WriteText(t / "ali.csv", csv);
+  Proc p = RunSsdlab({"trace", "stats", t / "ali.csv", "--json", t / "s.json"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json s = ReadJson(t / "s.json");
+  EXPECT_EQ(s["trace"]["format"], "alibaba");
+  EXPECT_EQ(s["trace"]["records"], 1000);
+  EXPECT_DOUBLE_EQ(s["directions"]["read"]["ios_pct"].get<double>(), 80.0);
+  EXPECT_DOUBLE_EQ(s["directions"]["write"]["bytes_pct"].get<double>(),
+                   100.0 * 200 * 16384 / (800 * 4096 + 200 * 16384));
+  EXPECT_EQ(s["working_set"]["units"], 800 + 200 * 4);
+  EXPECT_TRUE(s["working_set"]["exact"]);
+  std::string flags = s["suggested_run_flags"];
+  EXPECT_NE(flags.find("--rwmix-read 80"), std::string::npos) << flags;
+  EXPECT_NE(flags.find("--bs 4KiB:80,16KiB:20"), std::string::npos) << flags;
+  EXPECT_NE(flags.find("--rate-iops 1000"), std::string::npos) << flags;
+  // The suggestion is a valid `ssdlab run` command line.
+  std::vector<std::string> args = {"run", "--target", "sim:tiny", "--runtime", "10ms"};
+  std::istringstream f(flags);
+  std::string w;
+  while (f >> w) args.push_back(w);
+  p = RunSsdlab(args);
+  EXPECT_EQ(p.exit_code, 0) << flags << "\n" << p.err;
+}
+
+TEST(TraceCaptureE2E, ClearErrorWithoutABlockDevice) {
+  TempDir t;
+  Proc p = RunSsdlab({"trace", "capture", "--device", t / "nothing", "-o", t / "cap"});
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.err.find("not a block device"), std::string::npos) << p.err;
+}
+
+}  // namespace
+}  // namespace ssdlab::test
