@@ -32,17 +32,23 @@ class ZstdWriter {
     if (buf_.size() >= (1 << 20)) Flush(false);
   }
 
- private:
   void Flush(bool end) {
     ZSTD_inBuffer in{buf_.data(), buf_.size(), 0};
-    for (;;) {
+    while (in.pos < in.size) {
       ZSTD_outBuffer ob{out_.data(), out_.size(), 0};
-      size_t rc = end ? ZSTD_endStream(cs_, &ob) : ZSTD_compressStream(cs_, &ob, &in);
+      ZSTD_compressStream(cs_, &ob, &in);
       std::fwrite(out_.data(), 1, ob.pos, f_);
-      if (end ? rc == 0 : in.pos == in.size) break;
     }
     buf_.clear();
+    while (end) {
+      ZSTD_outBuffer ob{out_.data(), out_.size(), 0};
+      size_t rc = ZSTD_endStream(cs_, &ob);
+      std::fwrite(out_.data(), 1, ob.pos, f_);
+      if (rc == 0) break;
+    }
   }
+
+ private:
   FILE* f_;
   ZSTD_CStream* cs_;
   std::string out_, buf_;

@@ -53,7 +53,19 @@ with open(sys.argv[1], "w") as f:
         f.write("%d f %s %d 4096\n" % (i * 50, "read" if i % 10 < 7 else "write",
                                         random.randrange(0, 65536) * 4096))
 PY
-"$build/ssdlab" replay "$tmp/paced.log" --target "$tmp/paced.img" --size 256MiB \
-  --timing original --qd 64 --json "$tmp/paced.json" | head -1
-python3 -c "import json;d=json.load(open('$tmp/paced.json'))['replay']['lag_ns'];print('lag p50 %.1f us, p99 %.1f us, max %.1f us' % (d['p50']/1e3, d['p99']/1e3, d['max']/1e3))"
+lag() { python3 -c "import json;d=json.load(open('$1'))['replay']['lag_ns'];print('  lag p50 %.1f us, p99 %.1f us, max %.1f us' % (d['p50']/1e3, d['p99']/1e3, d['max']/1e3))"; }
+echo "-- on a file of the build's filesystem (O_DIRECT: the device is in the loop)"
+fallocate -l 256MiB "$tmp/paced.img"
+"$build/ssdlab" replay "$tmp/paced.log" --target "$tmp/paced.img" --timing original --qd 64 \
+  --json "$tmp/paced.json" | head -1
+lag "$tmp/paced.json"
+rm -f "$tmp/paced.img"
+echo "-- on a file in /dev/shm (--buffered: the engine's own scheduling)"
+shm=$(mktemp /dev/shm/ssdlab-paced.XXXXXX)
+trap 'rm -rf "$tmp" "$shm"' EXIT
+fallocate -l 256MiB "$shm"
+"$build/ssdlab" replay "$tmp/paced.log" --target "$shm" --buffered --timing original --qd 64 \
+  --json "$tmp/paced.json" | head -1
+lag "$tmp/paced.json"
+rm -f "$shm"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -4,6 +4,7 @@
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -190,6 +191,8 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   SourcedRequest src_buf[kSrcBatch];
   size_t src_pos = 0, src_n = 0;
   const bool rated = spec.rate_iops > 0 || src_timed;
+  // Scheduled I/O: sleep until the due time without the default 50 us timer slack.
+  if (rated) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   const uint64_t rate_step_ns =
       rated ? static_cast<uint64_t>(1e9 * spec.jobs / spec.rate_iops) : 0;
   const uint64_t t0 = sh.t0_ns;
