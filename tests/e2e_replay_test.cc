@@ -141,6 +141,28 @@ TEST(ReplayE2E, MalformedTraceNamesFileAndLineAndSkipBadCounts) {
   EXPECT_NE(p.err.find("does not exist"), std::string::npos) << p.err;
 }
 
+TEST(ReplayE2E, StoredInTheDatabase) {
+  TempDir t;
+  WriteText(t / "a.csv", "0,R,0,4096,10\n0,W,4096,8192,20\n0,R,65536,4096,30\n");
+  Proc p = RunSsdlab({"replay", t / "a.csv", "--target", "sim:tiny", "--db", t / "r.db", "--run",
+                      "rep1", "--json", t / "r.json"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_NE(p.out.find("stored as run 'rep1'"), std::string::npos) << p.out;
+  Proc ls = RunSsdlab({"ls", "--db", t / "r.db"});
+  ASSERT_EQ(ls.exit_code, 0) << ls.err;
+  EXPECT_NE(ls.out.find("rep1"), std::string::npos) << ls.out;
+  EXPECT_NE(ls.out.find("replay"), std::string::npos) << ls.out;
+  Proc show = RunSsdlab({"show", "rep1", "--db", t / "r.db"});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  Proc ex = RunSsdlab({"export", "rep1", "--db", t / "r.db", "--json", t / "e.json"});
+  ASSERT_EQ(ex.exit_code, 0) << ex.err;
+  EXPECT_NE(ReadFile(t / "e.json").find("\"replay\""), std::string::npos);
+  // The same run name twice is refused.
+  p = RunSsdlab(
+      {"replay", t / "a.csv", "--target", "sim:tiny", "--db", t / "r.db", "--run", "rep1"});
+  EXPECT_NE(p.exit_code, 0);
+}
+
 TEST(TraceStatsE2E, KnownSharesAndSuggestion) {
   TempDir t;
   std::string csv;

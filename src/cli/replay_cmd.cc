@@ -13,7 +13,9 @@
 #include "cli/flags.h"
 #include "cli/lat_log.h"
 #include "cli/output.h"
+#include "cli/suite_cli.h"
 #include "cli/targets.h"
+#include "store/store.h"
 #include "trace/replay_source.h"
 #include "trace/trace.h"
 #include "workload/parse.h"
@@ -44,6 +46,8 @@ struct ReplayArgs {
   bool destructive = false;
   std::string json;
   std::string lat_log;
+  std::string db;
+  std::string run;
 };
 
 nlohmann::json LatJson(const Histogram& h) {
@@ -67,6 +71,8 @@ Result<Prescan> ScanTrace(const std::string& path, const trace::TraceOptions& o)
   Prescan p;
   trace::TraceRecord r;
   for (;;) {
+    if (StopFlag().load())
+      return Status::Error(Code::kInterrupted, "interrupted while checking the trace");
     SSDLAB_ASSIGN_OR_RETURN(bool more, reader->Next(&r));
     if (!more) break;
     ++p.records;
@@ -85,8 +91,9 @@ int Replay(const ReplayArgs& a) {
   }
   const std::string target = composed.value();
   const bool sim = IsSimTarget(target);
-  if (Status s = CheckOutputPaths({{"--json", a.json}, {"--lat-log", a.lat_log}},
-                                  {{"--target", sim ? "" : target}, {"TRACE", a.trace}});
+  if (Status s =
+          CheckOutputPaths({{"--json", a.json}, {"--lat-log", a.lat_log}},
+                           {{"--target", sim ? "" : target}, {"TRACE", a.trace}, {"--db", a.db}});
       !s.ok()) {
     PrintError(s.message());
     return ExitCodeFor(s);
@@ -220,6 +227,19 @@ int Replay(const ReplayArgs& a) {
     }
     lat_log = std::move(l.value());
   }
+  if (!a.run.empty() && a.db.empty()) {
+    PrintError("--run needs --db");
+    return kExitUsage;
+  }
+  std::unique_ptr<Store> store;
+  if (!a.db.empty()) {
+    auto opened = Store::Open(a.db);
+    if (!opened.ok()) {
+      PrintError(opened.status().message());
+      return ExitCodeFor(opened.status());
+    }
+    store = std::move(opened.value());
+  }
   auto backend = OpenTarget(req);
   if (!backend.ok()) {
     PrintError(backend.status().message());
@@ -243,6 +263,36 @@ int Replay(const ReplayArgs& a) {
   spec.interval_ns = interval_ns;
   spec.source = &source;
 
+  // The stored run: kind "replay", one test of one round holding the phase.
+  int64_t run_id = 0, test_id = 0;
+  const std::string run_name = a.run.empty() ? DefaultRunName("replay") : a.run;
+  if (store) {
+    nlohmann::json config = {{"trace", a.trace},
+                             {"format", trace::TraceFormatName(topt.format)},
+                             {"event", a.event},
+                             {"device_id", a.device_id},
+                             {"timing", a.timing},
+                             {"remap", a.remap},
+                             {"range", a.range},
+                             {"loop", ropt.loops},
+                             {"qd", qd},
+                             {"max_io_bytes", max_io},
+                             {"skip_bad", topt.skip_bad}};
+    nlohmann::json context = PlatformJson();
+    context["target"] = TargetJson((*backend)->info());
+    auto id = store->CreateRun(run_name, "replay", config, context, (*backend)->info());
+    if (!id.ok()) {
+      PrintError(id.status().message());
+      return ExitCodeFor(id.status());
+    }
+    run_id = id.value();
+    auto t = store->BeginTest(run_id, 0, "replay", config);
+    if (!t.ok()) {
+      PrintError(t.status().message());
+      return kExitFailed;
+    }
+    test_id = t.value();
+  }
   RunControl control;
   control.stop = &StopFlag();
   control.io_log = lat_log.get();
@@ -250,6 +300,9 @@ int Replay(const ReplayArgs& a) {
   auto result = (*backend)->RunPhase(spec, control);
   const double end = UnixTimeS();
   source.Close();
+  if (store && (!result.ok() || !source.status().ok())) {
+    (void)store->SetRunStatus(run_id, "failed");
+  }
   if (!result.ok()) {
     PrintError(result.status().message());
     return ExitCodeFor(result.status());
@@ -353,6 +406,19 @@ int Replay(const ReplayArgs& a) {
   rep["latency_compare"] = cmp.empty() ? nlohmann::json(nullptr) : cmp;
   doc["replay"] = rep;
 
+  if (store) {
+    Status st = store->CommitRound(test_id, 0, {StoredPhase{0, "replay", WorkloadJson(spec), r}},
+                                   nlohmann::json::object());
+    if (st.ok()) st = store->FinishTest(test_id, nlohmann::json::object(), rep);
+    if (st.ok()) {
+      st = store->SetRunStatus(run_id, r.interrupted ? "interrupted" : "done");
+    }
+    if (!st.ok()) {
+      PrintError("cannot store the replay in " + a.db + ": " + st.message());
+      code = kExitFailed;
+    }
+  }
+
   std::ostream& human = a.json == "-" || a.lat_log == "-" ? std::cerr : std::cout;
   std::string lag_text =
       !timed ? "afap qd " + std::to_string(qd)
@@ -374,6 +440,7 @@ int Replay(const ReplayArgs& a) {
                          FormatNs(static_cast<double>(rep_total.max())));
   }
   for (const auto& n : r.notes) human << "note: " << n << "\n";
+  if (store) human << fmt::format("stored as run '{}' in {}\n", run_name, a.db);
   if (!a.json.empty()) {
     if (Status st = WriteJsonOutput(a.json, doc); !st.ok()) {
       PrintError(st.message());
@@ -436,6 +503,8 @@ void AddReplayCommand(CLI::App& app, int* exit_code) {
                 "Allow writing to a block device (destroys its data)");
   cmd->add_option("--json", a->json, "Write the JSON result to FILE (- for stdout)");
   cmd->add_option("--lat-log", a->lat_log, "Write every I/O as CSV to FILE (- for stdout)");
+  cmd->add_option("--db", a->db, "Store the replay in this results database");
+  cmd->add_option("--run", a->run, "Run name in --db (default replay-YYYYMMDD-HHMMSS)");
   cmd->callback([a, exit_code] { *exit_code = Replay(*a); });
 }
 
