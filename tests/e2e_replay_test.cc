@@ -157,6 +157,11 @@ TEST(ReplayE2E, StoredInTheDatabase) {
   Proc ex = RunSsdlab({"export", "rep1", "--db", t / "r.db", "--json", t / "e.json"});
   ASSERT_EQ(ex.exit_code, 0) << ex.err;
   EXPECT_NE(ReadFile(t / "e.json").find("\"replay\""), std::string::npos);
+  Proc rep = RunSsdlab({"report", "rep1", "--db", t / "r.db", "-o", t / "r.html"});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  const std::string html = ReadFile(t / "r.html");
+  EXPECT_NE(html.find("Trace replays"), std::string::npos);
+  EXPECT_NE(html.find("replay-table"), std::string::npos);
   // The same run name twice is refused.
   p = RunSsdlab(
       {"replay", t / "a.csv", "--target", "sim:tiny", "--db", t / "r.db", "--run", "rep1"});

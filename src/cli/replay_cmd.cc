@@ -404,6 +404,11 @@ int Replay(const ReplayArgs& a) {
     cmp["total"] = {{"recorded", LatJson(rec_total)}, {"replayed", LatJson(r.Total().latency)}};
   }
   rep["latency_compare"] = cmp.empty() ? nlohmann::json(nullptr) : cmp;
+  {
+    nlohmann::json total = DirectionJson(r.Total(), r.measured_ns);
+    total.erase("histogram");
+    rep["replayed_total"] = total;
+  }
   doc["replay"] = rep;
 
   if (store) {
