@@ -60,6 +60,16 @@ TEST(ReplayE2E, LatLogTraceReproducesCountsAndBytesOnAFile) {
   EXPECT_EQ(rep["replay"]["trace"]["records"], run["results"]["total"]["ios"]);
   EXPECT_TRUE(rep["replay"]["lag_ns"].is_null());
   EXPECT_EQ(rep["schema_version"], 1);
+  // Two jobs pulling from one (gzip-compressed) trace: still every I/O exactly once.
+  ASSERT_EQ(Shell("gzip -k " + t / "trace.log"), 0);
+  p = RunSsdlab({"replay", t / "trace.log.gz", "--target", t / "f", "--timing", "afap", "--qd",
+                 "4", "--jobs", "2", "--json", t / "replay2.json"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json rep2 = ReadJson(t / "replay2.json");
+  for (const char* d : {"read", "write"}) {
+    EXPECT_EQ(rep2["results"][d]["ios"], run["results"][d]["ios"]) << d;
+    EXPECT_EQ(rep2["results"][d]["bytes"], run["results"][d]["bytes"]) << d;
+  }
 }
 
 TEST(ReplayE2E, SimulatorReplaysIdenticallyTwiceAndMatchesTheRun) {
