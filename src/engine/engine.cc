@@ -194,7 +194,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   // Scheduled I/O: sleep until the due time without the default 50 us timer slack.
   if (rated) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   const uint64_t rate_step_ns =
-      rated ? static_cast<uint64_t>(1e9 * spec.jobs / spec.rate_iops) : 0;
+      spec.rate_iops > 0 ? static_cast<uint64_t>(1e9 * spec.jobs / spec.rate_iops) : 0;
   const uint64_t t0 = sh.t0_ns;
   uint64_t next_sched = t0;
 
@@ -356,7 +356,8 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     if (!prepared.empty() && src_timed) {
       uint64_t stamp = MonotonicNs();
       for (uint32_t idx : prepared) {
-        if (slots[idx].measured) out.submit_lag.Record(stamp - std::min(stamp, slots[idx].submit_ns));
+        const uint64_t due = slots[idx].submit_ns;
+        if (slots[idx].measured) out.submit_lag.Record(stamp > due ? stamp - due : 0);
       }
     }
     prepared.clear();
