@@ -62,8 +62,8 @@ TEST(ReplayE2E, LatLogTraceReproducesCountsAndBytesOnAFile) {
   EXPECT_EQ(rep["schema_version"], 1);
   // Two jobs pulling from one (gzip-compressed) trace: still every I/O exactly once.
   ASSERT_EQ(Shell("gzip -k " + t / "trace.log"), 0);
-  p = RunSsdlab({"replay", t / "trace.log.gz", "--target", t / "f", "--timing", "afap", "--qd",
-                 "4", "--jobs", "2", "--json", t / "replay2.json"});
+  p = RunSsdlab({"replay", t / "trace.log.gz", "--target", t / "f", "--timing", "afap", "--qd", "4",
+                 "--jobs", "2", "--json", t / "replay2.json"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
   json rep2 = ReadJson(t / "replay2.json");
   for (const char* d : {"read", "write"}) {
@@ -208,6 +208,24 @@ TEST(TraceStatsE2E, KnownSharesAndSuggestion) {
   while (f >> w) args.push_back(w);
   p = RunSsdlab(args);
   EXPECT_EQ(p.exit_code, 0) << flags << "\n" << p.err;
+}
+
+TEST(TraceStatsE2E, StoredAndReported) {
+  TempDir t;
+  WriteText(t / "spc.csv",
+            "0,100,4096,r,0.001\n0,108,8192,w,0.002\n1,4000,4096,R,0.0035\n0,100,4096,r,0.004\n");
+  Proc p = RunSsdlab({"trace", "stats", t / "spc.csv", "--db", t / "s.db", "--run", "st"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_NE(p.out.find("stored as run 'st'"), std::string::npos) << p.out;
+  Proc ls = RunSsdlab({"ls", "--db", t / "s.db"});
+  EXPECT_NE(ls.out.find("trace-stats"), std::string::npos) << ls.out;
+  Proc rep = RunSsdlab({"report", "st", "--db", t / "s.db", "-o", t / "s.html"});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  const std::string html = ReadFile(t / "s.html");
+  EXPECT_NE(html.find("Trace statistics"), std::string::npos);
+  EXPECT_NE(html.find("trace-stats-bs"), std::string::npos);
+  p = RunSsdlab({"trace", "stats", t / "spc.csv", "--run", "x"});
+  EXPECT_EQ(p.exit_code, 2);
 }
 
 TEST(TraceCaptureE2E, ClearErrorWithoutABlockDevice) {

@@ -14,6 +14,8 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/output.h"
+#include "cli/suite_cli.h"
+#include "store/store.h"
 #include "trace/stats.h"
 #include "trace/trace.h"
 
@@ -30,6 +32,8 @@ struct StatsArgs {
   std::string skip_bad = "0";
   std::string burst_gap = "1ms";
   std::string json;
+  std::string db;
+  std::string run;
 };
 
 nlohmann::json HistJson(const Histogram& h) {
@@ -39,7 +43,8 @@ nlohmann::json HistJson(const Histogram& h) {
 }
 
 int Stats(const StatsArgs& a) {
-  if (Status s = CheckOutputPaths({{"--json", a.json}}, {{"TRACE", a.trace}}); !s.ok()) {
+  if (Status s = CheckOutputPaths({{"--json", a.json}}, {{"TRACE", a.trace}, {"--db", a.db}});
+      !s.ok()) {
     PrintError(s.message());
     return ExitCodeFor(s);
   }
@@ -63,10 +68,23 @@ int Stats(const StatsArgs& a) {
     PrintError(s.message());
     return kExitUsage;
   }
+  if (!a.run.empty() && a.db.empty()) {
+    PrintError("--run needs --db");
+    return kExitUsage;
+  }
   auto reader = trace::OpenTrace(a.trace, o);
   if (!reader.ok()) {
     PrintError(reader.status().message());
     return ExitCodeFor(reader.status());
+  }
+  std::unique_ptr<Store> store;
+  if (!a.db.empty()) {
+    auto opened = Store::Open(a.db);
+    if (!opened.ok()) {
+      PrintError(opened.status().message());
+      return ExitCodeFor(opened.status());
+    }
+    store = std::move(opened.value());
   }
   trace::StatsBuilder b(so);
   trace::TraceRecord r;
@@ -144,6 +162,31 @@ int Stats(const StatsArgs& a) {
   doc["max_end_bytes"] = st.max_end_bytes;
   doc["suggested_run_flags"] = flags;
 
+  int code = kExitOk;
+  const std::string run_name = a.run.empty() ? DefaultRunName("trace-stats") : a.run;
+  if (store) {
+    // A run of kind "trace-stats": one test whose results are this document.
+    nlohmann::json config = {{"trace_stats", a.trace},
+                             {"format", trace::TraceFormatName((*reader)->format())},
+                             {"device_id", a.device_id}};
+    nlohmann::json context = PlatformJson();
+    TargetInfo target;
+    target.path = a.trace;
+    target.kind = "trace";
+    context["target"] = TargetJson(target);
+    auto id = store->CreateRun(run_name, "trace-stats", config, context, target);
+    if (!id.ok()) {
+      PrintError(id.status().message());
+      return ExitCodeFor(id.status());
+    }
+    auto t = store->BeginTest(id.value(), 0, "trace-stats", config);
+    Status st = t.ok() ? store->FinishTest(t.value(), nlohmann::json::object(), doc) : t.status();
+    if (st.ok()) st = store->SetRunStatus(id.value(), "done");
+    if (!st.ok()) {
+      PrintError("cannot store the statistics in " + a.db + ": " + st.message());
+      code = kExitFailed;
+    }
+  }
   std::ostream& human = a.json == "-" ? std::cerr : std::cout;
   human << fmt::format("{} ({}): {} records over {}, mean {:.0f} IOPS, peak {} IOPS in 1 s\n",
                        a.trace, trace::TraceFormatName((*reader)->format()), ios,
@@ -172,13 +215,14 @@ int Stats(const StatsArgs& a) {
   human << "  nearest run: ssdlab run " << flags << "\n";
   if ((*reader)->skipped())
     human << "note: " << (*reader)->skipped() << " malformed records skipped\n";
+  if (store) human << fmt::format("stored as run '{}' in {}\n", run_name, a.db);
   if (!a.json.empty()) {
     if (Status w = WriteJsonOutput(a.json, doc); !w.ok()) {
       PrintError(w.message());
       return kExitFailed;
     }
   }
-  return kExitOk;
+  return code;
 }
 
 struct CaptureArgs {
@@ -257,6 +301,8 @@ void AddTraceCommand(CLI::App& app, int* exit_code) {
   stats->add_option("--burst-gap", a->burst_gap, "A gap above this ends a burst")
       ->capture_default_str();
   stats->add_option("--json", a->json, "Write the JSON statistics to FILE (- for stdout)");
+  stats->add_option("--db", a->db, "Store the statistics in this results database");
+  stats->add_option("--run", a->run, "Run name in --db (default trace-stats-YYYYMMDD-HHMMSS)");
   stats->callback([a, exit_code] { *exit_code = Stats(*a); });
 
   auto c = std::make_shared<CaptureArgs>();

@@ -1794,6 +1794,7 @@ json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& o
   for (json& s : report::ProfileSections(ctx)) add(std::move(s));
   add(report::AppSection(ctx));
   add(report::ReplaySection(ctx));
+  add(report::TraceStatsSection(ctx));
   add(report::SimSection(ctx));
   add(report::TemperatureSection(ctx));
   model["sections"] = sections;

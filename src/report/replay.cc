@@ -1,5 +1,6 @@
-// Trace replays (`ssdlab replay --db`, cli/replay_cmd.cc) in the report: what was replayed,
-// whether the replay kept up with the trace, and the recorded against the replayed latency.
+// Block traces in the report: replays (`ssdlab replay --db`, cli/replay_cmd.cc) with what was
+// replayed, whether the replay kept up and the recorded against the replayed latency; trace
+// statistics (`ssdlab trace stats --db`, cli/trace_cmd.cc) with shares, sizes and skew.
 #include <fmt/format.h>
 
 #include "report/model_internal.h"
@@ -95,6 +96,88 @@ json ReplaySection(Ctx& ctx) {
   }
   return Section("replay", "Trace replays",
                  "Block traces replayed against the drive (ssdlab replay).", blocks);
+}
+
+bool IsTraceStatsTest(const json& test) {
+  return Get(Get(test, "results"), "suggested_run_flags").is_string();
+}
+
+json TraceStatsRunFacts(const ReportRun& run) {
+  const json& config = Get(Get(run.doc, "context"), "config");
+  return {{"spec", fmt::format("ssdlab trace stats {} ({})", Str(config, "trace_stats"),
+                               Str(config, "format"))},
+          {"active_range", "the trace's own offsets"},
+          {"preconditioning", "none (no I/O: the trace is read)"},
+          {"rounds", "none: one pass over the trace"},
+          {"steady_state", "not applicable (trace statistics)"}};
+}
+
+json TraceStatsSection(Ctx& ctx) {
+  json rows = json::array(), sizes = json::array(), skew = json::array();
+  for (const ReportRun& r : ctx.runs) {
+    for (const json& t : Get(r.doc, "tests")) {
+      if (!IsTraceStatsTest(t)) continue;
+      const json& res = Get(t, "results");
+      const json& dirs = Get(res, "directions");
+      const json& ws = Get(res, "working_set");
+      const json& sk = Get(res, "skew");
+      const std::string label = r.label + ": " + Str(Get(res, "trace"), "path");
+      rows.push_back(json::array(
+          {label, FmtInt(Num(Get(res, "trace"), "records")), FmtDurationNs(Num(res, "duration_ns")),
+           FmtPct(Num(Get(dirs, "read"), "ios_pct")) + " / " +
+               FmtPct(Num(Get(dirs, "read"), "bytes_pct")),
+           FmtPct(Num(res, "sequential_pct")), FmtInt(Num(res, "mean_iops")),
+           FmtInt(Num(res, "peak_iops_1s")),
+           FmtNum(Num(ws, "bytes") / (1024.0 * 1024.0), 4) + " MiB" +
+               (Get(ws, "exact").is_boolean() && !Get(ws, "exact").get<bool>() ? " (est.)" : ""),
+           FmtPct(Num(sk, "hottest_1pct_access_pct")) + " / " +
+               FmtPct(Num(sk, "hottest_10pct_access_pct")) + " / " +
+               FmtPct(Num(sk, "hottest_20pct_access_pct")),
+           Str(res, "suggested_run_flags")}));
+      for (const json& b : Get(res, "block_sizes")) {
+        json row = {{"size", BlockLabel(static_cast<uint64_t>(Num(b, "bytes")))},
+                    {"bytes", Num(b, "bytes")},
+                    {"pct", R6(Num(b, "pct"))},
+                    {"trace", label}};
+        if (ctx.multi) row["drive"] = r.label;
+        sizes.push_back(row);
+      }
+      for (const auto& [k, name] :
+           {std::pair<const char*, const char*>{"hottest_1pct_access_pct", "1%"},
+            {"hottest_10pct_access_pct", "10%"},
+            {"hottest_20pct_access_pct", "20%"}}) {
+        json row = {{"space", name}, {"pct", R6(Num(sk, k))}, {"trace", label}};
+        if (ctx.multi) row["drive"] = r.label;
+        skew.push_back(row);
+      }
+    }
+  }
+  if (rows.empty()) return nullptr;
+  json blocks = json::array();
+  blocks.push_back(TableBlock(
+      ctx.Id("trace-stats-table"), "Trace statistics",
+      json::array({"Trace", "Records", "Duration", "Reads % of I/Os / bytes", "Sequential",
+                   "Mean IOPS", "Peak IOPS (1 s)", "Working set", "Hottest 1 / 10 / 20% take",
+                   "Nearest `ssdlab run`"}),
+      rows,
+      json::array({"Working set: distinct 4 KiB units touched (estimated from a hash sample "
+                   "beyond 262,144 units). Skew: share of unit accesses going to the hottest "
+                   "1/10/20% of touched units."})));
+  if (!sizes.empty()) {
+    blocks.push_back(ChartBlock(
+        ctx.Id("trace-stats-bs"), "Block sizes, percent of I/Os",
+        BarSpec(
+            "Trace block sizes", sizes,
+            O("size", "Block size", {{"field", "bytes"}, {"op", "min"}, {"order", "ascending"}}),
+            Q("pct", "% of I/Os"), N("trace", "Trace"), ctx)));
+  }
+  blocks.push_back(ChartBlock(
+      ctx.Id("trace-stats-skew"), "Share of accesses to the hottest part of the touched space",
+      BarSpec("Trace skew", skew, O("space", "Hottest share of touched space"),
+              Q("pct", "% of accesses"), N("trace", "Trace"), ctx)));
+  return Section("trace-stats", "Trace statistics",
+                 "What block traces do, and the nearest synthetic workload (ssdlab trace stats).",
+                 blocks);
 }
 
 }  // namespace ssdlab::report
