@@ -88,7 +88,7 @@ json ReplaySection(Ctx& ctx) {
                      "p99", "p99.9", "max"}),
         lat_rows,
         json::array({"Recorded: the trace's own response times (MSR ResponseTime, blktrace "
-                     "C - Q or C - D)."})));
+                     "C - D)."})));
     blocks.push_back(ChartBlock(
         ctx.Id("replay-lat-chart"), "Latency percentiles, recorded and replayed",
         BarSpec("Recorded vs replayed latency", bars, O("pct", "Percentile"),

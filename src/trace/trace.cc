@@ -171,6 +171,7 @@ class CompletionMatcher {
   void Add(const TraceRecord& r, uint64_t sector) {
     Pending& p = ring_[(head_ + size_) % kRing];
     p.rec = r;
+    p.issued = false;
     p.done = false;
     Entry& e = table_[Hash(r.device, sector)];
     e.device = r.device;
@@ -179,15 +180,21 @@ class CompletionMatcher {
     e.valid = true;
     ++size_;
   }
+  // The driver took the pending I/O (a D event after its Q): its response time then counts
+  // from here, the device's share.
+  void Issue(uint64_t device, uint64_t sector, uint64_t time_ns) {
+    if (Pending* p = Find(device, sector)) {
+      p->issued = true;
+      p->issue_ns = time_ns;
+    }
+  }
   void Complete(uint64_t device, uint64_t sector, uint64_t time_ns) {
-    Entry& e = table_[Hash(device, sector)];
-    if (!e.valid || e.device != device || e.sector != sector) return;
-    e.valid = false;
-    if (e.seq < seq_base_) return;  // already emitted
-    Pending& p = ring_[(head_ + (e.seq - seq_base_)) % kRing];
-    p.done = true;
-    p.rec.response_ns =
-        time_ns >= p.rec.time_ns ? static_cast<int64_t>(time_ns - p.rec.time_ns) : 0;
+    Pending* p = Find(device, sector);
+    if (!p) return;
+    table_[Hash(device, sector)].valid = false;
+    const uint64_t from = p->issued ? p->issue_ns : p->rec.time_ns;
+    p->done = true;
+    p->rec.response_ns = time_ns >= from ? static_cast<int64_t>(time_ns - from) : 0;
     ++matched_;
   }
   // The oldest record when its completion was seen, the ring is full, or `flush`.
@@ -206,8 +213,19 @@ class CompletionMatcher {
  private:
   struct Pending {
     TraceRecord rec;
+    uint64_t issue_ns = 0;
+    bool issued = false;
     bool done = false;
   };
+  Pending* Find(uint64_t device, uint64_t sector) {
+    Entry& e = table_[Hash(device, sector)];
+    if (!e.valid || e.device != device || e.sector != sector) return nullptr;
+    if (e.seq < seq_base_) {  // already emitted
+      e.valid = false;
+      return nullptr;
+    }
+    return &ring_[(head_ + (e.seq - seq_base_)) % kRing];
+  }
   struct Entry {
     uint64_t device = 0, sector = 0, seq = 0;
     bool valid = false;
@@ -285,7 +303,9 @@ class TextReader : public TraceReader {
       ++ignored_;
       return LineResult::kIgnore;
     }
-    const bool first = lr_.line_number() == 1;
+    // The first line with content: the fio header, or a CSV header.
+    const bool first = !seen_content_;
+    seen_content_ = true;
     switch (format_) {
       case TraceFormat::kFioV2:
       case TraceFormat::kFioV3:
@@ -518,7 +538,8 @@ class TextReader : public TraceReader {
       std::string_view act = tok[5];
       const bool is_c = act == "C";
       const bool is_io = act == (event_issue_ ? "D" : "Q");
-      if (!is_c && !is_io) {
+      const bool is_d = !event_issue_ && act == "D";
+      if (!is_c && !is_io && !is_d) {
         ++ignored_;
         continue;
       }
@@ -529,6 +550,10 @@ class TextReader : public TraceReader {
       }
       if (is_c) {
         match_.Complete(dev, sector, time_ns);
+        continue;
+      }
+      if (is_d) {
+        match_.Issue(dev, sector, time_ns);
         continue;
       }
       std::string_view rwbs = tok[6];
@@ -573,6 +598,7 @@ class TextReader : public TraceReader {
   std::string filter_name_;
   uint64_t filter_fio_index_ = UINT64_MAX;
   bool summary_ = false;
+  bool seen_content_ = false;
   CompletionMatcher match_;
 };
 
@@ -644,6 +670,10 @@ class BlktraceReader : public TraceReader {
     }
     if (act == __BLK_TA_COMPLETE) {
       match_.Complete(e.device, e.sector, e.time);
+      return;
+    }
+    if (act == __BLK_TA_ISSUE && event_ == __BLK_TA_QUEUE) {
+      match_.Issue(e.device, e.sector, e.time);
       return;
     }
     if (act != event_ || e.bytes == 0) {

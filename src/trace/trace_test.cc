@@ -91,6 +91,12 @@ TEST_F(TraceTest, MsrFieldsAndUnits) {
   EXPECT_EQ(recs[1].dir, Direction::kWrite);
   EXPECT_EQ(recs[2].device, 1u);
   EXPECT_EQ(DetectTraceFormat(Path("msr.csv")).value(), TraceFormat::kMsr);
+  // A header line (after blank lines and comments) is skipped.
+  auto with_header = ReadAll(Write("h.csv", std::string("\n# MSR\nTimestamp,Hostname,DiskNumber,"
+                                                        "Type,Offset,Size,ResponseTime\n") +
+                                                kMsr));
+  EXPECT_EQ(with_header.size(), 3u);
+  EXPECT_EQ(DetectTraceFormat(Path("h.csv")).value(), TraceFormat::kMsr);
 }
 
 TEST_F(TraceTest, DeviceFilter) {
@@ -224,8 +230,8 @@ TEST_F(TraceTest, BlkparseTextMatchesCompletions) {
   EXPECT_EQ(q[0].offset_bytes, 1000u * 512);
   EXPECT_EQ(q[0].bytes, 4096u);
   EXPECT_EQ(q[0].dir, Direction::kWrite);
-  EXPECT_EQ(q[0].response_ns, 102000);  // Q -> C
-  EXPECT_EQ(q[1].response_ns, 201000);
+  EXPECT_EQ(q[0].response_ns, 100000);  // D -> C: the device's time, also for Q events
+  EXPECT_EQ(q[1].response_ns, 200000);
   TraceOptions o;
   o.event = BlkEvent::kIssue;
   auto d = ReadAll(Path("b.txt"), o);
@@ -297,7 +303,13 @@ TEST_F(TraceTest, BlktraceIssueEventsAndResponseTimes) {
   Write("x.blktrace.0", c0);
   auto q = ReadAll(Path("x.blktrace.0"));
   ASSERT_EQ(q.size(), 2u);
-  EXPECT_EQ(q[0].response_ns, 5050);
+  EXPECT_EQ(q[0].time_ns, 100u);
+  EXPECT_EQ(q[0].response_ns, 5000);  // D -> C
+  // Without D events, C - Q.
+  Write("nod.blktrace.0", BlkEvent(100, kQR, 80, 4096, 0) + BlkEvent(900, kCR, 80, 4096, 0));
+  auto nod = ReadAll(Path("nod.blktrace.0"));
+  ASSERT_EQ(nod.size(), 1u);
+  EXPECT_EQ(nod[0].response_ns, 800);
   TraceOptions o;
   o.event = BlkEvent::kIssue;
   auto d = ReadAll(Path("x.blktrace.0"), o);
