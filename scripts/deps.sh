@@ -9,6 +9,7 @@ pkgs=(
   libsqlite3-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev
   fio python3 e2fsprogs util-linux chromium
   sysbench mariadb-server postgresql
+  zlib1g-dev libzstd-dev zstd blktrace
 )
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 missing=()

@@ -74,6 +74,20 @@ class ReportE2e : public ::testing::Test {
       p = RunSsdlab(argv);
       ASSERT_EQ(p.exit_code, 0) << run << ": " << p.err;
     }
+    // A trace replay with recorded response times, and the trace's statistics.
+    {
+      std::ofstream msr(*dir_ / "msr.csv");
+      for (int i = 0; i < 3000; ++i) {
+        msr << 128166372003061629ULL + i * 400ULL << ",hm,0," << (i % 3 ? "Read" : "Write")
+            << "," << (i * 7919ULL % 20000) * 4096 << "," << (i % 7 ? 4096 : 65536) << ","
+            << 800 + i % 400 << "\n";
+      }
+    }
+    p = RunSsdlab({"replay", *dir_ / "msr.csv", "--target", "sim:tiny", "--timing", "scale:2",
+                   "--db", db_, "--run", "r-replay"});
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    p = RunSsdlab({"trace", "stats", *dir_ / "msr.csv", "--db", db_, "--run", "r-stats"});
+    ASSERT_EQ(p.exit_code, 0) << p.err;
   }
   static void TearDownTestSuite() {
     delete dir_;
@@ -113,6 +127,7 @@ TEST_F(ReportE2e, ReportOfPtsAndProfileRunsRendersEveryChartInChromium) {
   std::string html_path = *dir_ / "report.html";
   std::vector<std::string> args = {"report", "demo", "more-op"};
   for (const auto& pr : kProfiles) args.push_back(pr.first);
+  args.insert(args.end(), {"r-replay", "r-stats"});
   args.insert(args.end(), {"--db", db_, "-o", html_path, "--spec",
                            std::string(SSDLAB_SPECS_DIR) + "/kingston-dc400-1600gb.toml", "--title",
                            "ssdlab e2e report"});
@@ -149,7 +164,9 @@ TEST_F(ReportE2e, ReportOfPtsAndProfileRunsRendersEveryChartInChromium) {
                         "sec-profile-curves",
                         "sec-profile-fill",
                         "sec-profile-op-advisor",
-                        "sec-profile-mixed-oltp"}) {
+                        "sec-profile-mixed-oltp",
+                        "sec-replay",
+                        "sec-trace-stats"}) {
     EXPECT_NE(html.find(s), std::string::npos) << s;
   }
   if (!fs::exists(kChromium))

@@ -29,6 +29,9 @@ void AddPtsCommands(CLI::App& app, int* exit_code);
 void AddProfileCommand(CLI::App& app, int* exit_code);
 // `app`: application tests on real database servers (apps/app.h).
 void AddAppCommand(CLI::App& app, int* exit_code);
+// `replay` (cli/replay_cmd.cc) and `trace stats|capture` (cli/trace_cmd.cc): block traces.
+void AddReplayCommand(CLI::App& app, int* exit_code);
+void AddTraceCommand(CLI::App& app, int* exit_code);
 
 // Prints "ssdlab: error: <message>" to stderr.
 void PrintError(const std::string& message);

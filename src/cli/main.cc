@@ -74,6 +74,8 @@ int main(int argc, char** argv) {
   AddProfileCommand(app, &exit_code);
   AddAppCommand(app, &exit_code);
   AddReportCommands(app, &exit_code);
+  AddReplayCommand(app, &exit_code);
+  AddTraceCommand(app, &exit_code);
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
   sigemptyset(&sa.sa_mask);

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -27,6 +28,7 @@
 #include "engine/queues.h"
 #include "workload/data.h"
 #include "workload/generator.h"
+#include "workload/request_source.h"
 
 namespace ssdlab {
 namespace {
@@ -99,6 +101,7 @@ double TimevalS(const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_
 // What one job thread hands back.
 struct JobOutput {
   std::array<DirectionStats, 3> dirs;
+  Histogram submit_lag;  // timed request source only
   std::mutex intervals_mu;  // guards `intervals` against the progress reader
   std::vector<IntervalSample> intervals;
   uint64_t measure_start_ns = UINT64_MAX;
@@ -199,9 +202,17 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   Rng data_rng(gen.data_seed());
   uint64_t write_seq = 0;
   const bool sync_trims = sh.block_device || !Q::kAsyncTrim;
-  const bool rated = spec.rate_iops > 0;
+  // A request source (trace replay) replaces the generator; a timed one schedules each request.
+  RequestSource* const src = spec.source;
+  const bool src_timed = src && src->timed();
+  constexpr size_t kSrcBatch = 32;
+  SourcedRequest src_buf[kSrcBatch];
+  size_t src_pos = 0, src_n = 0;
+  const bool rated = spec.rate_iops > 0 || src_timed;
+  // Scheduled I/O: sleep until the due time without the default 50 us timer slack.
+  if (rated) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   const uint64_t rate_step_ns =
-      rated ? static_cast<uint64_t>(1e9 * spec.jobs / spec.rate_iops) : 0;
+      spec.rate_iops > 0 ? static_cast<uint64_t>(1e9 * spec.jobs / spec.rate_iops) : 0;
   const uint64_t t0 = sh.t0_ns;
   uint64_t next_sched = t0;
 
@@ -306,12 +317,30 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
         break;
       }
       uint64_t sched = 0;
-      if (rated) {
-        if (next_sched > now) break;
-        sched = next_sched;
-        next_sched += rate_step_ns;
+      IoRequest r;
+      if (src) {
+        if (src_pos == src_n) {
+          src_n = src->Fill(src_buf, kSrcBatch);
+          src_pos = 0;
+          if (src_n == 0) {
+            issuing = false;
+            break;
+          }
+        }
+        if (src_timed) {
+          next_sched = t0 + src_buf[src_pos].sched_ns;
+          if (next_sched > now) break;
+          sched = next_sched;
+        }
+        r = src_buf[src_pos++].req;
+      } else {
+        if (rated) {
+          if (next_sched > now) break;
+          sched = next_sched;
+          next_sched += rate_step_ns;
+        }
+        r = gen.Next();
       }
-      IoRequest r = gen.Next();
       uint32_t idx = free_slots.back();
       free_slots.pop_back();
       Slot& s = slots[idx];
@@ -348,6 +377,13 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     if (!prepared.empty() && !rated) {
       uint64_t stamp = MonotonicNs();
       for (uint32_t idx : prepared) slots[idx].submit_ns = stamp;
+    }
+    if (!prepared.empty() && src_timed) {
+      uint64_t stamp = MonotonicNs();
+      for (uint32_t idx : prepared) {
+        const uint64_t due = slots[idx].submit_ns;
+        if (slots[idx].measured) out.submit_lag.Record(stamp > due ? stamp - due : 0);
+      }
     }
     prepared.clear();
 
@@ -650,6 +686,7 @@ class RealBackend : public Backend {
     for (auto& o : outs) {
       if (!o->status.ok()) return o->status;
       for (int d = 0; d < kDirections; ++d) r.dirs[d].Merge(o->dirs[d]);
+      r.submit_lag.Merge(o->submit_lag);
       start = std::min(start, o->measure_start_ns);
       end = std::max(end, o->last_completion_ns);
       r.io_errors += o->io_errors;

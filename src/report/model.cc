@@ -1797,6 +1797,8 @@ json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& o
   ctx.next_id = std::max(ctx.next_id, pts.next_id);
   for (json& s : report::ProfileSections(ctx)) add(std::move(s));
   add(report::AppSection(ctx));
+  add(report::ReplaySection(ctx));
+  add(report::TraceStatsSection(ctx));
   add(report::SimSection(ctx));
   add(report::TemperatureSection(ctx));
   model["sections"] = sections;

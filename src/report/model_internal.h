@@ -90,4 +90,19 @@ json AppRunFacts(const ReportRun& run);
 // Null when no run holds one.
 json AppSection(Ctx& ctx);
 
+// ---- Trace replays (replay.cc) ----
+
+// True for a test stored by `ssdlab replay` (results with "trace" and "timing").
+bool IsReplayTest(const json& test);
+// ProfileRunFacts of a replay run.
+json ReplayRunFacts(const ReportRun& run);
+// The replays of every run: what was replayed, lag and whether it kept up, recorded against
+// replayed latency (table and bars). Null when no run holds one.
+json ReplaySection(Ctx& ctx);
+// The same for `ssdlab trace stats` runs: a table of the figures and the suggested run flags,
+// bars of the block-size histogram and of the skew. Null when no run holds one.
+bool IsTraceStatsTest(const json& test);
+json TraceStatsRunFacts(const ReportRun& run);
+json TraceStatsSection(Ctx& ctx);
+
 }  // namespace ssdlab::report

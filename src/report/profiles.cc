@@ -831,6 +831,9 @@ json ProfileSections(Ctx& ctx) {
 json ProfileRunFacts(const ReportRun& run) {
   const json& config = Get(Get(run.doc, "context"), "config");
   if (Get(config, "app").is_string()) return AppRunFacts(run);
+  if (Get(config, "trace").is_string() && Get(config, "timing").is_string())
+    return ReplayRunFacts(run);
+  if (Get(config, "trace_stats").is_string()) return TraceStatsRunFacts(run);
   if (!Get(config, "profile").is_string()) return nullptr;
   std::string description;
   for (const json& t : Get(run.doc, "tests")) {

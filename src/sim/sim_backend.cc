@@ -12,6 +12,7 @@
 #include "sim/params.h"
 #include "sim/sim.h"
 #include "workload/generator.h"
+#include "workload/request_source.h"
 
 namespace ssdlab {
 namespace {
@@ -43,6 +44,7 @@ class PhaseRunner {
     uint32_t bytes = 0;
     Direction dir = Direction::kRead;
     bool measured = false;
+    bool preloaded = false;  // timed source: the request was taken when it was scheduled
     uint32_t job = 0;
   };
 
@@ -78,10 +80,32 @@ class PhaseRunner {
   static_assert(kPrefetchAhead < kHalf);
   struct Ahead {
     IoRequest req[kRing];
-    uint32_t pos = 0;  // next to submit
+    uint64_t sched[kRing];  // request source only: due time after the start
+    uint32_t pos = 0;       // next to submit
   };
+  // Refills n entries of a job's ring from the generator or the request source (bytes 0 once
+  // the source is exhausted).
+  void FillAhead(uint32_t job, uint32_t from, uint32_t n) {
+    Ahead& a = ahead_[job];
+    if (!source_) {
+      gens_[job].Fill(&a.req[from], n);
+      return;
+    }
+    SourcedRequest buf[kRing];
+    size_t got = 0;
+    while (got < n) {
+      const size_t k = source_->Fill(buf + got, n - got);
+      if (k == 0) break;
+      got += k;
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      a.req[from + i] = i < got ? buf[i].req : IoRequest{0, 0, Direction::kRead};
+      a.sched[from + i] = i < got ? buf[i].sched_ns : 0;
+    }
+  }
 
   std::vector<JobGenerator> gens_;
+  RequestSource* source_ = nullptr;  // spec_.source
   std::vector<Ahead> ahead_;
   std::vector<Slot> slots_;
   uint64_t interval_ns_ = 0;          // spec_.interval_ns
@@ -134,7 +158,29 @@ template <bool kFast>
     if (replace_top) heap_.Pop();
     return;
   }
-  if (!kFast && open_loop_) {
+  if (!kFast && open_loop_ && source_) {
+    // Take the request now: its due time is part of it.
+    Slot& s = slots_[slot];
+    Ahead& a = ahead_[s.job];
+    const uint32_t pos = a.pos;
+    const IoRequest req = a.req[pos];
+    const uint64_t sched = start_ns_ + a.sched[pos];
+    if (pos % kHalf == kHalf - 1) FillAhead(s.job, pos + 1 - kHalf, kHalf);
+    a.pos = (pos + 1) % kRing;
+    if (req.bytes == 0) {  // exhausted: this slot retires; requests held by others still run
+      if (replace_top) heap_.Pop();
+      return;
+    }
+    s.offset = req.offset;
+    s.bytes = req.bytes;
+    s.dir = req.dir;
+    s.preloaded = true;
+    s.issue_ns = sched;
+    if (sched > t) {
+      PutEvent(Event(sched, slot, kSubmit), replace_top);
+      return;
+    }
+  } else if (!kFast && open_loop_) {
     const uint32_t job = slots_[slot].job;
     const uint64_t k = next_index_[job]++;
     const uint64_t sched =
@@ -175,19 +221,36 @@ template <bool kFast>
       return;
     }
   }
-  const uint32_t job = s.job;
-  Ahead& a = ahead_[job];
-  const uint32_t pos = a.pos;
-  const IoRequest req = a.req[pos];
-  const uint64_t offset = req.offset;
-  const uint32_t bytes = req.bytes;
-  const Direction dir = req.dir;
-  if (pos % kHalf == kHalf - 1) gens_[job].Fill(&a.req[pos + 1 - kHalf], kHalf);
-  a.pos = (pos + 1) % kRing;
-  dev_->Prefetch(a.req[(pos + kPrefetchAhead) % kRing].offset);
-  s.offset = offset;
-  s.bytes = bytes;
-  s.dir = dir;
+  uint64_t offset;
+  uint32_t bytes;
+  Direction dir;
+  if (!kFast && s.preloaded) {  // a timed source's request, taken in Issue()
+    offset = s.offset;
+    bytes = s.bytes;
+    dir = s.dir;
+    s.preloaded = false;
+    result_.submit_lag.Record(t - issue);
+  } else {
+    const uint32_t job = s.job;
+    Ahead& a = ahead_[job];
+    const uint32_t pos = a.pos;
+    const IoRequest req = a.req[pos];
+    offset = req.offset;
+    bytes = req.bytes;
+    dir = req.dir;
+    if (pos % kHalf == kHalf - 1) FillAhead(job, pos + 1 - kHalf, kHalf);
+    a.pos = (pos + 1) % kRing;
+    if (bytes == 0) [[unlikely]] {  // the request source is exhausted
+      stop_issuing_ = true;
+      fast_ = false;
+      if (replace_top) heap_.Pop();
+      return;
+    }
+    dev_->Prefetch(a.req[(pos + kPrefetchAhead) % kRing].offset);
+    s.offset = offset;
+    s.bytes = bytes;
+    s.dir = dir;
+  }
   s.measured = kFast || measuring_;
   if (kFast || measuring_) {
     measured_bytes_issued_ += bytes;
@@ -245,11 +308,14 @@ template <class Queue, class Dev>
 PhaseResult PhaseRunner<Queue, Dev>::Run(uint64_t* end_ns) {
   const uint32_t jobs = spec_.jobs, qd = spec_.queue_depth;
   const uint32_t n_slots = jobs * qd;
-  gens_.reserve(jobs);
-  for (uint32_t j = 0; j < jobs; ++j) gens_.emplace_back(spec_, j);
+  source_ = spec_.source;
+  if (!source_) {
+    gens_.reserve(jobs);
+    for (uint32_t j = 0; j < jobs; ++j) gens_.emplace_back(spec_, j);
+  }
   ahead_.resize(jobs);
-  for (uint32_t j = 0; j < jobs; ++j) gens_[j].Fill(ahead_[j].req, kRing);
-  open_loop_ = spec_.rate_iops > 0;
+  for (uint32_t j = 0; j < jobs; ++j) FillAhead(j, 0, kRing);
+  open_loop_ = source_ ? source_->timed() : spec_.rate_iops > 0;
   if (spec_.io_bytes) io_limit_ = spec_.io_bytes;
   slots_.assign(n_slots, Slot{});
   for (uint32_t s = 0; s < n_slots; ++s) slots_[s].job = s / qd;
@@ -411,7 +477,7 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
   if (spec.jobs == 0 || spec.queue_depth == 0) {
     return Status::Invalid("sim: jobs and queue depth must be at least 1");
   }
-  if (spec.runtime_ns == 0 && spec.io_bytes == 0) {
+  if (spec.runtime_ns == 0 && spec.io_bytes == 0 && !spec.source) {
     return Status::Invalid("sim: the phase needs a runtime or an io size");
   }
   if (spec.block_sizes.empty() || spec.MinBlockBytes() == 0) {
@@ -431,7 +497,8 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
       PhaseRunner<sim::SingleEventQueue, Dev> runner(spec, control, dev, now_ns_);
       r = runner.Run(&end_ns);
     } else if (uint64_t{spec.jobs} * spec.queue_depth <= sim::kSmallSlots &&
-               spec.rate_iops == 0) {  // closed loop: see SmallEventQueue's REQUIRES
+               spec.rate_iops == 0 &&
+               !(spec.source && spec.source->timed())) {  // closed loop: SmallEventQueue
       PhaseRunner<sim::SmallEventQueue, Dev> runner(spec, control, dev, now_ns_);
       r = runner.Run(&end_ns);
     } else {

@@ -69,6 +69,9 @@ struct PhaseResult {
   // Backend-specific counters (the simulator's "sim" object); name -> value, in order.
   std::string counters_name;
   std::vector<std::pair<std::string, double>> counters;
+  // Timed request sources only (WorkloadSpec::source): how late each measured request was
+  // submitted against its scheduled time, ns. Empty otherwise.
+  Histogram submit_lag;
 
   DirectionStats Total() const {
     DirectionStats t;

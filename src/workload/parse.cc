@@ -73,6 +73,7 @@ WorkloadSpec PrefillOf(const WorkloadSpec& spec) {
   // at the range's end.
   const uint64_t bs = unit * std::gcd(std::max<uint64_t>(span / unit, 1), (uint64_t{1} << 20) / unit);
   fill.pattern = Pattern::kSequential;
+  fill.source = nullptr;  // a fill is generated, never taken from a trace
   fill.read_pct = 0;
   fill.trim = false;
   fill.block_sizes = {BlockShare{bs, 100}};

@@ -8,6 +8,8 @@
 
 namespace ssdlab {
 
+class RequestSource;  // workload/request_source.h
+
 enum class Direction : uint8_t { kRead = 0, kWrite = 1, kTrim = 2 };
 inline constexpr int kDirections = 3;
 const char* DirectionName(Direction d);  // "read", "write", "trim"
@@ -62,6 +64,10 @@ struct WorkloadSpec {
   bool verify = false;             // writes carry verify headers; reads check them
   uint64_t verify_unit_bytes = 0;  // bytes per verify header; 0 = min(4 KiB, MinBlockBytes())
   uint64_t interval_ns = 1000000000;  // time-series resolution; 0 = no time series
+  // Not owned. When set, requests come from it instead of the generators (trace replay):
+  // pattern, read_pct, dist, rate_iops and the block-size shares are then ignored (block_sizes
+  // still bounds the request size), and the phase ends when the source is exhausted.
+  RequestSource* source = nullptr;
 
   uint64_t MinBlockBytes() const;
   uint64_t MaxBlockBytes() const;

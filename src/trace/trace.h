@@ -1,0 +1,89 @@
+// Block I/O traces: one record per I/O, read as a stream in constant memory whatever the trace's
+// size, from plain, gzip or zstd files (trace/input.h). One reader per format; the format is
+// detected from the content (magic bytes, first line) or given. docs/trace.md describes each
+// format, its units and how its fields map to a TraceRecord.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "workload/spec.h"
+
+namespace ssdlab::trace {
+
+struct TraceRecord {
+  uint64_t time_ns = 0;  // since the trace's own origin (as recorded, not normalised)
+  uint64_t offset_bytes = 0;
+  uint32_t bytes = 0;
+  Direction dir = Direction::kRead;
+  uint64_t device = 0;       // device, disk, volume or ASU number (format-specific; docs/trace.md)
+  int64_t response_ns = -1;  // recorded response time, -1 when the trace has none
+};
+
+enum class TraceFormat : uint8_t {
+  kAuto,
+  kBlktrace,  // blktrace binary (*.blktrace.N, one per CPU)
+  kBlkparse,  // blkparse's default text output
+  kFioV2,     // fio iolog version 2
+  kFioV3,     // fio iolog version 3 (timestamps in us)
+  kMsr,       // SNIA IOTTA MSR Cambridge CSV
+  kAlibaba,   // Alibaba Cloud block traces
+  kTencent,   // Tencent CBS
+  kSpc,       // SPC / UMass (ASU,LBA,Size,Opcode,Timestamp)
+};
+// "blktrace", "blkparse", "fio-v2", "fio-v3", "msr", "alibaba", "tencent", "spc" ("auto").
+const char* TraceFormatName(TraceFormat f);
+Result<TraceFormat> ParseTraceFormat(const std::string& name);
+// The names accepted by ParseTraceFormat, comma-separated (for help and errors).
+std::string TraceFormatNames();
+
+enum class BlkEvent : uint8_t { kQueue, kIssue };  // blktrace Q or D events
+
+struct TraceOptions {
+  TraceFormat format = TraceFormat::kAuto;
+  BlkEvent event = BlkEvent::kQueue;  // blktrace/blkparse: which event is the I/O
+  // Only records of this device / disk / volume / ASU (fio: the file name; blktrace and
+  // blkparse: "MAJ,MIN" or "MAJ:MIN"). Empty: all.
+  std::string device_id;
+  // Malformed lines (or records) tolerated and counted; one more is an error.
+  uint64_t skip_bad = 0;
+};
+
+class TraceReader {
+ public:
+  virtual ~TraceReader() = default;
+  // The next record in file order (blktrace: merged over the per-CPU files in time order);
+  // false at the end. Errors: Invalid naming the file and line (or byte offset) of a malformed
+  // record beyond the --skip-bad budget, or damaged compressed data; Io for read failures.
+  virtual Result<bool> Next(TraceRecord* r) = 0;
+  TraceFormat format() const { return format_; }
+  // What was opened: the file, or the per-CPU files of a blktrace.
+  const std::vector<std::string>& files() const { return files_; }
+  uint64_t skipped() const { return skipped_; }    // malformed, tolerated by skip_bad
+  uint64_t filtered() const { return filtered_; }  // other devices (device_id)
+  // Events that are not I/Os of the chosen kind (file actions, flushes, other blktrace
+  // events, blkparse summaries), not counted as records.
+  uint64_t ignored() const { return ignored_; }
+
+ protected:
+  // Counts a malformed record: Ok while within the budget, else the error `where: why`.
+  Status Bad(const std::string& where, const std::string& why);
+  TraceFormat format_ = TraceFormat::kAuto;
+  std::vector<std::string> files_;
+  uint64_t skip_bad_ = 0;
+  uint64_t skipped_ = 0, filtered_ = 0, ignored_ = 0;
+};
+
+// Detects the format of `path` (or of the blktrace set it belongs to) from its content.
+// Errors: NotFound, Io, Invalid ("cannot tell the format of ...; give --format").
+Result<TraceFormat> DetectTraceFormat(const std::string& path);
+
+// Opens a trace. For blktrace, `path` may be one per-CPU file (NAME.blktrace.N, possibly
+// compressed), or NAME when NAME.blktrace.0 exists: every NAME.blktrace.* is read.
+Result<std::unique_ptr<TraceReader>> OpenTrace(const std::string& path, const TraceOptions& o);
+
+}  // namespace ssdlab::trace
