@@ -113,6 +113,8 @@ Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& targe
   std::unique_ptr<SimBackend> array = std::move(opened.front());
   array->array_ = std::make_unique<sim::SimArray>(std::move(devs), l);
   array->state_paths_ = states;
+  array->zstd_level_ = o.state_zstd_level;
+  array->zstd_workers_ = o.state_zstd_workers;
   array->now_ns_ = clock;  // members saved together share one clock; the latest is safe
   TargetInfo& info = array->info_;
   const std::string member_model = info.model;

@@ -130,12 +130,16 @@ class SimBackend : public Backend {
   uint64_t now_ns_ = 0;
   std::vector<std::string> state_paths_;
   bool dirty_ = false;  // changed since loaded or saved
+  int zstd_level_ = 1, zstd_workers_ = -1;
 };
 
 struct SimOpenOptions {
   // Load an existing `state=` file. false: only its header is checked (a probe, or a purge
   // that replaces it); the drive starts factory-fresh.
   bool load_state = true;
+  // How Close() compresses the state (benchmarks; sim/state.h StateSaveOptions).
+  int state_zstd_level = 1;
+  int state_zstd_workers = -1;  // -1: one per CPU (at most 4); 0: single-threaded
 };
 
 // `target` is the full string, e.g. "sim:tiny?op=28&gc=greedy". Unknown preset or key,

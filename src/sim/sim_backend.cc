@@ -434,6 +434,8 @@ Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target,
   const std::string& path = p->state_path;
   if (path.empty()) return b;
   b->state_paths_ = {path};
+  b->zstd_level_ = o.state_zstd_level;
+  b->zstd_workers_ = o.state_zstd_workers;
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec) || std::filesystem::is_symlink(path, ec);
   std::string origin = "new (factory-fresh; saved when the command ends)";
@@ -452,11 +454,14 @@ Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target,
 
 Status SimBackend::Close() {
   if (!dirty_ || state_paths_.empty()) return Status::Ok();
+  sim::StateSaveOptions o;
+  o.zstd_level = zstd_level_;
+  o.zstd_workers = zstd_workers_;
   if (array_) {
     for (size_t i = 0; i < array_->members(); ++i)
-      SSDLAB_RETURN_IF_ERROR(sim::SaveState(state_paths_[i], array_->member(i), now_ns_));
+      SSDLAB_RETURN_IF_ERROR(sim::SaveState(state_paths_[i], array_->member(i), now_ns_, o));
   } else {
-    SSDLAB_RETURN_IF_ERROR(sim::SaveState(state_paths_.front(), *dev_, now_ns_));
+    SSDLAB_RETURN_IF_ERROR(sim::SaveState(state_paths_.front(), *dev_, now_ns_, o));
   }
   dirty_ = false;
   return Status::Ok();

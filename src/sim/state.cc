@@ -206,20 +206,25 @@ class Reader {
   // After the last field: the frame must end exactly with the body.
   void End() {
     if (!ok_) return;
+    if (frame_done_) {
+      if (in_.pos != in_.size || left_ != 0) Bad("bytes after the compressed body");
+      return;
+    }
     char extra;
     ZSTD_outBuffer o{&extra, 1, 0};
     for (;;) {
-      if (in_.pos == in_.size && !Refill()) break;
+      if (in_.pos == in_.size) Refill();
+      const size_t in_before = in_.pos;
       const size_t r = ZSTD_decompressStream(dctx_, &o, &in_);
       if (ZSTD_isError(r)) return Bad(ZSTD_getErrorName(r));
       if (o.pos) return Bad("data after the last field");
       if (r == 0) {
-        frame_done_ = true;
         if (in_.pos != in_.size || left_ != 0) return Bad("bytes after the compressed body");
-        break;
+        return;
       }
+      if (in_.pos == in_before && in_.pos == in_.size && left_ == 0)
+        return Bad("the compressed body ends early");
     }
-    if (!frame_done_) Bad("the compressed body ends early");
   }
 
   bool ok() const { return ok_; }
@@ -244,10 +249,16 @@ class Reader {
     if (!ok_) return;
     ZSTD_outBuffer o{dst, bytes, 0};
     while (o.pos < o.size) {
-      if (in_.pos == in_.size && !Refill()) return Bad("the compressed body ends early");
+      // At the end of the input the decoder may still hold output: call it until it makes no
+      // progress.
+      if (in_.pos == in_.size) Refill();
+      const size_t in_before = in_.pos, out_before = o.pos;
       const size_t r = ZSTD_decompressStream(dctx_, &o, &in_);
       if (ZSTD_isError(r)) return Bad(ZSTD_getErrorName(r));
       if (r == 0 && o.pos < o.size) return Bad("the compressed body ends early");
+      if (o.pos == out_before && in_.pos == in_before && in_.pos == in_.size && left_ == 0)
+        return Bad("the compressed body ends early");
+      frame_done_ = r == 0;
     }
   }
 
@@ -258,7 +269,7 @@ class Reader {
   std::vector<char> in_buf_;
   ZSTD_inBuffer in_{nullptr, 0, 0};
   bool ok_ = true;
-  bool frame_done_ = false;
+  bool frame_done_ = false;  // the decoder returned 0: the frame ended with the last read
   std::string problem_;
 };
 
