@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
 #include <filesystem>
 #include <thread>
 
@@ -106,10 +107,16 @@ TEST(SimStateE2E, CtrlCStillSavesAndTheStateLoads) {
   pid_t pid = StartSsdlab({"run", "--target", target, "--rw", "randwrite", "--qd", "8",
                            "--runtime", "100000s", "--interval", "0", "--lat-log", t / "lat.csv"},
                           t / "out", t / "err");
-  // The lat log receives its first batch once the phase is running (no fixed delay).
-  for (int i = 0; i < 1200 && (!fs::exists(t / "lat.csv") || fs::file_size(t / "lat.csv") < 100000);
-       ++i)
+  // The lat log (written to a temporary file beside lat.csv until the end) receives its first
+  // batches once the phase is running: wait for them, not for a fixed time.
+  auto logged = [&] {
+    for (const auto& e : fs::directory_iterator(t.path()))
+      if (Has(e.path().filename().string(), "lat.csv") && e.file_size() > 100000) return true;
+    return false;
+  };
+  for (int i = 0; i < 1200 && !logged(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(logged()) << ReadFile(t / "err");
   kill(pid, SIGINT);
   ASSERT_EQ(Wait(pid), 130) << ReadFile(t / "err");
   ASSERT_TRUE(fs::exists(t / "drive.st")) << ReadFile(t / "err");
