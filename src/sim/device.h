@@ -167,6 +167,8 @@ class SimDevice {
   template <class Ar>
   void VisitState(Ar& ar);
   std::string CheckLoaded() const;
+  // After a load has passed CheckLoaded(): rebuilds what is not stored (the reverse map).
+  void RebuildAfterLoad() { ftl_.RebuildReverseMap(); }
 
  private:
   struct Group {  // units accumulating toward one program

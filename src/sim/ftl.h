@@ -161,6 +161,8 @@ class Ftl {
   template <class Ar>
   void VisitState(Ar& ar);
   std::string CheckLoaded() const;
+  // Recomputes p2l (not stored) from l2p. REQUIRES: l2p entries < physical pages or kNone.
+  void RebuildReverseMap();
 
  private:
   enum State : uint32_t { kFree, kOpen, kClosed, kVictim };

@@ -449,9 +449,10 @@ uint64_t SummaryU(const Pairs& s, const char* key) {
 
 template <class Ar>
 void Ftl::VisitState(Ar& ar) {
+  // p2l is not stored: its live entries (those of valid pages) are l2p inverted, its stale ones
+  // are never read (RebuildReverseMap after a load). That halves a random-mapped state.
   const uint32_t phys = static_cast<uint32_t>(p2l_.size());
   ar.Mapping(l2p_.data(), l2p_.size(), phys);
-  ar.Mapping(p2l_.data(), p2l_.size(), static_cast<uint32_t>(user_pages_));
   ar.Span(vbits_.data(), vbits_.size());
   ar.Span(meta_.data(), meta_.size());
   ar.Span(erase_count_.data(), erase_count_.size());
@@ -499,6 +500,17 @@ std::string Ftl::CheckLoaded() const {
       return "GC victim";
   }
   return "";
+}
+
+void Ftl::RebuildReverseMap() {
+  std::fill(p2l_.begin(), p2l_.end(), kNone);
+  uint32_t* const p2l = p2l_.data();
+  const uint32_t* const l2p = l2p_.data();
+  const uint32_t n = static_cast<uint32_t>(user_pages_);
+  for (uint32_t lpn = 0; lpn < n; ++lpn) {
+    const uint32_t ppn = l2p[lpn];
+    if (ppn != kNone) p2l[ppn] = lpn;
+  }
 }
 
 uint64_t Ftl::erase_count_sum() const {
@@ -649,6 +661,7 @@ Status LoadState(const std::string& path, SimDevice* dev, uint64_t* now_ns, Stat
   if (!r.ok()) return Status::Invalid(Damaged(path, r.problem()));
   if (std::string bad = dev->CheckLoaded(); !bad.empty())
     return Status::Invalid(Damaged(path, bad + " out of range"));
+  dev->RebuildAfterLoad();
   *now_ns = SummaryU(h.summary, "virtual_time_ns");
   if (stats) {
     stats->file_bytes = file_bytes;
