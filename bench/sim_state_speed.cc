@@ -62,10 +62,11 @@ void SaveAndLoad(std::unique_ptr<SimBackend>& b, const std::string& target, cons
   if (!loaded.ok()) Die(loaded.status().message());
   const double load = Now() - t0;
   const SimCounters c = (*loaded)->counters();
-  std::printf("%-10s save %6.2f s  load %6.2f s (open + load)  %12llu bytes on disk (%.3f GB), "
-              "fill %.1f%%\n",
-              what, save, load, static_cast<unsigned long long>(bytes), bytes / 1e9,
-              100.0 * c.mapped_pages / c.user_pages);
+  std::printf(
+      "%-10s save %6.2f s  load %6.2f s (open + load)  %12llu bytes on disk (%.3f GB), "
+      "fill %.1f%%\n",
+      what, save, load, static_cast<unsigned long long>(bytes), bytes / 1e9,
+      100.0 * c.mapped_pages / c.user_pages);
   std::fflush(stdout);
   b = std::move(loaded.value());
 }
@@ -76,9 +77,9 @@ int main(int argc, char** argv) {
   if (argc < 3) Die("usage: sim_state_speed TARGET PATH [RANDOM_X] [LEVEL] [WORKERS]");
   const std::string path = argv[2];
   if (std::filesystem::exists(path)) Die(path + " exists");
-  const std::string target =
-      std::string(argv[1]) + (std::string(argv[1]).find('?') == std::string::npos ? "?" : "&") +
-      "state=" + path;
+  const std::string target = std::string(argv[1]) +
+                             (std::string(argv[1]).find('?') == std::string::npos ? "?" : "&") +
+                             "state=" + path;
   const double random_x = argc > 3 ? std::atof(argv[3]) : 0;
   SimOpenOptions o;
   if (argc > 4) o.state_zstd_level = std::atoi(argv[4]);

@@ -5,8 +5,8 @@
 #include <signal.h>
 
 #include <chrono>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "e2e_util.h"
@@ -38,13 +38,13 @@ WorkloadArgs Args(const std::string& rw, const std::string& io_size, const std::
 TEST(SimStateE2E, TwoCommandsEqualOneProcessDoingBothPhases) {
   TempDir t;
   const std::string target = kDrive + "&state=" + (t / "drive.st");
-  Proc w = RunSsdlab({"run", "--target", target, "--rw", "write", "--io-size", "2x", "--json",
-                      t / "w.json"});
+  Proc w = RunSsdlab(
+      {"run", "--target", target, "--rw", "write", "--io-size", "2x", "--json", t / "w.json"});
   ASSERT_EQ(w.exit_code, 0) << w.err;
   EXPECT_TRUE(Has(w.out, "new, the drive started factory-fresh")) << w.out;
   ASSERT_TRUE(fs::exists(t / "drive.st"));
-  Proc r = RunSsdlab({"run", "--target", target, "--rw", "randread", "--qd", "4", "--runtime",
-                      "2s", "--json", t / "r.json"});
+  Proc r = RunSsdlab({"run", "--target", target, "--rw", "randread", "--qd", "4", "--runtime", "2s",
+                      "--json", t / "r.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(Has(r.out, "loaded, 100.0% of the drive's space mapped")) << r.out;
   EXPECT_FALSE(Has(r.out, "unwritten space")) << r.out;
@@ -80,8 +80,8 @@ TEST(SimStateE2E, TwoCommandsEqualOneProcessDoingBothPhases) {
 
 TEST(SimStateE2E, FreshDriveSaysReadsFoundUnwrittenSpaceAndPrefillFixesIt) {
   TempDir t;
-  Proc r = RunSsdlab({"run", "--target", kDrive, "--rw", "randread", "--runtime", "200ms",
-                      "--json", t / "r.json"});
+  Proc r = RunSsdlab({"run", "--target", kDrive, "--rw", "randread", "--runtime", "200ms", "--json",
+                      t / "r.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json doc = ReadJson(t / "r.json");
   ASSERT_EQ(doc["notes"].size(), 1u) << doc["notes"];
@@ -104,8 +104,8 @@ TEST(SimStateE2E, FreshDriveSaysReadsFoundUnwrittenSpaceAndPrefillFixesIt) {
 TEST(SimStateE2E, CtrlCStillSavesAndTheStateLoads) {
   TempDir t;
   const std::string target = "sim:tiny?state=" + (t / "drive.st");
-  pid_t pid = StartSsdlab({"run", "--target", target, "--rw", "randwrite", "--qd", "8",
-                           "--runtime", "100000s", "--interval", "0", "--lat-log", t / "lat.csv"},
+  pid_t pid = StartSsdlab({"run", "--target", target, "--rw", "randwrite", "--qd", "8", "--runtime",
+                           "100000s", "--interval", "0", "--lat-log", t / "lat.csv"},
                           t / "out", t / "err");
   // The lat log (written to a temporary file beside lat.csv until the end) receives its first
   // batches once the phase is running: wait for them, not for a fixed time.
@@ -139,8 +139,8 @@ TEST(SimStateE2E, InfoShowsFillAndPurgeResets) {
   Proc none = RunSsdlab({"info", "--target", target});
   ASSERT_EQ(none.exit_code, 0) << none.err;
   EXPECT_TRUE(Has(none.out, "none yet")) << none.out;
-  ASSERT_EQ(RunSsdlab({"run", "--target", target, "--rw", "write", "--range", "0%-50%",
-                       "--bs", "128KiB", "--qd", "8"})
+  ASSERT_EQ(RunSsdlab({"run", "--target", target, "--rw", "write", "--range", "0%-50%", "--bs",
+                       "128KiB", "--qd", "8"})
                 .exit_code,
             0);
   ASSERT_EQ(RunSsdlab({"run", "--target", target, "--rw", "randwrite", "--range", "0%-50%",
@@ -177,8 +177,8 @@ TEST(SimStateE2E, InfoShowsFillAndPurgeResets) {
 TEST(SimStateE2E, ForeignDamagedAndOtherParameterStatesAreOneLineErrors) {
   TempDir t;
   const std::string good = t / "good.st";
-  ASSERT_EQ(RunSsdlab({"run", "--target", "sim:tiny?state=" + good, "--rw", "write", "--bs",
-                       "1MiB", "--qd", "4"})
+  ASSERT_EQ(RunSsdlab({"run", "--target", "sim:tiny?state=" + good, "--rw", "write", "--bs", "1MiB",
+                       "--qd", "4"})
                 .exit_code,
             0);
   {
@@ -210,6 +210,33 @@ TEST(SimStateE2E, ForeignDamagedAndOtherParameterStatesAreOneLineErrors) {
     EXPECT_EQ(CountLines(p.err), 1) << "one-line error: " << p.err;
   }
   EXPECT_EQ(ReadFile(t / "text.st"), "not a state\n") << "a foreign file was overwritten";
+}
+
+TEST(SimStateE2E, ProfileAndPtsSaveTheirDriveAndProfilePrefills) {
+  TempDir t;
+  const std::string target = "sim:tiny?state=" + (t / "drive.st");
+  Proc p = RunSsdlab({"profile", "cdm", "--target", target, "--db", t / "p.db", "--run", "c",
+                      "--progress", "none", "--prefill", "--size", "32MiB", "--passes", "1",
+                      "--time", "200ms", "--pause", "0"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_TRUE(Has(p.err, "--prefill writes")) << p.err;
+  json st = json::parse(RunSsdlab({"info", "--target", target, "--json"}).out)["state"];
+  EXPECT_EQ(st["fill_pct"].get<double>(), 100.0);
+  Proc both = RunSsdlab(
+      {"profile", "cdm", "--target", target, "--db", t / "p.db", "--prefill", "--fill", "0,90"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_TRUE(Has(both.err, "--prefill: --fill purges the drive")) << both.err;
+
+  Proc pts = RunSsdlab({"pts",   "--target",   target,  "--db",         t / "p.db", "--run",
+                        "r",     "--tests",    "iops",  "--iops-bs",    "4KiB",     "--iops-mixes",
+                        "0/100", "--round",    "100ms", "--max-rounds", "5",        "--wipc",
+                        "0.5x",  "--progress", "none"});
+  ASSERT_EQ(pts.exit_code, 0) << pts.err;
+  st = json::parse(RunSsdlab({"info", "--target", target, "--json"}).out)["state"];
+  // PTS purged the drive, then preconditioned half of it and wrote randomly: it ends as the
+  // drive ended.
+  EXPECT_GT(st["fill_pct"].get<double>(), 40.0);
+  EXPECT_LT(st["fill_pct"].get<double>(), 100.0);
 }
 
 }  // namespace

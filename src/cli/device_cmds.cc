@@ -161,16 +161,28 @@ int SimInfo(const InfoArgs& a) {
     for (const SimFigure& f : *figures) figs.push_back({{"key", f.key}, {"value", f.value}, {"unit", f.unit}});
     json doc = {{"schema_version", kDeviceSchemaVersion},
                 {"target",
-                 {{"path", t.path}, {"kind", "sim"}, {"size_bytes", t.size_bytes},
-                  {"size_gb", DecimalGb(t.size_bytes)}, {"size_gib", BinaryGib(t.size_bytes)},
-                  {"model", t.model}, {"serial", t.serial}, {"firmware", t.firmware},
+                 {{"path", t.path},
+                  {"kind", "sim"},
+                  {"size_bytes", t.size_bytes},
+                  {"size_gb", DecimalGb(t.size_bytes)},
+                  {"size_gib", BinaryGib(t.size_bytes)},
+                  {"model", t.model},
+                  {"serial", t.serial},
+                  {"firmware", t.firmware},
                   {"logical_block_bytes", t.logical_block_bytes},
-                  {"physical_block_bytes", t.physical_block_bytes}, {"params", params}}},
+                  {"physical_block_bytes", t.physical_block_bytes},
+                  {"params", params}}},
                 {"figures", figs},
                 {"state", *state},
-                {"smart", {{"available", false}, {"reason", "simulated drive: no SMART (figures come from the model)"}, {"health", nullptr}}},
-                {"temperature", {{"source", "simulated"}, {"available", true}, {"reason", "modelled, not measured"},
-                                 {"sample", HealthSampleJson(HealthSampler::Simulated().Sample())}}}};
+                {"smart",
+                 {{"available", false},
+                  {"reason", "simulated drive: no SMART (figures come from the model)"},
+                  {"health", nullptr}}},
+                {"temperature",
+                 {{"source", "simulated"},
+                  {"available", true},
+                  {"reason", "modelled, not measured"},
+                  {"sample", HealthSampleJson(HealthSampler::Simulated().Sample())}}}};
     std::cout << doc.dump(1) << "\n";
     return kExitOk;
   }
@@ -189,18 +201,18 @@ int SimInfo(const InfoArgs& a) {
     if (!st["exists"].get<bool>()) {
       row("state fill", "none yet: the drive is factory-fresh until a command saves it");
     } else {
-      row("state fill", fmt::format("{:.2f}% of the user space mapped ({})",
-                                    st["fill_pct"].get<double>(),
-                                    FormatBytes(st["mapped_bytes"].get<uint64_t>())));
+      row("state fill",
+          fmt::format("{:.2f}% of the user space mapped ({})", st["fill_pct"].get<double>(),
+                      FormatBytes(st["mapped_bytes"].get<uint64_t>())));
       row("state write amplification",
           fmt::format("{:.3f} so far ({} written by the host since the last purge)",
                       st["write_amplification"].get<double>(),
                       FormatBytes(st["host_bytes_written"].get<uint64_t>())));
-      row("state erase count", fmt::format("mean {:.2f}, max {} per block",
-                                           st["erase_count_mean"].get<double>(),
-                                           st["erase_count_max"].get<uint64_t>()));
-      row("state free blocks", fmt::format("{} of {}", st["free_blocks"].get<uint64_t>(),
-                                           st["blocks"].get<uint64_t>()));
+      row("state erase count",
+          fmt::format("mean {:.2f}, max {} per block", st["erase_count_mean"].get<double>(),
+                      st["erase_count_max"].get<uint64_t>()));
+      row("state free blocks",
+          fmt::format("{} of {}", st["free_blocks"].get<uint64_t>(), st["blocks"].get<uint64_t>()));
       row("state virtual time", fmt::format("{:.3f} s", st["virtual_time_s"].get<double>()));
     }
   }
@@ -281,19 +293,22 @@ int SimPurge(const PurgeArgs& a) {
   auto p = sim::ParseSimTarget(a.target);
   if (!p.ok() && a.target.find("state=") != std::string::npos) return Fail(p.status());
   if (!p.ok() || p->state_path.empty()) {
-    return Fail(Status::Error(
-        Code::kUnsupported,
-        "a simulated drive without state= lives inside one ssdlab process and starts "
-        "factory-fresh; add ?state=PATH to keep (and purge) it between commands (" +
-        a.target + ")"));
+    return Fail(
+        Status::Error(Code::kUnsupported,
+                      "a simulated drive without state= lives inside one ssdlab process and starts "
+                      "factory-fresh; add ?state=PATH to keep (and purge) it between commands (" +
+                          a.target + ")"));
   }
   if (a.method != "auto")
     return Fail(Status::Invalid("--method " + a.method +
                                 ": a simulated drive is purged with --method auto (a secure "
                                 "erase of the model)"));
   std::ostream& human = a.json ? std::cerr : std::cout;
-  json doc = {{"schema_version", kDeviceSchemaVersion}, {"dry_run", a.dry_run},
-              {"target", a.target}, {"method", "sim-reset"}, {"state", p->state_path}};
+  json doc = {{"schema_version", kDeviceSchemaVersion},
+              {"dry_run", a.dry_run},
+              {"target", a.target},
+              {"method", "sim-reset"},
+              {"state", p->state_path}};
   if (a.dry_run) {
     // Checks the state (a foreign or damaged file is refused) without changing it.
     auto b = OpenSimBackend(a.target, SimOpenOptions{.load_state = false});

@@ -16,8 +16,8 @@
 #include <sstream>
 
 #include "base/clock.h"
-#include "base/units.h"
 #include "base/output_file.h"
+#include "base/units.h"
 #include "cli/commands.h"
 #include "cli/device_backend.h"
 #include "cli/flags.h"
@@ -63,7 +63,8 @@ Status Prefill(Backend& backend) {
   SSDLAB_ASSIGN_OR_RETURN(PhaseResult r, backend.RunPhase(fill, quiet));
   if (r.interrupted) return Status::Error(Code::kInterrupted, "interrupted");
   if (r.io_errors)
-    return Status::Io("--prefill: " + (r.errors.empty() ? std::string("I/O errors") : r.errors.front()));
+    return Status::Io("--prefill: " +
+                      (r.errors.empty() ? std::string("I/O errors") : r.errors.front()));
   return Status::Ok();
 }
 
@@ -308,8 +309,7 @@ int RunProfileCommand(ProfileArgs a) {
     return kExitUsage;
   }
   if (a.prefill && (!options->fill_pcts.empty() || def->kind == "op-advisor")) {
-    PrintError(std::string("--prefill: ") +
-               (def->kind == "op-advisor" ? "op-advisor" : "--fill") +
+    PrintError(std::string("--prefill: ") + (def->kind == "op-advisor" ? "op-advisor" : "--fill") +
                " purges the drive before it measures; a prefill would be erased");
     return kExitUsage;
   }

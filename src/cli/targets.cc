@@ -57,7 +57,8 @@ Result<TargetInfo> ProbeTarget(const TargetRequest& r) {
           "--size does not apply to a simulated drive; set its capacity in the target, e.g. "
           "sim:tiny?capacity=2GiB");
     // A state file is only checked here (header and parameters); OpenTarget loads it.
-    SSDLAB_ASSIGN_OR_RETURN(auto sim, OpenSimBackend(r.target, SimOpenOptions{.load_state = false}));
+    SSDLAB_ASSIGN_OR_RETURN(auto sim,
+                            OpenSimBackend(r.target, SimOpenOptions{.load_state = false}));
     return sim->info();
   }
   SSDLAB_RETURN_IF_ERROR(CheckSafety(r));
@@ -83,12 +84,11 @@ std::string SimStateNote(const Backend& b) {
     if (k == "state_origin") origin = v;
   const SimCounters c = sim->counters();
   if (origin != "loaded") return "sim state " + paths + ": new, the drive started factory-fresh";
-  return fmt::format("sim state {}: loaded, {:.1f}% of the drive's space mapped, WA {:.2f} so far",
-                     paths,
-                     c.user_pages ? 100.0 * static_cast<double>(c.mapped_pages) /
-                                        static_cast<double>(c.user_pages)
-                                  : 0.0,
-                     c.write_amplification());
+  return fmt::format(
+      "sim state {}: loaded, {:.1f}% of the drive's space mapped, WA {:.2f} so far", paths,
+      c.user_pages ? 100.0 * static_cast<double>(c.mapped_pages) / static_cast<double>(c.user_pages)
+                   : 0.0,
+      c.write_amplification());
 }
 
 }  // namespace ssdlab

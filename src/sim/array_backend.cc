@@ -85,8 +85,9 @@ Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& targe
     states.push_back(p.state_path);
   }
   if (!states.empty() && states.size() != names.size())
-    return Status::Invalid("some array members have a state= path and some do not; give every "
-                           "member its own, or none");
+    return Status::Invalid(
+        "some array members have a state= path and some do not; give every "
+        "member its own, or none");
 
   std::vector<std::unique_ptr<SimBackend>> opened;
   uint64_t clock = 0;

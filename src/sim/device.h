@@ -41,9 +41,9 @@ struct DeviceCounters {
   uint64_t nand_pages = 0;  // 4 KiB units programmed (host + GC copies + SLC folding)
   uint64_t gc_copies = 0;
   uint64_t erases = 0;
-  uint64_t slc_pages = 0;   // host units programmed in SLC mode
-  uint64_t slc_folded = 0;  // units moved from SLC to native mode
-  uint64_t nand_reads = 0;  // NAND page reads (host and GC)
+  uint64_t slc_pages = 0;            // host units programmed in SLC mode
+  uint64_t slc_folded = 0;           // units moved from SLC to native mode
+  uint64_t nand_reads = 0;           // NAND page reads (host and GC)
   uint64_t host_read_pages = 0;      // 4 KiB units read by the host
   uint64_t unmapped_read_pages = 0;  // of which found nothing mapped (answered without NAND)
 };

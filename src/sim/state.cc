@@ -22,11 +22,11 @@ namespace ssdlab::sim {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'S', 'D', 'L', 'A', 'B', 'S', 'T'};
-constexpr size_t kFixedHeader = 16;        // magic, version, header length
+constexpr size_t kFixedHeader = 16;  // magic, version, header length
 constexpr uint32_t kMaxHeaderText = 1 << 20;
-constexpr size_t kTrailer = 16;            // body length, checksum
-constexpr size_t kChunkWords = 1 << 18;    // mapping arrays are delta-coded in chunks of 1 MiB
-constexpr uint64_t kMaxVector = 1 << 22;   // elements of a variable-length array in a state
+constexpr size_t kTrailer = 16;           // body length, checksum
+constexpr size_t kChunkWords = 1 << 18;   // mapping arrays are delta-coded in chunks of 1 MiB
+constexpr uint64_t kMaxVector = 1 << 22;  // elements of a variable-length array in a state
 
 double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -385,7 +385,8 @@ Status CompareParams(const std::string& path, const Pairs& file, const Pairs& wa
   for (size_t i = 0; i < want.size(); ++i) {
     const auto& [k, v] = want[i];
     if (i >= file.size() || file[i].first != k) {
-      auto it = std::find_if(file.begin(), file.end(), [&](const auto& kv) { return kv.first == k; });
+      auto it =
+          std::find_if(file.begin(), file.end(), [&](const auto& kv) { return kv.first == k; });
       if (it == file.end())
         return Status::Invalid("sim state '" + path + "' has no " + what + " " + k +
                                " (made by another version of the model); use another state= path");
@@ -420,7 +421,8 @@ Result<std::unique_ptr<FILE, FileCloser>> OpenForRead(const std::string& path, u
   }
   std::unique_ptr<FILE, FileCloser> owned(f);
   struct stat st;
-  if (fstat(fileno(f), &st) != 0) return Status::Io("sim state '" + path + "': " + std::strerror(errno));
+  if (fstat(fileno(f), &st) != 0)
+    return Status::Io("sim state '" + path + "': " + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) return NotState(path, "a directory");
   if (!S_ISREG(st.st_mode)) return NotState(path, "not a regular file");
   *bytes = static_cast<uint64_t>(st.st_size);
@@ -486,8 +488,8 @@ std::string Ftl::CheckLoaded() const {
   }
   for (uint32_t h : head_)
     if (!block_ok(h)) return "bucket list head";
-  if (min_bucket_ > ppb_ || free_head_ >= blocks_ || free_count_ > blocks_ ||
-      free_min_ > blocks_ || closed_head_ > closed_tail_ || mapped_ > user_pages_)
+  if (min_bucket_ > ppb_ || free_head_ >= blocks_ || free_count_ > blocks_ || free_min_ > blocks_ ||
+      closed_head_ > closed_tail_ || mapped_ > user_pages_)
     return "pool counters";
   for (const Frontier* f : {&host_, &gc_}) {
     if (!block_ok(f->block) || f->next > ppb_ ||
@@ -605,8 +607,10 @@ Status SaveState(const std::string& path, const SimDevice& dev, uint64_t now_ns,
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, o.zstd_level);
   ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0);  // XXH3 over the file instead
   int workers = o.zstd_workers;
-  if (workers < 0) workers = static_cast<int>(std::min(4u, std::max(1u, std::thread::hardware_concurrency())));
-  if (workers > 0) ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_nbWorkers, workers);  // 0 if unsupported
+  if (workers < 0)
+    workers = static_cast<int>(std::min(4u, std::max(1u, std::thread::hardware_concurrency())));
+  if (workers > 0)
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_nbWorkers, workers);  // 0 if unsupported
   Writer w(out.get(), hash.get(), cctx.get());
   const_cast<SimDevice&>(dev).VisitState(w);
   SSDLAB_RETURN_IF_ERROR(w.Finish());

@@ -11,8 +11,9 @@
 // parameter table, preset first; mem_limit and state excluded: they do not change the drive),
 // "[geometry]" (derived sizes, a check against model changes) and "[summary]" (fill, counters,
 // wear and clock, for `ssdlab info` without reading the body). Integers are little endian (the
-// only byte order the simulator runs on). The mapping arrays are delta-coded before compression
-// (a sequentially written drive compresses to almost nothing).
+// only byte order the simulator runs on). The mapping table is delta-coded before compression
+// (a sequentially written drive compresses to almost nothing); the reverse map is not stored
+// but rebuilt from it after a load (only its entries of valid pages are ever read).
 //
 // Guarantees: a save goes to a temporary file beside PATH, fsynced and renamed over PATH, so PATH
 // always holds a whole state (the previous one after a crash). A load checks magic, version, the

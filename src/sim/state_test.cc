@@ -98,11 +98,12 @@ void RoundTrip(const std::string& base, const std::string& path, bool idle) {
   auto loaded = Open(base + sep + "state=" + path);
   ASSERT_TRUE(loaded);
   ExpectSameCounters(*one, *loaded);
-  for (SimBackend* b : {one.get(), loaded.get()}) ASSERT_EQ(b->info().size_bytes, one->info().size_bytes);
+  for (SimBackend* b : {one.get(), loaded.get()})
+    ASSERT_EQ(b->info().size_bytes, one->info().size_bytes);
   const PhaseResult a =
       RunSpec(*one, Spec(*one, "randrw", "4KiB:80,16KiB:20", 16, "", "40ms", "0%-100%", 2, 3));
-  const PhaseResult b =
-      RunSpec(*loaded, Spec(*loaded, "randrw", "4KiB:80,16KiB:20", 16, "", "40ms", "0%-100%", 2, 3));
+  const PhaseResult b = RunSpec(
+      *loaded, Spec(*loaded, "randrw", "4KiB:80,16KiB:20", 16, "", "40ms", "0%-100%", 2, 3));
   ExpectSameResult(a, b);
   ExpectSameCounters(*one, *loaded);
 }
@@ -141,10 +142,12 @@ TEST_F(StateTest, ArrayMembersKeepTheirOwnStates) {
                     b = "sim:tiny?capacity=64MiB&state=" + Path("m1");
   auto target = ArrayTarget({a, b}, "raid1", "64KiB");
   ASSERT_TRUE(target.ok()) << target.status().message();
-  auto plain = ArrayTarget({"sim:tiny?capacity=64MiB", "sim:tiny?capacity=64MiB"}, "raid1", "64KiB");
+  auto plain =
+      ArrayTarget({"sim:tiny?capacity=64MiB", "sim:tiny?capacity=64MiB"}, "raid1", "64KiB");
   auto one = Open(plain.value());
   auto first = Open(target.value());
-  for (SimBackend* x : {one.get(), first.get()}) RunSpec(*x, Spec(*x, "randwrite", "4KiB", 8, "2x"));
+  for (SimBackend* x : {one.get(), first.get()})
+    RunSpec(*x, Spec(*x, "randwrite", "4KiB", 8, "2x"));
   ASSERT_TRUE(first->Close().ok());
   EXPECT_TRUE(fs::exists(Path("m0")) && fs::exists(Path("m1")));
   first.reset();
@@ -156,7 +159,8 @@ TEST_F(StateTest, ArrayMembersKeepTheirOwnStates) {
   auto same = OpenSimBackend(ArrayTarget({a, a}, "raid1", "64KiB").value());
   ASSERT_FALSE(same.ok());
   EXPECT_NE(same.status().message().find("share the state file"), std::string::npos);
-  auto mixed = OpenSimBackend(ArrayTarget({a, "sim:tiny?capacity=64MiB"}, "raid1", "64KiB").value());
+  auto mixed =
+      OpenSimBackend(ArrayTarget({a, "sim:tiny?capacity=64MiB"}, "raid1", "64KiB").value());
   ASSERT_FALSE(mixed.ok());
   EXPECT_NE(mixed.status().message().find("some array members have a state"), std::string::npos);
 }
@@ -277,11 +281,13 @@ TEST_F(StateRefusal, OtherParametersNameTheFirstDifference) {
             std::string::npos)
       << c.status().message();
   // mem_limit is not a drive parameter.
-  EXPECT_TRUE(OpenSimBackend("sim:tiny?capacity=64MiB&op=20&mem_limit=1GiB&state=" + Path("good")).ok());
+  EXPECT_TRUE(
+      OpenSimBackend("sim:tiny?capacity=64MiB&op=20&mem_limit=1GiB&state=" + Path("good")).ok());
 }
 
 TEST_F(StateRefusal, TruncatedAndDamaged) {
-  for (size_t n : {size_t{0}, size_t{5}, size_t{8}, size_t{20}, good_.size() / 2, good_.size() - 1}) {
+  for (size_t n :
+       {size_t{0}, size_t{5}, size_t{8}, size_t{20}, good_.size() / 2, good_.size() - 1}) {
     std::string e = Try(good_.substr(0, n));
     EXPECT_NE(e.find("is damaged or truncated"), std::string::npos) << n << ": " << e;
   }
