@@ -8,7 +8,7 @@
 // backend's Close(): temporary file, fsync, rename) and loads it into a second backend; then,
 // when RANDOM_X > 0, writes RANDOM_X times the capacity in 4 KiB random writes (the mapping
 // becomes random, which compresses far less) and saves and loads again. LEVEL and WORKERS set
-// zstd's level (1) and worker threads (-1: one per CPU). Each line: seconds of wall time and
+// zstd's level (-3) and worker threads (-1: one per CPU). Each line: seconds of wall time and
 // bytes on disk. Figures depend on the machine, its disk and its load; no test depends on them.
 #include <unistd.h>
 

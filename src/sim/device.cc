@@ -15,8 +15,8 @@ uint64_t UsToNs(double us) { return static_cast<uint64_t>(std::llround(us * 1000
 
 }  // namespace
 
-SimDevice::SimDevice(const SimParams& p, const Geometry& g)
-    : p_(p), g_(g), ftl_(g, p.gc, p.gc_d, p.seed) {
+SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
+    : p_(p), g_(g), ftl_(g, p.gc, p.gc_d, p.seed, fresh) {
   cmd_ns_ = UsToNs(p.cmd_us);
   ctrl_read_ns_ = UsToNs(p.ctrl_read_us);
   ctrl_write_ns_ = UsToNs(p.ctrl_write_us);
@@ -46,7 +46,7 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g)
   buffer_ring_.assign(g.buffer_pages, 0);
   buffer_mask_ = g.buffer_pages - 1;
   assert((g.buffer_pages & (g.buffer_pages - 1)) == 0 && g.buffer_pages >= g.units_per_prog);
-  ResetFactoryFresh(0);
+  if (fresh) ResetFactoryFresh(0);
 }
 
 void SimDevice::ResetFactoryFresh(uint64_t now_ns) {

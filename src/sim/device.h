@@ -106,8 +106,9 @@ class LinkCalendar {
 
 class SimDevice {
  public:
-  // REQUIRES: p validated, g = DeriveGeometry(p).
-  SimDevice(const SimParams& p, const Geometry& g);
+  // REQUIRES: p validated, g = DeriveGeometry(p). fresh = false: the drive's state is left
+  // unset, for sim::LoadState to fill at once (saves touching gigabytes twice).
+  SimDevice(const SimParams& p, const Geometry& g, bool fresh = true);
 
   // Purge: all blocks erased, mapping empty, SLC cache empty, counters zero. Resources are
   // idle from `now_ns` on.

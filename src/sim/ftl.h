@@ -46,7 +46,9 @@ class Ftl {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
 
-  Ftl(const Geometry& g, VictimPolicy policy, uint32_t gc_d, uint64_t seed);
+  // fresh = false: the tables are left unset, for a saved state to be loaded into (VisitState)
+  // at once; anything else is undefined until then.
+  Ftl(const Geometry& g, VictimPolicy policy, uint32_t gc_d, uint64_t seed, bool fresh = true);
 
   // All blocks erased and free, mapping empty, counters zero (erase counts kept: wear).
   void Reset();

@@ -116,7 +116,8 @@ class SimBackend : public Backend {
                                                             const SimOpenOptions& o);
   friend Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& target,
                                                                  const SimOpenOptions& o);
-  SimBackend(const sim::SimParams& p, const std::string& target);
+  // fresh = false: the drive is left for sim::LoadState (OpenSimBackend with a state).
+  SimBackend(const sim::SimParams& p, const std::string& target, bool fresh = true);
   // Calls f(dev) with the drive, or the array when this backend is one.
   template <class F>
   void WithDevice(F&& f);
@@ -130,7 +131,7 @@ class SimBackend : public Backend {
   uint64_t now_ns_ = 0;
   std::vector<std::string> state_paths_;
   bool dirty_ = false;  // changed since loaded or saved
-  int zstd_level_ = 1, zstd_workers_ = -1;
+  int zstd_level_ = -3, zstd_workers_ = -1;
 };
 
 struct SimOpenOptions {
@@ -138,7 +139,7 @@ struct SimOpenOptions {
   // that replaces it); the drive starts factory-fresh.
   bool load_state = true;
   // How Close() compresses the state (benchmarks; sim/state.h StateSaveOptions).
-  int state_zstd_level = 1;
+  int state_zstd_level = -3;
   int state_zstd_workers = -1;  // -1: one per CPU (at most 4); 0: single-threaded
 };
 

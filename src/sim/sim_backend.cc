@@ -390,10 +390,10 @@ bool IsSimTarget(const std::string& target) {
   return target.rfind("sim:", 0) == 0 || target.rfind("array:", 0) == 0;
 }
 
-SimBackend::SimBackend(const sim::SimParams& p, const std::string& target)
+SimBackend::SimBackend(const sim::SimParams& p, const std::string& target, bool fresh)
     : p_(std::make_unique<sim::SimParams>(p)),
       g_(std::make_unique<sim::Geometry>(sim::DeriveGeometry(p))),
-      dev_(std::make_unique<SimDevice>(*p_, *g_)) {
+      dev_(std::make_unique<SimDevice>(*p_, *g_, fresh)) {
   params_ = sim::ParamPairs(p);
   params_.emplace_back("preset", p.preset);
   params_.emplace_back("sim_blocks", std::to_string(g_->blocks));
@@ -430,14 +430,15 @@ Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target,
   if (target.rfind("array:", 0) == 0) return OpenSimArrayBackend(target, o);
   auto p = sim::ParseSimTarget(target);
   if (!p.ok()) return p.status();
-  auto b = std::unique_ptr<SimBackend>(new SimBackend(p.value(), target));
   const std::string& path = p->state_path;
+  std::error_code ec;
+  const bool exists = !path.empty() && (std::filesystem::exists(path, ec) ||
+                                        std::filesystem::is_symlink(path, ec));
+  auto b = std::unique_ptr<SimBackend>(new SimBackend(p.value(), target, !(exists && o.load_state)));
   if (path.empty()) return b;
   b->state_paths_ = {path};
   b->zstd_level_ = o.state_zstd_level;
   b->zstd_workers_ = o.state_zstd_workers;
-  std::error_code ec;
-  const bool exists = std::filesystem::exists(path, ec) || std::filesystem::is_symlink(path, ec);
   std::string origin = "new (factory-fresh; saved when the command ends)";
   if (exists) {
     if (o.load_state) {
