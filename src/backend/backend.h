@@ -61,8 +61,13 @@ class Backend {
   virtual Result<std::string> Purge(const std::string& method, const RunControl& control) = 0;
   // True when the target keeps its state across processes (a real drive): a resumed suite
   // continues from the stored rounds. False for the simulator, whose drive state lives in
-  // memory: a resumed suite replays the stored rounds (deterministically) to rebuild it.
+  // memory (or, with `state=`, is saved only when a command ends, so not after a SIGKILL): a
+  // resumed suite replays the stored rounds (deterministically) to rebuild it.
   virtual bool persistent_state() const = 0;
+  // Ends the command's use of the target; called once when a command is done with it, also
+  // after an interruption. A simulated drive with `state=PATH` saves its state there. Default:
+  // nothing. Errors: Io/NoSpace naming what could not be saved.
+  virtual Status Close() { return Status::Ok(); }
 };
 
 }  // namespace ssdlab

@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/units.h"
 #include "cli/commands.h"
 #include "device/device_json.h"
 #include "device/health.h"
@@ -14,7 +16,9 @@
 #include "device/purge.h"
 #include "device/safety.h"
 #include "device/smart.h"
+#include "sim/params.h"
 #include "sim/sim.h"
+#include "sim/state.h"
 
 namespace ssdlab {
 namespace {
@@ -111,12 +115,40 @@ void PrintSmart(const SmartHealth& h) {
   for (const std::string& n : h.notes) row("note", n);
 }
 
+// The state=PATH of a simulated drive: its summary (header only, sim/state.h), or null when the
+// target has none; "exists": false when PATH does not exist yet.
+Result<json> SimStateJson(const std::string& target) {
+  SSDLAB_ASSIGN_OR_RETURN(sim::SimParams p, sim::ParseSimTarget(target));
+  if (p.state_path.empty()) return json(nullptr);
+  std::error_code ec;
+  if (!std::filesystem::exists(p.state_path, ec))
+    return json{{"path", p.state_path}, {"exists", false}};
+  SSDLAB_ASSIGN_OR_RETURN(sim::StateSummary s, sim::ReadStateHeader(p.state_path, p));
+  return json{{"path", p.state_path},
+              {"exists", true},
+              {"fill_pct", s.fill_pct()},
+              {"mapped_bytes", s.mapped_pages * sim::kUnitBytes},
+              {"user_bytes", s.user_pages * sim::kUnitBytes},
+              {"write_amplification", s.write_amplification()},
+              {"host_bytes_written", s.host_pages * sim::kUnitBytes},
+              {"nand_bytes_written", s.nand_pages * sim::kUnitBytes},
+              {"gc_page_copies", s.gc_copies},
+              {"erases", s.erases},
+              {"erase_count_mean", s.erase_count_mean},
+              {"erase_count_max", s.erase_count_max},
+              {"free_blocks", s.free_blocks},
+              {"blocks", s.blocks},
+              {"virtual_time_s", static_cast<double>(s.virtual_time_ns) * 1e-9}};
+}
+
 // A simulated drive answers with its model's figures; it has no SMART and no sensor.
 int SimInfo(const InfoArgs& a) {
-  auto sim = OpenSimBackend(a.target);
+  auto sim = OpenSimBackend(a.target, SimOpenOptions{.load_state = false});
   if (!sim.ok()) return Fail(sim.status());
   auto figures = DescribeSim(a.target);
   if (!figures.ok()) return Fail(figures.status());
+  auto state = SimStateJson(a.target);
+  if (!state.ok()) return Fail(state.status());
   const TargetInfo& t = (*sim)->info();
   if (a.json) {
     json params = json::object(), figs = json::array();
@@ -124,15 +156,28 @@ int SimInfo(const InfoArgs& a) {
     for (const SimFigure& f : *figures) figs.push_back({{"key", f.key}, {"value", f.value}, {"unit", f.unit}});
     json doc = {{"schema_version", kDeviceSchemaVersion},
                 {"target",
-                 {{"path", t.path}, {"kind", "sim"}, {"size_bytes", t.size_bytes},
-                  {"size_gb", DecimalGb(t.size_bytes)}, {"size_gib", BinaryGib(t.size_bytes)},
-                  {"model", t.model}, {"serial", t.serial}, {"firmware", t.firmware},
+                 {{"path", t.path},
+                  {"kind", "sim"},
+                  {"size_bytes", t.size_bytes},
+                  {"size_gb", DecimalGb(t.size_bytes)},
+                  {"size_gib", BinaryGib(t.size_bytes)},
+                  {"model", t.model},
+                  {"serial", t.serial},
+                  {"firmware", t.firmware},
                   {"logical_block_bytes", t.logical_block_bytes},
-                  {"physical_block_bytes", t.physical_block_bytes}, {"params", params}}},
+                  {"physical_block_bytes", t.physical_block_bytes},
+                  {"params", params}}},
                 {"figures", figs},
-                {"smart", {{"available", false}, {"reason", "simulated drive: no SMART (figures come from the model)"}, {"health", nullptr}}},
-                {"temperature", {{"source", "simulated"}, {"available", false}, {"reason", "a simulated drive models no temperature"},
-                                 {"sample", nullptr}}}};
+                {"state", *state},
+                {"smart",
+                 {{"available", false},
+                  {"reason", "simulated drive: no SMART (figures come from the model)"},
+                  {"health", nullptr}}},
+                {"temperature",
+                 {{"source", "simulated"},
+                  {"available", false},
+                  {"reason", "a simulated drive models no temperature"},
+                  {"sample", nullptr}}}};
     std::cout << doc.dump(1) << "\n";
     return kExitOk;
   }
@@ -145,6 +190,27 @@ int SimInfo(const InfoArgs& a) {
   row("capacity (simulated)", Bytes(t.size_bytes));
   row("sectors", fmt::format("{} B logical, {} B physical", t.logical_block_bytes, t.physical_block_bytes));
   for (const SimFigure& f : *figures) row(f.key, f.value + (f.unit.empty() ? "" : " " + f.unit));
+  const json& st = *state;
+  if (!st.is_null()) {
+    row("state", st["path"].get<std::string>());
+    if (!st["exists"].get<bool>()) {
+      row("state fill", "none yet: the drive is factory-fresh until a command saves it");
+    } else {
+      row("state fill",
+          fmt::format("{:.2f}% of the user space mapped ({})", st["fill_pct"].get<double>(),
+                      FormatBytes(st["mapped_bytes"].get<uint64_t>())));
+      row("state write amplification",
+          fmt::format("{:.3f} so far ({} written by the host since the last purge)",
+                      st["write_amplification"].get<double>(),
+                      FormatBytes(st["host_bytes_written"].get<uint64_t>())));
+      row("state erase count",
+          fmt::format("mean {:.2f}, max {} per block", st["erase_count_mean"].get<double>(),
+                      st["erase_count_max"].get<uint64_t>()));
+      row("state free blocks",
+          fmt::format("{} of {}", st["free_blocks"].get<uint64_t>(), st["blocks"].get<uint64_t>()));
+      row("state virtual time", fmt::format("{:.3f} s", st["virtual_time_s"].get<double>()));
+    }
+  }
   row("smart", "none (simulated drive)");
   row("temperature", "none (a simulated drive models no temperature)");
   return kExitOk;
@@ -216,13 +282,71 @@ void PrintPlan(const PurgePlan& p, const Status& allowed, std::ostream& out) {
   if (!allowed.ok()) out << "refused  " << allowed.message() << "\n";
 }
 
+// A simulated drive with state=PATH: its state becomes a factory-fresh drive (mapping empty, all
+// blocks erased, clock 0; wear kept, as a secure erase keeps it), saved to PATH.
+int SimPurge(const PurgeArgs& a) {
+  auto p = sim::ParseSimTarget(a.target);
+  if (!p.ok() && a.target.find("state=") != std::string::npos) return Fail(p.status());
+  if (!p.ok() || p->state_path.empty()) {
+    return Fail(
+        Status::Error(Code::kUnsupported,
+                      "a simulated drive without state= lives inside one ssdlab process and starts "
+                      "factory-fresh; add ?state=PATH to keep (and purge) it between commands (" +
+                          a.target + ")"));
+  }
+  if (a.method != "auto")
+    return Fail(Status::Invalid("--method " + a.method +
+                                ": a simulated drive is purged with --method auto (a secure "
+                                "erase of the model)"));
+  std::ostream& human = a.json ? std::cerr : std::cout;
+  json doc = {{"schema_version", kDeviceSchemaVersion},
+              {"dry_run", a.dry_run},
+              {"target", a.target},
+              {"method", "sim-reset"},
+              {"state", p->state_path}};
+  if (a.dry_run) {
+    // Checks the state (a foreign or damaged file is refused) without changing it.
+    auto b = OpenSimBackend(a.target, SimOpenOptions{.load_state = false});
+    doc["allowed"] = b.ok();
+    doc["refusal"] = b.ok() ? "" : b.status().message();
+    doc["completed"] = false;
+    human << "target   " << a.target << "\n"
+          << "step 1   reset the simulated drive's state in " << p->state_path
+          << " to factory-fresh (mapping empty, blocks erased, clock 0; wear kept)\n";
+    if (!b.ok()) human << "refused  " << b.status().message() << "\n";
+    human << "dry run: nothing was written\n";
+    if (a.json) std::cout << doc.dump(1) << "\n";
+    return kExitOk;
+  }
+  if (!a.destructive) {
+    return Fail(Status::Refused("purge would reset the simulated drive's state in " +
+                                p->state_path + "; pass --destructive to allow it"));
+  }
+  auto start = std::chrono::steady_clock::now();
+  auto b = OpenSimBackend(a.target);  // loads it: wear survives the purge
+  if (!b.ok()) return Fail(b.status());
+  RunControl control;
+  control.stop = &StopFlag();
+  auto done = (*b)->Purge("auto", control);
+  if (!done.ok()) return Fail(done.status());
+  Status s = (*b)->Close();
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  doc["allowed"] = true;
+  doc["refusal"] = "";
+  doc["completed"] = s.ok();
+  doc["elapsed_s"] = elapsed;
+  doc["error"] = s.ok() ? "" : s.message();
+  if (a.json) std::cout << doc.dump(1) << "\n";
+  if (!s.ok()) return Fail(s);
+  human << fmt::format("purged {}: state {} is a factory-fresh drive (wear kept) in {:.1f} s\n",
+                       a.target, p->state_path, elapsed);
+  return kExitOk;
+}
+
 int Purge(const PurgeArgs& a) {
   auto method = ParsePurgeMethod(a.method);
   if (!method.ok()) return Fail(method.status());
-  if (IsSim(a.target)) {
-    return Fail(Status::Error(Code::kUnsupported,
-                              "a simulated drive lives inside one ssdlab process and starts factory-fresh; `pts` purges it itself (" + a.target + ")"));
-  }
+  if (IsSim(a.target)) return SimPurge(a);
   if (!a.confirm.empty() && !a.destructive && !a.dry_run) {
     return Fail(Status::Invalid("--confirm needs --destructive"));
   }
@@ -279,7 +403,8 @@ void AddInfoCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "info", "Identify a target: model, serial, capacity, sectors, queue, SMART, temperature");
   cmd->add_option("--target", a->target,
-                  "Block device (any symlink such as /dev/disk/by-id/...) or file")
+                  "Block device (any symlink such as /dev/disk/by-id/...), file, or "
+                  "sim:PRESET[?key=value&...] (with state=PATH: the saved drive's fill, WA, wear)")
       ->required();
   cmd->add_flag("--json", a->json, "Print a JSON document on stdout instead of the table");
   cmd->add_flag("--no-smart", a->no_smart, "Skip smartctl");
@@ -290,7 +415,10 @@ void AddPurgeCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<PurgeArgs>();
   CLI::App* cmd = app.add_subcommand(
       "purge", "Erase a target: secure erase, format, sanitize, discard, zero, punch holes");
-  cmd->add_option("--target", a->target, "Block device (symlinks resolved) or file")->required();
+  cmd->add_option("--target", a->target,
+                  "Block device (symlinks resolved), file, or sim:PRESET?state=PATH (resets the "
+                  "saved drive)")
+      ->required();
   cmd->add_option("--method", a->method,
                   "auto|ata-secure-erase|ata-enhanced|sas-format|nvme-format|nvme-sanitize|discard|"
                   "zero|punch-hole")

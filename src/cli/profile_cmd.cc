@@ -16,8 +16,8 @@
 #include <sstream>
 
 #include "base/clock.h"
-#include "base/units.h"
 #include "base/output_file.h"
+#include "base/units.h"
 #include "cli/commands.h"
 #include "device/device_backend.h"
 #include "cli/flags.h"
@@ -29,6 +29,7 @@
 #include "engine/engine.h"
 #include "store/store.h"
 #include "suite/profile.h"
+#include "workload/parse.h"
 
 namespace ssdlab {
 namespace {
@@ -44,7 +45,28 @@ struct ProfileArgs {
   std::vector<std::string> targets;  // --target, composed into `target` (an array with --layout)
   std::string layout, chunk;
   bool destructive = false;
+  bool prefill = false;
 };
+
+// --prefill: one sequential pass of 1 MiB writes (or the largest block dividing the target)
+// over the whole target, not measured or stored.
+Status Prefill(Backend& backend) {
+  WorkloadArgs w;
+  w.rw = "write";
+  w.interval = "0";
+  SSDLAB_ASSIGN_OR_RETURN(WorkloadSpec spec, ResolveWorkload(w, backend.info().size_bytes,
+                                                             backend.info().logical_block_bytes));
+  const WorkloadSpec fill = PrefillOf(spec);
+  std::cerr << "ssdlab profile: --prefill writes " << FormatBytes(fill.io_bytes)
+            << " sequentially (not measured)\n";
+  RunControl quiet{&StopFlag(), nullptr, nullptr};
+  SSDLAB_ASSIGN_OR_RETURN(PhaseResult r, backend.RunPhase(fill, quiet));
+  if (r.interrupted) return Status::Error(Code::kInterrupted, "interrupted");
+  if (r.io_errors)
+    return Status::Io("--prefill: " +
+                      (r.errors.empty() ? std::string("I/O errors") : r.errors.front()));
+  return Status::Ok();
+}
 
 json ArgsJson(const ProfileArgs& a) {
   return {{"name", a.name},
@@ -74,7 +96,8 @@ json ArgsJson(const ProfileArgs& a) {
           {"percent", a.percent},
           {"files", a.files},
           {"mode", a.mode},
-          {"rw_ratio", a.rw_ratio}};
+          {"rw_ratio", a.rw_ratio},
+          {"prefill", a.prefill}};
 }
 
 std::vector<std::string> Split(const std::string& s, char sep = ',') {
@@ -279,6 +302,11 @@ int RunProfileCommand(ProfileArgs a) {
   if (Status s = BytesFlag("--target-size", a.target_size, target_size); !s.ok()) {
     return Fail(s);
   }
+  if (a.prefill && (!options->fill_pcts.empty() || def->kind == "op-advisor")) {
+    PrintError(std::string("--prefill: ") + (def->kind == "op-advisor" ? "op-advisor" : "--fill") +
+               " purges the drive before it measures; a prefill would be erased");
+    return kExitUsage;
+  }
   Result<std::unique_ptr<Backend>> backend = Status::Invalid("no target");
   if (fileio && !sim) {
     // N files in a directory, addressed as one range (engine/engine.h RealTargetOptions::files).
@@ -364,9 +392,19 @@ int RunProfileCommand(ProfileArgs a) {
   std::cerr << fmt::format("ssdlab profile: run '{}', {} on {} ({}){}\n", a.run, def->name,
                            a.target, FormatBytes((*backend)->info().size_bytes),
                            a.fill.empty() ? "" : ", fill levels " + a.fill);
+  if (std::string n = SimStateNote(**backend); !n.empty())
+    std::cerr << "ssdlab profile: " << n << "\n";
   HealthHooks hooks(identity ? &*identity : nullptr, temp_interval.value());
-  Status st = RunProfile(**backend, **store, run_id.value(), 0, def.value(), options.value(),
-                         progress.get(), &StopFlag(), &hooks);
+  Status st = Status::Ok();
+  if (a.prefill) st = Prefill(**backend);
+  if (st.ok())
+    st = RunProfile(**backend, **store, run_id.value(), 0, def.value(), options.value(),
+                    progress.get(), &StopFlag(), &hooks);
+  // A simulated drive with state= saves it, also after an interruption.
+  if (Status closed = (*backend)->Close(); !closed.ok()) {
+    PrintError(closed.message());
+    if (st.ok()) st = closed;
+  }
   if (progress) progress->Done();
   st = FinishStoredRun(**store, run_id.value(), a.run, a.db, st, a.json_path, [&](const json& doc) {
     if (st.ok()) PrintSummary(doc, a.json_path == "-" ? std::cerr : std::cout);
@@ -404,6 +442,9 @@ void AddProfileCommand(CLI::App& app, int* exit_code) {
                 "Allow writing to a block device (destroys its data)");
   cmd->add_option("--confirm", a->confirm, "For a block device: its serial (or WWN), for purges");
   cmd->add_option("--temp-interval", a->temp_interval, "Temperature sampling interval (1s)");
+  cmd->add_flag("--prefill", a->prefill,
+                "Write the whole target once sequentially before the profile (not measured; "
+                "needs --destructive on a block device)");
   cmd->add_option("--target-size", a->target_size, "Size of a target file to create");
   cmd->add_option(
       "--size", a->size,

@@ -484,13 +484,16 @@ int RunPtsCommand(PtsArgs a) {
       RunPts(**backend, **store, run.id, options.value(), progress.get(), &StopFlag(), &hooks);
   st = FinishStoredRun(**store, run.id, run.name, a.db, st, a.json_path,
                        [](const nlohmann::json& doc) { PrintVerdicts(doc, std::cerr); });
+  // A simulated drive with state= saves it, also after an interruption.
+  Status closed = (*backend)->Close();
+  if (!closed.ok()) PrintError(closed.message());
   if (!st.ok()) {
     PrintError(st.code() == Code::kInterrupted
                    ? "interrupted; finished rounds are stored, continue with --resume " + run.name
                    : st.message());
     return st.code() == Code::kInterrupted ? kExitInterrupted : kExitFailed;
   }
-  return kExitOk;
+  return closed.ok() ? kExitOk : kExitFailed;
 }
 
 }  // namespace

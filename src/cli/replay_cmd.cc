@@ -300,6 +300,11 @@ int Replay(const ReplayArgs& a) {
   auto result = (*backend)->RunPhase(spec, control);
   const double end = UnixTimeS();
   source.Close();
+  // The end of the command's use of the target: a simulated drive with a state saves it.
+  if (Status closed = (*backend)->Close(); !closed.ok()) {
+    PrintError(closed.message());
+    if (result.ok()) return ExitCodeFor(closed);
+  }
   if (store && (!result.ok() || !source.status().ok())) {
     (void)store->SetRunStatus(run_id, "failed");
   }

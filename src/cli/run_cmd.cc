@@ -226,6 +226,7 @@ int Run(RunArgs a) {
   bool tty = isatty(STDERR_FILENO);
   if (tty && spec->interval_ns) control.on_interval = PrintProgress;
   std::vector<std::string> prefill_notes;
+  if (std::string n = SimStateNote(**backend); !n.empty()) prefill_notes.push_back(n);
   if (a.prefill) {  // one sequential pass over the range, not measured
     WorkloadSpec fill = PrefillOf(spec.value());
     RunControl quiet{control.stop, nullptr, nullptr};
@@ -237,6 +238,7 @@ int Run(RunArgs a) {
                     : Status::Ok();
     if (!fs.ok()) {
       PrintError(fs.WithContext("--prefill").message());
+      if (Status cs = (*backend)->Close(); !cs.ok()) PrintError(cs.message());
       return ExitCodeFor(fs);
     }
     prefill_notes.push_back("--prefill wrote the range once sequentially (" +
@@ -249,12 +251,20 @@ int Run(RunArgs a) {
   double end = UnixTimeS();
   nlohmann::json health_json = health.Stop();
   if (tty && spec->interval_ns) std::cerr << "\r\x1b[K" << std::flush;
+  // The command is done with the target: a simulated drive with state= saves it (also after
+  // Ctrl-C, which ends the phase cleanly).
+  Status closed = (*backend)->Close();
   if (!result.ok()) {
+    if (!closed.ok()) PrintError(closed.message());
     return Fail(result.status());
   }
   const PhaseResult& r = result.value();
 
   int code = kExitOk;
+  if (!closed.ok()) {
+    PrintError(closed.message());
+    code = kExitFailed;
+  }
   if (lat_log) {
     if (Status s = lat_log->Close(); !s.ok()) {
       PrintError(s.message());

@@ -1,5 +1,6 @@
 #include "cli/targets.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include "device/safety.h"
@@ -56,7 +57,9 @@ Result<TargetInfo> ProbeTarget(const TargetRequest& r) {
       return Status::Invalid(
           "--size does not apply to a simulated drive; set its capacity in the target, e.g. "
           "sim:tiny?capacity=2GiB");
-    SSDLAB_ASSIGN_OR_RETURN(auto sim, OpenSimBackend(r.target));
+    // A state file is only checked here (header and parameters); OpenTarget loads it.
+    SSDLAB_ASSIGN_OR_RETURN(auto sim,
+                            OpenSimBackend(r.target, SimOpenOptions{.load_state = false}));
     return sim->info();
   }
   SSDLAB_RETURN_IF_ERROR(CheckSafety(r));
@@ -70,6 +73,23 @@ Result<std::unique_ptr<Backend>> OpenTarget(const TargetRequest& r) {
   }
   SSDLAB_RETURN_IF_ERROR(CheckSafety(r));
   return OpenRealBackend(RealOptions(r));
+}
+
+std::string SimStateNote(const Backend& b) {
+  const auto* sim = dynamic_cast<const SimBackend*>(&b);
+  if (!sim || sim->state_paths().empty()) return "";
+  std::string paths;
+  for (const std::string& p : sim->state_paths()) paths += (paths.empty() ? "" : ", ") + p;
+  std::string origin;
+  for (const auto& [k, v] : sim->info().details)
+    if (k == "state_origin") origin = v;
+  const SimCounters c = sim->counters();
+  if (origin != "loaded") return "sim state " + paths + ": new, the drive started factory-fresh";
+  return fmt::format(
+      "sim state {}: loaded, {:.1f}% of the drive's space mapped, WA {:.2f} so far", paths,
+      c.user_pages ? 100.0 * static_cast<double>(c.mapped_pages) / static_cast<double>(c.user_pages)
+                   : 0.0,
+      c.write_amplification());
 }
 
 }  // namespace ssdlab

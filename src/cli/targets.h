@@ -36,5 +36,9 @@ void AddTargetOptions(CLI::App* cmd, std::vector<std::string>* targets, std::str
 // Checks everything that can be checked without changing the target; returns its facts.
 Result<TargetInfo> ProbeTarget(const TargetRequest& request);
 Result<std::unique_ptr<Backend>> OpenTarget(const TargetRequest& request);
+// For a simulated drive with state=: one line saying whether its state was loaded (with its
+// fill and write amplification so far) or is new. Empty for other targets. Call before the
+// first phase.
+std::string SimStateNote(const Backend& backend);
 
 }  // namespace ssdlab

@@ -24,6 +24,7 @@ class DevicePurgeBackend : public Backend {
   }
   Status Idle(uint64_t ns, const RunControl& control) override { return inner_->Idle(ns, control); }
   bool persistent_state() const override { return true; }
+  Status Close() override { return inner_->Close(); }
 
   Result<std::string> Purge(const std::string& method, const RunControl& control) override {
     if (method == "none") return std::string("none");

@@ -59,6 +59,8 @@ DeviceCounters SimArray::counters() const {
     s.slc_pages += c.slc_pages;
     s.slc_folded += c.slc_folded;
     s.nand_reads += c.nand_reads;
+    s.host_read_pages += c.host_read_pages;
+    s.unmapped_read_pages += c.unmapped_read_pages;
   }
   return s;
 }

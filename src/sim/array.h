@@ -50,6 +50,7 @@ class SimArray {
   const RaidLayout& layout() const { return layout_; }
   size_t members() const { return members_.size(); }
   const SimDevice& member(size_t i) const { return *members_[i]; }
+  SimDevice& member(size_t i) { return *members_[i]; }
 
  private:
   std::vector<std::unique_ptr<SimDevice>> members_;

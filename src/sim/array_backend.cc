@@ -1,4 +1,6 @@
 // Array targets of simulated drives: "array:LAYOUT:CHUNK_BYTES:MEMBER|MEMBER|..." (sim/sim.h).
+#include <algorithm>
+#include <filesystem>
 #include <sstream>
 
 #include "base/units.h"
@@ -52,7 +54,8 @@ Result<std::string> ArrayTarget(const std::vector<std::string>& members, const s
   return t;
 }
 
-Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& target) {
+Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& target,
+                                                        const SimOpenOptions& o) {
   // array:LAYOUT:CHUNK:MEMBERS
   const std::string bad = "malformed array target '" + target + "' (array:LAYOUT:CHUNK:A|B|...)";
   const size_t a = target.find(':', 6), b = a == std::string::npos ? a : target.find(':', a + 1);
@@ -64,10 +67,33 @@ Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& targe
   std::stringstream in(target.substr(b + 1));
   for (std::string m; std::getline(in, m, '|');) names.push_back(m);
   SSDLAB_ASSIGN_OR_RETURN(sim::RaidLayout l, CheckArray(names, layout, chunk.value()));
+  // One state file per member: never two members on one file, never some with and some
+  // without (half an array would start fresh).
+  std::vector<std::string> states, canon;
+  for (const std::string& m : names) {
+    SSDLAB_ASSIGN_OR_RETURN(sim::SimParams p, sim::ParseSimTarget(m));
+    if (p.state_path.empty()) continue;
+    std::error_code ec;
+    std::string c = std::filesystem::weakly_canonical(p.state_path, ec).string();
+    if (ec) c = p.state_path;
+    for (size_t i = 0; i < canon.size(); ++i) {
+      if (canon[i] == c)
+        return Status::Invalid("array members share the state file " + p.state_path +
+                               "; give every member its own state= path");
+    }
+    canon.push_back(c);
+    states.push_back(p.state_path);
+  }
+  if (!states.empty() && states.size() != names.size())
+    return Status::Invalid(
+        "some array members have a state= path and some do not; give every "
+        "member its own, or none");
 
   std::vector<std::unique_ptr<SimBackend>> opened;
+  uint64_t clock = 0;
   for (const std::string& m : names) {
-    SSDLAB_ASSIGN_OR_RETURN(auto one, OpenSimBackend(m));
+    SSDLAB_ASSIGN_OR_RETURN(auto one, OpenSimBackend(m, o));
+    clock = std::max(clock, one->now_ns_);
     if (!opened.empty() && one->info().size_bytes != opened.front()->info().size_bytes) {
       return Status::Invalid("mismatched array members: " + names.front() + " holds " +
                              std::to_string(opened.front()->info().size_bytes) + " bytes, " + m +
@@ -87,6 +113,10 @@ Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& targe
   }
   std::unique_ptr<SimBackend> array = std::move(opened.front());
   array->array_ = std::make_unique<sim::SimArray>(std::move(devs), l);
+  array->state_paths_ = states;
+  array->zstd_level_ = o.state_zstd_level;
+  array->zstd_workers_ = o.state_zstd_workers;
+  array->now_ns_ = clock;  // members saved together share one clock; the latest is safe
   TargetInfo& info = array->info_;
   const std::string member_model = info.model;
   info.path = target;

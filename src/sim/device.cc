@@ -15,8 +15,8 @@ uint64_t UsToNs(double us) { return static_cast<uint64_t>(std::llround(us * 1000
 
 }  // namespace
 
-SimDevice::SimDevice(const SimParams& p, const Geometry& g)
-    : p_(p), g_(g), ftl_(g, p.gc, p.gc_d, p.seed) {
+SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
+    : p_(p), g_(g), ftl_(g, p.gc, p.gc_d, p.seed, fresh) {
   cmd_ns_ = UsToNs(p.cmd_us);
   ctrl_read_ns_ = UsToNs(p.ctrl_read_us);
   ctrl_write_ns_ = UsToNs(p.ctrl_write_us);
@@ -46,7 +46,7 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g)
   buffer_ring_.assign(g.buffer_pages, 0);
   buffer_mask_ = g.buffer_pages - 1;
   assert((g.buffer_pages & (g.buffer_pages - 1)) == 0 && g.buffer_pages >= g.units_per_prog);
-  ResetFactoryFresh(0);
+  if (fresh) ResetFactoryFresh(0);
 }
 
 void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
@@ -68,6 +68,7 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   gc_ratio_ = 0;
   slc_used_ = 0;
   slc_pages_ = slc_folded_ = nand_reads_ = 0;
+  host_read_pages_ = unmapped_read_pages_ = 0;
   fold_seq_ = 0;
 }
 
@@ -81,6 +82,8 @@ DeviceCounters SimDevice::counters() const {
   c.slc_pages = slc_pages_;
   c.slc_folded = slc_folded_;
   c.nand_reads = nand_reads_;
+  c.host_read_pages = host_read_pages_;
+  c.unmapped_read_pages = unmapped_read_pages_;
   return c;
 }
 
@@ -324,9 +327,13 @@ uint64_t SimDevice::Read(uint64_t offset, uint32_t bytes, uint64_t t) {
   const uint64_t tc = ctrl_free_;
   uint64_t ready = tc;
   uint32_t last_page = UINT32_MAX;
+  host_read_pages_ += units;
   for (uint64_t lpn = lpn_begin; lpn < lpn_end; ++lpn) {
     const uint32_t ppn = ftl_.Lookup(static_cast<uint32_t>(lpn));
-    if (ppn == Ftl::kNone) continue;  // never written or trimmed: no NAND access
+    if (ppn == Ftl::kNone) {  // never written or trimmed: no NAND access
+      ++unmapped_read_pages_;
+      continue;
+    }
     const uint32_t page = page_of_.Div(ppn);
     const uint64_t r = NandRead(ppn, page != last_page, tc, t_read_ns_);
     last_page = page;

@@ -41,9 +41,11 @@ struct DeviceCounters {
   uint64_t nand_pages = 0;  // 4 KiB units programmed (host + GC copies + SLC folding)
   uint64_t gc_copies = 0;
   uint64_t erases = 0;
-  uint64_t slc_pages = 0;   // host units programmed in SLC mode
-  uint64_t slc_folded = 0;  // units moved from SLC to native mode
-  uint64_t nand_reads = 0;  // NAND page reads (host and GC)
+  uint64_t slc_pages = 0;            // host units programmed in SLC mode
+  uint64_t slc_folded = 0;           // units moved from SLC to native mode
+  uint64_t nand_reads = 0;           // NAND page reads (host and GC)
+  uint64_t host_read_pages = 0;      // 4 KiB units read by the host
+  uint64_t unmapped_read_pages = 0;  // of which found nothing mapped (answered without NAND)
 };
 
 // Bookings of a shared half-duplex link (SATA): busy intervals in time order. A transfer takes
@@ -89,6 +91,12 @@ class LinkCalendar {
   void MakeRoom(uint64_t now);
   uint64_t BookInGap(uint64_t ready, uint64_t dur, uint64_t now);
 
+ public:
+  // Saved states (sim/state.cc): the bookings in order (the buffer's layout does not matter).
+  template <class Ar>
+  void VisitState(Ar& ar);
+
+ private:
   // The bookings in order: iv_[head_, tail_) then last_ (the latest; {0, 0} when none), disjoint.
   std::vector<Interval> iv_;
   size_t head_ = 0;
@@ -98,8 +106,9 @@ class LinkCalendar {
 
 class SimDevice {
  public:
-  // REQUIRES: p validated, g = DeriveGeometry(p).
-  SimDevice(const SimParams& p, const Geometry& g);
+  // REQUIRES: p validated, g = DeriveGeometry(p). fresh = false: the drive's state is left
+  // unset, for sim::LoadState to fill at once (saves touching gigabytes twice).
+  SimDevice(const SimParams& p, const Geometry& g, bool fresh = true);
 
   // Purge: all blocks erased, mapping empty, SLC cache empty, counters zero. Resources are
   // idle from `now_ns` on.
@@ -151,6 +160,16 @@ class SimDevice {
   uint64_t slc_capacity_pages() const;
   const Ftl& ftl() const { return ftl_; }
   const Geometry& geometry() const { return g_; }
+  const SimParams& params() const { return p_; }
+
+  // Saved states (sim/state.cc): visits every field of the drive's state (FTL included) in a
+  // fixed order; CheckLoaded() checks the indices a loaded state could hold out of range
+  // (empty string: fine).
+  template <class Ar>
+  void VisitState(Ar& ar);
+  std::string CheckLoaded() const;
+  // After a load has passed CheckLoaded(): rebuilds what is not stored (the reverse map).
+  void RebuildAfterLoad() { ftl_.RebuildReverseMap(); }
 
  private:
   struct Group {  // units accumulating toward one program
@@ -275,6 +294,7 @@ class SimDevice {
   double gc_ratio_ = 0;
   uint64_t slc_used_ = 0;
   uint64_t slc_pages_ = 0, slc_folded_ = 0, nand_reads_ = 0, fold_seq_ = 0;
+  uint64_t host_read_pages_ = 0, unmapped_read_pages_ = 0;
 };
 
 }  // namespace ssdlab::sim

@@ -5,7 +5,7 @@
 
 namespace ssdlab::sim {
 
-Ftl::Ftl(const Geometry& g, VictimPolicy policy, uint32_t gc_d, uint64_t seed)
+Ftl::Ftl(const Geometry& g, VictimPolicy policy, uint32_t gc_d, uint64_t seed, bool fresh)
     : ppb_(g.pages_per_block),
       block_of_(g.pages_per_block),
       blocks_(g.blocks),
@@ -23,7 +23,7 @@ Ftl::Ftl(const Geometry& g, VictimPolicy policy, uint32_t gc_d, uint64_t seed)
       free_ring_(g.blocks),
       closed_ring_(g.blocks),
       rng_(seed) {
-  Reset();
+  if (fresh) Reset();
 }
 
 void Ftl::Reset() {

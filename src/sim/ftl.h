@@ -46,7 +46,9 @@ class Ftl {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
 
-  Ftl(const Geometry& g, VictimPolicy policy, uint32_t gc_d, uint64_t seed);
+  // fresh = false: the tables are left unset, for a saved state to be loaded into (VisitState)
+  // at once; anything else is undefined until then.
+  Ftl(const Geometry& g, VictimPolicy policy, uint32_t gc_d, uint64_t seed, bool fresh = true);
 
   // All blocks erased and free, mapping empty, counters zero (erase counts kept: wear).
   void Reset();
@@ -150,6 +152,19 @@ class Ftl {
   const FtlCounters& counters() const { return counters_; }
   // Consistency check of every invariant (tests; O(pages)). Returns an empty string when ok.
   std::string CheckInvariants() const;
+  uint64_t erase_count_sum() const;
+  uint32_t erase_count_max() const;
+
+  // Saved states (sim/state.cc): visits every field of the state in a fixed order with
+  // ar.Pod(x), ar.Span(ptr, n) and ar.Mapping(ptr, n, limit) (uint32 arrays of indices below
+  // `limit` or kNone). CheckLoaded() checks, after a load, every index the FTL follows without
+  // checking (block numbers, list links, cursors); the mapping ranges are checked while reading.
+  // Returns what is wrong, or an empty string.
+  template <class Ar>
+  void VisitState(Ar& ar);
+  std::string CheckLoaded() const;
+  // Recomputes p2l (not stored) from l2p. REQUIRES: l2p entries < physical pages or kNone.
+  void RebuildReverseMap();
 
  private:
   enum State : uint32_t { kFree, kOpen, kClosed, kVictim };

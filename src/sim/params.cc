@@ -466,6 +466,10 @@ std::pair<std::string, std::string> ParamDoc(const std::string& key) {
   for (const auto& d : Table()) {
     if (key == d.key) return {d.unit, d.help};
   }
+  if (key == "state")
+    return {"path",
+            "file the drive's state is loaded from (when it exists) and saved to at the end of "
+            "the command; not a drive parameter"};
   return {};
 }
 
@@ -621,6 +625,11 @@ Result<SimParams> ParseSimTarget(const std::string& target) {
       if (std::find(seen.begin(), seen.end(), key) != seen.end())
         return Status::Invalid("sim parameter '" + key + "' is given twice in '" + target + "'");
       seen.push_back(key);
+      if (key == "state") {
+        if (value.empty()) return Status::Invalid("sim target: state= needs a file path");
+        p.state_path = value;
+        continue;
+      }
       const ParamDef* def = nullptr;
       for (const auto& d : Table()) {
         if (key == d.key) def = &d;

@@ -82,6 +82,10 @@ struct SimParams {
   uint64_t seed = 1;             // for randomised victim choice (d-choices)
   uint64_t mem_limit_bytes = 0;  // 0 = half the machine's RAM
 
+  // Not a drive parameter: where the drive's state is kept between commands (`state=PATH`,
+  // sim/state.h); empty = the drive lives in this process only. Not in ParamPairs().
+  std::string state_path;
+
   std::vector<std::pair<std::string, std::string>> sources;  // figure -> where it comes from
 };
 

@@ -11,6 +11,9 @@
 // blocks of the full drive (same dies, timing, pages per block and spare factor), so
 // throughput is the full drive's while filling it takes 1/scale of the time.
 //
+// With `state=PATH` the drive outlives the process: its state is loaded from PATH at open (a
+// factory-fresh drive when PATH does not exist) and saved there by Close() (sim/state.h).
+//
 // Not thread-safe: one SimBackend is driven by one thread.
 #pragma once
 
@@ -31,6 +34,8 @@ class SimDevice;
 struct SimParams;
 struct Geometry;
 }  // namespace sim
+
+struct SimOpenOptions;
 
 // True for targets the simulator handles ("sim:..." and arrays of them, "array:...").
 bool IsSimTarget(const std::string& target);
@@ -54,6 +59,10 @@ struct SimCounters {
   uint64_t free_blocks = 0;           // now
   uint64_t slc_cache_used_bytes = 0;  // now
   uint64_t virtual_time_ns = 0;       // the simulator's clock
+  uint64_t mapped_pages = 0;          // now: 4 KiB units holding data
+  uint64_t user_pages = 0;
+  uint64_t host_read_pages = 0;
+  uint64_t unmapped_read_pages = 0;  // reads that found nothing mapped (no NAND read)
   double write_amplification() const {
     return host_pages_written
                ? static_cast<double>(nand_pages_written) / static_cast<double>(host_pages_written)
@@ -74,7 +83,8 @@ class SimBackend : public Backend {
   // counters_name is "sim" and its counters, over the measured part only, are in this order:
   // write_amplification, host_pages_written, nand_pages_written, gc_page_copies, erases,
   // free_blocks (at the end), free_blocks_min, nand_page_reads, slc_pages_written,
-  // slc_cache_used_bytes, virtual_time_s (clock at the end), scale.
+  // slc_cache_used_bytes, virtual_time_s (clock at the end), scale, host_read_pages,
+  // unmapped_read_pages. When reads found unwritten space, a note says what share.
   // Returns Invalid if the spec's range does not fit the target or it has no limit.
   Result<PhaseResult> RunPhase(const WorkloadSpec& spec, const RunControl& control) override;
 
@@ -86,7 +96,14 @@ class SimBackend : public Backend {
   // clock keeps running.
   void ResetFactoryFresh();
   Result<std::string> Purge(const std::string& method, const RunControl& control) override;
+  // False even with `state=`: the state is saved when a command ends (not after a SIGKILL),
+  // so a resumed suite rebuilds the drive by replaying its stored rounds from the test's purge.
   bool persistent_state() const override { return false; }
+  // Saves the state to its `state=` path(s) (an array: every member to its own) when anything
+  // ran since it was loaded or saved. Io/NoSpace naming the path when a save fails.
+  Status Close() override;
+  // The `state=` paths: none, one, or one per array member.
+  const std::vector<std::string>& state_paths() const { return state_paths_; }
 
   SimCounters counters() const;
   // The resolved parameter set, key -> value in a fixed order (echo it into results), and a
@@ -95,9 +112,12 @@ class SimBackend : public Backend {
   uint64_t now_ns() const { return now_ns_; }
 
  private:
-  friend Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target);
-  friend Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& target);
-  SimBackend(const sim::SimParams& p, const std::string& target);
+  friend Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target,
+                                                            const SimOpenOptions& o);
+  friend Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& target,
+                                                                 const SimOpenOptions& o);
+  // fresh = false: the drive is left for sim::LoadState (OpenSimBackend with a state).
+  SimBackend(const sim::SimParams& p, const std::string& target, bool fresh = true);
   // Calls f(dev) with the drive, or the array when this backend is one.
   template <class F>
   void WithDevice(F&& f);
@@ -109,16 +129,33 @@ class SimBackend : public Backend {
   TargetInfo info_;
   std::vector<std::pair<std::string, std::string>> params_;
   uint64_t now_ns_ = 0;
+  std::vector<std::string> state_paths_;
+  bool dirty_ = false;  // changed since loaded or saved
+  int zstd_level_ = -3, zstd_workers_ = -1;
+};
+
+struct SimOpenOptions {
+  // Load an existing `state=` file. false: only its header is checked (a probe, or a purge
+  // that replaces it); the drive starts factory-fresh.
+  bool load_state = true;
+  // How Close() compresses the state (benchmarks; sim/state.h StateSaveOptions).
+  int state_zstd_level = -3;
+  int state_zstd_workers = -1;  // -1: one per CPU (at most 4); 0: single-threaded
 };
 
 // `target` is the full string, e.g. "sim:tiny?op=28&gc=greedy". Unknown preset or key,
 // out-of-range value, spare area too small to garbage-collect, geometry that does not fit in
-// memory -> Status::Invalid with a one-line message naming the problem.
-Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target);
+// memory -> Status::Invalid with a one-line message naming the problem. With `state=PATH`
+// the state is loaded from PATH if it exists; the errors of sim::LoadState (not a state,
+// newer version, damaged or truncated, other parameters) are Invalid.
+Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target,
+                                                   const SimOpenOptions& o = {});
 // An array target (ArrayTarget): every member opened as by OpenSimBackend. Invalid as
 // ArrayTarget, or naming mismatched members (different capacities: an array's members must
-// match, as md would otherwise waste the difference).
-Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& target);
+// match, as md would otherwise waste the difference), two members with one state path, or
+// members with and without state=.
+Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& target,
+                                                        const SimOpenOptions& o = {});
 
 struct PresetInfo {
   std::string name;

@@ -5,12 +5,14 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "sim/array.h"
 #include "sim/device.h"
 #include "sim/event_heap.h"
 #include "sim/params.h"
 #include "sim/sim.h"
+#include "sim/state.h"
 #include "workload/generator.h"
 #include "workload/request_source.h"
 
@@ -134,6 +136,10 @@ class PhaseRunner {
   IntervalSample cur_;
   uint64_t cur_index_ = 0;
   std::vector<IoRecord> io_log_;
+
+ public:
+  // Host 4 KiB units read and of them unmapped, over the measured part (after Run).
+  std::pair<double, double> unmapped_{0, 0};
 };
 
 template <class Queue, class Dev>
@@ -382,6 +388,17 @@ PhaseResult PhaseRunner<Queue, Dev>::Run(uint64_t* end_ns) {
         {"slc_cache_used_bytes", static_cast<double>(dev_->slc_used_pages() * sim::kUnitBytes)},
         {"virtual_time_s", static_cast<double>(*end_ns) * 1e-9},
     };
+    const uint64_t read_pages = c.host_read_pages - base_counters_.host_read_pages;
+    const uint64_t unmapped = c.unmapped_read_pages - base_counters_.unmapped_read_pages;
+    unmapped_ = {static_cast<double>(read_pages), static_cast<double>(unmapped)};
+    if (unmapped > 0) {
+      char pct[32];
+      std::snprintf(pct, sizeof pct, "%.3g",
+                    100.0 * static_cast<double>(unmapped) / static_cast<double>(read_pages));
+      result_.notes.push_back(std::string(pct) +
+                              "% of reads found unwritten space and were answered without NAND "
+                              "reads (use --prefill or precondition first)");
+    }
     if constexpr (std::is_same_v<Dev, sim::SimArray>) {
       // The array's commands and what they cost its members (member figures are the sums).
       const sim::ArrayCounters& a = dev_->array_counters();
@@ -432,10 +449,10 @@ bool IsSimTarget(const std::string& target) {
   return target.rfind("sim:", 0) == 0 || target.rfind("array:", 0) == 0;
 }
 
-SimBackend::SimBackend(const sim::SimParams& p, const std::string& target)
+SimBackend::SimBackend(const sim::SimParams& p, const std::string& target, bool fresh)
     : p_(std::make_unique<sim::SimParams>(p)),
       g_(std::make_unique<sim::Geometry>(sim::DeriveGeometry(p))),
-      dev_(std::make_unique<SimDevice>(*p_, *g_)) {
+      dev_(std::make_unique<SimDevice>(*p_, *g_, fresh)) {
   params_ = sim::ParamPairs(p);
   params_.emplace_back("preset", p.preset);
   params_.emplace_back("sim_blocks", std::to_string(g_->blocks));
@@ -457,6 +474,7 @@ SimBackend::SimBackend(const sim::SimParams& p, const std::string& target)
 
 Result<std::string> SimBackend::Purge(const std::string& method, const RunControl&) {
   if (method == "none") return std::string("none");
+  dirty_ = true;
   // Unlike ResetFactoryFresh() the clock restarts too, so a purged drive is the same state
   // whatever ran before it: a suite resumed in a new process replays identically.
   now_ns_ = 0;
@@ -466,11 +484,47 @@ Result<std::string> SimBackend::Purge(const std::string& method, const RunContro
 
 SimBackend::~SimBackend() = default;
 
-Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target) {
-  if (target.rfind("array:", 0) == 0) return OpenSimArrayBackend(target);
+Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target,
+                                                   const SimOpenOptions& o) {
+  if (target.rfind("array:", 0) == 0) return OpenSimArrayBackend(target, o);
   auto p = sim::ParseSimTarget(target);
   if (!p.ok()) return p.status();
-  return std::unique_ptr<SimBackend>(new SimBackend(p.value(), target));
+  const std::string& path = p->state_path;
+  std::error_code ec;
+  const bool exists = !path.empty() && (std::filesystem::exists(path, ec) ||
+                                        std::filesystem::is_symlink(path, ec));
+  auto b = std::unique_ptr<SimBackend>(new SimBackend(p.value(), target, !(exists && o.load_state)));
+  if (path.empty()) return b;
+  b->state_paths_ = {path};
+  b->zstd_level_ = o.state_zstd_level;
+  b->zstd_workers_ = o.state_zstd_workers;
+  std::string origin = "new (factory-fresh; saved when the command ends)";
+  if (exists) {
+    if (o.load_state) {
+      SSDLAB_RETURN_IF_ERROR(sim::LoadState(path, b->dev_.get(), &b->now_ns_));
+    } else {
+      SSDLAB_RETURN_IF_ERROR(sim::ReadStateHeader(path, *b->p_).status());
+    }
+    origin = "loaded";
+  }
+  b->info_.details.emplace_back("state", path);
+  b->info_.details.emplace_back("state_origin", origin);
+  return b;
+}
+
+Status SimBackend::Close() {
+  if (!dirty_ || state_paths_.empty()) return Status::Ok();
+  sim::StateSaveOptions o;
+  o.zstd_level = zstd_level_;
+  o.zstd_workers = zstd_workers_;
+  if (array_) {
+    for (size_t i = 0; i < array_->members(); ++i)
+      SSDLAB_RETURN_IF_ERROR(sim::SaveState(state_paths_[i], array_->member(i), now_ns_, o));
+  } else {
+    SSDLAB_RETURN_IF_ERROR(sim::SaveState(state_paths_.front(), *dev_, now_ns_, o));
+  }
+  dirty_ = false;
+  return Status::Ok();
 }
 
 Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunControl& control) {
@@ -491,19 +545,24 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
   }
   uint64_t end_ns = now_ns_;
   PhaseResult r;
+  std::pair<double, double> unmapped{0, 0};
+  dirty_ = true;
   auto run = [&](auto* dev) {
     using Dev = std::remove_pointer_t<decltype(dev)>;
     if (spec.jobs == 1 && spec.queue_depth == 1) {
       PhaseRunner<sim::SingleEventQueue, Dev> runner(spec, control, dev, now_ns_);
       r = runner.Run(&end_ns);
+      unmapped = runner.unmapped_;
     } else if (uint64_t{spec.jobs} * spec.queue_depth <= sim::kSmallSlots &&
                spec.rate_iops == 0 &&
                !(spec.source && spec.source->timed())) {  // closed loop: SmallEventQueue
       PhaseRunner<sim::SmallEventQueue, Dev> runner(spec, control, dev, now_ns_);
       r = runner.Run(&end_ns);
+      unmapped = runner.unmapped_;
     } else {
       PhaseRunner<sim::EventQueue, Dev> runner(spec, control, dev, now_ns_);
       r = runner.Run(&end_ns);
+      unmapped = runner.unmapped_;
     }
   };
   if (array_) {
@@ -513,12 +572,17 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
   }
   now_ns_ = end_ns;
   r.counters.emplace_back("scale", static_cast<double>(p_->scale));
+  if (!r.counters.empty() && r.counters.front().first == "write_amplification") {
+    r.counters.emplace_back("host_read_pages", unmapped.first);
+    r.counters.emplace_back("unmapped_read_pages", unmapped.second);
+  }
   // cpu_user_s/cpu_sys_s stay 0: a drive in virtual time costs its host no CPU, and the
   // simulator's own CPU time would make identical runs store different results.
   return r;
 }
 
 Status SimBackend::Idle(uint64_t ns, const RunControl& control) {
+  dirty_ = true;
   const uint64_t to = now_ns_ + ns;
   WithDevice([&](auto* dev) {
     const uint64_t from = std::max(now_ns_, dev->host_busy_until_ns() + dev->bg_idle_ns());
@@ -529,6 +593,7 @@ Status SimBackend::Idle(uint64_t ns, const RunControl& control) {
 }
 
 void SimBackend::ResetFactoryFresh() {
+  dirty_ = true;
   WithDevice([&](auto* dev) {
     now_ns_ = std::max(now_ns_, dev->host_busy_until_ns());
     dev->ResetFactoryFresh(now_ns_);
@@ -546,7 +611,18 @@ SimCounters SimBackend::counters() const {
     s.nand_page_reads = c.nand_reads;
     s.free_blocks = dev->free_blocks();
     s.slc_cache_used_bytes = dev->slc_used_pages() * sim::kUnitBytes;
+    s.host_read_pages = c.host_read_pages;
+    s.unmapped_read_pages = c.unmapped_read_pages;
   });
+  if (array_) {
+    for (size_t i = 0; i < array_->members(); ++i) {
+      s.mapped_pages += array_->member(i).ftl().mapped_pages();
+      s.user_pages += array_->member(i).geometry().user_pages;
+    }
+  } else {
+    s.mapped_pages = dev_->ftl().mapped_pages();
+    s.user_pages = g_->user_pages;
+  }
   s.virtual_time_ns = now_ns_;
   return s;
 }
