@@ -12,9 +12,9 @@
 // phases, comma-separated: wQD or rQD for 4 KiB random writes or reads at queue depth QD
 // (default w32,w1,r32; "none" runs the preconditioning only: under callgrind, instructions per
 // I/O are (PHASE) minus (none)).
-#include <algorithm>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -64,7 +64,8 @@ double Run(SimBackend& b, const WorkloadSpec& spec, const char* label) {
     if (k == "write_amplification") wa = v;
   }
   auto secs = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
-  const double cpu_s = secs(ru1.ru_utime) - secs(ru0.ru_utime) + secs(ru1.ru_stime) - secs(ru0.ru_stime);
+  const double cpu_s =
+      secs(ru1.ru_utime) - secs(ru0.ru_utime) + secs(ru1.ru_stime) - secs(ru0.ru_stime);
   std::printf(
       "%-22s %12.0f host I/Os  %7.3f s wall  %8.2f M I/Os per wall second  (%.2f M per CPU"
       " second; simulated %.0f IOPS, WA %.3f)\n",

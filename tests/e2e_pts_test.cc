@@ -16,9 +16,9 @@ using nlohmann::json;
 
 // Shorter durations than the spec's, same tests: the battery's shape in CI time.
 const std::vector<std::string> kQuickSim = {
-    "--round", "5s", "--wsat-round", "5s", "--lvi-warmup", "1s", "--lvi-measure", "4s",
-    "--hir-cycles", "12", "--hir-baseline", "60s", "--xsr", "60s,60s,60s", "--dirth-hist", "10s",
-    "--progress", "none"};
+    "--round",       "5s",          "--wsat-round", "5s",  "--lvi-warmup",   "1s",
+    "--lvi-measure", "4s",          "--hir-cycles", "12",  "--hir-baseline", "60s",
+    "--xsr",         "60s,60s,60s", "--dirth-hist", "10s", "--progress",     "none"};
 
 std::vector<std::string> Args(std::vector<std::string> a, const std::vector<std::string>& more) {
   a.insert(a.end(), more.begin(), more.end());
@@ -35,8 +35,8 @@ const json* FindTest(const json& doc, const std::string& name) {
 TEST(PtsE2E, WholeReviewBatteryOnTheSimulator) {
   TempDir t;
   // 512-byte logical blocks: ECW's block-size mix starts at 0.5 KiB.
-  Proc p = RunSsdlab(Args({"pts", "--target", "sim:tiny?logical_block=512", "--db", t / "r.db", "--run", "full",
-                           "--spec", "review", "--json", t / "r.json"},
+  Proc p = RunSsdlab(Args({"pts", "--target", "sim:tiny?logical_block=512", "--db", t / "r.db",
+                           "--run", "full", "--spec", "review", "--json", t / "r.json"},
                           kQuickSim));
   ASSERT_EQ(p.exit_code, 0) << p.err;
   json doc = ReadJson(t / "r.json");
@@ -44,11 +44,13 @@ TEST(PtsE2E, WholeReviewBatteryOnTheSimulator) {
   ASSERT_EQ(doc["tests"].size(), 10u);
   for (const json& test : doc["tests"]) {
     EXPECT_EQ(test["status"], "done") << test["name"];
-    for (const char* k : {"name", "steady_state", "rounds", "results"}) EXPECT_TRUE(test.contains(k)) << k;
+    for (const char* k : {"name", "steady_state", "rounds", "results"})
+      EXPECT_TRUE(test.contains(k)) << k;
   }
   // Steady-state records carry every figure.
   const json& iops = *FindTest(doc, "iops");
-  for (const char* k : {"reached", "rounds_run", "window", "mean", "range_pct", "slope_excursion_pct", "slope", "intercept"}) {
+  for (const char* k : {"reached", "rounds_run", "window", "mean", "range_pct",
+                        "slope_excursion_pct", "slope", "intercept"}) {
     EXPECT_TRUE(iops["steady_state"].contains(k)) << k;
   }
   EXPECT_EQ(iops["steady_state"]["window"], 4);
@@ -67,14 +69,16 @@ TEST(PtsE2E, WholeReviewBatteryOnTheSimulator) {
   const json& ops = (*FindTest(doc, "op"))["results"]["op_points"];
   ASSERT_EQ(ops.size(), 4u);
   for (size_t i = 1; i < ops.size(); ++i) {
-    EXPECT_GT(ops[i]["steady_write_iops"].get<double>(), ops[i - 1]["steady_write_iops"].get<double>())
+    EXPECT_GT(ops[i]["steady_write_iops"].get<double>(),
+              ops[i - 1]["steady_write_iops"].get<double>())
         << "OP " << ops[i]["op_pct"];
   }
   // HIR: idle time lets GC recover: write bursts after waits beat continuous writing.
   const json& hir = (*FindTest(doc, "hir"))["results"];
   const json& states = hir["wait_states"];
   ASSERT_EQ(states.size(), 5u);
-  for (const json& s : states) EXPECT_GT(s["gain_vs_continuous"].get<double>(), 1.0) << s["wait_ns"];
+  for (const json& s : states)
+    EXPECT_GT(s["gain_vs_continuous"].get<double>(), 1.0) << s["wait_ns"];
   // XSR and DIRTH report what they promise.
   EXPECT_TRUE((*FindTest(doc, "xsr"))["results"].contains("recovery_time_s"));
   EXPECT_EQ((*FindTest(doc, "dirth"))["results"]["selected"].size(), 3u);
@@ -100,12 +104,15 @@ int CommittedRounds(const std::string& db_path) {
 
 TEST(PtsE2E, SigkillThenResumeGivesIdenticalResults) {
   TempDir t;
-  std::vector<std::string> common = {"--target", "sim:tiny", "--spec", "review", "--tests", "iops,wsat,lat",
-                                     "--round", "10s", "--wsat-round", "10s", "--progress", "none"};
-  Proc whole = RunSsdlab(Args({"pts", "--db", t / "a.db", "--run", "r", "--json", t / "a.json"}, common));
+  std::vector<std::string> common = {"--target",     "sim:tiny",      "--spec",     "review",
+                                     "--tests",      "iops,wsat,lat", "--round",    "10s",
+                                     "--wsat-round", "10s",           "--progress", "none"};
+  Proc whole =
+      RunSsdlab(Args({"pts", "--db", t / "a.db", "--run", "r", "--json", t / "a.json"}, common));
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
 
-  pid_t pid = StartSsdlab(Args({"pts", "--db", t / "b.db", "--run", "r"}, common), t / "out", t / "err");
+  pid_t pid =
+      StartSsdlab(Args({"pts", "--db", t / "b.db", "--run", "r"}, common), t / "out", t / "err");
   // Kill it in the middle of the second test (iops takes 5+ rounds, wsat a dozen).
   bool killed = false;
   for (int i = 0; i < 6000 && !killed; ++i) {
@@ -122,7 +129,8 @@ TEST(PtsE2E, SigkillThenResumeGivesIdenticalResults) {
   Proc status = RunSsdlab({"ls", "--db", t / "b.db"});
   EXPECT_NE(status.out.find("running"), std::string::npos) << status.out;
 
-  Proc resumed = RunSsdlab({"pts", "--db", t / "b.db", "--resume", "r", "--json", t / "b.json", "--progress", "none"});
+  Proc resumed = RunSsdlab(
+      {"pts", "--db", t / "b.db", "--resume", "r", "--json", t / "b.json", "--progress", "none"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("(resumed)"), std::string::npos);
   json a = ReadJson(t / "a.json"), b = ReadJson(t / "b.json");
@@ -135,18 +143,20 @@ TEST(PtsE2E, SigkillThenResumeGivesIdenticalResults) {
 TEST(PtsE2E, TwoSimulatedRunsStoreByteIdenticalResults) {
   TempDir t;
   // XSR keeps a time series; the others keep histograms per round.
-  std::vector<std::string> common = {"--target", "sim:tiny", "--spec", "review", "--tests", "iops,lat,xsr",
-                                     "--round", "2s", "--xsr", "2s,2s,2s", "--progress", "none"};
+  std::vector<std::string> common = {"--target", "sim:tiny",     "--spec",     "review",
+                                     "--tests",  "iops,lat,xsr", "--round",    "2s",
+                                     "--xsr",    "2s,2s,2s",     "--progress", "none"};
   for (const char* db : {"a.db", "b.db"}) {
     Proc p = RunSsdlab(Args({"pts", "--db", t / db, "--run", "r"}, common));
     ASSERT_EQ(p.exit_code, 0) << p.err;
   }
   // Everything but the wall-clock stamps of the run and its rounds.
-  for (const char* sql : {"SELECT name, kind, status, config FROM runs",
-                          "SELECT seq, name, status, params, steady_state, results FROM tests ORDER BY seq",
-                          "SELECT test_id, round, tracking FROM rounds ORDER BY test_id, round",
-                          "SELECT * FROM phases ORDER BY id", "SELECT * FROM histograms ORDER BY phase_id, direction",
-                          "SELECT * FROM series ORDER BY phase_id, idx, direction"}) {
+  for (const char* sql :
+       {"SELECT name, kind, status, config FROM runs",
+        "SELECT seq, name, status, params, steady_state, results FROM tests ORDER BY seq",
+        "SELECT test_id, round, tracking FROM rounds ORDER BY test_id, round",
+        "SELECT * FROM phases ORDER BY id", "SELECT * FROM histograms ORDER BY phase_id, direction",
+        "SELECT * FROM series ORDER BY phase_id, idx, direction"}) {
     auto a = SqlRows(t / "a.db", sql), b = SqlRows(t / "b.db", sql);
     EXPECT_FALSE(a.empty()) << sql;
     EXPECT_TRUE(a == b) << "the two runs stored different rows for: " << sql;
@@ -156,17 +166,42 @@ TEST(PtsE2E, TwoSimulatedRunsStoreByteIdenticalResults) {
 TEST(PtsE2E, EveryTestOnAFile) {
   TempDir t;
   // The file is made first with `run`, then tested with short rounds and small matrices.
-  ASSERT_EQ(RunSsdlab({"run", "--target", t / "f", "--size", "64MiB", "--rw", "write", "--bs", "1MiB"}).exit_code, 0);
-  Proc p = RunSsdlab({"pts", "--target", t / "f", "--db", t / "r.db", "--run", "file", "--json", t / "r.json",
-                      "--round", "2s", "--max-rounds", "5", "--window", "2", "--wipc", "1x",
-                      "--iops-bs", "64KiB,4KiB", "--iops-mixes", "100/0,0/100", "--tp-bs", "1MiB",
-                      "--lat-bs", "4KiB", "--lat-mixes", "100/0,0/100", "--lvi-threads", "1,2",
-                      "--lvi-qds", "1,4", "--lvi-bs", "4KiB", "--lvi-mixes", "0/100",
-                      "--lvi-warmup", "100ms", "--lvi-measure", "500ms", "--wsat-round", "1s",
-                      "--wsat-max-rounds", "3", "--hir-waits", "500ms,1s", "--hir-cycles", "2",
-                      "--hir-write", "500ms", "--hir-baseline", "1s", "--xsr", "1s,1s,1s",
-                      "--dirth-threads", "2,1", "--dirth-qds", "4,1", "--dirth-hist", "500ms",
-                      "--op", "25", "--progress", "json"});
+  ASSERT_EQ(
+      RunSsdlab({"run", "--target", t / "f", "--size", "64MiB", "--rw", "write", "--bs", "1MiB"})
+          .exit_code,
+      0);
+  Proc p = RunSsdlab({"pts",         "--target",
+                      t / "f",       "--db",
+                      t / "r.db",    "--run",
+                      "file",        "--json",
+                      t / "r.json",  "--round",
+                      "2s",          "--max-rounds",
+                      "5",           "--window",
+                      "2",           "--wipc",
+                      "1x",          "--iops-bs",
+                      "64KiB,4KiB",  "--iops-mixes",
+                      "100/0,0/100", "--tp-bs",
+                      "1MiB",        "--lat-bs",
+                      "4KiB",        "--lat-mixes",
+                      "100/0,0/100", "--lvi-threads",
+                      "1,2",         "--lvi-qds",
+                      "1,4",         "--lvi-bs",
+                      "4KiB",        "--lvi-mixes",
+                      "0/100",       "--lvi-warmup",
+                      "100ms",       "--lvi-measure",
+                      "500ms",       "--wsat-round",
+                      "1s",          "--wsat-max-rounds",
+                      "3",           "--hir-waits",
+                      "500ms,1s",    "--hir-cycles",
+                      "2",           "--hir-write",
+                      "500ms",       "--hir-baseline",
+                      "1s",          "--xsr",
+                      "1s,1s,1s",    "--dirth-threads",
+                      "2,1",         "--dirth-qds",
+                      "4,1",         "--dirth-hist",
+                      "500ms",       "--op",
+                      "25",          "--progress",
+                      "json"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
   json doc = ReadJson(t / "r.json");
   ASSERT_EQ(doc["tests"].size(), 10u);
@@ -196,13 +231,16 @@ TEST(PtsE2E, BadInputs) {
     std::string expect;
   };
   std::vector<Case> cases = {
-      {{"pts", "--target", "sim:tiny", "--db", t / "r.db", "--tests", "iops,speed"}, "unknown test 'speed'"},
-      {{"pts", "--target", "sim:tiny", "--db", t / "r.db", "--window", "9", "--max-rounds", "5"}, "larger than --max-rounds"},
+      {{"pts", "--target", "sim:tiny", "--db", t / "r.db", "--tests", "iops,speed"},
+       "unknown test 'speed'"},
+      {{"pts", "--target", "sim:tiny", "--db", t / "r.db", "--window", "9", "--max-rounds", "5"},
+       "larger than --max-rounds"},
       {{"pts", "--db", t / "r.db", "--resume", "ghost"}, "no run named 'ghost'"},
       {{"pts", "--target", "sim:nosuch", "--db", t / "r.db"}, "nosuch"},
       {{"pts", "--target", "sim:tiny", "--db", t / "r.db", "--spec", "pts-x"}, "unknown spec"},
       {{"pts", "--target", "sim:tiny", "--db", t / "r.db", "--round", "1 fortnight"}, "--round"},
-      {{"pts", "--target", "sim:tiny", "--db", t / "r.db", "--iops-mixes", "70/20"}, "add up to 100"},
+      {{"pts", "--target", "sim:tiny", "--db", t / "r.db", "--iops-mixes", "70/20"},
+       "add up to 100"},
       {{"show", "ghost", "--db", t / "r.db"}, "no run named 'ghost'"},
   };
   for (const Case& c : cases) {

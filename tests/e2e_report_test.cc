@@ -78,9 +78,9 @@ class ReportE2e : public ::testing::Test {
     {
       std::ofstream msr(*dir_ / "msr.csv");
       for (int i = 0; i < 3000; ++i) {
-        msr << 128166372003061629ULL + i * 400ULL << ",hm,0," << (i % 3 ? "Read" : "Write")
-            << "," << (i * 7919ULL % 20000) * 4096 << "," << (i % 7 ? 4096 : 65536) << ","
-            << 800 + i % 400 << "\n";
+        msr << 128166372003061629ULL + i * 400ULL << ",hm,0," << (i % 3 ? "Read" : "Write") << ","
+            << (i * 7919ULL % 20000) * 4096 << "," << (i % 7 ? 4096 : 65536) << "," << 800 + i % 400
+            << "\n";
       }
     }
     p = RunSsdlab({"replay", *dir_ / "msr.csv", "--target", "sim:tiny", "--timing", "scale:2",

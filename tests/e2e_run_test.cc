@@ -41,9 +41,26 @@ std::vector<LogLine> ParseLatLog(const std::string& text) {
 
 TEST(RunE2E, CountsAndBytesAddUpWithLatLog) {
   TempDir t;
-  Proc p = RunSsdlab({"run", "--target", t / "f", "--size", "32MiB", "--rw", "randrw",
-                      "--rwmix-read", "70", "--bs", "4KiB:50,16KiB:30,64KiB:20", "--qd", "8",
-                      "--jobs", "2", "--io-size", "16MiB", "--json", t / "r.json", "--lat-log",
+  Proc p = RunSsdlab({"run",
+                      "--target",
+                      t / "f",
+                      "--size",
+                      "32MiB",
+                      "--rw",
+                      "randrw",
+                      "--rwmix-read",
+                      "70",
+                      "--bs",
+                      "4KiB:50,16KiB:30,64KiB:20",
+                      "--qd",
+                      "8",
+                      "--jobs",
+                      "2",
+                      "--io-size",
+                      "16MiB",
+                      "--json",
+                      t / "r.json",
+                      "--lat-log",
                       t / "lat.csv"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
   json r = ReadJson(t / "r.json");
@@ -85,8 +102,8 @@ TEST(RunE2E, CountsAndBytesAddUpWithLatLog) {
 
 TEST(RunE2E, JsonHasEveryField) {
   TempDir t;
-  Proc p = RunSsdlab({"run", "--target", t / "f", "--size", "8MiB", "--rw", "randread",
-                      "--runtime", "1s", "--json", "-"});
+  Proc p = RunSsdlab({"run", "--target", t / "f", "--size", "8MiB", "--rw", "randread", "--runtime",
+                      "1s", "--json", "-"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
   json r = json::parse(p.out);  // nothing but JSON on stdout
   for (const char* k : {"schema_version", "context", "results", "intervals", "cpu", "errors",
@@ -101,8 +118,8 @@ TEST(RunE2E, JsonHasEveryField) {
     for (const char* k : {"ios", "bytes", "iops", "bw_bytes_per_s", "lat_ns", "histogram"}) {
       EXPECT_TRUE(r["results"][d].contains(k)) << d << "." << k;
     }
-    for (const char* k : {"min", "mean", "stddev", "p50", "p90", "p99", "p99_9", "p99_99",
-                          "p99_999", "max"}) {
+    for (const char* k :
+         {"min", "mean", "stddev", "p50", "p90", "p99", "p99_9", "p99_99", "p99_999", "max"}) {
       EXPECT_TRUE(r["results"][d]["lat_ns"][k].is_number()) << d << "." << k;
     }
   }
@@ -115,9 +132,9 @@ TEST(RunE2E, JsonHasEveryField) {
 TEST(RunE2E, SameSeedSameOffsetsAndData) {
   TempDir t;
   auto run = [&](const std::string& file, const std::string& seed, const std::string& log) {
-    Proc p = RunSsdlab({"run", "--target", t / file, "--size", "8MiB", "--rw", "randwrite",
-                        "--bs", "4KiB:80,32KiB:20", "--dist", "zipf:1.1", "--qd", "1",
-                        "--io-size", "4MiB", "--seed", seed, "--lat-log", t / log});
+    Proc p = RunSsdlab({"run", "--target", t / file, "--size", "8MiB", "--rw", "randwrite", "--bs",
+                        "4KiB:80,32KiB:20", "--dist", "zipf:1.1", "--qd", "1", "--io-size", "4MiB",
+                        "--seed", seed, "--lat-log", t / log});
     EXPECT_EQ(p.exit_code, 0) << p.err;
   };
   run("a", "7", "a.csv");
@@ -145,8 +162,8 @@ TEST(RunE2E, VerifyReportsExactlyTheCorruptedBlocks) {
   Proc w = RunSsdlab({"run", "--target", t / "f", "--size", "16MiB", "--rw", "write", "--bs",
                       "4KiB", "--qd", "16", "--verify"});
   ASSERT_EQ(w.exit_code, 0) << w.err;
-  Proc clean = RunSsdlab({"run", "--target", t / "f", "--rw", "read", "--bs", "64KiB", "--qd",
-                          "4", "--verify", "--json", t / "clean.json"});
+  Proc clean = RunSsdlab({"run", "--target", t / "f", "--rw", "read", "--bs", "64KiB", "--qd", "4",
+                          "--verify", "--json", t / "clean.json"});
   ASSERT_EQ(clean.exit_code, 0) << clean.err;
   EXPECT_EQ(ReadJson(t / "clean.json")["verify"]["failures"], 0);
   // Corrupt three 4 KiB blocks: one bit, one header, one whole block zeroed.
@@ -177,13 +194,14 @@ TEST(RunE2E, VerifyReportsExactlyTheCorruptedBlocks) {
   EXPECT_EQ(v["records"][1]["offset"], 100 * 4096);
   EXPECT_EQ(v["records"][2]["offset"], 2000 * 4096);
   EXPECT_NE(v["records"][0]["problem"].get<std::string>().find("checksum"), std::string::npos);
-  EXPECT_NE(v["records"][2]["problem"].get<std::string>().find("no verify header"), std::string::npos);
+  EXPECT_NE(v["records"][2]["problem"].get<std::string>().find("no verify header"),
+            std::string::npos);
 }
 
 TEST(RunE2E, ReadOfNewFileFillsItFirst) {
   TempDir t;
-  Proc p = RunSsdlab({"run", "--target", t / "f", "--size", "8MiB", "--rw", "randread",
-                      "--runtime", "1s", "--verify", "--json", t / "r.json"});
+  Proc p = RunSsdlab({"run", "--target", t / "f", "--size", "8MiB", "--rw", "randread", "--runtime",
+                      "1s", "--verify", "--json", t / "r.json"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
   json r = ReadJson(t / "r.json");
   ASSERT_EQ(r["notes"].size(), 1u);
@@ -230,15 +248,15 @@ TEST(RunE2E, RateLimitIssuesOnSchedule) {
 TEST(RunE2E, EnginesAndTrim) {
   TempDir t;
   for (const char* engine : {"io_uring", "libaio", "psync"}) {
-    Proc p = RunSsdlab({"run", "--target", t / "f", "--size", "8MiB", "--rw", "randrw", "--qd",
-                        "4", "--io-size", "2MiB", "--engine", engine, "--json", t / "r.json"});
+    Proc p = RunSsdlab({"run", "--target", t / "f", "--size", "8MiB", "--rw", "randrw", "--qd", "4",
+                        "--io-size", "2MiB", "--engine", engine, "--json", t / "r.json"});
     ASSERT_EQ(p.exit_code, 0) << engine << ": " << p.err;
     json r = ReadJson(t / "r.json");
     EXPECT_GE(r["results"]["total"]["bytes"].get<uint64_t>(), 2u << 20) << engine;
     EXPECT_EQ(r["context"]["engine"]["name"], engine);
   }
-  Proc trim = RunSsdlab({"run", "--target", t / "f", "--rw", "trim", "--bs", "1MiB", "--json",
-                         t / "t.json"});
+  Proc trim = RunSsdlab(
+      {"run", "--target", t / "f", "--rw", "trim", "--bs", "1MiB", "--json", t / "t.json"});
   ASSERT_EQ(trim.exit_code, 0) << trim.err;
   EXPECT_EQ(ReadJson(t / "t.json")["results"]["trim"]["bytes"], 8u << 20);
   struct stat st;
@@ -339,7 +357,8 @@ class LoopDeviceTest : public ::testing::Test {
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "loop devices need root";
     std::string out;
-    if (Shell("truncate -s 64M " + (dir_ / "img") + " && losetup -f --show " + (dir_ / "img"), &out) != 0) {
+    if (Shell("truncate -s 64M " + (dir_ / "img") + " && losetup -f --show " + (dir_ / "img"),
+              &out) != 0) {
       GTEST_SKIP() << "cannot set up a loop device here: " << out;
     }
     dev_ = out.substr(0, out.find('\n'));
@@ -364,12 +383,14 @@ TEST_F(LoopDeviceTest, RefusesMountedAndNeedsDestructive) {
   EXPECT_EQ(ReadJson(dir_ / "r.json")["context"]["target"]["kind"], "block");
 
   std::string out;
-  if (Shell("mkfs.ext4 -q -F " + dev_ + " && mkdir -p " + (dir_ / "mnt") + " && mount " + dev_ + " " + (dir_ / "mnt"), &out) != 0) {
+  if (Shell("mkfs.ext4 -q -F " + dev_ + " && mkdir -p " + (dir_ / "mnt") + " && mount " + dev_ +
+                " " + (dir_ / "mnt"),
+            &out) != 0) {
     GTEST_SKIP() << "cannot mount a filesystem here: " << out;
   }
   mounted_ = true;
-  Proc refused = RunSsdlab({"run", "--target", dev_, "--rw", "randwrite", "--runtime", "1s",
-                            "--destructive"});
+  Proc refused =
+      RunSsdlab({"run", "--target", dev_, "--rw", "randwrite", "--runtime", "1s", "--destructive"});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find("mounted on"), std::string::npos) << refused.err;
   Proc reading = RunSsdlab({"run", "--target", dev_, "--rw", "randread", "--runtime", "1s"});

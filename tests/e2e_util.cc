@@ -78,7 +78,8 @@ std::vector<std::string> SqlRows(const std::string& db_path, const std::string& 
       for (int c = 0; c < sqlite3_column_count(st); ++c) {
         const void* b = sqlite3_column_blob(st, c);
         if (c) row += '|';
-        row.append(b ? static_cast<const char*>(b) : "", static_cast<size_t>(sqlite3_column_bytes(st, c)));
+        row.append(b ? static_cast<const char*>(b) : "",
+                   static_cast<size_t>(sqlite3_column_bytes(st, c)));
       }
       out.push_back(row);
     }
@@ -95,7 +96,9 @@ std::string ReadFile(const std::filesystem::path& p) {
   return ss.str();
 }
 
-nlohmann::json ReadJson(const std::filesystem::path& p) { return nlohmann::json::parse(ReadFile(p)); }
+nlohmann::json ReadJson(const std::filesystem::path& p) {
+  return nlohmann::json::parse(ReadFile(p));
+}
 
 int CountLines(const std::string& text) {
   int n = 0;

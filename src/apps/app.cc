@@ -19,8 +19,8 @@
 #include "apps/child.h"
 #include "apps/disk_stats.h"
 #include "base/clock.h"
-#include "base/units.h"
 #include "base/process.h"
+#include "base/units.h"
 
 namespace ssdlab {
 namespace {

@@ -30,8 +30,8 @@ struct AppOptions {
   uint32_t threads = 32;  // sysbench threads / pgbench clients (the DC450R review: 32)
   uint64_t time_ns = 120'000'000'000;
   uint64_t warmup_ns = 30'000'000'000;  // an unmeasured run of the same load first
-  // sysbench: tables x rows (the DC450R review: 100 x 10,000,000 with a 24 GB buffer on a 60-vCPU VM;
-  // scaled here to ~0.4 GB of data against a 128 MiB buffer pool).
+  // sysbench: tables x rows (the DC450R review: 100 x 10,000,000 with a 24 GB buffer on a 60-vCPU
+  // VM; scaled here to ~0.4 GB of data against a 128 MiB buffer pool).
   uint32_t tables = 16;
   uint64_t table_rows = 100'000;
   // pgbench: scale factor (100,000 accounts, ~16 MB each): 50 ~ 0.8 GB.

@@ -29,7 +29,9 @@ class [[nodiscard]] Status {
   static Status Invalid(std::string message) {
     return Status(Code::kInvalidArgument, std::move(message));
   }
-  static Status NotFound(std::string message) { return Status(Code::kNotFound, std::move(message)); }
+  static Status NotFound(std::string message) {
+    return Status(Code::kNotFound, std::move(message));
+  }
   static Status Io(std::string message) { return Status(Code::kIoError, std::move(message)); }
   static Status Refused(std::string message) {
     return Status(Code::kPermission, std::move(message));
@@ -54,7 +56,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}           // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     assert(!status_.ok() && "Result built from an ok Status carries no value");
   }
@@ -86,17 +88,16 @@ class [[nodiscard]] Result {
 }  // namespace ssdlab
 
 // Propagates a non-ok Status from an expression returning Status.
-#define SSDLAB_RETURN_IF_ERROR(expr)   \
-  do {                                 \
-    ::ssdlab::Status _st = (expr);     \
-    if (!_st.ok()) return _st;         \
+#define SSDLAB_RETURN_IF_ERROR(expr) \
+  do {                               \
+    ::ssdlab::Status _st = (expr);   \
+    if (!_st.ok()) return _st;       \
   } while (0)
 
 #define SSDLAB_CONCAT_INNER(a, b) a##b
 #define SSDLAB_CONCAT(a, b) SSDLAB_CONCAT_INNER(a, b)
 // Declares `lhs` from a Result-returning expression, or returns its Status.
-#define SSDLAB_ASSIGN_OR_RETURN(lhs, expr)                           \
-  auto SSDLAB_CONCAT(_res_, __LINE__) = (expr);                      \
-  if (!SSDLAB_CONCAT(_res_, __LINE__).ok())                          \
-    return SSDLAB_CONCAT(_res_, __LINE__).status();                  \
+#define SSDLAB_ASSIGN_OR_RETURN(lhs, expr)                                                  \
+  auto SSDLAB_CONCAT(_res_, __LINE__) = (expr);                                             \
+  if (!SSDLAB_CONCAT(_res_, __LINE__).ok()) return SSDLAB_CONCAT(_res_, __LINE__).status(); \
   lhs = std::move(SSDLAB_CONCAT(_res_, __LINE__)).value()

@@ -10,8 +10,8 @@
 namespace ssdlab {
 
 struct TargetInfo {
-  std::string path;        // as given by the user ("/dev/sdb", "/tmp/f", "sim:tiny")
-  std::string kind;        // "file", "block", "sim"
+  std::string path;  // as given by the user ("/dev/sdb", "/tmp/f", "sim:tiny")
+  std::string kind;  // "file", "block", "sim"
   uint64_t size_bytes = 0;
   uint32_t logical_block_bytes = 512;  // I/O alignment (O_DIRECT)
   uint32_t physical_block_bytes = 4096;

@@ -125,7 +125,8 @@ Result<uint64_t> ParseCount(std::string_view text) {
   uint64_t v = 0;
   for (char c : text) {
     if (c < '0' || c > '9') return Status::Invalid("'" + std::string(text) + "' is not a count");
-    if (v > (UINT64_MAX - 9) / 10) return Status::Invalid("count '" + std::string(text) + "' is too large");
+    if (v > (UINT64_MAX - 9) / 10)
+      return Status::Invalid("count '" + std::string(text) + "' is too large");
     v = v * 10 + static_cast<uint64_t>(c - '0');
   }
   return v;

@@ -28,7 +28,8 @@ Result<double> ParseDouble(std::string_view text);
 std::string FormatBytes(uint64_t bytes);
 // "12.3 us", "4.56 ms", "3.2 s".
 std::string FormatNs(double ns);
-// A figure with four significant digits and never an exponent: 213000 -> "213000", 4.6483 -> "4.648".
+// A figure with four significant digits and never an exponent: 213000 -> "213000", 4.6483 ->
+// "4.648".
 std::string FormatNumber(double v);
 
 inline constexpr uint64_t kKiB = 1024;

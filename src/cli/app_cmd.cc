@@ -8,8 +8,8 @@
 #include <iostream>
 
 #include "apps/app.h"
-#include "base/units.h"
 #include "base/output_file.h"
+#include "base/units.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/output.h"

@@ -153,7 +153,8 @@ int SimInfo(const InfoArgs& a) {
   if (a.json) {
     json params = json::object(), figs = json::array();
     for (const auto& [k, v] : t.details) params[k] = v;
-    for (const SimFigure& f : *figures) figs.push_back({{"key", f.key}, {"value", f.value}, {"unit", f.unit}});
+    for (const SimFigure& f : *figures)
+      figs.push_back({{"key", f.key}, {"value", f.value}, {"unit", f.unit}});
     json doc = {{"schema_version", kDeviceSchemaVersion},
                 {"target",
                  {{"path", t.path},
@@ -181,14 +182,17 @@ int SimInfo(const InfoArgs& a) {
     std::cout << doc.dump(1) << "\n";
     return kExitOk;
   }
-  auto row = [](const std::string& k, const std::string& v) { std::cout << fmt::format("{:<34}{}\n", k, v); };
+  auto row = [](const std::string& k, const std::string& v) {
+    std::cout << fmt::format("{:<34}{}\n", k, v);
+  };
   row("target", t.path);
   row("kind", "sim (simulated drive, virtual time)");
   row("model", t.model);
   row("serial", t.serial);
   row("firmware", t.firmware);
   row("capacity (simulated)", Bytes(t.size_bytes));
-  row("sectors", fmt::format("{} B logical, {} B physical", t.logical_block_bytes, t.physical_block_bytes));
+  row("sectors",
+      fmt::format("{} B logical, {} B physical", t.logical_block_bytes, t.physical_block_bytes));
   for (const SimFigure& f : *figures) row(f.key, f.value + (f.unit.empty() ? "" : " " + f.unit));
   const json& st = *state;
   if (!st.is_null()) {

@@ -80,28 +80,31 @@ json WorkloadJson(const WorkloadSpec& s) {
   json bs = json::array();
   for (const auto& b : s.block_sizes) bs.push_back({{"bytes", b.bytes}, {"pct", b.pct}});
   json zones = json::array();
-  for (const auto& z : s.dist.zones) zones.push_back({{"access_pct", z.access_pct}, {"range_pct", z.range_pct}});
+  for (const auto& z : s.dist.zones)
+    zones.push_back({{"access_pct", z.access_pct}, {"range_pct", z.range_pct}});
   static const char* kDist[] = {"uniform", "zipf", "pareto", "zoned"};
   static const char* kData[] = {"random", "zero", "compressible", "dedupe"};
-  return {{"description", DescribeWorkload(s)},
-          {"pattern", s.pattern == Pattern::kRandom ? "random" : "sequential"},
-          {"read_pct", s.read_pct},
-          {"trim", s.trim},
-          {"block_sizes", bs},
-          {"queue_depth", s.queue_depth},
-          {"jobs", s.jobs},
-          {"runtime_ns", s.runtime_ns},
-          {"io_bytes", s.io_bytes},
-          {"ramp_ns", s.ramp_ns},
-          {"ramp_bytes", s.ramp_bytes},
-          {"range_begin_bytes", s.range_begin_bytes},
-          {"range_end_bytes", s.range_end_bytes},
-          {"distribution", {{"kind", kDist[static_cast<int>(s.dist.kind)]}, {"param", s.dist.param}, {"zones", zones}}},
-          {"rate_iops", s.rate_iops},
-          {"data", {{"kind", kData[static_cast<int>(s.data.kind)]}, {"pct", s.data.pct}}},
-          {"seed", s.seed},
-          {"verify", s.verify},
-          {"interval_ns", s.interval_ns}};
+  return {
+      {"description", DescribeWorkload(s)},
+      {"pattern", s.pattern == Pattern::kRandom ? "random" : "sequential"},
+      {"read_pct", s.read_pct},
+      {"trim", s.trim},
+      {"block_sizes", bs},
+      {"queue_depth", s.queue_depth},
+      {"jobs", s.jobs},
+      {"runtime_ns", s.runtime_ns},
+      {"io_bytes", s.io_bytes},
+      {"ramp_ns", s.ramp_ns},
+      {"ramp_bytes", s.ramp_bytes},
+      {"range_begin_bytes", s.range_begin_bytes},
+      {"range_end_bytes", s.range_end_bytes},
+      {"distribution",
+       {{"kind", kDist[static_cast<int>(s.dist.kind)]}, {"param", s.dist.param}, {"zones", zones}}},
+      {"rate_iops", s.rate_iops},
+      {"data", {{"kind", kData[static_cast<int>(s.data.kind)]}, {"pct", s.data.pct}}},
+      {"seed", s.seed},
+      {"verify", s.verify},
+      {"interval_ns", s.interval_ns}};
 }
 
 json DirectionJson(const DirectionStats& d, uint64_t measured_ns) {
@@ -145,7 +148,8 @@ json PhaseJson(const PhaseResult& r) {
           {"bytes", x.bytes},
           {"iops", secs > 0 ? static_cast<double>(x.ios) / secs : 0.0},
           {"bw_bytes_per_s", secs > 0 ? static_cast<double>(x.bytes) / secs : 0.0},
-          {"lat_mean_ns", x.ios ? static_cast<double>(x.lat_sum_ns) / static_cast<double>(x.ios) : 0.0},
+          {"lat_mean_ns",
+           x.ios ? static_cast<double>(x.lat_sum_ns) / static_cast<double>(x.ios) : 0.0},
           {"lat_max_ns", x.lat_max_ns}};
     }
     intervals.push_back(iv);
@@ -153,12 +157,17 @@ json PhaseJson(const PhaseResult& r) {
   out["intervals"] = intervals;
   uint64_t ios = r.Total().ios;
   double cpu = r.cpu_user_s + r.cpu_sys_s;
-  out["cpu"] = {{"user_s", r.cpu_user_s}, {"sys_s", r.cpu_sys_s}, {"us_per_io", ios ? cpu * 1e6 / static_cast<double>(ios) : 0.0}};
+  out["cpu"] = {{"user_s", r.cpu_user_s},
+                {"sys_s", r.cpu_sys_s},
+                {"us_per_io", ios ? cpu * 1e6 / static_cast<double>(ios) : 0.0}};
   out["io_errors"] = r.io_errors;
   out["errors"] = r.errors;
   json records = json::array();
   for (const auto& v : r.verify_records) {
-    records.push_back({{"offset", v.offset}, {"problem", v.problem}, {"found_offset", v.found_offset}, {"generation", v.generation}});
+    records.push_back({{"offset", v.offset},
+                       {"problem", v.problem},
+                       {"found_offset", v.found_offset},
+                       {"generation", v.generation}});
   }
   out["verify"] = {{"failures", r.verify_failures}, {"records", records}};
   out["interrupted"] = r.interrupted;
@@ -185,14 +194,15 @@ const char* RunStatusName(const Status& s) {
 }
 
 std::string SummaryTable(const PhaseResult& r) {
-  std::string out = fmt::format("{:<6} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", "", "IOPS",
-                                "MB/s", "mean", "p50", "p99", "p99.9", "p99.99", "max");
+  std::string out = fmt::format("{:<6} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", "",
+                                "IOPS", "MB/s", "mean", "p50", "p99", "p99.9", "p99.99", "max");
   auto row = [&](const char* name, const DirectionStats& d) {
     const Histogram& h = d.latency;
-    out += fmt::format("{:<6} {:>10.0f} {:>10.1f} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", name,
-                       r.Iops(d), r.BytesPerS(d) / 1e6, FormatNs(h.Mean()), FormatNs(h.Percentile(50)),
-                       FormatNs(h.Percentile(99)), FormatNs(h.Percentile(99.9)),
-                       FormatNs(h.Percentile(99.99)), FormatNs(static_cast<double>(h.max())));
+    out +=
+        fmt::format("{:<6} {:>10.0f} {:>10.1f} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", name,
+                    r.Iops(d), r.BytesPerS(d) / 1e6, FormatNs(h.Mean()), FormatNs(h.Percentile(50)),
+                    FormatNs(h.Percentile(99)), FormatNs(h.Percentile(99.9)),
+                    FormatNs(h.Percentile(99.99)), FormatNs(static_cast<double>(h.max())));
   };
   int used = 0;
   for (int d = 0; d < kDirections; ++d) {

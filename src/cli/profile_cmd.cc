@@ -19,11 +19,11 @@
 #include "base/output_file.h"
 #include "base/units.h"
 #include "cli/commands.h"
-#include "device/device_backend.h"
 #include "cli/flags.h"
 #include "cli/output.h"
 #include "cli/suite_cli.h"
 #include "cli/targets.h"
+#include "device/device_backend.h"
 #include "device/device_json.h"
 #include "device/safety.h"
 #include "engine/engine.h"
@@ -286,8 +286,9 @@ int RunProfileCommand(ProfileArgs a) {
   if (Status s = ValidateProfileOptions(def.value(), options.value()); !s.ok()) {
     return Fail(s);
   }
-  if (Status s = CheckOutputPaths({{"--json", a.json_path}},
-                                  {{"--db", a.db}, {"--target", IsSimTarget(a.target) ? "" : a.target}});
+  if (Status s =
+          CheckOutputPaths({{"--json", a.json_path}},
+                           {{"--db", a.db}, {"--target", IsSimTarget(a.target) ? "" : a.target}});
       !s.ok()) {
     return Fail(s);
   }

@@ -12,10 +12,10 @@
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "device/device_backend.h"
 #include "cli/lat_log.h"
 #include "cli/output.h"
 #include "cli/targets.h"
+#include "device/device_backend.h"
 #include "device/device_json.h"
 #include "workload/parse.h"
 

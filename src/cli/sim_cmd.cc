@@ -24,7 +24,10 @@ void AddSimCommand(CLI::App& app, int* exit_code) {
         nlohmann::json params = nlohmann::json::object(), sources = nlohmann::json::object();
         for (const auto& [k, v] : p.params) params[k] = v;
         for (const auto& [k, v] : p.sources) sources[k] = v;
-        doc.push_back({{"name", p.name}, {"description", p.description}, {"params", params}, {"sources", sources}});
+        doc.push_back({{"name", p.name},
+                       {"description", p.description},
+                       {"params", params},
+                       {"sources", sources}});
       }
       std::cout << doc.dump(1) << "\n";
     } else {
@@ -34,7 +37,8 @@ void AddSimCommand(CLI::App& app, int* exit_code) {
           auto [unit, help] = SimParamDoc(k);
           std::cout << fmt::format("    {:<24} {:>16} {:<8} {}\n", k, v, unit, help);
         }
-        for (const auto& [k, v] : p.sources) std::cout << fmt::format("    source of {}: {}\n", k, v);
+        for (const auto& [k, v] : p.sources)
+          std::cout << fmt::format("    source of {}: {}\n", k, v);
         std::cout << "\n";
       }
     }
@@ -42,7 +46,8 @@ void AddSimCommand(CLI::App& app, int* exit_code) {
   });
   auto target = std::make_shared<std::string>();
   auto djson = std::make_shared<bool>(false);
-  CLI::App* describe = cmd->add_subcommand("describe", "Derived figures of a preset (with overrides)");
+  CLI::App* describe =
+      cmd->add_subcommand("describe", "Derived figures of a preset (with overrides)");
   describe->add_option("target", *target, "PRESET or sim:PRESET[?key=value&...]")->required();
   describe->add_flag("--json", *djson, "Print JSON");
   describe->callback([exit_code, target, djson] {
@@ -54,11 +59,13 @@ void AddSimCommand(CLI::App& app, int* exit_code) {
     }
     if (*djson) {
       nlohmann::json doc = nlohmann::json::array();
-      for (const auto& f : *figures) doc.push_back({{"key", f.key}, {"value", f.value}, {"unit", f.unit}});
+      for (const auto& f : *figures)
+        doc.push_back({{"key", f.key}, {"value", f.value}, {"unit", f.unit}});
       std::cout << doc.dump(1) << "\n";
     } else {
       std::cout << t << "\n";
-      for (const auto& f : *figures) std::cout << fmt::format("  {:<34} {:>18} {}\n", f.key, f.value, f.unit);
+      for (const auto& f : *figures)
+        std::cout << fmt::format("  {:<34} {:>18} {}\n", f.key, f.value, f.unit);
     }
     *exit_code = kExitOk;
   });

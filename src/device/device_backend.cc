@@ -16,7 +16,10 @@ class DevicePurgeBackend : public Backend {
  public:
   DevicePurgeBackend(std::unique_ptr<Backend> inner, DeviceIdentity id, bool destructive,
                      std::string confirm)
-      : inner_(std::move(inner)), id_(std::move(id)), destructive_(destructive), confirm_(std::move(confirm)) {}
+      : inner_(std::move(inner)),
+        id_(std::move(id)),
+        destructive_(destructive),
+        confirm_(std::move(confirm)) {}
 
   const TargetInfo& info() const override { return inner_->info(); }
   Result<PhaseResult> RunPhase(const WorkloadSpec& spec, const RunControl& control) override {
@@ -46,16 +49,19 @@ class DevicePurgeBackend : public Backend {
     if (method == "auto") return PurgeMethod::kAuto;
     if (method == "secure-erase") {
       if (t == Transport::kSata) return PurgeMethod::kAtaEnhanced;
-      return Status::Error(Code::kUnsupported, "--purge secure-erase is an ATA method; " + id_.path + " is " + TransportName(t));
+      return Status::Error(Code::kUnsupported, "--purge secure-erase is an ATA method; " +
+                                                   id_.path + " is " + TransportName(t));
     }
     if (method == "format") {
       if (t == Transport::kSas || t == Transport::kScsi) return PurgeMethod::kSasFormat;
       if (t == Transport::kNvme) return PurgeMethod::kNvmeFormat;
-      return Status::Error(Code::kUnsupported, "--purge format needs a SAS or NVMe drive; " + id_.path + " is " + TransportName(t));
+      return Status::Error(Code::kUnsupported, "--purge format needs a SAS or NVMe drive; " +
+                                                   id_.path + " is " + TransportName(t));
     }
     if (method == "sanitize") {
       if (t == Transport::kNvme) return PurgeMethod::kNvmeSanitize;
-      return Status::Error(Code::kUnsupported, "--purge sanitize needs an NVMe drive; " + id_.path + " is " + TransportName(t));
+      return Status::Error(Code::kUnsupported, "--purge sanitize needs an NVMe drive; " + id_.path +
+                                                   " is " + TransportName(t));
     }
     return ParsePurgeMethod(method);
   }
@@ -70,7 +76,8 @@ class DevicePurgeBackend : public Backend {
 
 std::unique_ptr<Backend> WithDevicePurge(std::unique_ptr<Backend> inner, DeviceIdentity id,
                                          bool destructive, std::string confirm) {
-  return std::make_unique<DevicePurgeBackend>(std::move(inner), std::move(id), destructive, std::move(confirm));
+  return std::make_unique<DevicePurgeBackend>(std::move(inner), std::move(id), destructive,
+                                              std::move(confirm));
 }
 
 HealthMonitor::HealthMonitor(const DeviceIdentity* identity)
@@ -109,7 +116,8 @@ void HealthMonitor::Start(uint64_t interval_ns) {
         next += interval_ns_;
         continue;
       }
-      std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(next - now, 50'000'000)));
+      std::this_thread::sleep_for(
+          std::chrono::nanoseconds(std::min<uint64_t>(next - now, 50'000'000)));
     }
   });
 }
@@ -117,13 +125,17 @@ void HealthMonitor::Start(uint64_t interval_ns) {
 json HealthMonitor::Stop() {
   stop_ = true;
   if (thread_.joinable()) thread_.join();
-  json out = {{"source", sampler_.source()}, {"reason", sampler_.reason()},
-              {"interval_s", static_cast<double>(interval_ns_) / 1e9}, {"samples", samples_},
-              {"temperature", TemperatureJson(summary_)}, {"smart_before", before_}};
+  json out = {{"source", sampler_.source()},
+              {"reason", sampler_.reason()},
+              {"interval_s", static_cast<double>(interval_ns_) / 1e9},
+              {"samples", samples_},
+              {"temperature", TemperatureJson(summary_)},
+              {"smart_before", before_}};
   auto after = sampler_.Snapshot();
   if (after.ok()) {
     out["smart_after"] = SmartJson(after.value());
-    out["delta"] = before_smart_ ? HealthDeltaJson(DiffHealth(*before_smart_, after.value())) : json(nullptr);
+    out["delta"] =
+        before_smart_ ? HealthDeltaJson(DiffHealth(*before_smart_, after.value())) : json(nullptr);
   } else {
     out["smart_after"] = json{{"available", false}, {"reason", after.status().message()}};
     out["delta"] = nullptr;

@@ -58,7 +58,8 @@ HealthSampler HealthSampler::ForTarget(const DeviceIdentity& id,
     if (!s.hwmon_input_.empty()) break;
   }
   std::string what = std::string(TransportName(d.transport)) + " device " + d.dev_path;
-  if (id.kind == "file" || id.kind == "directory") what = "the disk of " + id.path + " (" + what + ")";
+  if (id.kind == "file" || id.kind == "directory")
+    what = "the disk of " + id.path + " (" + what + ")";
   if (!s.hwmon_input_.empty()) {
     s.source_ = "hwmon";
   } else if (!s.smart_capable_) {

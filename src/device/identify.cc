@@ -367,8 +367,9 @@ std::string DescribeTarget(const DeviceIdentity& id) {
     return std::string(buf);
   };
   if (id.kind == "file" || id.kind == "directory") {
-    std::string s = id.kind == "file" ? "file " + id.resolved_path + ", " + sizes(id.size_bytes)
-                                      : "directory " + id.resolved_path + " (" + id.filesystem + ")";
+    std::string s = id.kind == "file"
+                        ? "file " + id.resolved_path + ", " + sizes(id.size_bytes)
+                        : "directory " + id.resolved_path + " (" + id.filesystem + ")";
     if (id.disk) s += ", on " + id.disk->dev_path;
     return s;
   }

@@ -18,8 +18,8 @@
 #include <sstream>
 #include <thread>
 
-#include "base/units.h"
 #include "base/process.h"
+#include "base/units.h"
 #include "device/safety.h"
 #include "device/sysfs.h"
 
@@ -494,10 +494,12 @@ Status CheckWritable(const DeviceIdentity& id) {
   if (id.kind == "block" && id.disk && id.disk->read_only)
     return Status::Refused(id.path + " is a read-only block device; it cannot be purged");
   if (access(id.resolved_path.c_str(), W_OK) != 0)
-    return Status::Refused(id.path + " is read-only (" + std::strerror(errno) + "); it cannot be purged");
+    return Status::Refused(id.path + " is read-only (" + std::strerror(errno) +
+                           "); it cannot be purged");
   int fd = open(id.resolved_path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0 && (errno == EROFS || errno == EACCES || errno == EPERM))
-    return Status::Refused(id.path + " is read-only (" + std::strerror(errno) + "); it cannot be purged");
+    return Status::Refused(id.path + " is read-only (" + std::strerror(errno) +
+                           "); it cannot be purged");
   if (fd >= 0) close(fd);
   return Status::Ok();
 }

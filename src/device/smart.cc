@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base/units.h"
 #include "base/process.h"
+#include "base/units.h"
 
 namespace ssdlab {
 namespace {

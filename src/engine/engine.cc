@@ -38,7 +38,6 @@ constexpr size_t kMaxVerifyRecords = 100;
 constexpr size_t kIoLogBatch = 4096;
 constexpr uint64_t kPollNs = 100 * kNsPerMs;  // stop-flag latency bound while idle
 
-
 std::string SysBlockDir(dev_t d) {
   return "/sys/dev/block/" + std::to_string(major(d)) + ":" + std::to_string(minor(d));
 }
@@ -46,7 +45,8 @@ std::string SysBlockDir(dev_t d) {
 // Logical block size of the device that holds a file (partitions read their disk's queue).
 uint32_t FileDirectIoAlign(dev_t st_dev) {
   std::string dir = SysBlockDir(st_dev);
-  for (const std::string& q : {dir + "/queue/logical_block_size", dir + "/../queue/logical_block_size"}) {
+  for (const std::string& q :
+       {dir + "/queue/logical_block_size", dir + "/../queue/logical_block_size"}) {
     std::string v = ReadSysfs(q);
     if (!v.empty()) return static_cast<uint32_t>(std::stoul(v));
   }
@@ -101,7 +101,7 @@ double TimevalS(const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_
 // What one job thread hands back.
 struct JobOutput {
   std::array<DirectionStats, 3> dirs;
-  Histogram submit_lag;  // timed request source only
+  Histogram submit_lag;     // timed request source only
   std::mutex intervals_mu;  // guards `intervals` against the progress reader
   std::vector<IntervalSample> intervals;
   uint64_t measure_start_ns = UINT64_MAX;
@@ -406,8 +406,8 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     // Rate-limited runs wait for one completion at a time: their waits are bounded by the
     // schedule anyway, and an I/O's end should not wait on a later scheduled one.
     uint32_t wait = auto_wait && !rated ? AdaptiveWaitMin(depth, in_flight)
-                    : rated         ? std::min<uint32_t>(1, in_flight)
-                                    : std::min(complete_min, in_flight);
+                    : rated             ? std::min<uint32_t>(1, in_flight)
+                                        : std::min(complete_min, in_flight);
     if (issuing && free_slots.size() < submit_batch) {
       // Not refilled this turn: wait until the next turn can (fio's iodepth_low watermark).
       wait = std::max<uint32_t>(
@@ -437,7 +437,8 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   if (spec.interval_ns && !ramping && out.last_completion_ns > measure_start) {
     close_intervals(now);
     uint64_t end = std::max(out.last_completion_ns, now) - measure_start;
-    uint64_t begin = next_interval_end == UINT64_MAX ? 0 : next_interval_end - spec.interval_ns - measure_start;
+    uint64_t begin =
+        next_interval_end == UINT64_MAX ? 0 : next_interval_end - spec.interval_ns - measure_start;
     if (end > begin) {
       cur.t_begin_ns = begin;
       cur.t_end_ns = end;
@@ -502,8 +503,11 @@ class RealBackend : public Backend {
     std::vector<std::string> notes;
     if (fds_.size() > 1) {
       for (const BlockShare& b : spec.block_sizes) {
-        if (file_bytes_ % b.bytes || (spec.pattern == Pattern::kSequential && spec.block_sizes.size() > 1)) {
-          return Status::Invalid("a multi-file target needs block sizes that divide its file size (" + FormatBytes(file_bytes_) + ") and one block size for sequential access");
+        if (file_bytes_ % b.bytes ||
+            (spec.pattern == Pattern::kSequential && spec.block_sizes.size() > 1)) {
+          return Status::Invalid(
+              "a multi-file target needs block sizes that divide its file size (" +
+              FormatBytes(file_bytes_) + ") and one block size for sequential access");
         }
       }
     }
@@ -523,23 +527,29 @@ class RealBackend : public Backend {
   Result<std::string> Purge(const std::string& method, const RunControl&) override {
     if (method == "none") return std::string("none");
     if (method != "auto" && method != "discard") {
-      return Status::Error(Code::kUnsupported, "purge method '" + method + "' is not available for " + info_.path + " here (supported: auto, discard, none)");
+      return Status::Error(Code::kUnsupported, "purge method '" + method +
+                                                   "' is not available for " + info_.path +
+                                                   " here (supported: auto, discard, none)");
     }
     int rc = 0;
     for (int fd : fds_) {
-      if (rc == 0) rc = SyncTrim(fd, block_device_, 0, fds_.size() > 1 ? file_bytes_ : info_.size_bytes);
+      if (rc == 0)
+        rc = SyncTrim(fd, block_device_, 0, fds_.size() > 1 ? file_bytes_ : info_.size_bytes);
     }
     if (rc < 0) {
       return Status::Error(rc == -EOPNOTSUPP ? Code::kUnsupported : Code::kIoError,
-                           std::string(block_device_ ? "discard (BLKDISCARD)" : "punch hole") + " of " + info_.path + " failed: " + std::strerror(-rc));
+                           std::string(block_device_ ? "discard (BLKDISCARD)" : "punch hole") +
+                               " of " + info_.path + " failed: " + std::strerror(-rc));
     }
-    return std::string(block_device_ ? "discard (BLKDISCARD of the whole device)" : "punch hole (the file's blocks deallocated)");
+    return std::string(block_device_ ? "discard (BLKDISCARD of the whole device)"
+                                     : "punch hole (the file's blocks deallocated)");
   }
 
   Status Idle(uint64_t ns, const RunControl& control) override {
     uint64_t end = MonotonicNs() + ns;
     while (MonotonicNs() < end) {
-      if (control.stop && control.stop->load()) return Status::Error(Code::kInterrupted, "interrupted");
+      if (control.stop && control.stop->load())
+        return Status::Error(Code::kInterrupted, "interrupted");
       uint64_t step = std::min(end - MonotonicNs(), kPollNs);
       timespec ts{static_cast<time_t>(step / kNsPerS), static_cast<long>(step % kNsPerS)};
       nanosleep(&ts, nullptr);
@@ -554,7 +564,8 @@ class RealBackend : public Backend {
     uint64_t total = 0;
     for (uint64_t pos = begin; pos < end;) {
       uint64_t file = pos / file_bytes_, file_end = std::min(end, (file + 1) * file_bytes_);
-      SSDLAB_ASSIGN_OR_RETURN(uint64_t u, UnwrittenBytes(fds_[file], pos - file * file_bytes_, file_end - file * file_bytes_));
+      SSDLAB_ASSIGN_OR_RETURN(uint64_t u, UnwrittenBytes(fds_[file], pos - file * file_bytes_,
+                                                         file_end - file * file_bytes_));
       total += u;
       pos = file_end;
     }
@@ -564,7 +575,8 @@ class RealBackend : public Backend {
   // Before the first reads of a file this process allocated: its unwritten part of the range
   // is written once, sequentially (what is ours holds nothing to lose). Never touches bytes
   // that were the user's.
-  Status FillOwnUnwritten(const WorkloadSpec& spec, const RunControl& control, std::vector<std::string>& notes) {
+  Status FillOwnUnwritten(const WorkloadSpec& spec, const RunControl& control,
+                          std::vector<std::string>& notes) {
     const uint64_t unit = std::min<uint64_t>(4096, spec.MinBlockBytes());
     WorkloadSpec own = spec;
     if (own_from_bytes_ > spec.range_begin_bytes) {  // round up: never below what is ours
@@ -579,12 +591,16 @@ class RealBackend : public Backend {
     RunControl quiet{control.stop, nullptr, nullptr};
     auto filled = Dispatch(fill, quiet);
     if (!filled.ok()) return filled.status().WithContext("filling the new file before reading");
-    if (filled->interrupted) return Status::Error(Code::kInterrupted, "interrupted while filling the new file before reading");
-    if (filled->io_errors) return Status::Io("filling the new file before reading: " + filled->errors.front());
+    if (filled->interrupted)
+      return Status::Error(Code::kInterrupted,
+                           "interrupted while filling the new file before reading");
+    if (filled->io_errors)
+      return Status::Io("filling the new file before reading: " + filled->errors.front());
     for (int fd : fds_) {
       if (fdatasync(fd) != 0) return Status::Io(std::string("fdatasync: ") + std::strerror(errno));
     }
-    notes.push_back("filled " + FormatBytes(fill.io_bytes) + " of the new file with data before reading (it had unwritten extents)");
+    notes.push_back("filled " + FormatBytes(fill.io_bytes) +
+                    " of the new file with data before reading (it had unwritten extents)");
     return Status::Ok();
   }
 
@@ -597,7 +613,8 @@ class RealBackend : public Backend {
                       "); reads of never-written parts return zeros without reaching the device");
     } else if (unwritten.value() > 0) {
       char pct[32];
-      std::snprintf(pct, sizeof pct, "%.1f%%", 100.0 * static_cast<double>(unwritten.value()) / static_cast<double>(span));
+      std::snprintf(pct, sizeof pct, "%.1f%%",
+                    100.0 * static_cast<double>(unwritten.value()) / static_cast<double>(span));
       notes.push_back(std::string(pct) + " of the range (" + FormatBytes(unwritten.value()) +
                       ") is unwritten (holes or preallocated extents): reads of it return zeros "
                       "without reaching the device; --prefill writes the range first");
@@ -696,7 +713,8 @@ class RealBackend : public Backend {
       r.verify_failures += o->verify_failures;
       for (auto& v : o->verify) {
         if (r.verify_records.size() < kMaxVerifyRecords) {
-          r.verify_records.push_back({v.offset, VerifyOutcomeName(v.outcome), v.found_offset, v.generation});
+          r.verify_records.push_back(
+              {v.offset, VerifyOutcomeName(v.outcome), v.found_offset, v.generation});
         }
       }
       r.cpu_user_s += o->cpu_user_s;
@@ -722,7 +740,8 @@ class RealBackend : public Backend {
       r.intervals.push_back(merged);
     }
     if (engine_ == EngineKind::kPsync && spec.queue_depth > 1) {
-      r.notes.push_back("psync runs one I/O at a time per job; --qd " + std::to_string(spec.queue_depth) + " was treated as 1");
+      r.notes.push_back("psync runs one I/O at a time per job; --qd " +
+                        std::to_string(spec.queue_depth) + " was treated as 1");
     }
     return r;
   }
@@ -811,14 +830,16 @@ Result<TargetInfo> ProbeRealTarget(const RealTargetOptions& o) {
   struct stat st;
   if (stat(o.path.c_str(), &st) != 0) {
     if (errno != ENOENT) return Status::Io(o.path + ": " + std::strerror(errno));
-    if (o.path.rfind("/dev/", 0) == 0) return Status::NotFound("block device " + o.path + " does not exist");
+    if (o.path.rfind("/dev/", 0) == 0)
+      return Status::NotFound("block device " + o.path + " does not exist");
     fs::path parent = fs::path(o.path).parent_path();
     if (parent.empty()) parent = ".";
     struct stat pst;
     if (stat(parent.c_str(), &pst) != 0 || !S_ISDIR(pst.st_mode)) {
       return Status::NotFound("directory " + parent.string() + " does not exist");
     }
-    if (o.size_bytes == 0) return Status::Invalid(o.path + " does not exist; give --size to create it");
+    if (o.size_bytes == 0)
+      return Status::Invalid(o.path + " does not exist; give --size to create it");
     if (access(parent.c_str(), W_OK) != 0) {
       return Status::Refused("cannot create " + o.path + ": " + std::strerror(errno));
     }
@@ -829,7 +850,10 @@ Result<TargetInfo> ProbeRealTarget(const RealTargetOptions& o) {
     if (statvfs(parent.c_str(), &vfs) == 0) {
       uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
       if (o.size_bytes > free_bytes) {
-        return Status::Error(Code::kNoSpace, "--size " + FormatBytes(o.size_bytes) + " does not fit: the filesystem of " + parent.string() + " has " + FormatBytes(free_bytes) + " free");
+        return Status::Error(Code::kNoSpace, "--size " + FormatBytes(o.size_bytes) +
+                                                 " does not fit: the filesystem of " +
+                                                 parent.string() + " has " +
+                                                 FormatBytes(free_bytes) + " free");
       }
     }
     info.kind = "file";
@@ -851,9 +875,11 @@ Result<TargetInfo> ProbeRealTarget(const RealTargetOptions& o) {
     ioctl(fd, BLKROGET, &ro);
     close(fd);
     if (rc != 0) return Status::Io(o.path + ": BLKGETSIZE64: " + std::strerror(e));
-    if (o.writable && ro) return Status::Refused(o.path + " is a read-only block device; the workload needs to write");
+    if (o.writable && ro)
+      return Status::Refused(o.path + " is a read-only block device; the workload needs to write");
     if (o.size_bytes > bytes) {
-      return Status::Invalid("--size " + std::to_string(o.size_bytes) + " is larger than " + o.path + " (" + std::to_string(bytes) + " bytes)");
+      return Status::Invalid("--size " + std::to_string(o.size_bytes) + " is larger than " +
+                             o.path + " (" + std::to_string(bytes) + " bytes)");
     }
     info.kind = "block";
     info.size_bytes = o.size_bytes ? o.size_bytes : bytes;
@@ -866,9 +892,11 @@ Result<TargetInfo> ProbeRealTarget(const RealTargetOptions& o) {
     info.firmware = ReadSysfs(dir + "/device/firmware_rev");
     return info;
   }
-  if (!S_ISREG(st.st_mode)) return Status::Invalid(o.path + " is neither a regular file nor a block device");
+  if (!S_ISREG(st.st_mode))
+    return Status::Invalid(o.path + " is neither a regular file nor a block device");
   if (o.writable && access(o.path.c_str(), W_OK) != 0) {
-    return Status::Refused(o.path + " is read-only (" + std::strerror(errno) + "); the workload needs to write");
+    return Status::Refused(o.path + " is read-only (" + std::strerror(errno) +
+                           "); the workload needs to write");
   }
   struct statvfs vfs;
   if (o.writable && statvfs(o.path.c_str(), &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) {
@@ -882,7 +910,9 @@ Result<TargetInfo> ProbeRealTarget(const RealTargetOptions& o) {
     if (statvfs(o.path.c_str(), &vfs) == 0) {
       uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
       if (want > allocated + free_bytes) {
-        return Status::Error(Code::kNoSpace, "--size " + FormatBytes(want) + " does not fit: the filesystem of " + o.path + " has " + FormatBytes(free_bytes) + " free");
+        return Status::Error(Code::kNoSpace, "--size " + FormatBytes(want) +
+                                                 " does not fit: the filesystem of " + o.path +
+                                                 " has " + FormatBytes(free_bytes) + " free");
       }
     }
   }
@@ -899,7 +929,8 @@ namespace {
 Result<std::unique_ptr<Backend>> OpenFileSet(const RealTargetOptions& o) {
   const uint64_t n = o.files.size();
   if (o.size_bytes == 0 || o.size_bytes % n || (o.size_bytes / n) % kMiB) {
-    return Status::Invalid(o.path + ": the size of a set of " + std::to_string(n) + " files must be a multiple of " + std::to_string(n) + " MiB");
+    return Status::Invalid(o.path + ": the size of a set of " + std::to_string(n) +
+                           " files must be a multiple of " + std::to_string(n) + " MiB");
   }
   std::vector<int> fds;
   TargetInfo info;
@@ -937,8 +968,8 @@ Result<std::unique_ptr<Backend>> OpenFileSet(const RealTargetOptions& o) {
   info.size_bytes = o.size_bytes;
   info.details.emplace_back("files", std::to_string(n));
   info.details.emplace_back("file_bytes", std::to_string(o.size_bytes / n));
-  return std::unique_ptr<Backend>(std::make_unique<RealBackend>(std::move(fds), std::move(info),
-                                                                false, o, all_new ? 0 : UINT64_MAX));
+  return std::unique_ptr<Backend>(std::make_unique<RealBackend>(
+      std::move(fds), std::move(info), false, o, all_new ? 0 : UINT64_MAX));
 }
 
 }  // namespace
@@ -966,8 +997,9 @@ Result<std::unique_ptr<Backend>> OpenRealBackend(const RealTargetOptions& o) {
       return Status::Invalid(o.path + ": the filesystem does not support O_DIRECT; use --buffered");
     }
     if (e == EROFS || e == EACCES || e == EPERM) {
-      return Status::Refused(o.path + " is read-only (" + std::strerror(e) + ")" +
-                             (exists && !o.writable ? "; a read-only file cannot be extended to --size" : ""));
+      return Status::Refused(
+          o.path + " is read-only (" + std::strerror(e) + ")" +
+          (exists && !o.writable ? "; a read-only file cannot be extended to --size" : ""));
     }
     return Status::Io(o.path + ": " + std::strerror(e));
   }
@@ -982,8 +1014,9 @@ Result<std::unique_ptr<Backend>> OpenRealBackend(const RealTargetOptions& o) {
       } else {
         close(fd);
         if (!exists) unlink(o.path.c_str());
-        return Status::Error(e == ENOSPC ? Code::kNoSpace : Code::kIoError,
-                             o.path + ": allocating " + FormatBytes(info.size_bytes) + ": " + std::strerror(e));
+        return Status::Error(
+            e == ENOSPC ? Code::kNoSpace : Code::kIoError,
+            o.path + ": allocating " + FormatBytes(info.size_bytes) + ": " + std::strerror(e));
       }
     }
   }

@@ -20,9 +20,9 @@ const char* EngineKindName(EngineKind k);
 
 struct RealTargetOptions {
   std::string path;
-  uint64_t size_bytes = 0;      // 0 = the existing file's or device's size; required for a new file
-  bool writable = false;        // open for writing (the workload writes, trims or fills)
-  bool direct = true;           // O_DIRECT
+  uint64_t size_bytes = 0;  // 0 = the existing file's or device's size; required for a new file
+  bool writable = false;    // open for writing (the workload writes, trims or fills)
+  bool direct = true;       // O_DIRECT
   EngineKind engine = EngineKind::kIoUring;
   // A set of regular files addressed as one range of `size_bytes`: file i holds
   // [i*size/n, (i+1)*size/n) (size_bytes / n must be a multiple of 1 MiB). Each file is created

@@ -85,9 +85,9 @@ Status UringQueue::Init(const QueueSetup& s) {
                            std::string("--hipri: the kernel refused a polled (IOPOLL) ring (") +
                                std::strerror(-rc) + ")");
     }
-    return Status::Error(Code::kUnsupported,
-                         std::string("io_uring unavailable (") + std::strerror(-rc) +
-                             "); use --engine libaio or psync");
+    return Status::Error(Code::kUnsupported, std::string("io_uring unavailable (") +
+                                                 std::strerror(-rc) +
+                                                 "); use --engine libaio or psync");
   }
   ready_ = true;
   grant_.hipri = o.hipri;
@@ -169,7 +169,8 @@ Status AioQueue::Init(const QueueSetup& s) {
   int rc = io_setup(static_cast<int>(s.depth), &ctx_);
   if (rc < 0) {
     ctx_ = nullptr;
-    return Status::Error(Code::kUnsupported, std::string("libaio io_setup failed: ") + std::strerror(-rc));
+    return Status::Error(Code::kUnsupported,
+                         std::string("libaio io_setup failed: ") + std::strerror(-rc));
   }
   iocbs_.resize(s.depth);
   pending_.reserve(s.depth);
@@ -198,7 +199,8 @@ int AioQueue::SubmitAndWait(uint32_t wait_min, uint64_t timeout_ns) {
     if (rc == -EAGAIN || rc == -EINTR) continue;
     if (rc < 0) {
       for (size_t i = off; i < pending_.size(); ++i) {
-        done_.emplace_back(static_cast<uint32_t>(reinterpret_cast<uintptr_t>(pending_[i]->data)), rc);
+        done_.emplace_back(static_cast<uint32_t>(reinterpret_cast<uintptr_t>(pending_[i]->data)),
+                           rc);
       }
       break;
     }
@@ -206,7 +208,8 @@ int AioQueue::SubmitAndWait(uint32_t wait_min, uint64_t timeout_ns) {
   }
   pending_.clear();
   if (!done_.empty()) wait_min = 0;
-  timespec ts{static_cast<time_t>(timeout_ns / 1000000000), static_cast<long>(timeout_ns % 1000000000)};
+  timespec ts{static_cast<time_t>(timeout_ns / 1000000000),
+              static_cast<long>(timeout_ns % 1000000000)};
   int n = io_getevents(ctx_, wait_min, static_cast<long>(events_.size()), events_.data(),
                        timeout_ns ? &ts : nullptr);
   nevents_ = n > 0 ? n : 0;
@@ -231,7 +234,8 @@ void PsyncQueue::Prep(uint32_t slot, Direction dir, uint64_t offset, uint32_t by
 int PsyncQueue::SubmitAndWait(uint32_t, uint64_t timeout_ns) {
   if (!has_pending_) {
     if (timeout_ns) {
-      timespec ts{static_cast<time_t>(timeout_ns / 1000000000), static_cast<long>(timeout_ns % 1000000000)};
+      timespec ts{static_cast<time_t>(timeout_ns / 1000000000),
+                  static_cast<long>(timeout_ns % 1000000000)};
       nanosleep(&ts, nullptr);
     }
     return 0;

@@ -911,10 +911,10 @@ json LatSection(Ctx& ctx) {
                               "Mean and percentile latency of each block size and mix (log scale)",
                               spec));
   Append(blocks, SteadyStateBlocks(ctx, "lat", "latency"));
-  return Section(
-      "lat", "Latency",
-      "Response time at the minimum load (1 thread, queue depth 1), as in the DC400 review's table.",
-      blocks);
+  return Section("lat", "Latency",
+                 "Response time at the minimum load (1 thread, queue depth 1), as in the DC400 "
+                 "review's table.",
+                 blocks);
 }
 
 // ---------------------------------------------------------------- LVI-style curves
@@ -1736,7 +1736,8 @@ json TemperatureSection(Ctx& ctx) {
 
 using report::json;
 
-Result<std::vector<ReportRun>> LoadReportRuns(const RunLoader& load, const std::vector<std::string>& names) {
+Result<std::vector<ReportRun>> LoadReportRuns(const RunLoader& load,
+                                              const std::vector<std::string>& names) {
   std::vector<ReportRun> runs;
   for (const std::string& n : names) {
     for (const ReportRun& r : runs) {

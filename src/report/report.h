@@ -35,7 +35,8 @@ using RunLoader = std::function<Result<nlohmann::json>(const std::string& run_na
 
 // Loads the named runs (in order) and gives each a legend label: the drive's model when the
 // models differ, else "model (run)". Fails with the loader's error (NotFound names the run).
-Result<std::vector<ReportRun>> LoadReportRuns(const RunLoader& load, const std::vector<std::string>& names);
+Result<std::vector<ReportRun>> LoadReportRuns(const RunLoader& load,
+                                              const std::vector<std::string>& names);
 
 // ---- Vendor claims (spec-sheet check) ----
 

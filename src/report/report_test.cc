@@ -735,7 +735,8 @@ TEST_F(ReportTest, HtmlIsSelfContainedAndSmall) {
 }
 
 TEST_F(ReportTest, UnknownRunIsNamed) {
-  auto runs = LoadReportRuns([&](const std::string& n) { return store_->RunJson(n); }, {"dc400", "nope"});
+  auto runs =
+      LoadReportRuns([&](const std::string& n) { return store_->RunJson(n); }, {"dc400", "nope"});
   ASSERT_FALSE(runs.ok());
   EXPECT_NE(runs.status().message().find("nope"), std::string::npos);
 }

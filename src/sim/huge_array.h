@@ -37,7 +37,8 @@ class HugeArray {
   ~HugeArray() { std::free(p_); }
   HugeArray(const HugeArray&) = delete;
   HugeArray& operator=(const HugeArray&) = delete;
-  HugeArray(HugeArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  HugeArray(HugeArray&& o) noexcept
+      : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
   HugeArray& operator=(HugeArray&& o) noexcept {
     std::swap(p_, o.p_);
     std::swap(n_, o.n_);

@@ -1,7 +1,6 @@
 #include "sim/params.h"
 
 #include <sys/resource.h>
-
 #include <unistd.h>
 
 #include <cmath>
@@ -274,11 +273,13 @@ std::vector<SimParams> BuildPresets() {
         {"capacity", "the reviews' published figures DC400: 1,600,321,314,816 bytes"},
         {"op", "assumed 2 TiB raw NAND (128 x 128 Gbit MLC) less ~3% firmware reserve"},
         {"link_mb_s", "SATA 6 Gb/s; DC400 claims 555/510 MB/s sequential"},
-        {"ctrl_write_us", "fresh 4K random write 48k IOPS (the DC400 review WSAT) -> ~20.8 us/command"},
+        {"ctrl_write_us",
+         "fresh 4K random write 48k IOPS (the DC400 review WSAT) -> ~20.8 us/command"},
         {"ctrl_read_us", "4K random read 65k IOPS measured, 78k claimed"},
         {"ctrl_gc_us", "calibrated so WSAT saturates near 25k IOPS (the DC400 review)"},
         {"cmd_us", "QD1 latency: 4K read mean 182 us, 4K write 70 us (the DC400 review)"},
-        {"gc_lazy", "the DC400 review: GC starts only when free blocks run out, then in large batches"}};
+        {"gc_lazy",
+         "the DC400 review: GC starts only when free blocks run out, then in large batches"}};
     out.push_back(p);
   }
   {
@@ -348,11 +349,12 @@ std::vector<SimParams> BuildPresets() {
     p.ch_mb_s = 533;
     p.gc_low_pct = 1;
     p.bg_idle_ms = 10;
-    p.sources = {{"capacity", "DC600M 1920 GB (the DC600M review)"},
-                 {"ctrl_read_us", "DC600M claims 94k 4K read IOPS, sysbench measured 99k"},
-                 {"ctrl_write_us", "DC600M claims 78k 4K write IOPS, sysbench measured 86k"},
-                 {"link_mb_s", "SATA 6 Gb/s; CrystalDiskMark 560/535 MB/s sequential (the DC600M review)"},
-                 {"op", "assumed: mixed-use SATA (DC500M is the DC500R with more spare area)"}};
+    p.sources = {
+        {"capacity", "DC600M 1920 GB (the DC600M review)"},
+        {"ctrl_read_us", "DC600M claims 94k 4K read IOPS, sysbench measured 99k"},
+        {"ctrl_write_us", "DC600M claims 78k 4K write IOPS, sysbench measured 86k"},
+        {"link_mb_s", "SATA 6 Gb/s; CrystalDiskMark 560/535 MB/s sequential (the DC600M review)"},
+        {"op", "assumed: mixed-use SATA (DC500M is the DC500R with more spare area)"}};
     out.push_back(p);
   }
   {
@@ -402,9 +404,11 @@ std::vector<SimParams> BuildPresets() {
 uint64_t UsableMemory() {
   long pages = sysconf(_SC_PHYS_PAGES);
   long page = sysconf(_SC_PAGE_SIZE);
-  uint64_t ram = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 8ull << 30;
+  uint64_t ram = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page)
+                                       : 8ull << 30;
   rlimit as{};
-  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) ram = std::min<uint64_t>(ram, as.rlim_cur);
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    ram = std::min<uint64_t>(ram, as.rlim_cur);
   return ram;
 }
 
@@ -580,8 +584,9 @@ Status ValidateParams(const SimParams& p) {
                            " blocks are simulated; need >= 16 (lower scale or raise capacity)");
   }
   if (p.mem_limit_bytes > UsableMemory()) {
-    return Status::Invalid("sim: mem_limit " + FormatBytes(p.mem_limit_bytes) + " is more than the " +
-                           FormatBytes(UsableMemory()) + " this process can use (RAM or its address-space limit)");
+    return Status::Invalid("sim: mem_limit " + FormatBytes(p.mem_limit_bytes) +
+                           " is more than the " + FormatBytes(UsableMemory()) +
+                           " this process can use (RAM or its address-space limit)");
   }
   const uint64_t limit = p.mem_limit_bytes ? p.mem_limit_bytes : DefaultMemLimit();
   if (g.memory_bytes > limit) {

@@ -491,9 +491,10 @@ Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target,
   if (!p.ok()) return p.status();
   const std::string& path = p->state_path;
   std::error_code ec;
-  const bool exists = !path.empty() && (std::filesystem::exists(path, ec) ||
-                                        std::filesystem::is_symlink(path, ec));
-  auto b = std::unique_ptr<SimBackend>(new SimBackend(p.value(), target, !(exists && o.load_state)));
+  const bool exists =
+      !path.empty() && (std::filesystem::exists(path, ec) || std::filesystem::is_symlink(path, ec));
+  auto b =
+      std::unique_ptr<SimBackend>(new SimBackend(p.value(), target, !(exists && o.load_state)));
   if (path.empty()) return b;
   b->state_paths_ = {path};
   b->zstd_level_ = o.state_zstd_level;
@@ -553,8 +554,7 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
       PhaseRunner<sim::SingleEventQueue, Dev> runner(spec, control, dev, now_ns_);
       r = runner.Run(&end_ns);
       unmapped = runner.unmapped_;
-    } else if (uint64_t{spec.jobs} * spec.queue_depth <= sim::kSmallSlots &&
-               spec.rate_iops == 0 &&
+    } else if (uint64_t{spec.jobs} * spec.queue_depth <= sim::kSmallSlots && spec.rate_iops == 0 &&
                !(spec.source && spec.source->timed())) {  // closed loop: SmallEventQueue
       PhaseRunner<sim::SmallEventQueue, Dev> runner(spec, control, dev, now_ns_);
       r = runner.Run(&end_ns);

@@ -69,7 +69,7 @@ std::vector<std::pair<std::string, std::string>> StateParams(const SimParams& p)
 
 // Knobs of saving (tests and benchmarks; defaults are what ssdlab uses).
 struct StateSaveOptions {
-  int zstd_level = -3;  // zstd fast mode: random mappings barely compress, speed matters
+  int zstd_level = -3;    // zstd fast mode: random mappings barely compress, speed matters
   int zstd_workers = -1;  // -1: one per online CPU (at most 4); 0: single-threaded
 };
 

@@ -54,7 +54,8 @@ SteadyStateVerdict JudgeSteadyState(const std::vector<double>& series,
   // A tiny tolerance keeps values that sit exactly on a limit (up to rounding) inside it.
   constexpr double kEps = 1e-9;
   if (c.rule == SteadyStateRule::kSnia) {
-    v.reached = v.range_pct <= c.max_range_pct + kEps && v.slope_excursion_pct <= c.max_slope_pct + kEps;
+    v.reached =
+        v.range_pct <= c.max_range_pct + kEps && v.slope_excursion_pct <= c.max_slope_pct + kEps;
   } else {
     v.reached = v.band_excursion_pct <= c.band_pct + kEps;
   }

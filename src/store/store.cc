@@ -1,7 +1,5 @@
 #include "store/store.h"
 
-#include "workload/spec.h"
-
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -12,6 +10,8 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+
+#include "workload/spec.h"
 
 namespace ssdlab {
 namespace {

@@ -131,7 +131,8 @@ TEST_F(StoreTest, Refusals) {
   std::ofstream(Path("text.db")) << "this is not a database, just some text that is long enough\n";
   auto text = Store::Open(Path("text.db"));
   EXPECT_FALSE(text.ok());
-  EXPECT_NE(text.status().message().find("not an SQLite database"), std::string::npos) << text.status().message();
+  EXPECT_NE(text.status().message().find("not an SQLite database"), std::string::npos)
+      << text.status().message();
   // Missing directory.
   EXPECT_FALSE(Store::Open(Path("missing/dir/r.db")).ok());
 }
@@ -173,7 +174,9 @@ TEST_F(StoreTest, DamagedJsonIsAnErrorNamingWhatIsDamaged) {
   }
   sqlite3* db;
   ASSERT_EQ(sqlite3_open(Path("d.db").c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE tests SET results='{\"x\": 1'; UPDATE rounds SET tracking='nope'; UPDATE runs SET context='[1'",
+  ASSERT_EQ(sqlite3_exec(db,
+                         "UPDATE tests SET results='{\"x\": 1'; UPDATE rounds SET tracking='nope'; "
+                         "UPDATE runs SET context='[1'",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
@@ -181,14 +184,16 @@ TEST_F(StoreTest, DamagedJsonIsAnErrorNamingWhatIsDamaged) {
   ASSERT_TRUE(store.ok());
   auto run = (*store)->FindRun("r");
   EXPECT_EQ(run.status().code(), Code::kIoError);
-  EXPECT_NE(run.status().message().find("record of run 'r'"), std::string::npos) << run.status().message();
+  EXPECT_NE(run.status().message().find("record of run 'r'"), std::string::npos)
+      << run.status().message();
   EXPECT_NE(run.status().message().find("context"), std::string::npos) << run.status().message();
   std::vector<RunRecord> all = (*store)->ListRuns();
   ASSERT_EQ(all.size(), 1u);
   EXPECT_FALSE(all[0].damage.empty());
   auto tests = (*store)->ListTests(all[0].id);
   EXPECT_FALSE(tests.ok());
-  EXPECT_NE(tests.status().message().find("results of test iops"), std::string::npos) << tests.status().message();
+  EXPECT_NE(tests.status().message().find("results of test iops"), std::string::npos)
+      << tests.status().message();
   EXPECT_FALSE((*store)->LoadRounds(1).ok());
 }
 

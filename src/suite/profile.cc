@@ -423,8 +423,9 @@ Result<json> Curve(Ctx& c, bool filled, Summary& sum) {
   if (!filled && c.o.curve_fill_pct > 0) {
     uint64_t fill = AlignDown(
         static_cast<uint64_t>(static_cast<double>(cap) * c.o.curve_fill_pct / 100), kAlign);
-    c.r.Report({.stage = "fill",
-                .message = "filling " + FormatBytes(fill) + " before the curve (the DC450R review)"});
+    c.r.Report(
+        {.stage = "fill",
+         .message = "filling " + FormatBytes(fill) + " before the curve (the DC450R review)"});
     SSDLAB_ASSIGN_OR_RETURN(auto st, c.Step({{"fill", SeqFill(c, 0, fill)}}));
     prep = {{"filled_bytes", fill}, {"mb_s", MBps(st[0].result, st[0].result.dirs[1])}};
   }
@@ -721,7 +722,8 @@ Result<ProfileDef> BuiltinProfile(const std::string& name) {
        "sysbench fileio-style: files on a filesystem, O_DIRECT, rndrd/rndwr/rndrw, 192 threads"},
       {"fill", "sequential fill of the first --percent of the target"},
       {"op-advisor",
-       "over-provisioning advisor (the DC500M over-provisioning study): sustained 4 KiB random write per OP, "
+       "over-provisioning advisor (the DC500M over-provisioning study): sustained 4 KiB random "
+       "write per OP, "
        "recommendation"}};
   for (const auto& [n, desc] : kOthers) {
     if (n == name) {
@@ -832,9 +834,9 @@ json ProfileOptionsJson(const ProfileOptions& o) {
           {"fileio_rw_ratio", o.fileio_rw_ratio}};
 }
 
-Status RunProfile(Backend& backend, RunJournal& store, int64_t run_id, int seq, const ProfileDef& def,
-                  const ProfileOptions& o, ProgressSink* progress, const std::atomic<bool>* stop,
-                  TestHooks* hooks) {
+Status RunProfile(Backend& backend, RunJournal& store, int64_t run_id, int seq,
+                  const ProfileDef& def, const ProfileOptions& o, ProgressSink* progress,
+                  const std::atomic<bool>* stop, TestHooks* hooks) {
   SSDLAB_RETURN_IF_ERROR(ValidateProfileOptions(def, o));
   json params = {{"profile", def.name},
                  {"kind", def.kind},

@@ -105,8 +105,8 @@ Status CheckProfileTarget(const ProfileDef& def, const ProfileOptions& o, const 
 
 // Runs `def` as test `seq` of run `run_id`, storing each step as it ends; the test's results
 // hold one entry per fill level and, with two or more, the differences.
-Status RunProfile(Backend& backend, RunJournal& store, int64_t run_id, int seq, const ProfileDef& def,
-                  const ProfileOptions& options, ProgressSink* progress,
+Status RunProfile(Backend& backend, RunJournal& store, int64_t run_id, int seq,
+                  const ProfileDef& def, const ProfileOptions& options, ProgressSink* progress,
                   const std::atomic<bool>* stop, TestHooks* hooks = nullptr);
 
 }  // namespace ssdlab

@@ -95,7 +95,8 @@ const std::vector<CurveMix>& BuiltinCurveMixes() {
                 corner + ", 100% write, 8 threads"),
         MakeMix("sql", false, 95, sql, OltpZones(), 32,
                 sql_bs + zones +
-                    "; 95/5 (ranks above 90-10 in the DC450R review); 32 = Little's law on 35,064 IOPS x "
+                    "; 95/5 (ranks above 90-10 in the DC450R review); 32 = Little's law on 35,064 "
+                    "IOPS x "
                     "0.91 ms"),
         MakeMix("sql-90-10", false, 90, sql, OltpZones(), 32,
                 sql_bs + zones + "; 90/10 as named; 32 = 33,973 IOPS x 0.93 ms"),

@@ -120,9 +120,11 @@ Status CheckPtsTarget(const PtsOptions& o, const TargetInfo& target) {
                             ? std::string("; give ") + t->block_sizes_flag + " without it" +
                                   (o.spec == PtsSpec::kReview ? "" : " (or --spec review)")
                             : std::string("; the ") + t->title + " test's mix has blocks of " +
-                                  FormatBytes(b) + ", so leave " + name + " out of --tests on this target";
+                                  FormatBytes(b) + ", so leave " + name +
+                                  " out of --tests on this target";
       return Status::Invalid(name + ": block size " + FormatBytes(b) + " is not a multiple of " +
-                             target.path + "'s " + std::to_string(lbs) + "-byte logical block" + fix);
+                             target.path + "'s " + std::to_string(lbs) + "-byte logical block" +
+                             fix);
     }
   }
   return Status::Ok();

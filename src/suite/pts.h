@@ -33,15 +33,15 @@ struct Mix {
 // can be overridden. Durations are virtual on the simulator.
 struct PtsOptions {
   PtsSpec spec = PtsSpec::kPtsE;
-  std::vector<std::string> tests;  // subset of PtsTestNames(), in battery order
+  std::vector<std::string> tests;      // subset of PtsTestNames(), in battery order
   uint64_t round_ns = 60'000'000'000;  // duration of one cell of a round
   uint32_t max_rounds = 25;
   SteadyStateCriteria steady;  // window, rule and limits
   std::string purge = "auto";
-  double wipc_multiple = 2.0;         // sequential 128 KiB preconditioning, times the range
-  uint32_t threads = 0, qd = 0;       // 0 = the spec's per-test default
+  double wipc_multiple = 2.0;    // sequential 128 KiB preconditioning, times the range
+  uint32_t threads = 0, qd = 0;  // 0 = the spec's per-test default
   std::vector<double> op_pcts = {15, 30, 50};  // OP study: share of capacity left unused
-  double active_range_pct = 100;      // PTS-C: 75
+  double active_range_pct = 100;               // PTS-C: 75
   uint64_t seed = 1;
   std::vector<double> percentiles = {99, 99.9, 99.99, 99.999};
 
@@ -69,7 +69,7 @@ struct PtsOptions {
                                   8ull * 3600'000'000'000};
   std::vector<uint32_t> dirth_threads = {32, 16, 8, 6, 4, 2, 1};
   std::vector<uint32_t> dirth_qds = {32, 16, 8, 6, 4, 2, 1};
-  uint64_t dirth_max_mean_ns = 5'000'000;  // the max-IOPS point's mean latency limit
+  uint64_t dirth_max_mean_ns = 5'000'000;         // the max-IOPS point's mean latency limit
   uint64_t dirth_histogram_ns = 600'000'000'000;  // measurement of the selected points
 };
 

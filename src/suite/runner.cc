@@ -57,7 +57,8 @@ json PhaseMetrics(const PhaseResult& r, const std::vector<double>& pcts) {
       std::replace(k.begin(), k.end(), '.', '_');
       lat[k] = d.latency.Percentile(p);
     }
-    return json{{"ios", d.ios}, {"iops", r.Iops(d)}, {"bw_bytes_per_s", r.BytesPerS(d)}, {"lat_ns", lat}};
+    return json{
+        {"ios", d.ios}, {"iops", r.Iops(d)}, {"bw_bytes_per_s", r.BytesPerS(d)}, {"lat_ns", lat}};
   };
   out["read"] = dir(r.dirs[0]);
   out["write"] = dir(r.dirs[1]);
@@ -82,11 +83,14 @@ Runner::Runner(TestEnv& env) : env_(env), started_s_(static_cast<double>(Monoton
 
 uint64_t Runner::default_range_end() const {
   const uint64_t align = kMiB;
-  return static_cast<uint64_t>(static_cast<double>(capacity()) * options().active_range_pct / 100.0) / align * align;
+  return static_cast<uint64_t>(static_cast<double>(capacity()) * options().active_range_pct /
+                               100.0) /
+         align * align;
 }
 
 WorkloadSpec Runner::Spec(bool sequential, double read_pct, uint64_t bs, uint32_t threads,
-                          uint32_t qd, uint64_t runtime_ns, uint64_t range_end, uint64_t salt) const {
+                          uint32_t qd, uint64_t runtime_ns, uint64_t range_end,
+                          uint64_t salt) const {
   WorkloadSpec s;
   s.pattern = sequential ? Pattern::kSequential : Pattern::kRandom;
   s.read_pct = read_pct;
@@ -105,7 +109,8 @@ WorkloadSpec Runner::Spec(bool sequential, double read_pct, uint64_t bs, uint32_
 void Runner::Report(ProgressEvent e) {
   if (!env_.progress) return;
   e.test = env_.test_name;
-  if (e.eta_test_s >= 0 && env_.battery_eta_extra_s >= 0) e.eta_battery_s = e.eta_test_s + env_.battery_eta_extra_s;
+  if (e.eta_test_s >= 0 && env_.battery_eta_extra_s >= 0)
+    e.eta_battery_s = e.eta_test_s + env_.battery_eta_extra_s;
   env_.progress->OnEvent(e);
 }
 
@@ -114,9 +119,11 @@ Result<PhaseResult> Runner::Phase(const WorkloadSpec& spec, const std::string& c
   control.stop = env_.stop;
   auto r = env_.backend.RunPhase(spec, control);
   if (!r.ok()) return r.status().WithContext(env_.test_name + " " + cell);
-  if (r->interrupted) return Status::Error(Code::kInterrupted, "interrupted during " + env_.test_name + " " + cell);
+  if (r->interrupted)
+    return Status::Error(Code::kInterrupted, "interrupted during " + env_.test_name + " " + cell);
   if (r->io_errors) {
-    return Status::Io(env_.test_name + " " + cell + ": " + std::to_string(r->io_errors) + " I/O errors, first: " + r->errors.front());
+    return Status::Io(env_.test_name + " " + cell + ": " + std::to_string(r->io_errors) +
+                      " I/O errors, first: " + r->errors.front());
   }
   return r;
 }
@@ -133,7 +140,9 @@ namespace {
 Status CheckReplay(const std::vector<StoredPhase>& stored, const std::vector<StoredPhase>& got,
                    const std::string& test, int step) {
   auto diverged = [&](const std::string& what) {
-    return Status::Error(Code::kInternal, test + " step " + std::to_string(step) + ": replay on resume differs from the stored round (" + what + ")");
+    return Status::Error(Code::kInternal, test + " step " + std::to_string(step) +
+                                              ": replay on resume differs from the stored round (" +
+                                              what + ")");
   };
   if (stored.size() != got.size()) return diverged("phase count");
   for (size_t i = 0; i < got.size(); ++i) {
@@ -151,11 +160,13 @@ Status CheckReplay(const std::vector<StoredPhase>& stored, const std::vector<Sto
 
 }  // namespace
 
-Result<std::vector<StoredPhase>> Runner::Step(int index, const Body& body,
-                                              const std::function<json(const std::vector<StoredPhase>&)>& tracking) {
+Result<std::vector<StoredPhase>> Runner::Step(
+    int index, const Body& body,
+    const std::function<json(const std::vector<StoredPhase>&)>& tracking) {
   SSDLAB_RETURN_IF_ERROR(stored_status_);
   if (stored_.count(index)) {
-    SSDLAB_ASSIGN_OR_RETURN(std::vector<StoredPhase> stored, env_.store.LoadPhases(env_.test_id, index));
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<StoredPhase> stored,
+                            env_.store.LoadPhases(env_.test_id, index));
     if (env_.backend.persistent_state()) return stored;
     SSDLAB_ASSIGN_OR_RETURN(std::vector<StoredPhase> replayed, body());
     SSDLAB_RETURN_IF_ERROR(CheckReplay(stored, replayed, env_.test_name, index));
@@ -164,7 +175,8 @@ Result<std::vector<StoredPhase>> Runner::Step(int index, const Body& body,
   if (stopped()) return Status::Error(Code::kInterrupted, "interrupted");
   SSDLAB_ASSIGN_OR_RETURN(std::vector<StoredPhase> phases, body());
   for (auto& p : phases) p.round = index;
-  SSDLAB_RETURN_IF_ERROR(env_.store.CommitRound(env_.test_id, index, phases, tracking ? tracking(phases) : json::object()));
+  SSDLAB_RETURN_IF_ERROR(env_.store.CommitRound(env_.test_id, index, phases,
+                                                tracking ? tracking(phases) : json::object()));
   stored_[index] = true;
   return phases;
 }
@@ -185,7 +197,8 @@ Result<std::string> Runner::PurgeAndPrecondition(int index, uint64_t range_end, 
       s.io_bytes = static_cast<uint64_t>(o.wipc_multiple * static_cast<double>(range_end));
       s.io_bytes = std::max<uint64_t>(s.io_bytes / (128 * kKiB) * (128 * kKiB), 128 * kKiB);
       s.interval_ns = 0;
-      Report({.stage = "wipc", .message = "preconditioning: SEQ 128KiB write of " + FormatBytes(s.io_bytes)});
+      Report({.stage = "wipc",
+              .message = "preconditioning: SEQ 128KiB write of " + FormatBytes(s.io_bytes)});
       SSDLAB_ASSIGN_OR_RETURN(PhaseResult r, Phase(s, "wipc"));
       out.push_back({index, "wipc", json{{"description", DescribeWorkload(s)}}, std::move(r)});
     }
@@ -203,7 +216,8 @@ Result<std::string> Runner::PurgeAndPrecondition(int index, uint64_t range_end, 
   return method;
 }
 
-double CellValue(const std::vector<StoredPhase>& round, const std::string& cell, const std::string& what) {
+double CellValue(const std::vector<StoredPhase>& round, const std::string& cell,
+                 const std::string& what) {
   for (const StoredPhase& p : round) {
     if (p.cell != cell) continue;
     const PhaseResult& r = p.result;
@@ -217,16 +231,21 @@ double CellValue(const std::vector<StoredPhase>& round, const std::string& cell,
 }
 
 json VerdictJson(const SteadyStateVerdict& v) {
-  return {{"reached", v.reached},       {"rounds_run", v.rounds_run},
-          {"window", v.window_rounds},  {"window_first_round", v.window_first_round},
-          {"mean", v.mean},             {"range_pct", v.range_pct},
+  return {{"reached", v.reached},
+          {"rounds_run", v.rounds_run},
+          {"window", v.window_rounds},
+          {"window_first_round", v.window_first_round},
+          {"mean", v.mean},
+          {"range_pct", v.range_pct},
           {"slope_excursion_pct", v.slope_excursion_pct},
           {"band_excursion_pct", v.band_excursion_pct},
-          {"slope", v.slope},           {"intercept", v.intercept}};
+          {"slope", v.slope},
+          {"intercept", v.intercept}};
 }
 
 json SteadyStateJson(const RoundsResult& rr) {
-  json out = rr.variables.empty() ? VerdictJson(SteadyStateVerdict{}) : VerdictJson(rr.verdicts.at(rr.variables[0]));
+  json out = rr.variables.empty() ? VerdictJson(SteadyStateVerdict{})
+                                  : VerdictJson(rr.verdicts.at(rr.variables[0]));
   out["reached"] = rr.all_reached;
   json vars = json::object();
   for (const auto& name : rr.variables) vars[name] = VerdictJson(rr.verdicts.at(name));
@@ -290,7 +309,10 @@ Result<RoundsResult> RunRounds(Runner& r, int first_step, uint32_t max_rounds,
                   .mean_ns = t.latency.Mean(),
                   .p99_ns = t.latency.Percentile(99),
                   .eta_test_s = per_round > 0 ? per_round * (max_rounds - round) : -1});
-        out.push_back({step, cells[i].name, json{{"description", DescribeWorkload(cells[i].spec)}, {"seed", cells[i].spec.seed}}, std::move(res)});
+        out.push_back(
+            {step, cells[i].name,
+             json{{"description", DescribeWorkload(cells[i].spec)}, {"seed", cells[i].spec.seed}},
+             std::move(res)});
       }
       return out;
     };
@@ -313,12 +335,16 @@ Result<RoundsResult> RunRounds(Runner& r, int first_step, uint32_t max_rounds,
       rr.verdicts[name] = v;
       rr.all_reached &= v.reached;
       if (o.steady.rule == SteadyStateRule::kSnia) {
-        distance = std::max({distance, v.range_pct - o.steady.max_range_pct, v.slope_excursion_pct - o.steady.max_slope_pct});
+        distance = std::max({distance, v.range_pct - o.steady.max_range_pct,
+                             v.slope_excursion_pct - o.steady.max_slope_pct});
       } else {
         distance = std::max(distance, v.band_excursion_pct - o.steady.band_pct);
       }
     }
-    r.Report({.stage = "round", .round = round + 1, .max_rounds = max_rounds, .steady_distance_pct = std::max(0.0, distance),
+    r.Report({.stage = "round",
+              .round = round + 1,
+              .max_rounds = max_rounds,
+              .steady_distance_pct = std::max(0.0, distance),
               .message = rr.all_reached ? "steady state reached" : ""});
     if (done && done(rr)) break;
     if (stop_when_steady && rr.all_reached) break;

@@ -58,8 +58,9 @@ class Runner {
   using Body = std::function<Result<std::vector<StoredPhase>>()>;
   // Runs (or skips / replays) step `index` and returns its phases. `tracking` is computed from
   // the phases and stored with them.
-  Result<std::vector<StoredPhase>> Step(int index, const Body& body,
-                                        const std::function<json(const std::vector<StoredPhase>&)>& tracking);
+  Result<std::vector<StoredPhase>> Step(
+      int index, const Body& body,
+      const std::function<json(const std::vector<StoredPhase>&)>& tracking);
 
   // One phase through the backend: stops cleanly on interrupt, fails on I/O errors.
   Result<PhaseResult> Phase(const WorkloadSpec& spec, const std::string& cell);
@@ -68,9 +69,8 @@ class Runner {
   Result<std::string> PurgeAndPrecondition(int index, uint64_t range_end_bytes, bool wipc);
 
   // A workload on this target: random unless `sequential`; the range [0, range_end).
-  WorkloadSpec Spec(bool sequential, double read_pct, uint64_t bs, uint32_t threads,
-                    uint32_t qd, uint64_t runtime_ns, uint64_t range_end_bytes,
-                    uint64_t seed_salt) const;
+  WorkloadSpec Spec(bool sequential, double read_pct, uint64_t bs, uint32_t threads, uint32_t qd,
+                    uint64_t runtime_ns, uint64_t range_end_bytes, uint64_t seed_salt) const;
   uint64_t capacity() const { return env_.backend.info().size_bytes; }
   uint64_t default_range_end() const;
 
@@ -80,7 +80,7 @@ class Runner {
  private:
   TestEnv& env_;
   std::map<int, bool> stored_;  // step index -> stored
-  Status stored_status_;         // why the stored rounds could not be read (Step returns it)
+  Status stored_status_;        // why the stored rounds could not be read (Step returns it)
   double started_s_;
 };
 
@@ -95,7 +95,8 @@ struct RoundsResult {
   bool all_reached = false;
   int next_step = 0;
 };
-using TrackFn = std::function<std::vector<std::pair<std::string, double>>(const std::vector<StoredPhase>&)>;
+using TrackFn =
+    std::function<std::vector<std::pair<std::string, double>>(const std::vector<StoredPhase>&)>;
 Result<RoundsResult> RunRounds(Runner& r, int first_step, uint32_t max_rounds,
                                const std::function<std::vector<Cell>(int round)>& cells,
                                const TrackFn& track, bool stop_when_steady = true,
@@ -110,6 +111,7 @@ json WindowResults(const RoundsResult& rr, uint32_t window, const std::vector<do
 json RoundsJson(const RoundsResult& rr);
 
 // Value of a metric of the phase for `cell` in a round ("iops", "bw", "mean_ns").
-double CellValue(const std::vector<StoredPhase>& round, const std::string& cell, const std::string& what);
+double CellValue(const std::vector<StoredPhase>& round, const std::string& cell,
+                 const std::string& what);
 
 }  // namespace ssdlab::pts

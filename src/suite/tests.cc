@@ -25,7 +25,9 @@ Load LoadOf(const PtsOptions& o, const std::string& test) {
 Status CheckBlock(Runner& r, uint64_t bs) {
   uint32_t lbs = r.env().backend.info().logical_block_bytes;
   if (lbs > 1 && bs % lbs) {
-    return Status::Invalid(r.env().test_name + ": block size " + std::to_string(bs) + " is not a multiple of the target's " + std::to_string(lbs) + "-byte logical block; drop it from the test's block sizes");
+    return Status::Invalid(r.env().test_name + ": block size " + std::to_string(bs) +
+                           " is not a multiple of the target's " + std::to_string(lbs) +
+                           "-byte logical block; drop it from the test's block sizes");
   }
   return Status::Ok();
 }
@@ -41,7 +43,8 @@ Result<RoundsResult> MatrixRounds(Runner& r, int first_step, const std::vector<M
     uint64_t salt = static_cast<uint64_t>(round) << 16;
     for (const Mix& m : mixes) {
       for (uint64_t bs : sizes) {
-        out.push_back({CellName(m, bs), r.Spec(sequential, m.read_pct, bs, load.threads, load.qd, o.round_ns, range_end, ++salt)});
+        out.push_back({CellName(m, bs), r.Spec(sequential, m.read_pct, bs, load.threads, load.qd,
+                                               o.round_ns, range_end, ++salt)});
       }
     }
     return out;
@@ -52,7 +55,8 @@ Result<RoundsResult> MatrixRounds(Runner& r, int first_step, const std::vector<M
 TrackFn TrackCells(std::vector<std::pair<std::string, std::string>> cells_and_metric) {
   return [cells_and_metric](const std::vector<StoredPhase>& round) {
     std::vector<std::pair<std::string, double>> out;
-    for (const auto& [cell, metric] : cells_and_metric) out.emplace_back(cell + " " + metric, CellValue(round, cell, metric));
+    for (const auto& [cell, metric] : cells_and_metric)
+      out.emplace_back(cell + " " + metric, CellValue(round, cell, metric));
     return out;
   };
 }
@@ -73,8 +77,10 @@ Result<TestOutcome> Iops(Runner& r) {
   SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(0, range, true));
   std::vector<std::pair<std::string, std::string>> track;
   auto has = [&](const Mix& m, uint64_t bs) {
-    return std::any_of(o.iops_mixes.begin(), o.iops_mixes.end(), [&](const Mix& x) { return x.read_pct == m.read_pct; }) &&
-           std::find(o.iops_block_bytes.begin(), o.iops_block_bytes.end(), bs) != o.iops_block_bytes.end();
+    return std::any_of(o.iops_mixes.begin(), o.iops_mixes.end(),
+                       [&](const Mix& x) { return x.read_pct == m.read_pct; }) &&
+           std::find(o.iops_block_bytes.begin(), o.iops_block_bytes.end(), bs) !=
+               o.iops_block_bytes.end();
   };
   // PTS 2.0: 4 KiB 0/100, 64 KiB 65/35, 1024 KiB 100/0; PTS-E 1.1 and the reviewers: 4 KiB write.
   std::vector<std::pair<Mix, uint64_t>> wanted = {{{0}, 4 * kKiB}};
@@ -82,8 +88,11 @@ Result<TestOutcome> Iops(Runner& r) {
   for (auto [m, bs] : wanted) {
     if (has(m, bs)) track.emplace_back(CellName(m, bs), "iops");
   }
-  if (track.empty()) track.emplace_back(CellName(o.iops_mixes.back(), o.iops_block_bytes.back()), "iops");
-  SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr, MatrixRounds(r, 1, o.iops_mixes, o.iops_block_bytes, LoadOf(o, "iops"), false, range, TrackCells(track)));
+  if (track.empty())
+    track.emplace_back(CellName(o.iops_mixes.back(), o.iops_block_bytes.back()), "iops");
+  SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr,
+                          MatrixRounds(r, 1, o.iops_mixes, o.iops_block_bytes, LoadOf(o, "iops"),
+                                       false, range, TrackCells(track)));
   return Finish(rr, o, {{"purge_method", purge}, {"range_bytes", range}});
 }
 
@@ -92,22 +101,29 @@ Result<TestOutcome> Throughput(Runner& r) {
   const PtsOptions& o = r.options();
   uint64_t range = r.default_range_end();
   TestOutcome out;
-  out.results = {{"range_bytes", range}, {"by_block", nlohmann::json::array()}, {"rounds", nlohmann::json::array()}};
+  out.results = {{"range_bytes", range},
+                 {"by_block", nlohmann::json::array()},
+                 {"rounds", nlohmann::json::array()}};
   out.steady_state = {{"reached", true}, {"variables", nlohmann::json::object()}};
   int step = 0;
   nlohmann::json first_ss;
   for (uint64_t bs : o.tp_block_bytes) {
     SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(step++, range, true));
     std::vector<Mix> mixes = {{100}, {0}};
-    SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr, MatrixRounds(r, step, mixes, {bs}, LoadOf(o, "tp"), true, range,
-                                                          TrackCells({{CellName({0}, bs), "bw"}, {CellName({100}, bs), "bw"}})));
+    SSDLAB_ASSIGN_OR_RETURN(
+        RoundsResult rr,
+        MatrixRounds(r, step, mixes, {bs}, LoadOf(o, "tp"), true, range,
+                     TrackCells({{CellName({0}, bs), "bw"}, {CellName({100}, bs), "bw"}})));
     step = rr.next_step;
     nlohmann::json ss = SteadyStateJson(rr);
     if (first_ss.is_null()) first_ss = ss;
     out.steady_state["reached"] = out.steady_state["reached"].get<bool>() && rr.all_reached;
     for (auto& [k, v] : ss["variables"].items()) out.steady_state["variables"][k] = v;
-    out.results["by_block"].push_back({{"block_bytes", bs}, {"purge_method", purge}, {"steady_state", ss},
-                                       {"cells", WindowResults(rr, o.steady.window_rounds, o.percentiles)}});
+    out.results["by_block"].push_back(
+        {{"block_bytes", bs},
+         {"purge_method", purge},
+         {"steady_state", ss},
+         {"cells", WindowResults(rr, o.steady.window_rounds, o.percentiles)}});
     for (auto& rd : RoundsJson(rr)) out.results["rounds"].push_back(rd);
   }
   bool reached = out.steady_state["reached"];
@@ -123,21 +139,29 @@ Result<TestOutcome> Latency(Runner& r) {
   const PtsOptions& o = r.options();
   uint64_t range = r.default_range_end();
   SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(0, range, true));
-  uint64_t track_bs = std::find(o.lat_block_bytes.begin(), o.lat_block_bytes.end(), 4 * kKiB) != o.lat_block_bytes.end() ? 4 * kKiB : o.lat_block_bytes.front();
-  SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr, MatrixRounds(r, 1, o.lat_mixes, o.lat_block_bytes, {1, 1}, false, range,
-                                                        TrackCells({{CellName({0}, track_bs), "mean_ns"}})));
+  uint64_t track_bs = std::find(o.lat_block_bytes.begin(), o.lat_block_bytes.end(), 4 * kKiB) !=
+                              o.lat_block_bytes.end()
+                          ? 4 * kKiB
+                          : o.lat_block_bytes.front();
+  SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr,
+                          MatrixRounds(r, 1, o.lat_mixes, o.lat_block_bytes, {1, 1}, false, range,
+                                       TrackCells({{CellName({0}, track_bs), "mean_ns"}})));
   return Finish(rr, o, {{"purge_method", purge}, {"range_bytes", range}});
 }
 
 // Rounds of 4 KiB random writes until steady: the workload-dependent preconditioning before
 // LVI, HIR and each OP-study point.
-Result<RoundsResult> WritePreconditionToSteady(Runner& r, int first_step, uint64_t range, uint64_t salt) {
+Result<RoundsResult> WritePreconditionToSteady(Runner& r, int first_step, uint64_t range,
+                                               uint64_t salt) {
   const PtsOptions& o = r.options();
   Load load = LoadOf(o, "wsat");
   auto cells = [&](int round) {
-    return std::vector<Cell>{{"precondition rw=0/100 bs=4KiB", r.Spec(false, 0, 4 * kKiB, load.threads, load.qd, o.round_ns, range, salt + static_cast<uint64_t>(round))}};
+    return std::vector<Cell>{{"precondition rw=0/100 bs=4KiB",
+                              r.Spec(false, 0, 4 * kKiB, load.threads, load.qd, o.round_ns, range,
+                                     salt + static_cast<uint64_t>(round))}};
   };
-  return RunRounds(r, first_step, o.max_rounds, cells, TrackCells({{"precondition rw=0/100 bs=4KiB", "iops"}}));
+  return RunRounds(r, first_step, o.max_rounds, cells,
+                   TrackCells({{"precondition rw=0/100 bs=4KiB", "iops"}}));
 }
 
 // One LVI curve family: for each (mix, bs), every threads x QD point (warm-up + measured).
@@ -157,8 +181,15 @@ Result<nlohmann::json> LviSweep(Runner& r, int& step, const std::vector<Mix>& mi
             s.ramp_ns = o.lvi_warmup_ns;
             std::string cell = curve + " T" + std::to_string(t) + " Q" + std::to_string(q);
             SSDLAB_ASSIGN_OR_RETURN(PhaseResult res, r.Phase(s, cell));
-            r.Report({.stage = "point", .cell = cell, .iops = res.Iops(res.Total()), .mean_ns = res.Total().latency.Mean(), .p99_ns = res.Total().latency.Percentile(99)});
-            out.push_back({step, cell, {{"threads", t}, {"qd", q}, {"description", DescribeWorkload(s)}}, std::move(res)});
+            r.Report({.stage = "point",
+                      .cell = cell,
+                      .iops = res.Iops(res.Total()),
+                      .mean_ns = res.Total().latency.Mean(),
+                      .p99_ns = res.Total().latency.Percentile(99)});
+            out.push_back({step,
+                           cell,
+                           {{"threads", t}, {"qd", q}, {"description", DescribeWorkload(s)}},
+                           std::move(res)});
           }
         }
         return out;
@@ -172,7 +203,8 @@ Result<nlohmann::json> LviSweep(Runner& r, int& step, const std::vector<Mix>& mi
         m["qd"] = p.workload.value("qd", 0);
         points.push_back(m);
       }
-      curves.push_back({{"curve", curve}, {"read_pct", m.read_pct}, {"block_bytes", bs}, {"points", points}});
+      curves.push_back(
+          {{"curve", curve}, {"read_pct", m.read_pct}, {"block_bytes", bs}, {"points", points}});
     }
   }
   return curves;
@@ -185,10 +217,14 @@ Result<TestOutcome> Lvi(Runner& r) {
   SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(0, range, true));
   SSDLAB_ASSIGN_OR_RETURN(RoundsResult pre, WritePreconditionToSteady(r, 1, range, 0x1f1));
   int step = pre.next_step;
-  SSDLAB_ASSIGN_OR_RETURN(nlohmann::json curves, LviSweep(r, step, o.lvi_mixes, o.lvi_block_bytes, range, 0x1f100));
+  SSDLAB_ASSIGN_OR_RETURN(nlohmann::json curves,
+                          LviSweep(r, step, o.lvi_mixes, o.lvi_block_bytes, range, 0x1f100));
   TestOutcome t;
   t.steady_state = SteadyStateJson(pre);
-  t.results = {{"purge_method", purge}, {"range_bytes", range}, {"curves", curves}, {"rounds", RoundsJson(pre)}};
+  t.results = {{"purge_method", purge},
+               {"range_bytes", range},
+               {"curves", curves},
+               {"rounds", RoundsJson(pre)}};
   return t;
 }
 
@@ -199,15 +235,20 @@ Result<TestOutcome> Wsat(Runner& r) {
   SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(0, range, false));
   Load load = LoadOf(o, "wsat");
   auto cells = [&](int round) {
-    return std::vector<Cell>{{"rw=0/100 bs=4KiB", r.Spec(false, 0, 4 * kKiB, load.threads, load.qd, o.wsat_round_ns, range, 0x5a7 + static_cast<uint64_t>(round))}};
+    return std::vector<Cell>{
+        {"rw=0/100 bs=4KiB", r.Spec(false, 0, 4 * kKiB, load.threads, load.qd, o.wsat_round_ns,
+                                    range, 0x5a7 + static_cast<uint64_t>(round))}};
   };
   const double limit = o.wsat_capacity_multiple * static_cast<double>(range);
   auto done = [&](const RoundsResult& rr) {
     double written = 0;
-    for (const auto& round : rr.rounds) written += static_cast<double>(round[0].result.dirs[1].bytes);
+    for (const auto& round : rr.rounds)
+      written += static_cast<double>(round[0].result.dirs[1].bytes);
     return written >= limit;
   };
-  SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr, RunRounds(r, 1, o.wsat_max_rounds, cells, TrackCells({{"rw=0/100 bs=4KiB", "iops"}}), false, done));
+  SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr,
+                          RunRounds(r, 1, o.wsat_max_rounds, cells,
+                                    TrackCells({{"rw=0/100 bs=4KiB", "iops"}}), false, done));
   nlohmann::json per_round = nlohmann::json::array();
   double written = 0, t = 0;
   for (size_t i = 0; i < rr.rounds.size(); ++i) {
@@ -223,7 +264,10 @@ Result<TestOutcome> Wsat(Runner& r) {
   }
   TestOutcome out;
   out.steady_state = SteadyStateJson(rr);
-  out.results = {{"purge_method", purge}, {"range_bytes", range}, {"per_round", per_round}, {"rounds", RoundsJson(rr)},
+  out.results = {{"purge_method", purge},
+                 {"range_bytes", range},
+                 {"per_round", per_round},
+                 {"rounds", RoundsJson(rr)},
                  {"stopped_by", done(rr) ? "capacity written" : "round limit"}};
   return out;
 }
@@ -244,50 +288,74 @@ Result<TestOutcome> Hir(Runner& r) {
     auto body = [&]() -> Result<std::vector<StoredPhase>> {
       std::vector<StoredPhase> out;
       for (uint32_t c = 0; c < o.hir_cycles; ++c) {
-        WorkloadSpec s = r.Spec(false, 0, 4 * kKiB, load.threads, load.qd, o.hir_write_ns, range, salt + c);
-        std::string cell = "wait " + FormatNs(static_cast<double>(wait)) + " cycle " + std::to_string(c + 1);
+        WorkloadSpec s =
+            r.Spec(false, 0, 4 * kKiB, load.threads, load.qd, o.hir_write_ns, range, salt + c);
+        std::string cell =
+            "wait " + FormatNs(static_cast<double>(wait)) + " cycle " + std::to_string(c + 1);
         SSDLAB_ASSIGN_OR_RETURN(PhaseResult res, r.Phase(s, cell));
-        if (c % 20 == 0) r.Report({.stage = "cycle", .round = c + 1, .max_rounds = o.hir_cycles, .cell = cell, .iops = res.Iops(res.Total()), .mean_ns = res.Total().latency.Mean()});
+        if (c % 20 == 0)
+          r.Report({.stage = "cycle",
+                    .round = c + 1,
+                    .max_rounds = o.hir_cycles,
+                    .cell = cell,
+                    .iops = res.Iops(res.Total()),
+                    .mean_ns = res.Total().latency.Mean()});
         out.push_back({step, cell, {{"wait_ns", wait}, {"cycle", c + 1}}, std::move(res)});
         SSDLAB_RETURN_IF_ERROR(r.Idle(wait));
       }
-      WorkloadSpec back = r.Spec(false, 0, 4 * kKiB, load.threads, load.qd, o.hir_baseline_ns, range, salt + 99999);
+      WorkloadSpec back =
+          r.Spec(false, 0, 4 * kKiB, load.threads, load.qd, o.hir_baseline_ns, range, salt + 99999);
       back.interval_ns = std::max<uint64_t>(o.hir_baseline_ns / 60, kNsPerMs * 10);
       SSDLAB_ASSIGN_OR_RETURN(PhaseResult res, r.Phase(back, "return to baseline"));
-      out.push_back({step, "return to baseline after wait " + FormatNs(static_cast<double>(wait)), {{"wait_ns", wait}, {"baseline", true}}, std::move(res)});
+      out.push_back({step,
+                     "return to baseline after wait " + FormatNs(static_cast<double>(wait)),
+                     {{"wait_ns", wait}, {"baseline", true}},
+                     std::move(res)});
       return out;
     };
     salt += 1'000'000;
-    SSDLAB_ASSIGN_OR_RETURN(auto phases, r.Step(step++, body, [&](const std::vector<StoredPhase>& ph) {
-      double sum = 0;
-      for (size_t i = 0; i + 1 < ph.size(); ++i) sum += ph[i].result.Iops(ph[i].result.Total());
-      return nlohmann::json{{"mean_cycle_iops", ph.size() > 1 ? sum / static_cast<double>(ph.size() - 1) : 0}};
-    }));
+    SSDLAB_ASSIGN_OR_RETURN(
+        auto phases, r.Step(step++, body, [&](const std::vector<StoredPhase>& ph) {
+          double sum = 0;
+          for (size_t i = 0; i + 1 < ph.size(); ++i) sum += ph[i].result.Iops(ph[i].result.Total());
+          return nlohmann::json{
+              {"mean_cycle_iops", ph.size() > 1 ? sum / static_cast<double>(ph.size() - 1) : 0}};
+        }));
     nlohmann::json cycles = nlohmann::json::array();
     std::vector<const PhaseResult*> writes;
     for (size_t i = 0; i + 1 < phases.size(); ++i) {
       const PhaseResult& p = phases[i].result;
       writes.push_back(&p);
-      cycles.push_back({{"cycle", i + 1}, {"iops", p.Iops(p.Total())}, {"mean_ns", p.Total().latency.Mean()}, {"max_ns", p.Total().latency.max()}});
+      cycles.push_back({{"cycle", i + 1},
+                        {"iops", p.Iops(p.Total())},
+                        {"mean_ns", p.Total().latency.Mean()},
+                        {"max_ns", p.Total().latency.max()}});
     }
     PhaseResult merged = MergePhases(writes);
     const PhaseResult& back = phases.back().result;
     nlohmann::json series = nlohmann::json::array();
     for (const IntervalSample& iv : back.intervals) {
       double secs = static_cast<double>(iv.t_end_ns - iv.t_begin_ns) / 1e9;
-      series.push_back({{"t_end_s", static_cast<double>(iv.t_end_ns) / 1e9}, {"iops", secs > 0 ? static_cast<double>(iv.dirs[1].ios) / secs : 0}});
+      series.push_back({{"t_end_s", static_cast<double>(iv.t_end_ns) / 1e9},
+                        {"iops", secs > 0 ? static_cast<double>(iv.dirs[1].ios) / secs : 0}});
     }
     double cycle_iops = merged.Iops(merged.Total());
     double continuous = back.Iops(back.Total());
-    states.push_back({{"wait_ns", wait}, {"cycles", cycles}, {"mean_cycle_iops", cycle_iops},
+    states.push_back({{"wait_ns", wait},
+                      {"cycles", cycles},
+                      {"mean_cycle_iops", cycle_iops},
                       {"gain_vs_baseline", baseline > 0 ? cycle_iops / baseline : 0},
                       {"gain_vs_continuous", continuous > 0 ? cycle_iops / continuous : 0},
                       {"cycle_metrics", PhaseMetrics(merged, o.percentiles)},
-                      {"return_to_baseline", PhaseMetrics(back, o.percentiles)}, {"return_series", series}});
+                      {"return_to_baseline", PhaseMetrics(back, o.percentiles)},
+                      {"return_series", series}});
   }
   TestOutcome out;
   out.steady_state = SteadyStateJson(pre);
-  out.results = {{"purge_method", purge}, {"baseline_iops", baseline}, {"wait_states", states}, {"rounds", RoundsJson(pre)}};
+  out.results = {{"purge_method", purge},
+                 {"baseline_iops", baseline},
+                 {"wait_states", states},
+                 {"rounds", RoundsJson(pre)}};
   return out;
 }
 
@@ -302,16 +370,23 @@ Result<TestOutcome> Xsr(Runner& r) {
     bool sequential;
     uint64_t bs;
   };
-  const Access access[3] = {{"A: SEQ 1024KiB write", true, 1024 * kKiB}, {"B: RND 8KiB write", false, 8 * kKiB}, {"C: SEQ 1024KiB write", true, 1024 * kKiB}};
+  const Access access[3] = {{"A: SEQ 1024KiB write", true, 1024 * kKiB},
+                            {"B: RND 8KiB write", false, 8 * kKiB},
+                            {"C: SEQ 1024KiB write", true, 1024 * kKiB}};
   std::vector<PhaseResult> results;
   nlohmann::json segments = nlohmann::json::array();
   for (int i = 0; i < 3; ++i) {
     auto body = [&]() -> Result<std::vector<StoredPhase>> {
-      WorkloadSpec s = r.Spec(access[i].sequential, 0, access[i].bs, load.threads, load.qd, o.xsr_ns[i], range, 0x757 + i);
+      WorkloadSpec s = r.Spec(access[i].sequential, 0, access[i].bs, load.threads, load.qd,
+                              o.xsr_ns[i], range, 0x757 + i);
       s.interval_ns = std::max<uint64_t>(o.xsr_ns[i] / 120, 10 * kNsPerMs);
-      r.Report({.stage = "round", .round = static_cast<uint32_t>(i + 1), .max_rounds = 3, .cell = access[i].name});
+      r.Report({.stage = "round",
+                .round = static_cast<uint32_t>(i + 1),
+                .max_rounds = 3,
+                .cell = access[i].name});
       SSDLAB_ASSIGN_OR_RETURN(PhaseResult res, r.Phase(s, access[i].name));
-      return std::vector<StoredPhase>{{i + 1, access[i].name, {{"description", DescribeWorkload(s)}}, std::move(res)}};
+      return std::vector<StoredPhase>{
+          {i + 1, access[i].name, {{"description", DescribeWorkload(s)}}, std::move(res)}};
     };
     SSDLAB_ASSIGN_OR_RETURN(auto phases, r.Step(i + 1, body, nullptr));
     results.push_back(phases[0].result);
@@ -320,7 +395,9 @@ Result<TestOutcome> Xsr(Runner& r) {
     std::vector<std::pair<double, double>> v;
     for (const IntervalSample& iv : p.intervals) {
       double secs = static_cast<double>(iv.t_end_ns - iv.t_begin_ns) / 1e9;
-      if (secs > 0) v.emplace_back(static_cast<double>(iv.t_end_ns) / 1e9, static_cast<double>(iv.dirs[1].bytes) / secs);
+      if (secs > 0)
+        v.emplace_back(static_cast<double>(iv.t_end_ns) / 1e9,
+                       static_cast<double>(iv.dirs[1].bytes) / secs);
     }
     return v;
   };
@@ -340,12 +417,18 @@ Result<TestOutcome> Xsr(Runner& r) {
   for (int i = 0; i < 3; ++i) {
     nlohmann::json series = nlohmann::json::array();
     for (const auto& [t, bw] : bw_series(results[i])) series.push_back({t, bw});
-    segments.push_back({{"name", access[i].name}, {"metrics", PhaseMetrics(results[i], o.percentiles)}, {"series_bw", series}});
+    segments.push_back({{"name", access[i].name},
+                        {"metrics", PhaseMetrics(results[i], o.percentiles)},
+                        {"series_bw", series}});
   }
   TestOutcome out;
   out.steady_state = nlohmann::json::object();
-  out.results = {{"purge_method", purge}, {"segments", segments}, {"settled_seq_write_bytes_per_s", settled},
-                 {"recovery_time_s", recovery_s}, {"recovered", recovery_s >= 0}, {"rounds", nlohmann::json::array()}};
+  out.results = {{"purge_method", purge},
+                 {"segments", segments},
+                 {"settled_seq_write_bytes_per_s", settled},
+                 {"recovery_time_s", recovery_s},
+                 {"recovered", recovery_s >= 0},
+                 {"rounds", nlohmann::json::array()}};
   return out;
 }
 
@@ -358,15 +441,17 @@ Result<TestOutcome> Sweep(Runner& r, bool ecw) {
     WorkloadSpec s = r.Spec(false, ecw ? 40 : 65, 8 * kKiB, t, q, runtime, range, salt);
     if (ecw) {
       // PTS-E 1.1 Enterprise Composite Workload.
-      s.block_sizes = {{512, 4}, {1024, 1}, {1536, 1}, {2048, 1}, {2560, 1}, {3072, 1}, {3584, 1},
-                       {4096, 67}, {8192, 10}, {16384, 7}, {32768, 3}, {65536, 3}};
+      s.block_sizes = {{512, 4},  {1024, 1},  {1536, 1},  {2048, 1},  {2560, 1},  {3072, 1},
+                       {3584, 1}, {4096, 67}, {8192, 10}, {16384, 7}, {32768, 3}, {65536, 3}};
       s.dist.kind = DistKind::kZoned;
       s.dist.zones = {{50, 5}, {30, 15}, {20, 80}};
     }
     return s;
   };
   if (ecw) SSDLAB_RETURN_IF_ERROR(CheckBlock(r, 512));
-  auto name = [](uint32_t t, uint32_t q) { return "T" + std::to_string(t) + " Q" + std::to_string(q); };
+  auto name = [](uint32_t t, uint32_t q) {
+    return "T" + std::to_string(t) + " Q" + std::to_string(q);
+  };
   auto cells = [&](int round) {
     std::vector<Cell> out;
     uint64_t salt = (static_cast<uint64_t>(round) << 16) + (ecw ? 0xec0000 : 0xd10000);
@@ -376,20 +461,28 @@ Result<TestOutcome> Sweep(Runner& r, bool ecw) {
     return out;
   };
   std::string tracked = name(o.dirth_threads.front(), o.dirth_qds.front());
-  SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr, RunRounds(r, 1, o.max_rounds, cells, TrackCells({{tracked, "iops"}})));
+  SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr,
+                          RunRounds(r, 1, o.max_rounds, cells, TrackCells({{tracked, "iops"}})));
   nlohmann::json map = WindowResults(rr, o.steady.window_rounds, o.percentiles);
-  // Selected points: the max IOPS with a mean below the limit, the min, and the one nearest the middle.
+  // Selected points: the max IOPS with a mean below the limit, the min, and the one nearest the
+  // middle.
   int best = -1, lowest = -1;
   for (size_t i = 0; i < map.size(); ++i) {
     double iops = map[i]["total"]["iops"], mean = map[i]["total"]["lat_ns"]["mean"];
-    if (mean <= static_cast<double>(o.dirth_max_mean_ns) && (best < 0 || iops > map[best]["total"]["iops"].get<double>())) best = static_cast<int>(i);
-    if (lowest < 0 || iops < map[lowest]["total"]["iops"].get<double>()) lowest = static_cast<int>(i);
+    if (mean <= static_cast<double>(o.dirth_max_mean_ns) &&
+        (best < 0 || iops > map[best]["total"]["iops"].get<double>()))
+      best = static_cast<int>(i);
+    if (lowest < 0 || iops < map[lowest]["total"]["iops"].get<double>())
+      lowest = static_cast<int>(i);
   }
   if (best < 0) best = lowest;
-  double mid_iops = (map[best]["total"]["iops"].get<double>() + map[lowest]["total"]["iops"].get<double>()) / 2;
+  double mid_iops =
+      (map[best]["total"]["iops"].get<double>() + map[lowest]["total"]["iops"].get<double>()) / 2;
   int mid = best;
   for (size_t i = 0; i < map.size(); ++i) {
-    if (std::fabs(map[i]["total"]["iops"].get<double>() - mid_iops) < std::fabs(map[mid]["total"]["iops"].get<double>() - mid_iops)) mid = static_cast<int>(i);
+    if (std::fabs(map[i]["total"]["iops"].get<double>() - mid_iops) <
+        std::fabs(map[mid]["total"]["iops"].get<double>() - mid_iops))
+      mid = static_cast<int>(i);
   }
   struct Pick {
     const char* role;
@@ -403,7 +496,9 @@ Result<TestOutcome> Sweep(Runner& r, bool ecw) {
       std::string cell = map[p.index]["cell"];
       uint32_t t = static_cast<uint32_t>(std::stoul(cell.substr(1)));
       uint32_t q = static_cast<uint32_t>(std::stoul(cell.substr(cell.find('Q') + 1)));
-      SSDLAB_ASSIGN_OR_RETURN(PhaseResult res, r.Phase(make(t, q, o.dirth_histogram_ns, 0x4157 + static_cast<uint64_t>(p.index)), cell));
+      SSDLAB_ASSIGN_OR_RETURN(
+          PhaseResult res,
+          r.Phase(make(t, q, o.dirth_histogram_ns, 0x4157 + static_cast<uint64_t>(p.index)), cell));
       out.push_back({rr.next_step, std::string(p.role) + " " + cell, wl, std::move(res)});
     }
     return out;
@@ -418,8 +513,11 @@ Result<TestOutcome> Sweep(Runner& r, bool ecw) {
     m["histogram"] = buckets;
     selected.push_back(m);
   }
-  TestOutcome out = Finish(rr, o, {{"purge_method", purge}, {"range_bytes", range}, {"selected", selected},
-                                   {"max_mean_latency_ns", o.dirth_max_mean_ns}});
+  TestOutcome out = Finish(rr, o,
+                           {{"purge_method", purge},
+                            {"range_bytes", range},
+                            {"selected", selected},
+                            {"max_mean_latency_ns", o.dirth_max_mean_ns}});
   return out;
 }
 
@@ -433,18 +531,28 @@ Result<TestOutcome> OpStudy(Runner& r) {
   bool all = true;
   nlohmann::json rounds = nlohmann::json::array();
   for (double op : ops) {
-    uint64_t range = static_cast<uint64_t>(static_cast<double>(r.default_range_end()) * (100 - op) / 100) / kMiB * kMiB;
+    uint64_t range =
+        static_cast<uint64_t>(static_cast<double>(r.default_range_end()) * (100 - op) / 100) /
+        kMiB * kMiB;
     SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(step++, range, true));
-    SSDLAB_ASSIGN_OR_RETURN(RoundsResult pre, WritePreconditionToSteady(r, step, range, 0x0b00 + static_cast<uint64_t>(op * 10)));
+    SSDLAB_ASSIGN_OR_RETURN(
+        RoundsResult pre,
+        WritePreconditionToSteady(r, step, range, 0x0b00 + static_cast<uint64_t>(op * 10)));
     step = pre.next_step;
     all &= pre.all_reached;
-    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json curves, LviSweep(r, step, {{0}, {70}}, {4 * kKiB}, range, 0x0b0000 + static_cast<uint64_t>(op * 1000)));
+    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json curves,
+                            LviSweep(r, step, {{0}, {70}}, {4 * kKiB}, range,
+                                     0x0b0000 + static_cast<uint64_t>(op * 1000)));
     for (auto& rd : RoundsJson(pre)) {
       rd["op_pct"] = op;
       rounds.push_back(rd);
     }
-    points.push_back({{"op_pct", op}, {"range_bytes", range}, {"purge_method", purge}, {"steady_state", SteadyStateJson(pre)},
-                      {"steady_write_iops", pre.verdicts.begin()->second.mean}, {"curves", curves}});
+    points.push_back({{"op_pct", op},
+                      {"range_bytes", range},
+                      {"purge_method", purge},
+                      {"steady_state", SteadyStateJson(pre)},
+                      {"steady_write_iops", pre.verdicts.begin()->second.mean},
+                      {"curves", curves}});
   }
   TestOutcome out;
   out.steady_state = points[0]["steady_state"];
@@ -458,20 +566,27 @@ Result<TestOutcome> OpStudy(Runner& r) {
 namespace {
 std::vector<uint64_t> NoSizes(const PtsOptions&) { return {}; }
 // ECW's mix (Sweep): blocks of 0.5 KiB to 3.5 KiB among the larger ones.
-std::vector<uint64_t> EcwSizes(const PtsOptions&) { return {512, 1024, 1536, 2048, 2560, 3072, 3584}; }
+std::vector<uint64_t> EcwSizes(const PtsOptions&) {
+  return {512, 1024, 1536, 2048, 2560, 3072, 3584};
+}
 }  // namespace
 
 const std::vector<TestDef>& Tests() {
   static const std::vector<TestDef> kTests = {
       {"iops", "IOPS", Iops, [](const PtsOptions& o) { return o.iops_block_bytes; }, "--iops-bs"},
-      {"tp", "Throughput", Throughput, [](const PtsOptions& o) { return o.tp_block_bytes; }, "--tp-bs"},
-      {"lat", "Latency", Latency, [](const PtsOptions& o) { return o.lat_block_bytes; }, "--lat-bs"},
-      {"lvi", "Latency vs IOPS", Lvi, [](const PtsOptions& o) { return o.lvi_block_bytes; }, "--lvi-bs"},
+      {"tp", "Throughput", Throughput, [](const PtsOptions& o) { return o.tp_block_bytes; },
+       "--tp-bs"},
+      {"lat", "Latency", Latency, [](const PtsOptions& o) { return o.lat_block_bytes; },
+       "--lat-bs"},
+      {"lvi", "Latency vs IOPS", Lvi, [](const PtsOptions& o) { return o.lvi_block_bytes; },
+       "--lvi-bs"},
       {"wsat", "Write saturation", Wsat, NoSizes, ""},
       {"hir", "Host idle recovery", Hir, NoSizes, ""},
       {"xsr", "Cross-stimulus recovery", Xsr, NoSizes, ""},
-      {"dirth", "Demand intensity / response time histogram", [](Runner& r) { return Sweep(r, false); }, NoSizes, ""},
-      {"ecw", "Enterprise composite workload", [](Runner& r) { return Sweep(r, true); }, EcwSizes, ""},
+      {"dirth", "Demand intensity / response time histogram",
+       [](Runner& r) { return Sweep(r, false); }, NoSizes, ""},
+      {"ecw", "Enterprise composite workload", [](Runner& r) { return Sweep(r, true); }, EcwSizes,
+       ""},
       {"op", "Over-provisioning study", OpStudy, NoSizes, ""},
   };
   return kTests;

@@ -25,7 +25,8 @@ struct Header {
 static_assert(sizeof(Header) == kVerifyHeaderBytes);
 
 uint64_t Checksum(const Header& h, const uint8_t* unit, uint32_t unit_bytes) {
-  uint64_t s = Mix64(h.magic ^ Mix64(h.offset ^ Mix64(h.seed ^ Mix64(h.generation ^ h.unit_bytes))));
+  uint64_t s =
+      Mix64(h.magic ^ Mix64(h.offset ^ Mix64(h.seed ^ Mix64(h.generation ^ h.unit_bytes))));
   return XXH3_64bits_withSeed(unit + kVerifyHeaderBytes, unit_bytes - kVerifyHeaderBytes, s);
 }
 
@@ -52,7 +53,9 @@ DataFiller::DataFiller(const WorkloadSpec& spec)
       kind_(spec.data.kind),
       pct_(spec.data.pct),
       verify_(spec.verify),
-      unit_bytes_(static_cast<uint32_t>(spec.verify_unit_bytes ? spec.verify_unit_bytes : std::min<uint64_t>(4096, spec.MinBlockBytes()))),
+      unit_bytes_(static_cast<uint32_t>(spec.verify_unit_bytes
+                                            ? spec.verify_unit_bytes
+                                            : std::min<uint64_t>(4096, spec.MinBlockBytes()))),
       dedupe_threshold_(static_cast<uint64_t>(spec.data.pct / 100.0 * 4294967296.0)),
       base_(kChunk, 0) {
   if (kind_ != DataKind::kZero) {

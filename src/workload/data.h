@@ -48,8 +48,8 @@ class DataFiller {
   void Fill(uint8_t* buf, uint32_t len, uint64_t offset, uint64_t generation, Rng& rng) const;
   // Checks a block read at `offset`; returns the number of failing units and appends up to
   // `max_records` of them to `out`.
-  uint32_t Check(const uint8_t* buf, uint32_t len, uint64_t offset,
-                 std::vector<VerifyFailure>* out, size_t max_records) const;
+  uint32_t Check(const uint8_t* buf, uint32_t len, uint64_t offset, std::vector<VerifyFailure>* out,
+                 size_t max_records) const;
 
   uint32_t unit_bytes() const { return unit_bytes_; }
 

@@ -1,8 +1,8 @@
 #include "workload/parse.h"
 
 #include <algorithm>
-#include <numeric>
 #include <cmath>
+#include <numeric>
 #include <sstream>
 
 #include "base/units.h"
@@ -26,7 +26,8 @@ std::vector<std::string> Split(const std::string& s, char sep) {
 }
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // A size or a percentage of `whole`.
@@ -71,7 +72,8 @@ WorkloadSpec PrefillOf(const WorkloadSpec& spec) {
   const uint64_t unit = std::min<uint64_t>(4096, spec.MinBlockBytes());
   // The largest block up to 1 MiB that divides the range: a sequential pass then ends exactly
   // at the range's end.
-  const uint64_t bs = unit * std::gcd(std::max<uint64_t>(span / unit, 1), (uint64_t{1} << 20) / unit);
+  const uint64_t bs =
+      unit * std::gcd(std::max<uint64_t>(span / unit, 1), (uint64_t{1} << 20) / unit);
   fill.pattern = Pattern::kSequential;
   fill.source = nullptr;  // a fill is generated, never taken from a trace
   fill.read_pct = 0;
@@ -127,7 +129,9 @@ Result<Distribution> ParseDistribution(const std::string& text) {
   }
   if (kind == "zipf" || kind == "pareto") {
     auto v = ParseDouble(arg);
-    if (!v.ok()) return Status::Invalid("--dist " + kind + ": needs a number, e.g. " + kind + (kind == "zipf" ? ":1.2" : ":0.9"));
+    if (!v.ok())
+      return Status::Invalid("--dist " + kind + ": needs a number, e.g. " + kind +
+                             (kind == "zipf" ? ":1.2" : ":0.9"));
     d.param = v.value();
     if (kind == "zipf") {
       d.kind = DistKind::kZipf;
@@ -136,7 +140,8 @@ Result<Distribution> ParseDistribution(const std::string& text) {
       }
     } else {
       d.kind = DistKind::kPareto;
-      if (!(d.param > 0 && d.param < 1)) return Status::Invalid("--dist pareto: h must lie in (0, 1)");
+      if (!(d.param > 0 && d.param < 1))
+        return Status::Invalid("--dist pareto: h must lie in (0, 1)");
     }
     return d;
   }
@@ -145,10 +150,12 @@ Result<Distribution> ParseDistribution(const std::string& text) {
     double access = 0, range = 0;
     for (const auto& z : Split(arg, ':')) {
       auto ar = Split(z, '/');
-      if (ar.size() != 2) return Status::Invalid("--dist zoned: zone '" + z + "' is not ACCESS%/RANGE%");
+      if (ar.size() != 2)
+        return Status::Invalid("--dist zoned: zone '" + z + "' is not ACCESS%/RANGE%");
       auto a = ParsePercent(ar[0]);
       auto r = ParsePercent(ar[1]);
-      if (!a.ok() || !r.ok()) return Status::Invalid("--dist zoned: zone '" + z + "' has a bad percentage");
+      if (!a.ok() || !r.ok())
+        return Status::Invalid("--dist zoned: zone '" + z + "' has a bad percentage");
       if (r.value() <= 0) return Status::Invalid("--dist zoned: zone '" + z + "' covers no range");
       d.zones.push_back({a.value(), r.value()});
       access += a.value();
@@ -159,7 +166,8 @@ Result<Distribution> ParseDistribution(const std::string& text) {
     }
     return d;
   }
-  return Status::Invalid("--dist: unknown distribution '" + kind + "' (uniform, zipf:S, pareto:H, zoned:A/R:...)");
+  return Status::Invalid("--dist: unknown distribution '" + kind +
+                         "' (uniform, zipf:S, pareto:H, zoned:A/R:...)");
 }
 
 Result<DataPattern> ParseDataPattern(const std::string& text) {
@@ -179,13 +187,15 @@ Result<DataPattern> ParseDataPattern(const std::string& text) {
     p.pct = pct.value();
     return p;
   }
-  return Status::Invalid("--data: unknown pattern '" + kind + "' (random, zero, compressible:N, dedupe:N)");
+  return Status::Invalid("--data: unknown pattern '" + kind +
+                         "' (random, zero, compressible:N, dedupe:N)");
 }
 
 Result<uint64_t> ParseAmount(const std::string& text, uint64_t unit_bytes) {
   if (EndsWith(text, "x")) {
     auto m = ParseDouble(text.substr(0, text.size() - 1));
-    if (!m.ok() || m.value() < 0) return Status::Invalid("'" + text + "' is not a multiple like 3x");
+    if (!m.ok() || m.value() < 0)
+      return Status::Invalid("'" + text + "' is not a multiple like 3x");
     return static_cast<uint64_t>(std::llround(m.value() * static_cast<double>(unit_bytes)));
   }
   return ParseBytes(text);
@@ -222,11 +232,13 @@ Result<WorkloadSpec> ResolveWorkload(const WorkloadArgs& a, uint64_t target_byte
   } else if (rw == "rw" || rw == "randrw") {
     s.read_pct = 50;
   } else {
-    return Status::Invalid("--rw: unknown workload '" + rw + "' (read, write, randread, randwrite, rw, randrw, trim, randtrim)");
+    return Status::Invalid("--rw: unknown workload '" + rw +
+                           "' (read, write, randread, randwrite, rw, randrw, trim, randtrim)");
   }
   s.pattern = rw.rfind("rand", 0) == 0 ? Pattern::kRandom : Pattern::kSequential;
   if (!a.rwmix_read.empty()) {
-    if (rw != "rw" && rw != "randrw") return Status::Invalid("--rwmix-read only applies to --rw rw or randrw");
+    if (rw != "rw" && rw != "randrw")
+      return Status::Invalid("--rwmix-read only applies to --rw rw or randrw");
     auto p = ParsePercent(a.rwmix_read);
     if (!p.ok()) return p.status().WithContext("--rwmix-read");
     s.read_pct = p.value();
@@ -237,10 +249,13 @@ Result<WorkloadSpec> ResolveWorkload(const WorkloadArgs& a, uint64_t target_byte
   s.block_sizes = bs.value();
   for (const auto& b : s.block_sizes) {
     if (align_bytes > 1 && b.bytes % align_bytes != 0) {
-      return Status::Invalid("--bs " + std::to_string(b.bytes) + " bytes is not a multiple of the target's " + std::to_string(align_bytes) + "-byte logical block (required by O_DIRECT)");
+      return Status::Invalid(
+          "--bs " + std::to_string(b.bytes) + " bytes is not a multiple of the target's " +
+          std::to_string(align_bytes) + "-byte logical block (required by O_DIRECT)");
     }
   }
-  if (s.trim && s.block_sizes.size() > 1) return Status::Invalid("--bs: trims take a single block size");
+  if (s.trim && s.block_sizes.size() > 1)
+    return Status::Invalid("--bs: trims take a single block size");
 
   if (a.qd == 0) return Status::Invalid("--qd must be at least 1");
   if (a.qd > 65536) return Status::Invalid("--qd must be at most 65536");
@@ -258,21 +273,26 @@ Result<WorkloadSpec> ResolveWorkload(const WorkloadArgs& a, uint64_t target_byte
     s.range_begin_bytes = s.range_begin_bytes / align_bytes * align_bytes;
     s.range_end_bytes = s.range_end_bytes / align_bytes * align_bytes;
     if (s.range_begin_bytes >= s.range_end_bytes)
-      return Status::Invalid("--range '" + a.range + "' holds no whole " + std::to_string(align_bytes) + "-byte block");
+      return Status::Invalid("--range '" + a.range + "' holds no whole " +
+                             std::to_string(align_bytes) + "-byte block");
   }
   if (align_bytes > 1 && (s.range_begin_bytes % align_bytes || s.range_end_bytes % align_bytes)) {
-    return Status::Invalid("--range '" + a.range + "' is not aligned to the target's " + std::to_string(align_bytes) + "-byte logical block");
+    return Status::Invalid("--range '" + a.range + "' is not aligned to the target's " +
+                           std::to_string(align_bytes) + "-byte logical block");
   }
   uint64_t range_bytes = s.range_end_bytes - s.range_begin_bytes;
   if (range_bytes < s.MaxBlockBytes()) {
-    return Status::Invalid("--range '" + a.range + "' (" + std::to_string(range_bytes) + " bytes) is smaller than the largest block size");
+    return Status::Invalid("--range '" + a.range + "' (" + std::to_string(range_bytes) +
+                           " bytes) is smaller than the largest block size");
   }
 
   if (!a.runtime.empty()) {
     auto r = ParseDurationNs(a.runtime);
     if (!r.ok()) return r.status().WithContext("--runtime");
     s.runtime_ns = r.value();
-    if (s.runtime_ns < kNsPerMs) return Status::Invalid("--runtime '" + a.runtime + "' is shorter than 1ms: nothing could be measured");
+    if (s.runtime_ns < kNsPerMs)
+      return Status::Invalid("--runtime '" + a.runtime +
+                             "' is shorter than 1ms: nothing could be measured");
   }
   if (!a.io_size.empty()) {
     auto r = ParseAmount(a.io_size, range_bytes);
@@ -293,7 +313,9 @@ Result<WorkloadSpec> ResolveWorkload(const WorkloadArgs& a, uint64_t target_byte
       s.ramp_ns = dur.value();
     } else {
       auto amt = ParseAmount(a.ramp, range_bytes);
-      if (!amt.ok()) return Status::Invalid("--ramp '" + a.ramp + "' is neither a duration (2s) nor an amount (2x, 1GiB)");
+      if (!amt.ok())
+        return Status::Invalid("--ramp '" + a.ramp +
+                               "' is neither a duration (2s) nor an amount (2x, 1GiB)");
       s.ramp_bytes = amt.value();
     }
   }
@@ -307,9 +329,13 @@ Result<WorkloadSpec> ResolveWorkload(const WorkloadArgs& a, uint64_t target_byte
 
   if (!a.rate_iops.empty()) {
     auto r = ParseDouble(a.rate_iops);
-    if (!r.ok() || r.value() <= 0) return Status::Invalid("--rate-iops '" + a.rate_iops + "' is not a positive number");
+    if (!r.ok() || r.value() <= 0)
+      return Status::Invalid("--rate-iops '" + a.rate_iops + "' is not a positive number");
     if (r.value() > kMaxRateIops)
-      return Status::Invalid("--rate-iops '" + a.rate_iops + "' is above " + std::to_string(static_cast<uint64_t>(kMaxRateIops)) + " (no device comes near it; a schedule that dense only measures the tool)");
+      return Status::Invalid(
+          "--rate-iops '" + a.rate_iops + "' is above " +
+          std::to_string(static_cast<uint64_t>(kMaxRateIops)) +
+          " (no device comes near it; a schedule that dense only measures the tool)");
     s.rate_iops = r.value();
   }
   auto data = ParseDataPattern(a.data);
@@ -318,11 +344,13 @@ Result<WorkloadSpec> ResolveWorkload(const WorkloadArgs& a, uint64_t target_byte
   s.seed = a.seed;
   s.verify = a.verify;
   if (s.verify && s.trim) return Status::Invalid("--verify cannot check trims");
-  if (s.verify && s.MinBlockBytes() < 512) return Status::Invalid("--verify needs blocks of at least 512 bytes");
+  if (s.verify && s.MinBlockBytes() < 512)
+    return Status::Invalid("--verify needs blocks of at least 512 bytes");
   auto iv = ParseDurationNs(a.interval);
   if (!iv.ok()) return iv.status().WithContext("--interval");
   s.interval_ns = iv.value();
-  if (s.interval_ns != 0 && s.interval_ns < 10 * kNsPerMs) return Status::Invalid("--interval must be at least 10ms (or 0 for none)");
+  if (s.interval_ns != 0 && s.interval_ns < 10 * kNsPerMs)
+    return Status::Invalid("--interval must be at least 10ms (or 0 for none)");
   return s;
 }
 

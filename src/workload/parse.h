@@ -19,9 +19,9 @@ struct WorkloadArgs {
   std::string bs = "4KiB";      // "4KiB" or "4KiB:67,8KiB:10,64KiB:23"
   uint32_t qd = 1;
   uint32_t jobs = 1;
-  std::string runtime;  // "10s"
-  std::string io_size;  // "8GiB" or "3x" (times the active range)
-  std::string ramp;     // "2s" or "2x" or "1GiB"
+  std::string runtime;            // "10s"
+  std::string io_size;            // "8GiB" or "3x" (times the active range)
+  std::string ramp;               // "2s" or "2x" or "1GiB"
   std::string range = "0%-100%";  // "0%-25%", "1GiB-2GiB", "0-100%"
   std::string dist = "uniform";   // uniform|zipf:1.2|pareto:0.9|zoned:50/5:30/15:20/80
   std::string rate_iops;          // total over jobs

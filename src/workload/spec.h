@@ -61,8 +61,8 @@ struct WorkloadSpec {
   double rate_iops = 0;  // total over all jobs; 0 = closed loop (as fast as possible)
   DataPattern data;
   uint64_t seed = 1;
-  bool verify = false;             // writes carry verify headers; reads check them
-  uint64_t verify_unit_bytes = 0;  // bytes per verify header; 0 = min(4 KiB, MinBlockBytes())
+  bool verify = false;                // writes carry verify headers; reads check them
+  uint64_t verify_unit_bytes = 0;     // bytes per verify header; 0 = min(4 KiB, MinBlockBytes())
   uint64_t interval_ns = 1000000000;  // time-series resolution; 0 = no time series
   // Not owned. When set, requests come from it instead of the generators (trace replay):
   // pattern, read_pct, dist, rate_iops and the block-size shares are then ignored (block_sizes
