@@ -16,10 +16,6 @@ using nlohmann::json;
 
 constexpr uint64_t kImageBytes = 64ull << 20;
 
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // Fills `path` (a file or device) with `bytes` of non-zero pseudo-random data.
 void FillRandom(const std::string& path, uint64_t bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::in | std::ios::out);

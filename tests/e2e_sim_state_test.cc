@@ -19,10 +19,6 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 const std::string kDrive = "sim:dc-sata-mixed?scale=4096";
 
 WorkloadArgs Args(const std::string& rw, const std::string& io_size, const std::string& runtime,

@@ -16,6 +16,11 @@ struct Proc {
   std::string err;
 };
 
+// True when `text` contains `part`.
+inline bool Has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 // Runs `ssdlab args...` to completion.
 Proc RunSsdlab(const std::vector<std::string>& args);
 // Starts `ssdlab args...` with stdout/stderr to files; returns its pid.

@@ -23,10 +23,6 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // One line, "ssdlab: error: ...", naming `part`.
 void ExpectOneLineError(const Proc& p, const std::string& part) {
   EXPECT_EQ(CountLines(p.err), 1) << p.err;

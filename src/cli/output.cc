@@ -11,6 +11,7 @@
 
 #include "base/output_file.h"
 #include "base/units.h"
+#include "cli/commands.h"
 #include "cli/version.h"
 #include "workload/parse.h"
 
@@ -191,6 +192,25 @@ Status WriteJsonOutput(const std::string& path, const json& doc) {
 
 const char* RunStatusName(const Status& s) {
   return s.ok() ? "done" : s.code() == Code::kInterrupted ? "interrupted" : "failed";
+}
+
+int PhaseExitCode(const PhaseResult& r, int code) {
+  if (r.io_errors) {
+    PrintError(fmt::format("{} I/O errors; first: {}", r.io_errors,
+                           r.errors.empty() ? "" : r.errors.front()));
+    code = kExitFindings;
+  }
+  if (r.verify_failures) {
+    const VerifyRecord& v = r.verify_records.front();
+    PrintError(fmt::format("verify: {} blocks failed; first at offset {}: {}", r.verify_failures,
+                           v.offset, v.problem));
+    code = kExitFindings;
+  }
+  if (r.interrupted) {
+    PrintError("interrupted; results measured so far were kept");
+    code = kExitInterrupted;
+  }
+  return code;
 }
 
 std::string SummaryTable(const PhaseResult& r) {

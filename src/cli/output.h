@@ -30,6 +30,10 @@ Status WriteJsonOutput(const std::string& path, const nlohmann::json& doc);
 // "done", "interrupted" or "failed": the run status stored for a suite's final Status.
 const char* RunStatusName(const Status& status);
 
+// The exit status of a finished phase, `code` unless the phase saw I/O errors or verify
+// failures (kExitFindings, each said in one line) or was interrupted (kExitInterrupted).
+int PhaseExitCode(const PhaseResult& r, int code);
+
 // A fixed-width table: one row per direction that saw I/O, plus total.
 std::string SummaryTable(const PhaseResult& r);
 

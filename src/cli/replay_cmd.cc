@@ -457,16 +457,7 @@ int Replay(const ReplayArgs& a) {
       code = kExitFailed;
     }
   }
-  if (r.io_errors) {
-    PrintError(fmt::format("{} I/O errors; first: {}", r.io_errors,
-                           r.errors.empty() ? "" : r.errors.front()));
-    code = kExitFindings;
-  }
-  if (r.interrupted) {
-    PrintError("interrupted; results measured so far were kept");
-    code = kExitInterrupted;
-  }
-  return code;
+  return PhaseExitCode(r, code);
 }
 
 }  // namespace

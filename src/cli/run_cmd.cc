@@ -311,22 +311,7 @@ int Run(RunArgs a) {
       code = kExitFailed;
     }
   }
-  if (r.io_errors) {
-    PrintError(fmt::format("{} I/O errors; first: {}", r.io_errors,
-                           r.errors.empty() ? "" : r.errors.front()));
-    code = kExitFindings;
-  }
-  if (r.verify_failures) {
-    const VerifyRecord& v = r.verify_records.front();
-    PrintError(fmt::format("verify: {} blocks failed; first at offset {}: {}", r.verify_failures,
-                           v.offset, v.problem));
-    code = kExitFindings;
-  }
-  if (r.interrupted) {
-    PrintError("interrupted; results measured so far were kept");
-    code = kExitInterrupted;
-  }
-  return code;
+  return PhaseExitCode(r, code);
 }
 
 }  // namespace
