@@ -95,8 +95,7 @@ int Replay(const ReplayArgs& a) {
           CheckOutputPaths({{"--json", a.json}, {"--lat-log", a.lat_log}},
                            {{"--target", sim ? "" : target}, {"TRACE", a.trace}, {"--db", a.db}});
       !s.ok()) {
-    PrintError(s.message());
-    return ExitCodeFor(s);
+    return Fail(s);
   }
   trace::TraceOptions topt;
   trace::ReplayOptions ropt;
@@ -147,8 +146,7 @@ int Replay(const ReplayArgs& a) {
   // The trace must open (and its format be known) before anything else happens.
   auto first = trace::OpenTrace(a.trace, topt);
   if (!first.ok()) {
-    PrintError(first.status().message());
-    return ExitCodeFor(first.status());
+    return Fail(first.status());
   }
   topt.format = (*first)->format();
   const std::vector<std::string> files = (*first)->files();
@@ -158,8 +156,7 @@ int Replay(const ReplayArgs& a) {
   if (!sim || ropt.remap == trace::Remap::kScale) {
     auto p = ScanTrace(a.trace, topt);
     if (!p.ok()) {
-      PrintError(p.status().message());
-      return ExitCodeFor(p.status());
+      return Fail(p.status());
     }
     if (p->records == 0) {
       PrintError("trace " + a.trace + " holds no I/O records" +
@@ -185,8 +182,7 @@ int Replay(const ReplayArgs& a) {
   }
   auto info = ProbeTarget(req);
   if (!info.ok()) {
-    PrintError(info.status().message());
-    return ExitCodeFor(info.status());
+    return Fail(info.status());
   }
   auto range = ParseRange(a.range, info->size_bytes);
   if (!range.ok()) {
@@ -235,22 +231,19 @@ int Replay(const ReplayArgs& a) {
   if (!a.db.empty()) {
     auto opened = Store::Open(a.db);
     if (!opened.ok()) {
-      PrintError(opened.status().message());
-      return ExitCodeFor(opened.status());
+      return Fail(opened.status());
     }
     store = std::move(opened.value());
   }
   auto backend = OpenTarget(req);
   if (!backend.ok()) {
-    PrintError(backend.status().message());
-    return ExitCodeFor(backend.status());
+    return Fail(backend.status());
   }
 
   const std::string path = a.trace;
   trace::TraceRequestSource source([path, topt] { return trace::OpenTrace(path, topt); }, ropt);
   if (Status st = source.Start(); !st.ok()) {
-    PrintError(st.message());
-    return ExitCodeFor(st);
+    return Fail(st);
   }
   WorkloadSpec spec;
   spec.pattern = Pattern::kRandom;
@@ -282,8 +275,7 @@ int Replay(const ReplayArgs& a) {
     context["target"] = TargetJson((*backend)->info());
     auto id = store->CreateRun(run_name, "replay", config, context, (*backend)->info());
     if (!id.ok()) {
-      PrintError(id.status().message());
-      return ExitCodeFor(id.status());
+      return Fail(id.status());
     }
     run_id = id.value();
     auto t = store->BeginTest(run_id, 0, "replay", config);
@@ -309,8 +301,7 @@ int Replay(const ReplayArgs& a) {
     (void)store->SetRunStatus(run_id, "failed");
   }
   if (!result.ok()) {
-    PrintError(result.status().message());
-    return ExitCodeFor(result.status());
+    return Fail(result.status());
   }
   if (Status st = source.status(); !st.ok()) {
     PrintError(st.message() + (sim ? "" : " (the replay stopped there)"));

@@ -45,8 +45,7 @@ nlohmann::json HistJson(const Histogram& h) {
 int Stats(const StatsArgs& a) {
   if (Status s = CheckOutputPaths({{"--json", a.json}}, {{"TRACE", a.trace}, {"--db", a.db}});
       !s.ok()) {
-    PrintError(s.message());
-    return ExitCodeFor(s);
+    return Fail(s);
   }
   trace::TraceOptions o;
   trace::StatsOptions so;
@@ -74,15 +73,13 @@ int Stats(const StatsArgs& a) {
   }
   auto reader = trace::OpenTrace(a.trace, o);
   if (!reader.ok()) {
-    PrintError(reader.status().message());
-    return ExitCodeFor(reader.status());
+    return Fail(reader.status());
   }
   std::unique_ptr<Store> store;
   if (!a.db.empty()) {
     auto opened = Store::Open(a.db);
     if (!opened.ok()) {
-      PrintError(opened.status().message());
-      return ExitCodeFor(opened.status());
+      return Fail(opened.status());
     }
     store = std::move(opened.value());
   }
@@ -95,8 +92,7 @@ int Stats(const StatsArgs& a) {
     }
     auto more = (*reader)->Next(&r);
     if (!more.ok()) {
-      PrintError(more.status().message());
-      return ExitCodeFor(more.status());
+      return Fail(more.status());
     }
     if (!more.value()) break;
     b.Add(r);
@@ -176,8 +172,7 @@ int Stats(const StatsArgs& a) {
     context["target"] = TargetJson(target);
     auto id = store->CreateRun(run_name, "trace-stats", config, context, target);
     if (!id.ok()) {
-      PrintError(id.status().message());
-      return ExitCodeFor(id.status());
+      return Fail(id.status());
     }
     auto t = store->BeginTest(id.value(), 0, "trace-stats", config);
     Status st = t.ok() ? store->FinishTest(t.value(), nlohmann::json::object(), doc) : t.status();

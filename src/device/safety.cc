@@ -77,14 +77,21 @@ std::vector<std::string> LoopsBackedBy(dev_t dev, ino_t ino, const std::string& 
   return out;
 }
 
-// Refused when the inode is an active swap file.
-Status CheckNotSwapFile(const std::string& path, dev_t dev, ino_t ino,
-                        const std::string& proc_root) {
+// The paths of the active swap areas (devices and files), from PROC/swaps.
+std::vector<std::string> SwapAreas(const std::string& proc_root) {
+  std::vector<std::string> out;
   std::ifstream sw(proc_root + "/swaps");
   std::string line;
   std::getline(sw, line);  // header
-  while (std::getline(sw, line)) {
-    std::string f = UnescapeMountField(line.substr(0, line.find_first_of(" \t")));
+  while (std::getline(sw, line))
+    out.push_back(UnescapeMountField(line.substr(0, line.find_first_of(" \t"))));
+  return out;
+}
+
+// Refused when the inode is an active swap file.
+Status CheckNotSwapFile(const std::string& path, dev_t dev, ino_t ino,
+                        const std::string& proc_root) {
+  for (const std::string& f : SwapAreas(proc_root)) {
     struct stat sst;
     if (stat(f.c_str(), &sst) == 0 && S_ISREG(sst.st_mode) && sst.st_dev == dev &&
         sst.st_ino == ino)
@@ -147,10 +154,7 @@ Status CheckBlockDeviceNotInUse(const std::string& path, const std::string& proc
     }
   }
   // Swap.
-  std::ifstream sw(proc_root + "/swaps");
-  std::getline(sw, line);  // header
-  while (std::getline(sw, line)) {
-    std::string dev = UnescapeMountField(line.substr(0, line.find_first_of(" \t")));
+  for (const std::string& dev : SwapAreas(proc_root)) {
     struct stat sst;
     if (stat(dev.c_str(), &sst) != 0 || !S_ISBLK(sst.st_mode)) continue;
     for (const BlockDev& b : family) {
