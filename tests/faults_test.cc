@@ -427,6 +427,15 @@ TEST(Faults, ResumeIsLockedAndKeepsItsOptions) {
   ExpectOneLineError(second, "run 'r' is being written by another ssdlab process");
   kill(pid, SIGKILL);
   Wait(pid);
+  // `show` counts the measured rounds only: the purge and preconditioning step is stored as a
+  // round too, and counting it said "1201 rounds stored" of a test of 1200.
+  const size_t measured =
+      Rows(t / "r.db", "SELECT round FROM rounds WHERE tracking NOT LIKE '%purge_method%'").size();
+  ASSERT_EQ(Rows(t / "r.db", "SELECT round FROM rounds").size(), measured + 1);
+  Proc show = RunSsdlab({"show", "r", "--db", t / "r.db"});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_TRUE(Has(show.out, "unfinished: " + std::to_string(measured) + " rounds stored"))
+      << show.out;
   // The kill released the lock; options that differ from the stored ones are refused, by name.
   Proc p = RunSsdlab({"pts", "--resume", "r", "--db", t / "r.db", "--round", "1s"});
   EXPECT_EQ(p.exit_code, 2);
