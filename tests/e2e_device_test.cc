@@ -149,29 +149,8 @@ class LoopTest : public ::testing::Test {
       GTEST_SKIP() << "cannot create " << img_;
   }
   // Attaches the image; `partscan` makes the kernel read a partition table.
-  bool Attach(bool partscan) {
-    std::string out;
-    if (Shell("losetup -f --show " + std::string(partscan ? "-P " : "") + img_, &out) != 0) {
-      skip_reason_ = "cannot set up a loop device here: " + out;
-      return false;
-    }
-    dev_ = out.substr(0, out.find('\n'));
-    return true;
-  }
-  bool Mount(const std::string& dev) {
-    std::string out;
-    if (Shell("mkdir -p " + (dir_ / "mnt") + " && mount " + dev + " " + (dir_ / "mnt"), &out) !=
-        0) {
-      skip_reason_ = "cannot mount here: " + out;
-      return false;
-    }
-    mounted_ = true;
-    return true;
-  }
-  void TearDown() override {
-    if (mounted_) Shell("umount " + (dir_ / "mnt"));
-    if (!dev_.empty()) Shell("losetup -d " + dev_);
-  }
+  bool Attach(bool partscan) { return loops_.Attach(img_, kImageBytes, &dev_, partscan); }
+  bool Mount(const std::string& dev) { return loops_.Mount(dev, dir_ / "mnt", false); }
   // The image's canonical path, which --confirm takes for a loop device.
   std::string Confirm() const { return std::filesystem::canonical(img_).string(); }
   Proc Purge(std::vector<std::string> extra) {
@@ -181,12 +160,12 @@ class LoopTest : public ::testing::Test {
   }
 
   TempDir dir_;
-  std::string img_, dev_, skip_reason_;
-  bool mounted_ = false;
+  LoopDevices loops_;  // detached before dir_ goes
+  std::string img_, dev_;
 };
 
 #define ATTACH_OR_SKIP(partscan) \
-  if (!Attach(partscan)) GTEST_SKIP() << skip_reason_
+  if (!Attach(partscan)) GTEST_SKIP() << loops_.error()
 
 TEST_F(LoopTest, InfoDescribesTheLoopDevice) {
   ATTACH_OR_SKIP(false);
@@ -210,7 +189,7 @@ TEST_F(LoopTest, MountedExt4IsRefused) {
   ATTACH_OR_SKIP(false);
   std::string out;
   if (Shell("mkfs.ext4 -q -F " + dev_, &out) != 0) GTEST_SKIP() << "no mkfs.ext4: " << out;
-  if (!Mount(dev_)) GTEST_SKIP() << skip_reason_;
+  if (!Mount(dev_)) GTEST_SKIP() << loops_.error();
   Proc p = Purge({"--method", "discard", "--destructive", "--confirm", Confirm()});
   EXPECT_EQ(p.exit_code, 2) << p.err;
   EXPECT_TRUE(Has(p.err, "mounted on " + (dir_ / "mnt"))) << p.err;
@@ -245,7 +224,7 @@ TEST_F(LoopTest, MountedPartitionIsRefused) {
   if (stat(part.c_str(), &st) != 0) Shell("partx -a " + dev_);
   if (stat(part.c_str(), &st) != 0) GTEST_SKIP() << "the kernel made no partition node " << part;
   if (Shell("mkfs.ext4 -q -F " + part, &out) != 0) GTEST_SKIP() << "no mkfs.ext4: " << out;
-  if (!Mount(part)) GTEST_SKIP() << skip_reason_;
+  if (!Mount(part)) GTEST_SKIP() << loops_.error();
 
   Proc p = Purge({"--method", "discard", "--destructive", "--confirm", Confirm()});
   EXPECT_EQ(p.exit_code, 2) << p.err;

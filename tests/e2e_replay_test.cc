@@ -240,18 +240,10 @@ TEST(TraceCaptureE2E, ClearErrorWithoutABlockDevice) {
 class ReplayLoopTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "loop devices need root";
-    std::string out;
-    if (Shell("truncate -s 64M " + (dir_ / "img") + " && losetup -f --show " + (dir_ / "img"),
-              &out) != 0) {
-      GTEST_SKIP() << "cannot set up a loop device here: " << out;
-    }
-    dev_ = out.substr(0, out.find('\n'));
-  }
-  void TearDown() override {
-    if (!dev_.empty()) Shell("losetup -d " + dev_);
+    if (!loops_.Attach(dir_ / "img", 64 << 20, &dev_)) GTEST_SKIP() << loops_.error();
   }
   TempDir dir_;
+  LoopDevices loops_;
   std::string dev_;
 };
 

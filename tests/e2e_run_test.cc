@@ -355,21 +355,11 @@ TEST(RunE2E, SigintKeepsPartialResults) {
 class LoopDeviceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "loop devices need root";
-    std::string out;
-    if (Shell("truncate -s 64M " + (dir_ / "img") + " && losetup -f --show " + (dir_ / "img"),
-              &out) != 0) {
-      GTEST_SKIP() << "cannot set up a loop device here: " << out;
-    }
-    dev_ = out.substr(0, out.find('\n'));
-  }
-  void TearDown() override {
-    if (mounted_) Shell("umount " + (dir_ / "mnt"));
-    if (!dev_.empty()) Shell("losetup -d " + dev_);
+    if (!loops_.Attach(dir_ / "img", 64 << 20, &dev_)) GTEST_SKIP() << loops_.error();
   }
   TempDir dir_;
+  LoopDevices loops_;
   std::string dev_;
-  bool mounted_ = false;
 };
 
 TEST_F(LoopDeviceTest, RefusesMountedAndNeedsDestructive) {
@@ -382,13 +372,7 @@ TEST_F(LoopDeviceTest, RefusesMountedAndNeedsDestructive) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(ReadJson(dir_ / "r.json")["context"]["target"]["kind"], "block");
 
-  std::string out;
-  if (Shell("mkfs.ext4 -q -F " + dev_ + " && mkdir -p " + (dir_ / "mnt") + " && mount " + dev_ +
-                " " + (dir_ / "mnt"),
-            &out) != 0) {
-    GTEST_SKIP() << "cannot mount a filesystem here: " << out;
-  }
-  mounted_ = true;
+  if (!loops_.Mount(dev_, dir_ / "mnt", true)) GTEST_SKIP() << loops_.error();
   Proc refused =
       RunSsdlab({"run", "--target", dev_, "--rw", "randwrite", "--runtime", "1s", "--destructive"});
   EXPECT_EQ(refused.exit_code, 2);

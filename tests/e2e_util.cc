@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -117,6 +118,56 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);
+}
+
+LoopDevices::~LoopDevices() {
+  for (auto m = mounts_.rbegin(); m != mounts_.rend(); ++m) Shell("umount " + *m);
+  for (auto d = devs_.rbegin(); d != devs_.rend(); ++d) Shell("losetup -d " + *d);
+}
+
+bool LoopDevices::Attach(const std::string& img, uint64_t bytes, std::string* dev_out,
+                         bool partscan, const std::string& dev) {
+  if (geteuid() != 0) {
+    error_ = "loop devices need root";
+    return false;
+  }
+  std::string out;
+  if (!std::filesystem::exists(img) &&
+      Shell("truncate -s " + std::to_string(bytes) + " " + img, &out) != 0) {
+    error_ = "cannot create " + img + ": " + out;
+    return false;
+  }
+  const std::string cmd = std::string("losetup ") + (partscan ? "-P " : "") +
+                          (dev.empty() ? std::string("-f --show ") : dev + " ") + img;
+  int rc = Shell(cmd, &out);
+  for (int i = 0; rc != 0 && !dev.empty() && i < 50; ++i) {
+    usleep(100 * 1000);
+    rc = Shell(cmd, &out);
+  }
+  if (rc != 0) {
+    error_ = "cannot set up a loop device here: " + out;
+    return false;
+  }
+  *dev_out = dev.empty() ? out.substr(0, out.find('\n')) : dev;
+  devs_.push_back(*dev_out);
+  return true;
+}
+
+void LoopDevices::Detach(const std::string& dev) {
+  Shell("losetup -d " + dev);
+  devs_.erase(std::remove(devs_.begin(), devs_.end(), dev), devs_.end());
+}
+
+bool LoopDevices::Mount(const std::string& dev, const std::string& mnt, bool mkfs) {
+  std::string out;
+  if (Shell((mkfs ? "mkfs.ext4 -q -F " + dev + " && " : std::string()) + "mkdir -p " + mnt +
+                " && mount " + dev + " " + mnt,
+            &out) != 0) {
+    error_ = "cannot mount " + dev + " here: " + out;
+    return false;
+  }
+  mounts_.push_back(mnt);
+  return true;
 }
 
 }  // namespace ssdlab::test

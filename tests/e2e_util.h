@@ -3,6 +3,7 @@
 
 #include <signal.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -48,6 +49,30 @@ class TempDir {
 
  private:
   std::filesystem::path path_;
+};
+
+// Loop devices and mounts a test sets up itself, detached and unmounted (in reverse order) at
+// destruction. Every call returns false and sets error() when the kernel refuses (no root, no
+// loop module), so that a test can skip with the reason.
+class LoopDevices {
+ public:
+  LoopDevices() = default;
+  LoopDevices(const LoopDevices&) = delete;
+  LoopDevices& operator=(const LoopDevices&) = delete;
+  ~LoopDevices();
+  // Creates `img` of `bytes` if it does not exist yet and attaches it (at `dev` if given,
+  // retrying while the kernel finishes a detach of it; with a partition scan if `partscan`).
+  // The device's path goes to `*dev_out`.
+  bool Attach(const std::string& img, uint64_t bytes, std::string* dev_out, bool partscan = false,
+              const std::string& dev = "");
+  void Detach(const std::string& dev);
+  // Mounts `dev` at `mnt` (made if missing), after `mkfs.ext4 -F` when `mkfs`.
+  bool Mount(const std::string& dev, const std::string& mnt, bool mkfs);
+  const std::string& error() const { return error_; }
+
+ private:
+  std::vector<std::string> devs_, mounts_;
+  std::string error_;
 };
 
 }  // namespace ssdlab::test

@@ -292,40 +292,18 @@ class LoopFaults : public ::testing::Test {
       ASSERT_EQ(truncate((dir_ / name).c_str(), 64 << 20), 0);
     }
   }
-  void TearDown() override {
-    for (const std::string& m : mounts_) Shell("umount " + m);
-    for (const std::string& d : devs_) Shell("losetup -d " + d);
-  }
-  // Attaches `img` (optionally at `dev`, retrying while the kernel finishes a detach of it);
-  // "" when loop devices cannot be set up here.
+  // Attaches `img` (at `dev` if given); "" when loop devices cannot be set up here.
   std::string Attach(const std::string& img, const std::string& dev = "") {
-    std::string out;
-    const std::string cmd =
-        "losetup " + (dev.empty() ? std::string("-f --show ") : dev + " ") + img;
-    int rc = Shell(cmd, &out);
-    for (int i = 0; rc != 0 && !dev.empty() && i < 50; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      rc = Shell(cmd, &out);
-    }
-    if (rc != 0) return "";
-    std::string d = dev.empty() ? out.substr(0, out.find('\n')) : dev;
-    devs_.push_back(d);
-    return d;
+    std::string d;
+    return loops_.Attach(img, 64 << 20, &d, false, dev) ? d : "";
   }
-  void Detach(const std::string& dev) {
-    Shell("losetup -d " + dev);
-    devs_.erase(std::remove(devs_.begin(), devs_.end(), dev), devs_.end());
-  }
+  void Detach(const std::string& dev) { loops_.Detach(dev); }
   bool MountExt4(const std::string& dev) {
-    std::string mnt = dir_ / ("mnt" + std::to_string(mounts_.size()));
-    if (Shell("mkfs.ext4 -q -F " + dev + " && mkdir -p " + mnt + " && mount " + dev + " " + mnt) !=
-        0)
-      return false;
-    mounts_.push_back(mnt);
-    return true;
+    return loops_.Mount(dev, dir_ / ("mnt" + std::to_string(mounts_++)), true);
   }
   TempDir dir_;
-  std::vector<std::string> devs_, mounts_;
+  LoopDevices loops_;
+  int mounts_ = 0;
 };
 
 TEST_F(LoopFaults, TheBackingFileOfAMountedLoopDeviceIsNeverWritten) {
