@@ -2,8 +2,9 @@
 # The engine's scoreboard: `ssdlab run` against fio (default and tuned) on a file and on a RAM
 # block device, side by side, alternated rounds, medians (see vs_fio.py).
 # Usage: bench/vs_fio.sh [--rounds 3] [--runtime 4] [--size 1GiB] [--only CASE,...]
-#                        [--targets file,ram] [--json FILE]
-# The RAM device is /dev/zram0 where the kernel has zram (sized here, reset afterwards; an
+#                        [--targets file,ram,ramfs] [--json FILE]
+# Targets: file (on the build directory's filesystem), ram (the RAM block device, raw) and
+# ramfs (ext4 made on the RAM device after its raw cases, and a file on it). The RAM device is /dev/zram0 where the kernel has zram (sized here, reset afterwards; an
 # already-used zram0 is left alone and a loop device is used instead), otherwise a loop device
 # over a file in /dev/shm. Needs root for the RAM device; without it only the file runs.
 set -euo pipefail
@@ -20,7 +21,12 @@ done
 bytes=$(numfmt --from=iec "${size%B}" 2>/dev/null || numfmt --from=iec "${size%iB}")
 
 ram="" zram_set=0 loop="" shm=""
+ramfs="$here/build/bench-tmp/ramfs"
 cleanup() {
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    mountpoint -q "$ramfs" || break
+    umount "$ramfs" 2>/dev/null || sleep 0.5
+  done
   if [ "$zram_set" = 1 ]; then  # udev may still hold it for a moment after the last run
     for _ in 1 2 3 4 5 6 7 8 9 10; do
       (echo 1 > /sys/block/zram0/reset) 2>/dev/null && break
@@ -48,4 +54,4 @@ else
   echo "vs_fio: not root, so no RAM device: the file only" >&2
 fi
 python3 "$here/bench/vs_fio.py" --ssdlab "$here/build/ssdlab" --dir "$here/build/bench-tmp" \
-  ${ram:+--ram "$ram"} "$@"
+  ${ram:+--ram "$ram" --ramfs "$ramfs"} "$@"
