@@ -34,7 +34,7 @@ Result<std::string> ComposeTarget(const std::vector<std::string>& targets,
   if (targets.empty()) return Status::Invalid("--target is required");
   if (layout.empty()) {
     if (targets.size() > 1)
-      return Status::Invalid("several --target need --layout raid0|raid1|raid10|raid5");
+      return Status::Invalid("several --target need --layout raid0|raid1|raid10|raid5|raid6");
     if (!chunk.empty()) return Status::Invalid("--chunk applies to arrays (with --layout) only");
     return targets.front();
   }
@@ -47,7 +47,7 @@ void AddTargetOptions(CLI::App* cmd, std::vector<std::string>* targets, std::str
   cmd->add_option("--target", *targets, help + "; repeat with --layout for an array")
       ->allow_extra_args(false);
   cmd->add_option("--layout", *layout,
-                  "Array of the --target simulated drives: raid0, raid1, raid10 or raid5");
+                  "Array of the --target simulated drives: raid0, raid1, raid10, raid5 or raid6");
   cmd->add_option("--chunk", *chunk, "Array chunk (stripe unit) size (64KiB)");
 }
 

@@ -53,28 +53,33 @@ void ForEachSegment(uint64_t chunk, uint64_t offset, uint64_t bytes, F&& f) {
   }
 }
 
-// RAID 5 geometry of logical chunk c: its row, the row's parity member and its data member.
-struct R5 {
+// Parity geometry (RAID 5: one parity chunk per row, RAID 6: P and Q) of logical chunk c: its
+// row, the row's P member (Q is the next one) and its data member.
+struct ParityPlace {
   uint64_t row;
-  uint32_t parity;
+  uint32_t p;
   uint32_t member;
 };
-R5 Raid5Place(uint64_t c, uint32_t n) {
-  const uint64_t row = c / (n - 1);
-  const uint32_t d = static_cast<uint32_t>(c % (n - 1));
-  const uint32_t parity = (n - 1) - static_cast<uint32_t>(row % n);
-  return {row, parity, (parity + 1 + d) % n};
+ParityPlace Place(uint64_t c, uint32_t n, uint32_t parities) {
+  const uint64_t row = c / (n - parities);
+  const uint32_t d = static_cast<uint32_t>(c % (n - parities));
+  const uint32_t p = (n - 1) - static_cast<uint32_t>(row % n);
+  return {row, p, (p + parities + d) % n};
 }
 
-// The writes (or trims) of one RAID 5 stripe row: `segs` are the row's pieces, in order.
-void Raid5Row(const RaidLayout& l, Direction dir, const std::vector<Segment>& segs, Emitter& e) {
+// The writes (or trims) of one parity stripe row: `segs` are the row's pieces, in order.
+void ParityRow(const RaidLayout& l, uint32_t parities, Direction dir,
+               const std::vector<Segment>& segs, Emitter& e) {
   const uint32_t n = l.members;
   const uint64_t chunk = l.chunk_bytes;
-  const R5 first = Raid5Place(segs.front().chunk, n);
+  const ParityPlace first = Place(segs.front().chunk, n, parities);
   const uint64_t base = first.row * chunk;
+  auto member = [&](uint64_t c) { return Place(c, n, parities).member; };
+  auto each_parity = [&](auto&& f) {
+    for (uint32_t i = 0; i < parities; ++i) f((first.p + i) % n);
+  };
   if (dir == Direction::kTrim) {
-    for (const Segment& s : segs)
-      e.Add(Raid5Place(s.chunk, n).member, dir, base + s.in_off, s.len, 0);
+    for (const Segment& s : segs) e.Add(member(s.chunk), dir, base + s.in_off, s.len, 0);
     return;
   }
   uint64_t covered = 0, lo = chunk, hi = 0;
@@ -83,18 +88,18 @@ void Raid5Row(const RaidLayout& l, Direction dir, const std::vector<Segment>& se
     lo = std::min(lo, s.in_off);
     hi = std::max(hi, s.in_off + s.len);
   }
-  const uint32_t data = n - 1;
+  const uint32_t data = n - parities;
   if (covered == uint64_t{data} * chunk) {  // a whole row: no reads
-    for (const Segment& s : segs) e.Add(Raid5Place(s.chunk, n).member, dir, base, chunk, 0);
-    e.Add(first.parity, Direction::kWrite, base, chunk, 0);
+    for (const Segment& s : segs) e.Add(member(s.chunk), dir, base, chunk, 0);
+    each_parity([&](uint32_t m) { e.Add(m, Direction::kWrite, base, chunk, 0); });
     return;
   }
   const uint32_t touched = static_cast<uint32_t>(segs.size());
-  const bool rmw = touched + 1 <= data - touched;
+  const bool rmw = touched + parities <= data - touched;
   if (rmw) {
     for (const Segment& s : segs)
-      e.Add(Raid5Place(s.chunk, n).member, Direction::kRead, base + s.in_off, s.len, 0);
-    e.Add(first.parity, Direction::kRead, base + lo, hi - lo, 0);
+      e.Add(member(s.chunk), Direction::kRead, base + s.in_off, s.len, 0);
+    each_parity([&](uint32_t m) { e.Add(m, Direction::kRead, base + lo, hi - lo, 0); });
   } else {
     // Reconstruct-write: the same range of every data chunk this write leaves alone.
     const uint64_t row_first_chunk = first.row * data;
@@ -102,12 +107,16 @@ void Raid5Row(const RaidLayout& l, Direction dir, const std::vector<Segment>& se
       uint64_t c = row_first_chunk + d;
       bool written =
           std::any_of(segs.begin(), segs.end(), [&](const Segment& s) { return s.chunk == c; });
-      if (!written) e.Add(Raid5Place(c, n).member, Direction::kRead, base + lo, hi - lo, 0);
+      if (!written) e.Add(member(c), Direction::kRead, base + lo, hi - lo, 0);
     }
   }
   for (const Segment& s : segs)
-    e.Add(Raid5Place(s.chunk, n).member, Direction::kWrite, base + s.in_off, s.len, 1);
-  e.Add(first.parity, Direction::kWrite, base + lo, hi - lo, 1);
+    e.Add(member(s.chunk), Direction::kWrite, base + s.in_off, s.len, 1);
+  each_parity([&](uint32_t m) { e.Add(m, Direction::kWrite, base + lo, hi - lo, 1); });
+}
+
+uint32_t Parities(RaidLevel level) {
+  return level == RaidLevel::kRaid6 ? 2 : level == RaidLevel::kRaid5 ? 1 : 0;
 }
 
 }  // namespace
@@ -122,14 +131,17 @@ const char* RaidLevelName(RaidLevel level) {
       return "raid10";
     case RaidLevel::kRaid5:
       return "raid5";
+    case RaidLevel::kRaid6:
+      return "raid6";
   }
   return "?";
 }
 
 Result<RaidLevel> ParseRaidLevel(const std::string& name) {
-  for (RaidLevel l : {RaidLevel::kRaid0, RaidLevel::kRaid1, RaidLevel::kRaid10, RaidLevel::kRaid5})
+  for (RaidLevel l : {RaidLevel::kRaid0, RaidLevel::kRaid1, RaidLevel::kRaid10, RaidLevel::kRaid5,
+                      RaidLevel::kRaid6})
     if (name == RaidLevelName(l)) return l;
-  return Status::Invalid("unknown layout '" + name + "' (raid0, raid1, raid10, raid5)");
+  return Status::Invalid("unknown layout '" + name + "' (raid0, raid1, raid10, raid5, raid6)");
 }
 
 Status ValidateLayout(const RaidLayout& l) {
@@ -149,6 +161,9 @@ Status ValidateLayout(const RaidLayout& l) {
     case RaidLevel::kRaid5:
       if (n < 3) return Status::Invalid(what + ": needs at least 3 members");
       break;
+    case RaidLevel::kRaid6:
+      if (n < 4) return Status::Invalid(what + ": needs at least 4 members");
+      break;
   }
   if (l.chunk_bytes == 0 || l.chunk_bytes % kUnit || l.chunk_bytes > (1ull << 30))
     return Status::Invalid("--chunk must be a multiple of 4 KiB up to 1 GiB");
@@ -167,7 +182,8 @@ uint64_t ArrayBytes(const RaidLayout& l) {
     case RaidLevel::kRaid10:
       return rows * l.chunk_bytes * (l.members / 2);
     case RaidLevel::kRaid5:
-      return rows * l.chunk_bytes * (l.members - 1);
+    case RaidLevel::kRaid6:
+      return rows * l.chunk_bytes * (l.members - Parities(l.level));
   }
   return 0;
 }
@@ -209,10 +225,12 @@ void MapIo(const RaidLayout& l, Direction dir, uint64_t offset, uint32_t bytes,
       });
       return;
     }
-    case RaidLevel::kRaid5: {
+    case RaidLevel::kRaid5:
+    case RaidLevel::kRaid6: {
+      const uint32_t parities = Parities(l.level);
       if (dir == Direction::kRead) {
         ForEachSegment(chunk, offset, bytes, [&](const Segment& s) {
-          const R5 p = Raid5Place(s.chunk, n);
+          const ParityPlace p = Place(s.chunk, n, parities);
           e.Add(p.member, dir, p.row * chunk + s.in_off, s.len, 0);
         });
         return;
@@ -222,15 +240,15 @@ void MapIo(const RaidLayout& l, Direction dir, uint64_t offset, uint32_t bytes,
       row.clear();
       uint64_t current = UINT64_MAX;
       ForEachSegment(chunk, offset, bytes, [&](const Segment& s) {
-        const uint64_t r = s.chunk / (n - 1);
+        const uint64_t r = s.chunk / (n - parities);
         if (r != current && !row.empty()) {
-          Raid5Row(l, dir, row, e);
+          ParityRow(l, parities, dir, row, e);
           row.clear();
         }
         current = r;
         row.push_back(s);
       });
-      if (!row.empty()) Raid5Row(l, dir, row, e);
+      if (!row.empty()) ParityRow(l, parities, dir, row, e);
       return;
     }
   }

@@ -9,6 +9,9 @@
 //          data and parity only, a smaller one reads before it writes: the old data and parity
 //          (read-modify-write) or the rest of the row (reconstruct-write), whichever reads less
 //          (md's choice too, drivers/md/raid5.c handle_stripe_dirtying)
+//   raid6  md's default left-symmetric layout with two parity chunks per row: P rotates from
+//          the last member down, Q follows P, the N-2 data chunks follow Q; writes as raid5's,
+//          with P and Q both read (read-modify-write) and written
 // Degraded arrays and resync are not modelled. TRIM passes to the data chunks (md discards
 // parity only for whole rows; here parity is left as it is).
 #pragma once
@@ -22,7 +25,7 @@
 
 namespace ssdlab::sim {
 
-enum class RaidLevel { kRaid0, kRaid1, kRaid10, kRaid5 };
+enum class RaidLevel { kRaid0, kRaid1, kRaid10, kRaid5, kRaid6 };
 
 struct RaidLayout {
   RaidLevel level = RaidLevel::kRaid0;
@@ -31,17 +34,17 @@ struct RaidLayout {
   uint64_t member_bytes = 0;  // usable bytes of each member (the smallest member's size)
 };
 
-// "raid0", "raid1", "raid10", "raid5".
+// "raid0", "raid1", "raid10", "raid5", "raid6".
 const char* RaidLevelName(RaidLevel level);
 Result<RaidLevel> ParseRaidLevel(const std::string& name);
 
 // Invalid when the member count does not suit the level (raid0 >= 2, raid1 >= 2, raid10 even
-// and >= 4, raid5 >= 3), the chunk is not a multiple of 4 KiB, or a member is smaller than one
-// chunk.
+// and >= 4, raid5 >= 3, raid6 >= 4), the chunk is not a multiple of 4 KiB, or a member is smaller
+// than one chunk.
 Status ValidateLayout(const RaidLayout& layout);
 
-// The array's size: whole stripe rows of the members (raid0 N, raid1 1, raid10 N/2, raid5 N-1
-// data chunks per row).
+// The array's size: whole stripe rows of the members (raid0 N, raid1 1, raid10 N/2, raid5 N-1,
+// raid6 N-2 data chunks per row).
 uint64_t ArrayBytes(const RaidLayout& layout);
 
 struct MemberIo {

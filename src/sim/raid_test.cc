@@ -43,7 +43,11 @@ TEST(Raid, ValidateAndSize) {
   // A member size that is not whole chunks rounds down to whole rows.
   EXPECT_EQ(ArrayBytes(L(RaidLevel::kRaid0, 2, 100 * K)), 128 * K);
   EXPECT_EQ(ParseRaidLevel("raid10").value(), RaidLevel::kRaid10);
-  EXPECT_FALSE(ParseRaidLevel("raid6").ok());
+  EXPECT_EQ(ParseRaidLevel("raid6").value(), RaidLevel::kRaid6);
+  EXPECT_FALSE(ParseRaidLevel("raid7").ok());
+  EXPECT_FALSE(ValidateLayout(L(RaidLevel::kRaid6, 3)).ok());
+  EXPECT_TRUE(ValidateLayout(L(RaidLevel::kRaid6, 4)).ok());
+  EXPECT_EQ(ArrayBytes(L(RaidLevel::kRaid6, 6)), 4096 * K);
 }
 
 TEST(Raid, Raid0StripesAndSplits) {
@@ -71,7 +75,8 @@ TEST(Raid, Raid0StripesAndSplits) {
 // Every 4 KiB unit of the array lands on a distinct place of a member, inside it.
 TEST(Raid, EveryLayoutMapsUnitsToDistinctMemberPlaces) {
   for (RaidLayout l : {L(RaidLevel::kRaid0, 3), L(RaidLevel::kRaid10, 4), L(RaidLevel::kRaid5, 4),
-                       L(RaidLevel::kRaid5, 3), L(RaidLevel::kRaid1, 2)}) {
+                       L(RaidLevel::kRaid5, 3), L(RaidLevel::kRaid1, 2), L(RaidLevel::kRaid6, 4),
+                       L(RaidLevel::kRaid6, 5)}) {
     std::set<std::pair<uint32_t, uint64_t>> seen;
     for (uint64_t off = 0; off < ArrayBytes(l); off += 4 * K) {
       for (const MemberIo& io : Map(l, Direction::kRead, off, 4096)) {
@@ -139,6 +144,36 @@ TEST(Raid, Raid5ChoosesReconstructWriteWhenItReadsLess) {
   EXPECT_EQ(Count(v, Direction::kRead, 0), 1);
   EXPECT_EQ(Count(v, Direction::kWrite, 1), 2);
   EXPECT_EQ(v[0].member, 1u);  // the other data chunk of row 0
+}
+
+TEST(Raid, Raid6PlacesPAndQAndWritesBoth) {
+  // 4 members, md left-symmetric: row 0 has P on 3, Q on 0, data chunks 0, 1 on members 1, 2;
+  // row 1 has P on 2, Q on 3, data chunks 2, 3 on members 0, 1.
+  RaidLayout l = L(RaidLevel::kRaid6, 4);
+  EXPECT_EQ(Map(l, Direction::kRead, 0, 4096)[0].member, 1u);
+  EXPECT_EQ(Map(l, Direction::kRead, 64 * K, 4096)[0].member, 2u);
+  EXPECT_EQ(Map(l, Direction::kRead, 128 * K, 4096)[0].member, 0u);
+  auto v = Map(l, Direction::kRead, 128 * K, 4096);
+  EXPECT_EQ(v[0].offset, 64 * K);  // row 1 on the member
+  // One chunk of two touched: reconstruct-write reads 1 chunk (the other data chunk), not 3.
+  v = Map(l, Direction::kWrite, 0, 4096);
+  EXPECT_EQ(Count(v, Direction::kRead, 0), 1);
+  EXPECT_EQ(v[0].member, 2u);
+  ASSERT_EQ(Count(v, Direction::kWrite, 1), 3);
+  std::set<uint32_t> written;
+  for (const MemberIo& io : v)
+    if (io.dir == Direction::kWrite) written.insert(io.member);
+  EXPECT_EQ(written, (std::set<uint32_t>{1, 3, 0}));  // data, P, Q
+  // A whole row: data, P and Q written, nothing read.
+  v = Map(l, Direction::kWrite, 128 * K, 128 * 1024);
+  EXPECT_EQ(Count(v, Direction::kRead), 0);
+  EXPECT_EQ(Count(v, Direction::kWrite, 0), 4);
+  // 6 members, one of four data chunks touched: read-modify-write reads data, P and Q (3)
+  // against 3 for reconstruct-write; md prefers read-modify-write on a tie.
+  v = Map(L(RaidLevel::kRaid6, 6), Direction::kWrite, 0, 4096);
+  EXPECT_EQ(Count(v, Direction::kRead, 0), 3);
+  EXPECT_EQ(Count(v, Direction::kWrite, 1), 3);
+  EXPECT_EQ(v.size(), 6u);  // 6 member I/Os per 4 KiB random write
 }
 
 TEST(Raid, TrimGoesToDataOnly) {
