@@ -163,6 +163,20 @@ TEST(PtsE2E, TwoSimulatedRunsStoreByteIdenticalResults) {
   }
 }
 
+// LAT judges steady state on the 0/100 cell; without it in --lat-mixes, on the mix with the
+// most writes, which is measured (before, the missing 0/100 cell was tracked: never steady).
+TEST(PtsE2E, LatencyWithoutTheWriteMixTracksAMeasuredCell) {
+  TempDir t;
+  Proc p = RunSsdlab({"pts", "--target", "sim:tiny", "--tests", "lat", "--lat-mixes", "100,65",
+                      "--lat-bs", "4KiB", "--db", t / "r.db", "--json", t / "r.json", "--progress",
+                      "none"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const nlohmann::json lat = ReadJson(t / "r.json")["tests"][0];
+  ASSERT_EQ(lat["name"], "lat");
+  EXPECT_TRUE(lat["steady_state"]["reached"].get<bool>()) << lat["steady_state"];
+  EXPECT_TRUE(Has(lat["steady_state"].dump(), "rw=65/35 bs=4KiB")) << lat["steady_state"];
+}
+
 TEST(PtsE2E, EveryTestOnAFile) {
   TempDir t;
   // The file is made first with `run`, then tested with short rounds and small matrices.

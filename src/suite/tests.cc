@@ -143,9 +143,14 @@ Result<TestOutcome> Latency(Runner& r) {
                               o.lat_block_bytes.end()
                           ? 4 * kKiB
                           : o.lat_block_bytes.front();
+  // The specification judges the 4 KiB 0/100 mean; without 0/100 in --lat-mixes, the mix with
+  // the most writes (a cell that is measured, so that steady state can be reached).
+  const Mix track_mix =
+      *std::min_element(o.lat_mixes.begin(), o.lat_mixes.end(),
+                        [](const Mix& a, const Mix& b) { return a.read_pct < b.read_pct; });
   SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr,
                           MatrixRounds(r, 1, o.lat_mixes, o.lat_block_bytes, {1, 1}, false, range,
-                                       TrackCells({{CellName({0}, track_bs), "mean_ns"}})));
+                                       TrackCells({{CellName(track_mix, track_bs), "mean_ns"}})));
   return Finish(rr, o, {{"purge_method", purge}, {"range_bytes", range}});
 }
 
