@@ -22,6 +22,9 @@ Status DurationFlag(const std::string& flag, const std::string& text, uint64_t& 
 // A size ("64KiB", "1GiB") above 0 into bytes.
 Status BytesFlag(const std::string& flag, const std::string& text, uint64_t& out_bytes);
 
+// A purge method of pts and profile: auto, secure-erase, format, sanitize, discard, none.
+Status PurgeFlag(const std::string& flag, const std::string& text, std::string& out);
+
 // A count ("32", "1k") above 0 (or 0 with allow_zero) that fits T.
 template <typename T>
 Status CountFlag(const std::string& flag, const std::string& text, T& out,

@@ -129,16 +129,7 @@ const std::vector<ProfileOptionDef>& ProfileOptionDefs() {
        "Run at each fill level, e.g. 0,90: purge, fill that share sequentially, then the profile",
        [](S f, S t, ProfileOptions& o) { return Percents(f, t, o.fill_pcts); }},
       {"--purge", "Purge method before fill levels and OP points (auto)",
-       [](S, S t, ProfileOptions& o) {
-         static const std::vector<std::string> kPurges = {"auto",     "secure-erase", "format",
-                                                          "sanitize", "discard",      "none"};
-         if (std::find(kPurges.begin(), kPurges.end(), t) == kPurges.end()) {
-           return Status::Invalid("--purge: unknown method '" + t +
-                                  "' (auto, secure-erase, format, sanitize, discard, none)");
-         }
-         o.purge = t;
-         return Status::Ok();
-       }},
+       [](S f, S t, ProfileOptions& o) { return PurgeFlag(f, t, o.purge); }},
       {"--seed", "Seed of every phase (1)",
        [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.seed, true); }},
       {"--size",

@@ -124,15 +124,7 @@ const std::vector<PtsDef>& PtsOptionDefs() {
       {"--window", "Steady-state window in rounds (5; review: 4)",
        [](S f, S t, PtsOptions& o) { return SetCount(f, t, o.steady.window_rounds); }},
       {"--purge", "auto|secure-erase|format|sanitize|discard|none (auto)",
-       [](S, S t, PtsOptions& o) {
-         static const std::vector<std::string> kPurges = {"auto",     "secure-erase", "format",
-                                                          "sanitize", "discard",      "none"};
-         if (std::find(kPurges.begin(), kPurges.end(), t) == kPurges.end())
-           return Status::Invalid("--purge: unknown method '" + t +
-                                  "' (auto, secure-erase, format, sanitize, discard, none)");
-         o.purge = t;
-         return Status::Ok();
-       }},
+       [](S f, S t, PtsOptions& o) { return PurgeFlag(f, t, o.purge); }},
       {"--wipc", "Workload-independent preconditioning amount (2x)",
        [](S f, S t, PtsOptions& o) { return SetMultiple(f, t, o.wipc_multiple, false); }},
       {"--threads", "Threads of the load tests (spec default)",
