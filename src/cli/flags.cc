@@ -19,4 +19,17 @@ Status BytesFlag(const std::string& flag, const std::string& text, uint64_t& out
   return Status::Ok();
 }
 
+Status PurgeFlag(const std::string& flag, const std::string& text, std::string& out) {
+  static const char* const kPurges[] = {"auto",     "secure-erase", "format",
+                                        "sanitize", "discard",      "none"};
+  for (const char* p : kPurges) {
+    if (text == p) {
+      out = text;
+      return Status::Ok();
+    }
+  }
+  return Status::Invalid(flag + ": unknown method '" + text +
+                         "' (auto, secure-erase, format, sanitize, discard, none)");
+}
+
 }  // namespace ssdlab

@@ -37,10 +37,9 @@ namespace {
 using nlohmann::json;
 
 struct ProfileArgs {
-  std::string name, target, db, run, json_path, progress = "auto", fill, purge = "auto", seed;
-  std::string size, target_size, time, ramp, passes, pause, qd, threads, min_bs, max_bs, bs,
-      segments, cliff_ratio, section, curve_fill, points, max_jobs, op, interval, percent, files,
-      mode, rw_ratio;
+  std::string name, target, db, run, json_path, progress = "auto";
+  OptionTexts options = {{"--purge", "auto"}};  // the profile's options (ProfileOptionDefs)
+  std::string target_size, files;
   std::string confirm, temp_interval = "1s";
   std::vector<std::string> targets;  // --target, composed into `target` (an array with --layout)
   std::string layout, chunk;
@@ -66,38 +65,6 @@ Status Prefill(Backend& backend) {
     return Status::Io("--prefill: " +
                       (r.errors.empty() ? std::string("I/O errors") : r.errors.front()));
   return Status::Ok();
-}
-
-json ArgsJson(const ProfileArgs& a) {
-  return {{"name", a.name},
-          {"target", a.target},
-          {"fill", a.fill},
-          {"purge", a.purge},
-          {"seed", a.seed},
-          {"size", a.size},
-          {"target_size", a.target_size},
-          {"time", a.time},
-          {"ramp", a.ramp},
-          {"passes", a.passes},
-          {"pause", a.pause},
-          {"qd", a.qd},
-          {"threads", a.threads},
-          {"min_bs", a.min_bs},
-          {"max_bs", a.max_bs},
-          {"bs", a.bs},
-          {"segments", a.segments},
-          {"cliff_ratio", a.cliff_ratio},
-          {"section", a.section},
-          {"curve_fill", a.curve_fill},
-          {"points", a.points},
-          {"max_jobs", a.max_jobs},
-          {"op", a.op},
-          {"interval", a.interval},
-          {"percent", a.percent},
-          {"files", a.files},
-          {"mode", a.mode},
-          {"rw_ratio", a.rw_ratio},
-          {"prefill", a.prefill}};
 }
 
 std::vector<std::string> Split(const std::string& s, char sep = ',') {
@@ -152,40 +119,83 @@ Status Real(const std::string& flag, const std::string& text, double& out) {
   return Status::Ok();
 }
 
-Result<ProfileOptions> ResolveOptions(const ProfileArgs& a) {
-  ProfileOptions o;
-  SSDLAB_RETURN_IF_ERROR(Percents("--fill", a.fill, o.fill_pcts));
-  static const std::vector<std::string> kPurges = {"auto",     "secure-erase", "format",
-                                                   "sanitize", "discard",      "none"};
-  if (std::find(kPurges.begin(), kPurges.end(), a.purge) == kPurges.end()) {
-    return Status::Invalid("--purge: unknown method '" + a.purge +
-                           "' (auto, secure-erase, format, sanitize, discard, none)");
-  }
-  o.purge = a.purge;
-  SSDLAB_RETURN_IF_ERROR(CountFlag("--seed", a.seed, o.seed, true));
-  SSDLAB_RETURN_IF_ERROR(BytesFlag("--size", a.size, o.size_bytes));
-  SSDLAB_RETURN_IF_ERROR(DurationFlag("--time", a.time, o.time_ns));
-  SSDLAB_RETURN_IF_ERROR(DurationFlag("--ramp", a.ramp, o.ramp_ns));
-  SSDLAB_RETURN_IF_ERROR(CountFlag("--passes", a.passes, o.passes));
-  SSDLAB_RETURN_IF_ERROR(DurationFlag("--pause", a.pause, o.pause_ns));
-  SSDLAB_RETURN_IF_ERROR(CountFlag("--qd", a.qd, o.qd));
-  SSDLAB_RETURN_IF_ERROR(CountFlag("--threads", a.threads, o.threads));
-  SSDLAB_RETURN_IF_ERROR(BytesFlag("--min-bs", a.min_bs, o.min_bs));
-  SSDLAB_RETURN_IF_ERROR(BytesFlag("--max-bs", a.max_bs, o.max_bs));
-  SSDLAB_RETURN_IF_ERROR(BytesFlag("--bs", a.bs, o.bs));
-  SSDLAB_RETURN_IF_ERROR(CountFlag("--segments", a.segments, o.segments));
-  SSDLAB_RETURN_IF_ERROR(Real("--cliff-ratio", a.cliff_ratio, o.cliff_ratio));
-  SSDLAB_RETURN_IF_ERROR(Real("--section", a.section, o.section_pct));
-  SSDLAB_RETURN_IF_ERROR(Real("--curve-fill", a.curve_fill, o.curve_fill_pct));
-  SSDLAB_RETURN_IF_ERROR(Percents("--points", a.points, o.curve_pcts));
-  SSDLAB_RETURN_IF_ERROR(CountFlag("--max-jobs", a.max_jobs, o.max_jobs));
-  SSDLAB_RETURN_IF_ERROR(OpList(a.op, o.op_pcts));
-  SSDLAB_RETURN_IF_ERROR(DurationFlag("--interval", a.interval, o.interval_ns));
-  SSDLAB_RETURN_IF_ERROR(Real("--percent", a.percent, o.fill_percent));
-  if (!a.mode.empty()) o.fileio_modes = Split(a.mode);
-  SSDLAB_RETURN_IF_ERROR(Real("--rw-ratio", a.rw_ratio, o.fileio_rw_ratio));
-  if (o.fileio_rw_ratio <= 0) return Status::Invalid("--rw-ratio must be above 0");
-  return o;
+using ProfileOptionDef = OptionDef<ProfileOptions>;
+using S = const std::string&;
+
+// Every option of `ssdlab profile` that shapes what is measured, once.
+const std::vector<ProfileOptionDef>& ProfileOptionDefs() {
+  static const std::vector<ProfileOptionDef> defs = {
+      {"--fill",
+       "Run at each fill level, e.g. 0,90: purge, fill that share sequentially, then the profile",
+       [](S f, S t, ProfileOptions& o) { return Percents(f, t, o.fill_pcts); }},
+      {"--purge", "Purge method before fill levels and OP points (auto)",
+       [](S f, S t, ProfileOptions& o) { return PurgeFlag(f, t, o.purge); }},
+      {"--seed", "Seed of every phase (1)",
+       [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.seed, true); }},
+      {"--size",
+       "Test file (cdm, as-ssd: 1GiB), span (atto: 256MiB), total of the files (fileio: 2GiB)",
+       [](S f, S t, ProfileOptions& o) { return BytesFlag(f, t, o.size_bytes); }},
+      {"--time",
+       "Measured time per phase (cdm pass 5s, as-ssd 5s, curve point 60s, op-advisor 600s, "
+       "fileio 120s)",
+       [](S f, S t, ProfileOptions& o) { return DurationFlag(f, t, o.time_ns); }},
+      {"--ramp", "Warm-up before each curve point (10s) or fileio mode (0)",
+       [](S f, S t, ProfileOptions& o) { return DurationFlag(f, t, o.ramp_ns); }},
+      {"--passes", "cdm: passes per test (5)",
+       [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.passes); }},
+      {"--pause", "cdm: pause between passes (5s)",
+       [](S f, S t, ProfileOptions& o) { return DurationFlag(f, t, o.pause_ns); }},
+      {"--qd", "atto 4, surface 4, op-advisor 32 (per thread)",
+       [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.qd); }},
+      {"--threads", "curve: outstanding I/Os (the mix's), fileio 192, op-advisor 4",
+       [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.threads); }},
+      {"--min-bs", "atto: smallest block (512B)",
+       [](S f, S t, ProfileOptions& o) { return BytesFlag(f, t, o.min_bs); }},
+      {"--max-bs", "atto: largest block (64MiB)",
+       [](S f, S t, ProfileOptions& o) { return BytesFlag(f, t, o.max_bs); }},
+      {"--bs", "surface block (1MiB), fileio block (4KiB)",
+       [](S f, S t, ProfileOptions& o) { return BytesFlag(f, t, o.bs); }},
+      {"--segments", "surface: positions along the target (100)",
+       [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.segments); }},
+      {"--cliff-ratio", "surface: a segment below this x the median before it is a cliff (0.6)",
+       [](S f, S t, ProfileOptions& o) { return Real(f, t, o.cliff_ratio); }},
+      {"--section", "curve: working section in percent of the target (25)",
+       [](S f, S t, ProfileOptions& o) { return Real(f, t, o.section_pct); }},
+      {"--curve-fill", "curve: percent of the target filled first (100; 0: none)",
+       [](S f, S t, ProfileOptions& o) { return Real(f, t, o.curve_fill_pct); }},
+      {"--points", "curve: paced points in percent of the maximum (10,20,...,120)",
+       [](S f, S t, ProfileOptions& o) { return Percents(f, t, o.curve_pcts); }},
+      {"--max-jobs", "curve: threads are spread over at most this many jobs (4)",
+       [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.max_jobs); }},
+      {"--op", "op-advisor: over-provisioning points FROM:TO:STEP or a list, percent (0:30:5)",
+       [](S, S t, ProfileOptions& o) { return OpList(t, o.op_pcts); }},
+      {"--interval", "op-advisor: IOPS time-series resolution (1s)",
+       [](S f, S t, ProfileOptions& o) { return DurationFlag(f, t, o.interval_ns); }},
+      {"--percent", "fill: percent of the target to fill (90)",
+       [](S f, S t, ProfileOptions& o) { return Real(f, t, o.fill_percent); }},
+      {"--mode", "fileio: rndrd,rndwr,rndrw,seqrd,seqwr (rndrd,rndwr,rndrw)",
+       [](S, S t, ProfileOptions& o) {
+         o.fileio_modes = Split(t);
+         return Status::Ok();
+       }},
+      {"--rw-ratio", "fileio rndrw: reads per write (1.5)",
+       [](S f, S t, ProfileOptions& o) {
+         SSDLAB_RETURN_IF_ERROR(Real(f, t, o.fileio_rw_ratio));
+         if (o.fileio_rw_ratio <= 0) return Status::Invalid("--rw-ratio must be above 0");
+         return Status::Ok();
+       }},
+  };
+  return defs;
+}
+
+json ArgsJson(const ProfileArgs& a) {
+  json j = OptionTextsJson(ProfileOptionDefs(), a.options);
+  j["name"] = a.name;
+  j["target"] = a.target;
+  j["target_size"] = a.target_size;
+  j["files"] = a.files;
+  j["prefill"] = a.prefill;
+  return j;
 }
 
 bool LooksLikeFile(const std::string& name) {
@@ -279,11 +289,11 @@ int RunProfileCommand(ProfileArgs a) {
     return Fail(target.status());
   }
   a.target = target.value();
-  auto options = ResolveOptions(a);
-  if (!options.ok()) {
-    return Fail(options.status());
+  ProfileOptions options;
+  if (Status s = ApplyOptionDefs(ProfileOptionDefs(), a.options, options); !s.ok()) {
+    return Fail(s);
   }
-  if (Status s = ValidateProfileOptions(def.value(), options.value()); !s.ok()) {
+  if (Status s = ValidateProfileOptions(def.value(), options); !s.ok()) {
     return Fail(s);
   }
   if (Status s =
@@ -303,7 +313,7 @@ int RunProfileCommand(ProfileArgs a) {
   if (Status s = BytesFlag("--target-size", a.target_size, target_size); !s.ok()) {
     return Fail(s);
   }
-  if (a.prefill && (!options->fill_pcts.empty() || def->kind == "op-advisor")) {
+  if (a.prefill && (!options.fill_pcts.empty() || def->kind == "op-advisor")) {
     PrintError(std::string("--prefill: ") + (def->kind == "op-advisor" ? "op-advisor" : "--fill") +
                " purges the drive before it measures; a prefill would be erased");
     return kExitUsage;
@@ -318,7 +328,7 @@ int RunProfileCommand(ProfileArgs a) {
     if (Status s = CountFlag("--files", a.files, files); !s.ok()) {
       return Fail(s);
     }
-    uint64_t total = options->size_bytes ? options->size_bytes : 2 * kGiB;  // sysbench's default
+    uint64_t total = options.size_bytes ? options.size_bytes : 2 * kGiB;  // sysbench's default
     uint64_t per = total / files / kMiB * kMiB;
     if (per == 0) {
       PrintError("fileio: --size " + FormatBytes(total) + " over " + std::to_string(files) +
@@ -334,7 +344,7 @@ int RunProfileCommand(ProfileArgs a) {
     ro.size_bytes = per * files;
     backend = OpenRealBackend(ro);
   } else {
-    if (!a.files.empty() || !a.rw_ratio.empty() || !a.mode.empty()) {
+    if (!a.files.empty() || !a.options["--rw-ratio"].empty() || !a.options["--mode"].empty()) {
       if (!fileio) {
         PrintError("--files, --mode and --rw-ratio apply to the fileio profile only");
         return kExitUsage;
@@ -351,7 +361,7 @@ int RunProfileCommand(ProfileArgs a) {
     PrintError(backend.status().message());
     return backend.status().code() == Code::kIoError ? kExitFailed : kExitUsage;
   }
-  if (Status s = CheckProfileTarget(def.value(), options.value(), (*backend)->info()); !s.ok()) {
+  if (Status s = CheckProfileTarget(def.value(), options, (*backend)->info()); !s.ok()) {
     return Fail(s);
   }
   std::optional<DeviceIdentity> identity;
@@ -361,7 +371,7 @@ int RunProfileCommand(ProfileArgs a) {
       return Fail(id.status());
     }
     identity = id.value();
-    bool purges = !options->fill_pcts.empty() || def->kind == "op-advisor";
+    bool purges = !options.fill_pcts.empty() || def->kind == "op-advisor";
     if (identity->kind == "block" && purges) {
       if (Status s = CheckConfirmation(*identity, a.confirm); !s.ok()) {
         return Fail(s);
@@ -375,7 +385,7 @@ int RunProfileCommand(ProfileArgs a) {
   }
   if (a.run.empty()) a.run = DefaultRunName("profile-" + def->name);
   json config = {{"args", ArgsJson(a)},
-                 {"options", ProfileOptionsJson(options.value())},
+                 {"options", ProfileOptionsJson(options)},
                  {"profile", def->name},
                  {"kind", def->kind}};
   json context = PlatformJson();
@@ -390,17 +400,18 @@ int RunProfileCommand(ProfileArgs a) {
   std::unique_ptr<CliProgress> progress;
   if (a.progress != "none")
     progress = std::make_unique<CliProgress>(json_lines, tty && !json_lines);
-  std::cerr << fmt::format("ssdlab profile: run '{}', {} on {} ({}){}\n", a.run, def->name,
-                           a.target, FormatBytes((*backend)->info().size_bytes),
-                           a.fill.empty() ? "" : ", fill levels " + a.fill);
+  std::cerr << fmt::format(
+      "ssdlab profile: run '{}', {} on {} ({}){}\n", a.run, def->name, a.target,
+      FormatBytes((*backend)->info().size_bytes),
+      a.options["--fill"].empty() ? "" : ", fill levels " + a.options["--fill"]);
   if (std::string n = SimStateNote(**backend); !n.empty())
     std::cerr << "ssdlab profile: " << n << "\n";
   HealthHooks hooks(identity ? &*identity : nullptr, temp_interval.value());
   Status st = Status::Ok();
   if (a.prefill) st = Prefill(**backend);
   if (st.ok())
-    st = RunProfile(**backend, **store, run_id.value(), 0, def.value(), options.value(),
-                    progress.get(), &StopFlag(), &hooks);
+    st = RunProfile(**backend, **store, run_id.value(), 0, def.value(), options, progress.get(),
+                    &StopFlag(), &hooks);
   // A simulated drive with state= saves it, also after an interruption.
   if (Status closed = (*backend)->Close(); !closed.ok()) {
     PrintError(closed.message());
@@ -434,11 +445,6 @@ void AddProfileCommand(CLI::App& app, int* exit_code) {
                    "File, block device, sim:PRESET[?k=v], or (fileio) a directory");
   AddStoredRunOptions(cmd, &a->db, &a->run, "Name of the run (default profile-NAME-DATE-TIME)",
                       &a->json_path, &a->progress);
-  cmd->add_option(
-      "--fill", a->fill,
-      "Run at each fill level, e.g. 0,90: purge, fill that share sequentially, then the profile");
-  cmd->add_option("--purge", a->purge, "Purge method before fill levels and OP points (auto)");
-  cmd->add_option("--seed", a->seed, "Seed of every phase (1)");
   cmd->add_flag("--destructive", a->destructive,
                 "Allow writing to a block device (destroys its data)");
   cmd->add_option("--confirm", a->confirm, "For a block device: its serial (or WWN), for purges");
@@ -447,38 +453,8 @@ void AddProfileCommand(CLI::App& app, int* exit_code) {
                 "Write the whole target once sequentially before the profile (not measured; "
                 "needs --destructive on a block device)");
   cmd->add_option("--target-size", a->target_size, "Size of a target file to create");
-  cmd->add_option(
-      "--size", a->size,
-      "Test file (cdm, as-ssd: 1GiB), span (atto: 256MiB), total of the files (fileio: 2GiB)");
-  cmd->add_option("--time", a->time,
-                  "Measured time per phase (cdm pass 5s, as-ssd 5s, curve point 60s, op-advisor "
-                  "600s, fileio 120s)");
-  cmd->add_option("--ramp", a->ramp, "Warm-up before each curve point (10s) or fileio mode (0)");
-  cmd->add_option("--passes", a->passes, "cdm: passes per test (5)");
-  cmd->add_option("--pause", a->pause, "cdm: pause between passes (5s)");
-  cmd->add_option("--qd", a->qd, "atto 4, surface 4, op-advisor 32 (per thread)");
-  cmd->add_option("--threads", a->threads,
-                  "curve: outstanding I/Os (the mix's), fileio 192, op-advisor 4");
-  cmd->add_option("--min-bs", a->min_bs, "atto: smallest block (512B)");
-  cmd->add_option("--max-bs", a->max_bs, "atto: largest block (64MiB)");
-  cmd->add_option("--bs", a->bs, "surface block (1MiB), fileio block (4KiB)");
-  cmd->add_option("--segments", a->segments, "surface: positions along the target (100)");
-  cmd->add_option("--cliff-ratio", a->cliff_ratio,
-                  "surface: a segment below this x the median before it is a cliff (0.6)");
-  cmd->add_option("--section", a->section, "curve: working section in percent of the target (25)");
-  cmd->add_option("--curve-fill", a->curve_fill,
-                  "curve: percent of the target filled first (100; 0: none)");
-  cmd->add_option("--points", a->points,
-                  "curve: paced points in percent of the maximum (10,20,...,120)");
-  cmd->add_option("--max-jobs", a->max_jobs,
-                  "curve: threads are spread over at most this many jobs (4)");
-  cmd->add_option("--op", a->op,
-                  "op-advisor: over-provisioning points FROM:TO:STEP or a list, percent (0:30:5)");
-  cmd->add_option("--interval", a->interval, "op-advisor: IOPS time-series resolution (1s)");
-  cmd->add_option("--percent", a->percent, "fill: percent of the target to fill (90)");
+  AddOptionDefs(cmd, ProfileOptionDefs(), a->options);
   cmd->add_option("--files", a->files, "fileio: number of files (64)");
-  cmd->add_option("--mode", a->mode, "fileio: rndrd,rndwr,rndrw,seqrd,seqwr (rndrd,rndwr,rndrw)");
-  cmd->add_option("--rw-ratio", a->rw_ratio, "fileio rndrw: reads per write (1.5)");
   cmd->callback([a, exit_code] { *exit_code = RunProfileCommand(*a); });
 }
 

@@ -27,96 +27,15 @@ namespace {
 
 using nlohmann::json;
 
-// Every flag as text, so that a run's arguments can be stored and re-resolved on --resume.
 struct PtsArgs {
-  std::string target, tests, db, run, json_path,
-      spec = "pts-e", round, max_rounds, window, purge, wipc, threads, qd, op, range, seed,
-      progress = "auto", iops_bs, iops_mixes, tp_bs, lat_bs, lat_mixes, lvi_threads, lvi_qds,
-      lvi_bs, lvi_mixes, lvi_warmup, lvi_measure, wsat_round, wsat_max_rounds, wsat_capacity,
-      hir_waits, hir_cycles, hir_write, hir_baseline, xsr, dirth_threads, dirth_qds, dirth_hist;
+  std::string target, db, run, json_path, progress = "auto";
+  OptionTexts options = {{"--spec", "pts-e"}};  // the battery's options (PtsOptionDefs) as text
   std::string resume, confirm, temp_interval = "1s";
   std::vector<std::string> targets;  // --target, composed into `target` (an array with --layout)
   std::string layout, chunk;
   bool destructive = false;
   std::vector<std::string> given;  // long names of the options on the command line
 };
-
-json ArgsJson(const PtsArgs& a) {
-  return {{"target", a.target},
-          {"tests", a.tests},
-          {"spec", a.spec},
-          {"round", a.round},
-          {"max_rounds", a.max_rounds},
-          {"window", a.window},
-          {"purge", a.purge},
-          {"wipc", a.wipc},
-          {"threads", a.threads},
-          {"qd", a.qd},
-          {"op", a.op},
-          {"range", a.range},
-          {"seed", a.seed},
-          {"iops_bs", a.iops_bs},
-          {"iops_mixes", a.iops_mixes},
-          {"tp_bs", a.tp_bs},
-          {"lat_bs", a.lat_bs},
-          {"lat_mixes", a.lat_mixes},
-          {"lvi_threads", a.lvi_threads},
-          {"lvi_qds", a.lvi_qds},
-          {"lvi_bs", a.lvi_bs},
-          {"lvi_mixes", a.lvi_mixes},
-          {"lvi_warmup", a.lvi_warmup},
-          {"lvi_measure", a.lvi_measure},
-          {"wsat_round", a.wsat_round},
-          {"wsat_max_rounds", a.wsat_max_rounds},
-          {"wsat_capacity", a.wsat_capacity},
-          {"hir_waits", a.hir_waits},
-          {"hir_cycles", a.hir_cycles},
-          {"hir_write", a.hir_write},
-          {"hir_baseline", a.hir_baseline},
-          {"xsr", a.xsr},
-          {"dirth_threads", a.dirth_threads},
-          {"dirth_qds", a.dirth_qds},
-          {"dirth_hist", a.dirth_hist}};
-}
-
-void ArgsFromJson(const json& j, PtsArgs& a) {
-  auto get = [&](const char* k, std::string& v) { v = j.value(k, ""); };
-  get("target", a.target);
-  get("tests", a.tests);
-  get("spec", a.spec);
-  get("round", a.round);
-  get("max_rounds", a.max_rounds);
-  get("window", a.window);
-  get("purge", a.purge);
-  get("wipc", a.wipc);
-  get("threads", a.threads);
-  get("qd", a.qd);
-  get("op", a.op);
-  get("range", a.range);
-  get("seed", a.seed);
-  get("iops_bs", a.iops_bs);
-  get("iops_mixes", a.iops_mixes);
-  get("tp_bs", a.tp_bs);
-  get("lat_bs", a.lat_bs);
-  get("lat_mixes", a.lat_mixes);
-  get("lvi_threads", a.lvi_threads);
-  get("lvi_qds", a.lvi_qds);
-  get("lvi_bs", a.lvi_bs);
-  get("lvi_mixes", a.lvi_mixes);
-  get("lvi_warmup", a.lvi_warmup);
-  get("lvi_measure", a.lvi_measure);
-  get("wsat_round", a.wsat_round);
-  get("wsat_max_rounds", a.wsat_max_rounds);
-  get("wsat_capacity", a.wsat_capacity);
-  get("hir_waits", a.hir_waits);
-  get("hir_cycles", a.hir_cycles);
-  get("hir_write", a.hir_write);
-  get("hir_baseline", a.hir_baseline);
-  get("xsr", a.xsr);
-  get("dirth_threads", a.dirth_threads);
-  get("dirth_qds", a.dirth_qds);
-  get("dirth_hist", a.dirth_hist);
-}
 
 std::vector<std::string> SplitList(const std::string& s) {
   std::vector<std::string> out;
@@ -163,80 +82,134 @@ Result<Mix> ParseMix(const std::string& s) {
 
 template <typename T>
 Status SetCount(const std::string& flag, const std::string& text, T& out) {
-  if (text.empty()) return Status::Ok();
   auto v = PositiveCount(text);
   if (!v.ok()) return v.status().WithContext(flag);
   out = static_cast<T>(v.value());
   return Status::Ok();
 }
 
-Result<PtsOptions> ResolveOptions(const PtsArgs& a) {
-  SSDLAB_ASSIGN_OR_RETURN(PtsSpec spec, ParsePtsSpec(a.spec));
-  PtsOptions o = SpecDefaults(spec);
-  if (!a.tests.empty()) o.tests = SplitList(a.tests);
-  SSDLAB_RETURN_IF_ERROR(DurationFlag("--round", a.round, o.round_ns));
-  SSDLAB_RETURN_IF_ERROR(SetCount("--max-rounds", a.max_rounds, o.max_rounds));
-  SSDLAB_RETURN_IF_ERROR(SetCount("--window", a.window, o.steady.window_rounds));
-  if (!a.purge.empty()) {
-    static const std::vector<std::string> kPurges = {"auto",     "secure-erase", "format",
-                                                     "sanitize", "discard",      "none"};
-    if (std::find(kPurges.begin(), kPurges.end(), a.purge) == kPurges.end())
-      return Status::Invalid("--purge: unknown method '" + a.purge +
-                             "' (auto, secure-erase, format, sanitize, discard, none)");
-    o.purge = a.purge;
-  }
-  if (!a.wipc.empty()) {
-    std::string w = a.wipc;
-    if (!w.empty() && w.back() == 'x') w.pop_back();
-    auto v = ParseDouble(w);
-    if (!v.ok() || v.value() < 0)
-      return Status::Invalid("--wipc '" + a.wipc + "' is not a multiple like 2x");
-    o.wipc_multiple = v.value();
-  }
-  SSDLAB_RETURN_IF_ERROR(SetCount("--threads", a.threads, o.threads));
-  SSDLAB_RETURN_IF_ERROR(SetCount("--qd", a.qd, o.qd));
-  SSDLAB_RETURN_IF_ERROR(ParseList("--op", a.op, o.op_pcts, ParsePercent));
-  if (!a.range.empty()) {
-    auto v = ParsePercent(a.range);
-    if (!v.ok()) return v.status().WithContext("--range (percent of the capacity)");
-    if (v.value() <= 0) return Status::Invalid("--range '" + a.range + "' must be above 0%");
-    o.active_range_pct = v.value();
-  }
-  if (!a.seed.empty()) {
-    auto v = ParseCount(a.seed);
-    if (!v.ok()) return v.status().WithContext("--seed");
-    o.seed = v.value();
-  }
-  SSDLAB_RETURN_IF_ERROR(ParseList("--iops-bs", a.iops_bs, o.iops_block_bytes, ParseBytes));
-  SSDLAB_RETURN_IF_ERROR(ParseList("--iops-mixes", a.iops_mixes, o.iops_mixes, ParseMix));
-  SSDLAB_RETURN_IF_ERROR(ParseList("--tp-bs", a.tp_bs, o.tp_block_bytes, ParseBytes));
-  SSDLAB_RETURN_IF_ERROR(ParseList("--lat-bs", a.lat_bs, o.lat_block_bytes, ParseBytes));
-  SSDLAB_RETURN_IF_ERROR(ParseList("--lat-mixes", a.lat_mixes, o.lat_mixes, ParseMix));
-  SSDLAB_RETURN_IF_ERROR(ParseList("--lvi-threads", a.lvi_threads, o.lvi_threads, PositiveCount));
-  SSDLAB_RETURN_IF_ERROR(ParseList("--lvi-qds", a.lvi_qds, o.lvi_qds, PositiveCount));
-  SSDLAB_RETURN_IF_ERROR(ParseList("--lvi-bs", a.lvi_bs, o.lvi_block_bytes, ParseBytes));
-  SSDLAB_RETURN_IF_ERROR(ParseList("--lvi-mixes", a.lvi_mixes, o.lvi_mixes, ParseMix));
-  SSDLAB_RETURN_IF_ERROR(DurationFlag("--lvi-warmup", a.lvi_warmup, o.lvi_warmup_ns));
-  SSDLAB_RETURN_IF_ERROR(DurationFlag("--lvi-measure", a.lvi_measure, o.lvi_measure_ns));
-  SSDLAB_RETURN_IF_ERROR(DurationFlag("--wsat-round", a.wsat_round, o.wsat_round_ns));
-  SSDLAB_RETURN_IF_ERROR(SetCount("--wsat-max-rounds", a.wsat_max_rounds, o.wsat_max_rounds));
-  if (!a.wsat_capacity.empty()) {
-    std::string w = a.wsat_capacity;
-    if (w.back() == 'x') w.pop_back();
-    auto v = ParseDouble(w);
-    if (!v.ok() || v.value() <= 0)
-      return Status::Invalid("--wsat-capacity '" + a.wsat_capacity + "' is not a multiple like 4x");
-    o.wsat_capacity_multiple = v.value();
-  }
-  SSDLAB_RETURN_IF_ERROR(ParseList("--hir-waits", a.hir_waits, o.hir_wait_ns, ParseDurationNs));
-  SSDLAB_RETURN_IF_ERROR(SetCount("--hir-cycles", a.hir_cycles, o.hir_cycles));
-  SSDLAB_RETURN_IF_ERROR(DurationFlag("--hir-write", a.hir_write, o.hir_write_ns));
-  SSDLAB_RETURN_IF_ERROR(DurationFlag("--hir-baseline", a.hir_baseline, o.hir_baseline_ns));
-  SSDLAB_RETURN_IF_ERROR(ParseList("--xsr", a.xsr, o.xsr_ns, ParseDurationNs));
-  SSDLAB_RETURN_IF_ERROR(
-      ParseList("--dirth-threads", a.dirth_threads, o.dirth_threads, PositiveCount));
-  SSDLAB_RETURN_IF_ERROR(ParseList("--dirth-qds", a.dirth_qds, o.dirth_qds, PositiveCount));
-  SSDLAB_RETURN_IF_ERROR(DurationFlag("--dirth-hist", a.dirth_hist, o.dirth_histogram_ns));
+// A multiple like "2x" (or "2") into `out`; `above_zero` refuses 0.
+Status SetMultiple(const std::string& flag, const std::string& text, double& out, bool above_zero) {
+  std::string w = text;
+  if (w.back() == 'x') w.pop_back();
+  auto v = ParseDouble(w);
+  if (!v.ok() || v.value() < 0 || (above_zero && v.value() == 0))
+    return Status::Invalid(flag + " '" + text + "' is not a multiple like " +
+                           (above_zero ? "4x" : "2x"));
+  out = v.value();
+  return Status::Ok();
+}
+
+using PtsDef = OptionDef<PtsOptions>;
+using S = const std::string&;
+
+// Every option of `ssdlab pts` that shapes the battery, once. --spec comes first: it sets the
+// defaults the others override (ResolveOptions).
+const std::vector<PtsDef>& PtsOptionDefs() {
+  static const std::vector<PtsDef> defs = {
+      {"--spec", "pts-e | pts-c | review",
+       [](S, S t, PtsOptions& o) -> Status {
+         SSDLAB_ASSIGN_OR_RETURN(o.spec, ParsePtsSpec(t));
+         return Status::Ok();
+       }},
+      {"--tests", "Comma list: iops,tp,lat,lvi,wsat,hir,xsr,dirth,ecw,op (default: all)",
+       [](S, S t, PtsOptions& o) {
+         o.tests = SplitList(t);
+         return Status::Ok();
+       }},
+      {"--round", "Duration of each cell of a round (60s)",
+       [](S f, S t, PtsOptions& o) { return DurationFlag(f, t, o.round_ns); }},
+      {"--max-rounds", "Rounds before giving up on steady state (25)",
+       [](S f, S t, PtsOptions& o) { return SetCount(f, t, o.max_rounds); }},
+      {"--window", "Steady-state window in rounds (5; review: 4)",
+       [](S f, S t, PtsOptions& o) { return SetCount(f, t, o.steady.window_rounds); }},
+      {"--purge", "auto|secure-erase|format|sanitize|discard|none (auto)",
+       [](S f, S t, PtsOptions& o) { return PurgeFlag(f, t, o.purge); }},
+      {"--wipc", "Workload-independent preconditioning amount (2x)",
+       [](S f, S t, PtsOptions& o) { return SetMultiple(f, t, o.wipc_multiple, false); }},
+      {"--threads", "Threads of the load tests (spec default)",
+       [](S f, S t, PtsOptions& o) { return SetCount(f, t, o.threads); }},
+      {"--qd", "Queue depth per thread of the load tests (spec default)",
+       [](S f, S t, PtsOptions& o) { return SetCount(f, t, o.qd); }},
+      {"--op", "Over-provisioning study: percent of capacity left unused (15,30,50)",
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.op_pcts, ParsePercent); }},
+      {"--range", "Active range in percent of the capacity (100; pts-c 75)",
+       [](S, S t, PtsOptions& o) {
+         auto v = ParsePercent(t);
+         if (!v.ok()) return v.status().WithContext("--range (percent of the capacity)");
+         if (v.value() <= 0) return Status::Invalid("--range '" + t + "' must be above 0%");
+         o.active_range_pct = v.value();
+         return Status::Ok();
+       }},
+      {"--seed", "Seed of every phase's offsets (1)",
+       [](S f, S t, PtsOptions& o) -> Status {
+         auto v = ParseCount(t);
+         if (!v.ok()) return v.status().WithContext(f);
+         o.seed = v.value();
+         return Status::Ok();
+       }},
+      {"--iops-bs", "IOPS block sizes, e.g. 1024KiB,128KiB,...,4KiB",
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.iops_block_bytes, ParseBytes); }},
+      {"--iops-mixes", "IOPS read/write mixes, e.g. 100/0,65/35,0/100",
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.iops_mixes, ParseMix); }},
+      {"--tp-bs", "Throughput block sizes (1024KiB,128KiB)",
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.tp_block_bytes, ParseBytes); }},
+      {"--lat-bs", "Latency block sizes",
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.lat_block_bytes, ParseBytes); }},
+      {"--lat-mixes", "Latency mixes",
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.lat_mixes, ParseMix); }},
+      {"--lvi-threads", "LVI thread counts (1,2,4)",
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.lvi_threads, PositiveCount); }},
+      {"--lvi-qds", "LVI queue depths (1,2,4,8,16,32)",
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.lvi_qds, PositiveCount); }},
+      {"--lvi-bs", "LVI block sizes (4KiB,8KiB)",
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.lvi_block_bytes, ParseBytes); }},
+      {"--lvi-mixes", "LVI mixes",
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.lvi_mixes, ParseMix); }},
+      {"--lvi-warmup", "LVI warm-up per point (5s)",
+       [](S f, S t, PtsOptions& o) { return DurationFlag(f, t, o.lvi_warmup_ns); }},
+      {"--lvi-measure", "LVI measured time per point (30s)",
+       [](S f, S t, PtsOptions& o) { return DurationFlag(f, t, o.lvi_measure_ns); }},
+      {"--wsat-round", "WSAT round length (60s)",
+       [](S f, S t, PtsOptions& o) { return DurationFlag(f, t, o.wsat_round_ns); }},
+      {"--wsat-max-rounds", "WSAT round limit (1200)",
+       [](S f, S t, PtsOptions& o) { return SetCount(f, t, o.wsat_max_rounds); }},
+      {"--wsat-capacity", "WSAT stops after this many capacities written (4x)",
+       [](S f, S t, PtsOptions& o) { return SetMultiple(f, t, o.wsat_capacity_multiple, true); }},
+      {"--hir-waits", "HIR wait states (5s,10s,15s,25s,50s)",
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.hir_wait_ns, ParseDurationNs); }},
+      {"--hir-cycles", "HIR cycles per wait state (360)",
+       [](S f, S t, PtsOptions& o) { return SetCount(f, t, o.hir_cycles); }},
+      {"--hir-write", "HIR write time per cycle (5s)",
+       [](S f, S t, PtsOptions& o) { return DurationFlag(f, t, o.hir_write_ns); }},
+      {"--hir-baseline", "HIR return-to-baseline write (1800s)",
+       [](S f, S t, PtsOptions& o) { return DurationFlag(f, t, o.hir_baseline_ns); }},
+      {"--xsr", "XSR durations: SEQ write, RND write, SEQ write (8h,6h,8h)",
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.xsr_ns, ParseDurationNs); }},
+      {"--dirth-threads", "DIRTH/ECW thread counts (32,16,8,6,4,2,1)",
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.dirth_threads, PositiveCount); }},
+      {"--dirth-qds", "DIRTH/ECW queue depths (32,16,8,6,4,2,1)",
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.dirth_qds, PositiveCount); }},
+      {"--dirth-hist", "DIRTH/ECW measurement of the selected points (600s)",
+       [](S f, S t, PtsOptions& o) { return DurationFlag(f, t, o.dirth_histogram_ns); }},
+  };
+  return defs;
+}
+
+json ArgsJson(const PtsArgs& a) {
+  json j = OptionTextsJson(PtsOptionDefs(), a.options);
+  j["target"] = a.target;
+  return j;
+}
+
+// The spec's defaults, then every option given, in declaration order; then the cross checks.
+Result<PtsOptions> ResolveOptions(const OptionTexts& texts) {
+  auto spec = texts.find("--spec");
+  SSDLAB_ASSIGN_OR_RETURN(
+      PtsSpec s,
+      ParsePtsSpec(spec == texts.end() || spec->second.empty() ? "pts-e" : spec->second));
+  PtsOptions o = SpecDefaults(s);
+  SSDLAB_RETURN_IF_ERROR(ApplyOptionDefs(PtsOptionDefs(), texts, o));
   SSDLAB_RETURN_IF_ERROR(ValidatePtsOptions(o));
   return o;
 }
@@ -246,10 +219,11 @@ Result<PtsOptions> ResolveOptions(const PtsArgs& a) {
 const std::vector<std::string> kResumeOptions = {
     "--db", "--resume", "--progress", "--json", "--destructive", "--confirm", "--temp-interval"};
 
-// Refuses options given with --resume that differ from the stored run's (`stored`: its
-// ArgsJson; `given`: ArgsJson of this command line). Values that are spelled differently but
-// mean the same ("500ms" and "0.5s") are the same.
-Status CheckResumeOptions(const PtsArgs& a, const json& stored, const json& given) {
+// Refuses options given with --resume that would change the stored run's resolved options
+// (`stored`; `stored_args`: its arguments as text, for the message). Values that are spelled
+// differently but mean the same ("500ms" and "0.5s") are the same.
+Status CheckResumeOptions(const PtsArgs& a, const json& stored_args, const PtsOptions& stored) {
+  const json stored_json = PtsOptionsJson(stored);
   for (const std::string& flag : a.given) {
     if (std::find(kResumeOptions.begin(), kResumeOptions.end(), flag) != kResumeOptions.end())
       continue;
@@ -258,23 +232,20 @@ Status CheckResumeOptions(const PtsArgs& a, const json& stored, const json& give
         return Status::Invalid("--run " + a.run + " conflicts with --resume " + a.resume);
       continue;
     }
-    std::string key = flag == "--layout" || flag == "--chunk" ? "target" : flag.substr(2);
-    std::replace(key.begin(), key.end(), '-', '_');
-    if (!stored.contains(key) || !given.contains(key))
-      return Status::Invalid(flag + " cannot be given with --resume");
-    const std::string was =
-        stored[key].is_string() ? stored[key].get<std::string>() : stored[key].dump();
-    const std::string now =
-        given[key].is_string() ? given[key].get<std::string>() : given[key].dump();
-    if (was == now) continue;
-    if (key != "target") {
-      PtsArgs before, after;
-      json changed = stored;
-      changed[key] = now;
-      ArgsFromJson(stored, before);
-      ArgsFromJson(changed, after);
-      auto b = ResolveOptions(before), c = ResolveOptions(after);
-      if (b.ok() && c.ok() && PtsOptionsJson(b.value()) == PtsOptionsJson(c.value())) continue;
+    const bool target = flag == "--target" || flag == "--layout" || flag == "--chunk";
+    const std::string key = target ? "target" : StoredKey(flag);
+    const std::string was = stored_args.value(key, "");
+    std::string now;
+    if (target) {
+      now = a.target;
+      if (was == now) continue;
+    } else {
+      const PtsDef* def = FindOptionDef(PtsOptionDefs(), flag);
+      if (!def) return Status::Invalid(flag + " cannot be given with --resume");
+      now = a.options.at(flag);
+      PtsOptions changed = stored;
+      if (!now.empty()) SSDLAB_RETURN_IF_ERROR(def->set(flag, now, changed));
+      if (PtsOptionsJson(changed) == stored_json) continue;
     }
     return Status::Invalid(flag + " " + now + " conflicts with the stored run's " +
                            (was.empty() ? "default" : flag + " " + was) +
@@ -371,6 +342,7 @@ int RunPtsCommand(PtsArgs a) {
   }
   RunRecord run;
   std::optional<RunLock> lock;
+  std::optional<PtsOptions> options;
   if (resume) {
     auto found = (*store)->FindRun(a.resume);
     if (!found.ok()) {
@@ -388,7 +360,10 @@ int RunPtsCommand(PtsArgs a) {
       return kExitUsage;
     }
     const json stored_args = run.config.value("args", json::object());
-    if (Status s = CheckResumeOptions(a, stored_args, ArgsJson(a)); !s.ok()) {
+    // The stored resolved options, not a new parse of the stored texts (defaults may change).
+    auto stored = PtsOptionsFromJson(run.config.value("options", json()));
+    if (!stored.ok()) return Fail(stored.status().WithContext("--resume " + run.name));
+    if (Status s = CheckResumeOptions(a, stored_args, stored.value()); !s.ok()) {
       return Fail(s);
     }
     auto locked = (*store)->LockRun(run.id, run.name);
@@ -396,20 +371,17 @@ int RunPtsCommand(PtsArgs a) {
       return Fail(locked.status());
     }
     lock.emplace(std::move(locked.value()));
-    std::string progress = a.progress, json_path = a.json_path;
-    bool destructive = a.destructive;
-    std::string confirm = a.confirm, temp = a.temp_interval;
-    ArgsFromJson(run.config.value("args", json::object()), a);
-    a.progress = progress;
-    a.json_path = json_path;
-    a.destructive = destructive;
-    a.confirm = confirm;
-    a.temp_interval = temp;
+    a.target = stored_args.value("target", "");
     a.run = run.name;
-  }
-  auto options = ResolveOptions(a);
-  if (!options.ok()) {
-    return Fail(options.status());
+    options = stored.value();
+    if (Status s = ValidatePtsOptions(*options); !s.ok())
+      return Fail(s.WithContext("--resume " + run.name + ": the stored options"));
+  } else {
+    auto resolved = ResolveOptions(a.options);
+    if (!resolved.ok()) {
+      return Fail(resolved.status());
+    }
+    options = resolved.value();
   }
   TargetRequest req;
   req.target = a.target;
@@ -477,8 +449,9 @@ int RunPtsCommand(PtsArgs a) {
   if (a.progress != "none")
     progress = std::make_unique<CliProgress>(json_lines, tty && !json_lines);
   std::cerr << fmt::format("ssdlab pts: run '{}' on {} ({}), spec {}, tests {}{}\n", run.name,
-                           a.target, FormatBytes((*backend)->info().size_bytes), a.spec,
-                           fmt::join(options->tests, ","), resume ? " (resumed)" : "");
+                           a.target, FormatBytes((*backend)->info().size_bytes),
+                           PtsSpecName(options->spec), fmt::join(options->tests, ","),
+                           resume ? " (resumed)" : "");
   HealthHooks hooks(identity ? &*identity : nullptr, temp_interval.value());
   Status st =
       RunPts(**backend, **store, run.id, options.value(), progress.get(), &StopFlag(), &hooks);
@@ -504,54 +477,17 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
       app.add_subcommand("pts", "Run the SNIA PTS battery (stored in a results database)");
   AddTargetOptions(cmd, &a->targets, &a->layout, &a->chunk,
                    "File, block device, or sim:PRESET[?key=value&...]");
-  cmd->add_option("--tests", a->tests,
-                  "Comma list: iops,tp,lat,lvi,wsat,hir,xsr,dirth,ecw,op (default: all)");
   AddStoredRunOptions(cmd, &a->db, &a->run, "Name of the run (default pts-DATE-TIME)",
                       &a->json_path, &a->progress);
   cmd->add_option("--resume", a->resume,
                   "Continue the run of this name from its last finished round");
-  cmd->add_option("--spec", a->spec, "pts-e | pts-c | review")->capture_default_str();
-  cmd->add_option("--round", a->round, "Duration of each cell of a round (60s)");
-  cmd->add_option("--max-rounds", a->max_rounds, "Rounds before giving up on steady state (25)");
-  cmd->add_option("--window", a->window, "Steady-state window in rounds (5; review: 4)");
-  cmd->add_option("--purge", a->purge, "auto|secure-erase|format|sanitize|discard|none (auto)");
-  cmd->add_option("--wipc", a->wipc, "Workload-independent preconditioning amount (2x)");
-  cmd->add_option("--threads", a->threads, "Threads of the load tests (spec default)");
-  cmd->add_option("--qd", a->qd, "Queue depth per thread of the load tests (spec default)");
-  cmd->add_option("--op", a->op,
-                  "Over-provisioning study: percent of capacity left unused (15,30,50)");
-  cmd->add_option("--range", a->range, "Active range in percent of the capacity (100; pts-c 75)");
-  cmd->add_option("--seed", a->seed, "Seed of every phase's offsets (1)");
   cmd->add_flag("--destructive", a->destructive,
                 "Allow writing to a block device (destroys its data)");
   cmd->add_option("--confirm", a->confirm,
                   "For a block device: its serial (or WWN) as confirmation");
   cmd->add_option("--temp-interval", a->temp_interval,
                   "Temperature sampling interval (1s; 0: only before and after each test)");
-  cmd->add_option("--iops-bs", a->iops_bs, "IOPS block sizes, e.g. 1024KiB,128KiB,...,4KiB");
-  cmd->add_option("--iops-mixes", a->iops_mixes, "IOPS read/write mixes, e.g. 100/0,65/35,0/100");
-  cmd->add_option("--tp-bs", a->tp_bs, "Throughput block sizes (1024KiB,128KiB)");
-  cmd->add_option("--lat-bs", a->lat_bs, "Latency block sizes");
-  cmd->add_option("--lat-mixes", a->lat_mixes, "Latency mixes");
-  cmd->add_option("--lvi-threads", a->lvi_threads, "LVI thread counts (1,2,4)");
-  cmd->add_option("--lvi-qds", a->lvi_qds, "LVI queue depths (1,2,4,8,16,32)");
-  cmd->add_option("--lvi-bs", a->lvi_bs, "LVI block sizes (4KiB,8KiB)");
-  cmd->add_option("--lvi-mixes", a->lvi_mixes, "LVI mixes");
-  cmd->add_option("--lvi-warmup", a->lvi_warmup, "LVI warm-up per point (5s)");
-  cmd->add_option("--lvi-measure", a->lvi_measure, "LVI measured time per point (30s)");
-  cmd->add_option("--wsat-round", a->wsat_round, "WSAT round length (60s)");
-  cmd->add_option("--wsat-max-rounds", a->wsat_max_rounds, "WSAT round limit (1200)");
-  cmd->add_option("--wsat-capacity", a->wsat_capacity,
-                  "WSAT stops after this many capacities written (4x)");
-  cmd->add_option("--hir-waits", a->hir_waits, "HIR wait states (5s,10s,15s,25s,50s)");
-  cmd->add_option("--hir-cycles", a->hir_cycles, "HIR cycles per wait state (360)");
-  cmd->add_option("--hir-write", a->hir_write, "HIR write time per cycle (5s)");
-  cmd->add_option("--hir-baseline", a->hir_baseline, "HIR return-to-baseline write (1800s)");
-  cmd->add_option("--xsr", a->xsr, "XSR durations: SEQ write, RND write, SEQ write (8h,6h,8h)");
-  cmd->add_option("--dirth-threads", a->dirth_threads, "DIRTH/ECW thread counts (32,16,8,6,4,2,1)");
-  cmd->add_option("--dirth-qds", a->dirth_qds, "DIRTH/ECW queue depths (32,16,8,6,4,2,1)");
-  cmd->add_option("--dirth-hist", a->dirth_hist,
-                  "DIRTH/ECW measurement of the selected points (600s)");
+  AddOptionDefs(cmd, PtsOptionDefs(), a->options);
   cmd->callback([a, exit_code, cmd] {
     a->given = GivenOptions(cmd);
     *exit_code = RunPtsCommand(*a);

@@ -21,8 +21,10 @@
 #include <fstream>
 #include <latch>
 #include <mutex>
+#include <optional>
 #include <thread>
 
+#include "backend/phase_recorder.h"
 #include "base/clock.h"
 #include "base/units.h"
 #include "engine/queues.h"
@@ -35,7 +37,6 @@ namespace {
 
 constexpr size_t kMaxErrorMessages = 10;
 constexpr size_t kMaxVerifyRecords = 100;
-constexpr size_t kIoLogBatch = 4096;
 constexpr uint64_t kPollNs = 100 * kNsPerMs;  // stop-flag latency bound while idle
 
 std::string SysBlockDir(dev_t d) {
@@ -100,12 +101,10 @@ double TimevalS(const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_
 
 // What one job thread hands back.
 struct JobOutput {
-  std::array<DirectionStats, 3> dirs;
-  Histogram submit_lag;     // timed request source only
-  std::mutex intervals_mu;  // guards `intervals` against the progress reader
-  std::vector<IntervalSample> intervals;
-  uint64_t measure_start_ns = UINT64_MAX;
-  uint64_t last_completion_ns = 0;
+  std::optional<PhaseRecorder> rec;       // set once the job runs
+  Histogram submit_lag;                   // timed request source only
+  std::mutex intervals_mu;                // guards `intervals` against the progress reader
+  std::vector<IntervalSample> intervals;  // the closed intervals, for progress only
   uint64_t io_errors = 0;
   std::vector<std::string> errors;
   uint64_t verify_failures = 0;
@@ -194,9 +193,6 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   for (uint32_t i = 0; i < depth; ++i) free_slots[i] = depth - 1 - i;
   std::vector<uint32_t> prepared;
   prepared.reserve(depth);
-  std::vector<IoRecord> log;
-  IoLogSink* sink = sh.control.io_log;
-  if (sink) log.reserve(kIoLogBatch);
 
   JobGenerator gen(spec, job);
   Rng data_rng(gen.data_seed());
@@ -216,37 +212,18 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   const uint64_t t0 = sh.t0_ns;
   uint64_t next_sched = t0;
 
-  bool ramping = spec.ramp_ns > 0 || spec.ramp_bytes > 0;
-  const uint64_t ramp_end_ns = spec.ramp_ns ? t0 + spec.ramp_ns : UINT64_MAX;
-  const uint64_t ramp_bytes = Share(spec.ramp_bytes, spec.jobs, job);
-  const uint64_t io_bytes = Share(spec.io_bytes, spec.jobs, job);
-  uint64_t ramp_issued = 0, measured_issued = 0;
-  uint64_t measure_start = ramping ? 0 : t0;
-  uint64_t measure_end = UINT64_MAX;
-  auto begin_measuring = [&](uint64_t at) {
-    ramping = false;
-    measure_start = at;
-    out.measure_start_ns = at;
-    if (spec.runtime_ns) measure_end = at + spec.runtime_ns;
-  };
-  if (!ramping) begin_measuring(t0);
-
-  IntervalSample cur;
-  uint64_t next_interval_end = UINT64_MAX;
-  auto close_intervals = [&](uint64_t now) {
-    if (spec.interval_ns == 0 || ramping) return;
-    if (next_interval_end == UINT64_MAX) next_interval_end = measure_start + spec.interval_ns;
-    while (now >= next_interval_end) {
-      cur.t_begin_ns = next_interval_end - spec.interval_ns - measure_start;
-      cur.t_end_ns = next_interval_end - measure_start;
-      {
-        std::lock_guard<std::mutex> lock(out.intervals_mu);
-        out.intervals.push_back(cur);
-      }
-      cur = IntervalSample();
-      next_interval_end += spec.interval_ns;
-    }
-  };
+  std::function<void(const IntervalSample&)> publish;
+  if (sh.control.on_interval) {
+    publish = [&out](const IntervalSample& iv) {
+      std::lock_guard<std::mutex> lock(out.intervals_mu);
+      out.intervals.push_back(iv);
+    };
+  }
+  PhaseRecorder& rec =
+      out.rec.emplace(t0,
+                      PhaseWindow{spec.ramp_ns, Share(spec.ramp_bytes, spec.jobs, job),
+                                  spec.runtime_ns, Share(spec.io_bytes, spec.jobs, job)},
+                      spec.interval_ns, sh.control.io_log, std::move(publish));
 
   auto record_error = [&](const Slot& s, int res) {
     ++out.io_errors;
@@ -271,26 +248,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
                                    kMaxVerifyRecords);
       out.verify_failures += f;
     }
-    if (!s.measured) return;
-    uint64_t lat = now > s.submit_ns ? now - s.submit_ns : 0;
-    auto d = static_cast<size_t>(s.dir);
-    DirectionStats& ds = out.dirs[d];
-    ++ds.ios;
-    ds.bytes += s.bytes;
-    ds.latency.Record(lat);
-    auto& iv = cur.dirs[d];
-    ++iv.ios;
-    iv.bytes += s.bytes;
-    iv.lat_sum_ns += lat;
-    iv.lat_max_ns = std::max(iv.lat_max_ns, lat);
-    out.last_completion_ns = std::max(out.last_completion_ns, now);
-    if (sink) {
-      log.push_back({s.submit_ns - measure_start, s.offset, lat, s.bytes, s.dir});
-      if (log.size() == kIoLogBatch) {
-        sink->Write(log.data(), log.size());
-        log.clear();
-      }
-    }
+    if (s.measured) rec.Record(s.dir, s.offset, s.bytes, s.submit_ns, now);
   };
 
   // Submission/completion policy (options.h): refill once `submit_batch` slots are free, wait
@@ -307,15 +265,16 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
       issuing = false;
       out.interrupted = true;
     }
-    if (ramping && now >= ramp_end_ns) begin_measuring(ramp_end_ns);
-    if (!ramping && now >= measure_end) issuing = false;
+    if (issuing && rec.Open(now) == PhaseRecorder::Admit::kStop) issuing = false;
 
     const bool refill = in_flight == 0 || free_slots.size() >= submit_batch;
     while (issuing && refill && !free_slots.empty()) {
-      if (!ramping && io_bytes && measured_issued >= io_bytes) {
+      const PhaseRecorder::Admit admit = rec.Open(now);
+      if (admit == PhaseRecorder::Admit::kStop) {
         issuing = false;
         break;
       }
+      const bool measured = admit == PhaseRecorder::Admit::kMeasure;
       uint64_t sched = 0;
       IoRequest r;
       if (src) {
@@ -344,7 +303,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
       uint32_t idx = free_slots.back();
       free_slots.pop_back();
       Slot& s = slots[idx];
-      s = Slot{sched, r.offset, r.bytes, r.dir, !ramping, s.dirty};
+      s = Slot{sched, r.offset, r.bytes, r.dir, measured, s.dirty};
       uint8_t* buf = buffers.data + idx * buf_bytes;
       if (r.dir == Direction::kWrite) {
         if (s.dirty) sh.filler.Prepare(buf, buf_bytes);
@@ -353,12 +312,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
       } else if (r.dir == Direction::kRead) {
         s.dirty = true;
       }
-      if (ramping) {
-        ramp_issued += r.bytes;
-        if (ramp_bytes && ramp_issued >= ramp_bytes) begin_measuring(now);
-      } else {
-        measured_issued += r.bytes;
-      }
+      rec.Issued(r.bytes, measured);
       if (r.dir == Direction::kTrim && sync_trims) {
         uint64_t start = rated ? sched : MonotonicNs();
         s.submit_ns = start;
@@ -396,7 +350,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
       }
       now = MonotonicNs();
-      close_intervals(now);
+      rec.AdvanceTo(now);
       continue;
     }
     uint64_t timeout = 0;
@@ -420,7 +374,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
       out.status = Status::Io(std::string("I/O submission failed: ") + std::strerror(-rc));
       break;
     }
-    close_intervals(now);
+    rec.AdvanceTo(now);
     bool unpolled = false;
     in_flight -= q.Reap([&](uint32_t idx, int res) {
       if (opt.hipri && res == -EOPNOTSUPP) unpolled = true;
@@ -433,20 +387,9 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
       break;
     }
   }
-  // The last, partial interval.
-  if (spec.interval_ns && !ramping && out.last_completion_ns > measure_start) {
-    close_intervals(now);
-    uint64_t end = std::max(out.last_completion_ns, now) - measure_start;
-    uint64_t begin =
-        next_interval_end == UINT64_MAX ? 0 : next_interval_end - spec.interval_ns - measure_start;
-    if (end > begin) {
-      cur.t_begin_ns = begin;
-      cur.t_end_ns = end;
-      std::lock_guard<std::mutex> lock(out.intervals_mu);
-      out.intervals.push_back(cur);
-    }
-  }
-  if (sink && !log.empty()) sink->Write(log.data(), log.size());
+  // The measured part ends with the job's last measured completion (the last interval there).
+  const uint64_t last = rec.last_completion_ns();
+  rec.Finish(last > rec.measure_start_ns() ? std::max(last, now) : rec.measure_start_ns());
   rusage ru;
   getrusage(RUSAGE_THREAD, &ru);
   out.cpu_user_s = TimevalS(ru.ru_utime);
@@ -668,10 +611,7 @@ class RealBackend : public Backend {
         IntervalSample merged;
         for (auto& o : outs) {
           std::lock_guard<std::mutex> lock(o->intervals_mu);
-          const IntervalSample& s = o->intervals[delivered];
-          merged.Merge(s);
-          merged.t_begin_ns = s.t_begin_ns;
-          merged.t_end_ns = std::max(merged.t_end_ns, s.t_end_ns);
+          PhaseRecorder::MergeInterval(merged, o->intervals[delivered]);
         }
         if (control.on_interval && !final) control.on_interval(merged);
       }
@@ -698,14 +638,11 @@ class RealBackend : public Backend {
     report_.ran = true;
 
     PhaseResult r;
-    uint64_t start = UINT64_MAX, end = 0;
-    size_t n_intervals = SIZE_MAX;
+    std::vector<const PhaseRecorder*> recs;
     for (auto& o : outs) {
       if (!o->status.ok()) return o->status;
-      for (int d = 0; d < kDirections; ++d) r.dirs[d].Merge(o->dirs[d]);
+      recs.push_back(&*o->rec);
       r.submit_lag.Merge(o->submit_lag);
-      start = std::min(start, o->measure_start_ns);
-      end = std::max(end, o->last_completion_ns);
       r.io_errors += o->io_errors;
       for (auto& e : o->errors) {
         if (r.errors.size() < kMaxErrorMessages) r.errors.push_back(e);
@@ -720,25 +657,10 @@ class RealBackend : public Backend {
       r.cpu_user_s += o->cpu_user_s;
       r.cpu_sys_s += o->cpu_sys_s;
       r.interrupted |= o->interrupted;
-      n_intervals = std::min(n_intervals, o->intervals.size());
     }
+    PhaseRecorder::MergeJobs(recs, r);
     std::sort(r.verify_records.begin(), r.verify_records.end(),
               [](const VerifyRecord& a, const VerifyRecord& b) { return a.offset < b.offset; });
-    r.measured_ns = end > start && start != UINT64_MAX ? end - start : 0;
-    // Time series: merge by index; the last interval of each job may be partial.
-    size_t max_intervals = 0;
-    for (auto& o : outs) max_intervals = std::max(max_intervals, o->intervals.size());
-    for (size_t i = 0; i < max_intervals; ++i) {
-      IntervalSample merged;
-      for (auto& o : outs) {
-        if (i >= o->intervals.size()) continue;
-        const IntervalSample& s = o->intervals[i];
-        if (merged.t_end_ns == 0) merged.t_begin_ns = s.t_begin_ns;
-        merged.Merge(s);
-        merged.t_end_ns = std::max(merged.t_end_ns, s.t_end_ns);
-      }
-      r.intervals.push_back(merged);
-    }
     if (engine_ == EngineKind::kPsync && spec.queue_depth > 1) {
       r.notes.push_back("psync runs one I/O at a time per job; --qd " +
                         std::to_string(spec.queue_depth) + " was treated as 1");

@@ -789,6 +789,21 @@ const json* Block(const std::vector<const json*>& blocks, const std::string& id_
   return nullptr;
 }
 
+// PTS runs the real program made on simulated drives (testdata/pts_runs.json, remade by
+// testdata/make_pts_runs.sh): a whole review battery and a PTS-E subset, side by side. The
+// simulator is deterministic, so the suite and the report cannot drift apart unseen.
+TEST_F(ReportTest, PtsRunsOfTheProgramModelMatchesGolden) {
+  std::ifstream in(fs::path(SSDLAB_REPORT_TESTDATA) / "pts_runs.json");
+  ASSERT_TRUE(in) << "missing testdata/pts_runs.json";
+  for (const json& doc : json::parse(in)) ImportRun(*store_, doc, "pts");
+  json model = BuildReportModel(Runs({"review-tiny", "ptse-tiny-op28"}), {});
+  std::vector<std::string> ids;
+  for (const json& sec : model["sections"]) ids.push_back(sec["id"]);
+  for (const char* t : {"iops", "tp", "lat", "lvi", "wsat", "hir", "xsr", "dirth", "ecw", "op"})
+    EXPECT_NE(std::find(ids.begin(), ids.end(), t), ids.end()) << "no section " << t;
+  ExpectGolden(model, "report_pts_sim.json");
+}
+
 TEST_F(ReportTest, ProfileRunsModelMatchesGolden) {
   json model = BuildReportModel(Runs(kProfileRuns), {});
   ExpectGolden(model, "report_profiles.json");

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "backend/phase_recorder.h"
 #include "sim/array.h"
 #include "sim/device.h"
 #include "sim/event_heap.h"
@@ -24,8 +25,6 @@ using sim::SimDevice;
 
 constexpr uint32_t kComplete = 0;
 constexpr uint32_t kSubmit = 1;  // open loop: a slot waits for its scheduled time
-constexpr uint64_t kNever = UINT64_MAX;
-constexpr size_t kIoLogBatch = 4096;
 
 // Runs one phase. Lives for the duration of RunPhase only. Queue: sim::EventQueue,
 // sim::SmallEventQueue for up to sim::kSmallSlots slots in a closed loop, or
@@ -35,7 +34,12 @@ template <class Queue, class Dev>
 class PhaseRunner {
  public:
   PhaseRunner(const WorkloadSpec& spec, const RunControl& control, Dev* dev, uint64_t start_ns)
-      : spec_(spec), control_(control), dev_(dev), start_ns_(start_ns) {}
+      : spec_(spec),
+        control_(control),
+        dev_(dev),
+        start_ns_(start_ns),
+        rec_(start_ns, {spec.ramp_ns, spec.ramp_bytes, spec.runtime_ns, spec.io_bytes},
+             spec.interval_ns, control.io_log, control.on_interval) {}
 
   PhaseResult Run(uint64_t* end_ns);
 
@@ -55,10 +59,8 @@ class PhaseRunner {
   void Issue(uint32_t slot, uint64_t t, bool replace_top);
   template <bool kFast>
   void Submit(uint32_t slot, uint64_t t, bool replace_top);
-  void StartMeasuring(uint64_t t);
+  void StartMeasuring();
   void Complete(uint32_t slot, uint64_t t);
-  void EmitIntervalsBefore(uint64_t rel_ns);
-  void FlushIoLog();
   // replace_top: e is the next event of the slot whose event is being handled (the top).
   [[gnu::always_inline]] void PutEvent(const Event& e, bool replace_top) {
     if (replace_top) {
@@ -110,32 +112,19 @@ class PhaseRunner {
   RequestSource* source_ = nullptr;  // spec_.source
   std::vector<Ahead> ahead_;
   std::vector<Slot> slots_;
-  uint64_t interval_ns_ = 0;          // spec_.interval_ns
-  IoLogSink* io_log_sink_ = nullptr;  // control_.io_log
   bool open_loop_ = false;
-  uint64_t io_limit_ = kNever;        // measured bytes to issue
   std::vector<uint64_t> next_index_;  // open loop: next schedule index per job
   double job_interval_ns_ = 0;        // open loop: time between one job's I/Os
   Queue heap_;
 
-  bool measuring_ = false;
+  PhaseRecorder rec_;  // ramp, window, counts, series, I/O log
   bool stop_issuing_ = false;
-  bool fast_ = false;  // measuring_ && !stop_issuing_ && !open_loop_
-  bool stopped_by_time_ = false;
-  uint64_t measure_start_ns_ = 0;
-  uint64_t ramp_end_ns_ = kNever;
-  uint64_t end_ns_ = kNever;
-  uint64_t ramp_bytes_ = 0;
-  uint64_t measured_bytes_issued_ = 0;
-  uint64_t last_measured_completion_ = 0;
+  bool fast_ = false;  // rec_.measuring() && !stop_issuing_ && !open_loop_
   uint64_t last_event_ns_ = 0;
 
   sim::DeviceCounters base_counters_;
   sim::ArrayCounters base_array_;  // Dev = SimArray only
   PhaseResult result_;
-  IntervalSample cur_;
-  uint64_t cur_index_ = 0;
-  std::vector<IoRecord> io_log_;
 
  public:
   // Host 4 KiB units read and of them unmapped, over the measured part (after Run).
@@ -143,16 +132,11 @@ class PhaseRunner {
 };
 
 template <class Queue, class Dev>
-void PhaseRunner<Queue, Dev>::StartMeasuring(uint64_t t) {
-  measuring_ = true;
+void PhaseRunner<Queue, Dev>::StartMeasuring() {
   fast_ = !stop_issuing_ && !open_loop_;
-  measure_start_ns_ = t;
-  if (spec_.runtime_ns) end_ns_ = t + spec_.runtime_ns;
   base_counters_ = dev_->counters();
   if constexpr (std::is_same_v<Dev, sim::SimArray>) base_array_ = dev_->array_counters();
   dev_->ResetFreeMin();
-  cur_ = IntervalSample{};
-  cur_index_ = 0;
 }
 
 // Issue, Submit and Complete run once per I/O: they are compiled into the event loop.
@@ -210,22 +194,17 @@ template <bool kFast>
                                                                    bool replace_top) {
   Slot& s = slots_[slot];
   const uint64_t issue = s.issue_ns;
-  if (!kFast && !measuring_) {
-    const bool by_time = issue >= ramp_end_ns_;
-    const bool by_bytes = spec_.ramp_bytes && ramp_bytes_ >= spec_.ramp_bytes;
-    if (by_time || by_bytes) StartMeasuring(by_time ? ramp_end_ns_ : issue);
+  const bool was_measuring = kFast || rec_.measuring();
+  const PhaseRecorder::Admit admit = rec_.Open(issue);
+  if (!kFast && !was_measuring && rec_.measuring()) StartMeasuring();
+  const bool measured = admit != PhaseRecorder::Admit::kRamp;
+  if (admit == PhaseRecorder::Admit::kStop) {
+    stop_issuing_ = true;
+    fast_ = false;
   }
-  if (kFast || measuring_) {
-    const bool stop = issue >= end_ns_ || measured_bytes_issued_ >= io_limit_;
-    if (stop) {
-      stop_issuing_ = true;
-      fast_ = false;
-      if (issue >= end_ns_) stopped_by_time_ = true;
-    }
-    if (kFast ? stop : stop_issuing_) {
-      if (replace_top) heap_.Pop();
-      return;
-    }
+  if (kFast ? admit == PhaseRecorder::Admit::kStop : measured && stop_issuing_) {
+    if (replace_top) heap_.Pop();
+    return;
   }
   uint64_t offset;
   uint32_t bytes;
@@ -257,57 +236,17 @@ template <bool kFast>
     s.bytes = bytes;
     s.dir = dir;
   }
-  s.measured = kFast || measuring_;
-  if (kFast || measuring_) {
-    measured_bytes_issued_ += bytes;
-  } else {
-    ramp_bytes_ += bytes;
-  }
+  s.measured = measured;
+  rec_.Issued(bytes, measured);
   const uint64_t done = dev_->Submit(dir, offset, bytes, t);
   PutEvent(Event(done, slot, kComplete), replace_top);
 }
 
 template <class Queue, class Dev>
-void PhaseRunner<Queue, Dev>::EmitIntervalsBefore(uint64_t index) {
-  while (cur_index_ < index) {
-    cur_.t_begin_ns = cur_index_ * spec_.interval_ns;
-    cur_.t_end_ns = (cur_index_ + 1) * spec_.interval_ns;
-    result_.intervals.push_back(cur_);
-    if (control_.on_interval) control_.on_interval(cur_);
-    cur_ = IntervalSample{};
-    ++cur_index_;
-  }
-}
-
-template <class Queue, class Dev>
-void PhaseRunner<Queue, Dev>::FlushIoLog() {
-  if (control_.io_log && !io_log_.empty()) control_.io_log->Write(io_log_.data(), io_log_.size());
-  io_log_.clear();
-}
-
-template <class Queue, class Dev>
 [[gnu::always_inline]] inline void PhaseRunner<Queue, Dev>::Complete(uint32_t slot, uint64_t t) {
   const Slot& s = slots_[slot];
-  if (!s.measured || t > end_ns_) return;  // ramp, or finished after the measured window
-  const uint64_t lat = t - s.issue_ns;
-  DirectionStats& d = result_.dirs[static_cast<size_t>(s.dir)];
-  ++d.ios;
-  d.bytes += s.bytes;
-  d.latency.Record(lat);
-  last_measured_completion_ = t;
-  if (interval_ns_) {
-    const uint64_t index = (t - measure_start_ns_ - 1) / interval_ns_;
-    if (index != cur_index_) EmitIntervalsBefore(index);
-    IntervalSample::Dir& id = cur_.dirs[static_cast<size_t>(s.dir)];
-    ++id.ios;
-    id.bytes += s.bytes;
-    id.lat_sum_ns += lat;
-    if (lat > id.lat_max_ns) id.lat_max_ns = lat;
-  }
-  if (io_log_sink_) {
-    io_log_.push_back(IoRecord{s.issue_ns - measure_start_ns_, s.offset, lat, s.bytes, s.dir});
-    if (io_log_.size() == kIoLogBatch) FlushIoLog();
-  }
+  if (!s.measured || t > rec_.end_ns()) return;  // ramp, or finished after the measured window
+  rec_.Record(s.dir, s.offset, s.bytes, s.issue_ns, t);
 }
 
 template <class Queue, class Dev>
@@ -322,17 +261,12 @@ PhaseResult PhaseRunner<Queue, Dev>::Run(uint64_t* end_ns) {
   ahead_.resize(jobs);
   for (uint32_t j = 0; j < jobs; ++j) FillAhead(j, 0, kRing);
   open_loop_ = source_ ? source_->timed() : spec_.rate_iops > 0;
-  if (spec_.io_bytes) io_limit_ = spec_.io_bytes;
   slots_.assign(n_slots, Slot{});
   for (uint32_t s = 0; s < n_slots; ++s) slots_[s].job = s / qd;
-  interval_ns_ = spec_.interval_ns;
-  io_log_sink_ = control_.io_log;
   next_index_.assign(jobs, 0);
   if (spec_.rate_iops > 0) job_interval_ns_ = 1e9 * jobs / spec_.rate_iops;
   heap_.Reserve(n_slots);
-  if (control_.io_log) io_log_.reserve(kIoLogBatch);
-  if (spec_.ramp_ns) ramp_end_ns_ = start_ns_ + spec_.ramp_ns;
-  if (!spec_.ramp_ns && !spec_.ramp_bytes) StartMeasuring(start_ns_);
+  if (rec_.measuring()) StartMeasuring();
 
   for (uint32_t s = 0; s < n_slots; ++s) Issue<false>(s, start_ns_, false);
   last_event_ns_ = start_ns_;
@@ -358,20 +292,11 @@ PhaseResult PhaseRunner<Queue, Dev>::Run(uint64_t* end_ns) {
     }
   }
   *end_ns = std::max(last_event_ns_, start_ns_);
-  FlushIoLog();
 
-  if (measuring_) {
-    const uint64_t end =
-        stopped_by_time_ && !result_.interrupted ? end_ns_ : last_measured_completion_;
-    result_.measured_ns = end > measure_start_ns_ ? end - measure_start_ns_ : 0;
-    if (spec_.interval_ns && result_.measured_ns) {
-      const uint64_t last_index = (result_.measured_ns - 1) / spec_.interval_ns;
-      EmitIntervalsBefore(last_index);
-      cur_.t_begin_ns = cur_index_ * spec_.interval_ns;
-      cur_.t_end_ns = result_.measured_ns;
-      result_.intervals.push_back(cur_);
-      if (control_.on_interval) control_.on_interval(cur_);
-    }
+  rec_.Finish(rec_.stopped_by_time() && !result_.interrupted ? rec_.end_ns()
+                                                             : rec_.last_completion_ns());
+  rec_.MoveInto(result_);
+  if (rec_.measuring()) {
     const sim::DeviceCounters c = dev_->counters();
     const double host = static_cast<double>(c.host_pages - base_counters_.host_pages);
     const double nand = static_cast<double>(c.nand_pages - base_counters_.nand_pages);

@@ -130,53 +130,130 @@ Status CheckPtsTarget(const PtsOptions& o, const TargetInfo& target) {
   return Status::Ok();
 }
 
+namespace {
+
+// Every stored field of PtsOptions, once: its key in the run's configuration and its member.
+// PtsOptionsJson and PtsOptionsFromJson both walk this list.
+template <class O, class F>
+void PtsFields(O& o, F&& f) {
+  f("spec", o.spec);
+  f("tests", o.tests);
+  f("round_ns", o.round_ns);
+  f("max_rounds", o.max_rounds);
+  f("steady_state", o.steady);
+  f("purge", o.purge);
+  f("wipc_multiple", o.wipc_multiple);
+  f("threads", o.threads);
+  f("qd", o.qd);
+  f("op_pcts", o.op_pcts);
+  f("active_range_pct", o.active_range_pct);
+  f("seed", o.seed);
+  f("percentiles", o.percentiles);
+  f("iops_block_bytes", o.iops_block_bytes);
+  f("iops_read_pcts", o.iops_mixes);
+  f("tp_block_bytes", o.tp_block_bytes);
+  f("lat_block_bytes", o.lat_block_bytes);
+  f("lat_read_pcts", o.lat_mixes);
+  f("lvi_threads", o.lvi_threads);
+  f("lvi_qds", o.lvi_qds);
+  f("lvi_block_bytes", o.lvi_block_bytes);
+  f("lvi_read_pcts", o.lvi_mixes);
+  f("lvi_warmup_ns", o.lvi_warmup_ns);
+  f("lvi_measure_ns", o.lvi_measure_ns);
+  f("wsat_capacity_multiple", o.wsat_capacity_multiple);
+  f("wsat_max_rounds", o.wsat_max_rounds);
+  f("wsat_round_ns", o.wsat_round_ns);
+  f("hir_wait_ns", o.hir_wait_ns);
+  f("hir_cycles", o.hir_cycles);
+  f("hir_write_ns", o.hir_write_ns);
+  f("hir_baseline_ns", o.hir_baseline_ns);
+  f("xsr_ns", o.xsr_ns);
+  f("dirth_threads", o.dirth_threads);
+  f("dirth_qds", o.dirth_qds);
+  f("dirth_max_mean_ns", o.dirth_max_mean_ns);
+  f("dirth_histogram_ns", o.dirth_histogram_ns);
+}
+
+json ToJson(PtsSpec s) { return PtsSpecName(s); }
+json ToJson(const std::vector<Mix>& v) {
+  json a = json::array();
+  for (const Mix& m : v) a.push_back(m.read_pct);
+  return a;
+}
+json ToJson(const SteadyStateCriteria& c) {
+  return {{"rule", c.rule == SteadyStateRule::kSnia ? "snia" : "review-band"},
+          {"window", c.window_rounds},
+          {"max_range_pct", c.max_range_pct},
+          {"max_slope_pct", c.max_slope_pct},
+          {"band_pct", c.band_pct}};
+}
+template <class T>
+json ToJson(const T& v) {
+  return json(v);
+}
+
+// Decoders of one stored value; false when it has the wrong type or value.
+bool FromJson(const json& j, PtsSpec& out) {
+  if (!j.is_string()) return false;
+  auto s = ParsePtsSpec(j.get<std::string>());
+  if (s.ok()) out = s.value();
+  return s.ok();
+}
+bool FromJson(const json& j, std::vector<Mix>& out) {
+  if (!j.is_array()) return false;
+  out.clear();
+  for (const json& x : j) {
+    if (!x.is_number()) return false;
+    out.push_back(Mix{x.get<double>()});
+  }
+  return true;
+}
+bool FromJson(const json& j, SteadyStateCriteria& out) {
+  if (!j.is_object()) return false;
+  const std::string rule = j.value("rule", "");
+  if (rule != "snia" && rule != "review-band") return false;
+  out.rule = rule == "snia" ? SteadyStateRule::kSnia : SteadyStateRule::kReviewBand;
+  try {
+    out.window_rounds = j.value("window", out.window_rounds);
+    out.max_range_pct = j.value("max_range_pct", out.max_range_pct);
+    out.max_slope_pct = j.value("max_slope_pct", out.max_slope_pct);
+    out.band_pct = j.value("band_pct", out.band_pct);
+  } catch (const json::exception&) {
+    return false;
+  }
+  return true;
+}
+template <class T>
+bool FromJson(const json& j, T& out) {
+  try {
+    out = j.get<T>();
+  } catch (const json::exception&) {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 json PtsOptionsJson(const PtsOptions& o) {
-  auto mixes = [](const std::vector<Mix>& v) {
-    json a = json::array();
-    for (const Mix& m : v) a.push_back(m.read_pct);
-    return a;
-  };
-  return {{"spec", PtsSpecName(o.spec)},
-          {"tests", o.tests},
-          {"round_ns", o.round_ns},
-          {"max_rounds", o.max_rounds},
-          {"steady_state",
-           {{"rule", o.steady.rule == SteadyStateRule::kSnia ? "snia" : "review-band"},
-            {"window", o.steady.window_rounds},
-            {"max_range_pct", o.steady.max_range_pct},
-            {"max_slope_pct", o.steady.max_slope_pct},
-            {"band_pct", o.steady.band_pct}}},
-          {"purge", o.purge},
-          {"wipc_multiple", o.wipc_multiple},
-          {"threads", o.threads},
-          {"qd", o.qd},
-          {"op_pcts", o.op_pcts},
-          {"active_range_pct", o.active_range_pct},
-          {"seed", o.seed},
-          {"percentiles", o.percentiles},
-          {"iops_block_bytes", o.iops_block_bytes},
-          {"iops_read_pcts", mixes(o.iops_mixes)},
-          {"tp_block_bytes", o.tp_block_bytes},
-          {"lat_block_bytes", o.lat_block_bytes},
-          {"lat_read_pcts", mixes(o.lat_mixes)},
-          {"lvi_threads", o.lvi_threads},
-          {"lvi_qds", o.lvi_qds},
-          {"lvi_block_bytes", o.lvi_block_bytes},
-          {"lvi_read_pcts", mixes(o.lvi_mixes)},
-          {"lvi_warmup_ns", o.lvi_warmup_ns},
-          {"lvi_measure_ns", o.lvi_measure_ns},
-          {"wsat_capacity_multiple", o.wsat_capacity_multiple},
-          {"wsat_max_rounds", o.wsat_max_rounds},
-          {"wsat_round_ns", o.wsat_round_ns},
-          {"hir_wait_ns", o.hir_wait_ns},
-          {"hir_cycles", o.hir_cycles},
-          {"hir_write_ns", o.hir_write_ns},
-          {"hir_baseline_ns", o.hir_baseline_ns},
-          {"xsr_ns", o.xsr_ns},
-          {"dirth_threads", o.dirth_threads},
-          {"dirth_qds", o.dirth_qds},
-          {"dirth_max_mean_ns", o.dirth_max_mean_ns},
-          {"dirth_histogram_ns", o.dirth_histogram_ns}};
+  json out = json::object();
+  PtsFields(o, [&](const char* key, const auto& member) { out[key] = ToJson(member); });
+  return out;
+}
+
+Result<PtsOptions> PtsOptionsFromJson(const json& j) {
+  if (!j.is_object()) return Status::Invalid("the stored options are not an object");
+  PtsOptions spec_of;
+  if (j.contains("spec") && !FromJson(j["spec"], spec_of.spec))
+    return Status::Invalid("the stored options' spec is damaged: " + j["spec"].dump());
+  PtsOptions o = SpecDefaults(spec_of.spec);
+  std::string bad;
+  PtsFields(o, [&](const char* key, auto& member) {
+    if (bad.empty() && j.contains(key) && !FromJson(j[key], member)) bad = key;
+  });
+  if (!bad.empty())
+    return Status::Invalid("the stored options' " + bad + " is damaged: " + j[bad].dump());
+  return o;
 }
 
 Status RunPts(Backend& backend, RunJournal& store, int64_t run_id, const PtsOptions& o,

@@ -83,7 +83,11 @@ Status ValidatePtsOptions(const PtsOptions& o);
 // selected test (its logical block divides them); Invalid naming the test, the size and the
 // flag that changes it.
 Status CheckPtsTarget(const PtsOptions& o, const TargetInfo& target);
+// The resolved options as stored in a run's configuration ("options"), and back: the keys and
+// members are listed once (pts.cc PtsFields). A key missing from an older document keeps the
+// spec's default; a value of the wrong type or a bad value is Invalid naming the key.
 nlohmann::json PtsOptionsJson(const PtsOptions& o);
+Result<PtsOptions> PtsOptionsFromJson(const nlohmann::json& stored);
 
 struct ProgressEvent {
   std::string test;

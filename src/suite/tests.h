@@ -14,7 +14,7 @@ struct TestOutcome {
 };
 
 // One PTS test: the battery's registry entry. Adding a test is one entry in kTests
-// (tests.cc) with its run function, plus its report section (report/model.cc kPtsSections).
+// (tests.cc) with its run function, plus its report section (report/pts_sections.cc PtsSections()).
 struct TestDef {
   const char* name;   // as --tests takes it
   const char* title;  // for messages

@@ -1,0 +1,220 @@
+// The bookkeeping every backend does for a phase, written once: the ramp and the measurement
+// window (by time or by bytes), per-direction counts and latency histograms, the time series
+// of fixed intervals, and the per-I/O log. Used by the real-time engine (one recorder per job
+// thread, merged with MergeJobs) and the simulator (one recorder for all jobs).
+//
+// Time is the backend's clock in ns (monotonic wall time or virtual time); every time passed
+// in is absolute on that clock and never decreases between calls. Not thread-safe.
+//
+// The window: the measured part starts when the ramp is over, at ramp_end (start + ramp_ns)
+// once a request is offered at or after it, or at the offered request's time once ramp_bytes
+// have been issued (the request that crosses the ramp's bytes is still ramp). It ends for new
+// requests at start of measuring + runtime_ns, or once io_bytes have been issued measured
+// (0 = no limit). Interval i covers (i * interval_ns, (i + 1) * interval_ns] after the
+// measured start; a completion exactly on a boundary belongs to the interval that ends there.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "backend/backend.h"
+#include "stats/phase_result.h"
+
+namespace ssdlab {
+
+struct PhaseWindow {
+  uint64_t ramp_ns = 0;
+  uint64_t ramp_bytes = 0;
+  uint64_t runtime_ns = 0;  // 0: no time limit
+  uint64_t io_bytes = 0;    // 0: no byte limit
+};
+
+class PhaseRecorder {
+ public:
+  static constexpr uint64_t kNever = UINT64_MAX;
+  static constexpr size_t kIoLogBatch = 4096;
+
+  // What a request offered at some time is: ramp, measured, or past the window.
+  enum class Admit { kRamp, kMeasure, kStop };
+
+  // `on_interval` (may be empty) sees each interval as it closes, the last partial one too.
+  // `io_log` (may be null) receives the measured I/Os in batches of kIoLogBatch.
+  PhaseRecorder(uint64_t start_ns, const PhaseWindow& window, uint64_t interval_ns,
+                IoLogSink* io_log = nullptr,
+                std::function<void(const IntervalSample&)> on_interval = {})
+      : window_(window),
+        interval_ns_(interval_ns),
+        io_log_sink_(io_log),
+        on_interval_(std::move(on_interval)),
+        ramp_end_ns_(window.ramp_ns ? start_ns + window.ramp_ns : kNever),
+        io_limit_(window.io_bytes ? window.io_bytes : kNever) {
+    if (io_log_sink_) io_log_.reserve(kIoLogBatch);
+    if (!window.ramp_ns && !window.ramp_bytes) Begin(start_ns);
+  }
+  PhaseRecorder(const PhaseRecorder&) = delete;
+  PhaseRecorder& operator=(const PhaseRecorder&) = delete;
+
+  // For a request about to be issued at t: starts measuring once the ramp is over and says
+  // what the request is. kStop means the window is over (runtime reached: stopped_by_time();
+  // or io_bytes issued); it stays over for every later t.
+  [[gnu::always_inline]] Admit Open(uint64_t t) {
+    if (!measuring_) {
+      if (t >= ramp_end_ns_) {
+        Begin(ramp_end_ns_);
+      } else if (window_.ramp_bytes && ramp_issued_bytes_ >= window_.ramp_bytes) {
+        Begin(t);
+      } else {
+        return Admit::kRamp;
+      }
+    }
+    if (t >= end_ns_) {
+      stopped_by_time_ = true;
+      return Admit::kStop;
+    }
+    return measured_issued_bytes_ >= io_limit_ ? Admit::kStop : Admit::kMeasure;
+  }
+  // Counts the bytes of a request Open() admitted (kRamp or kMeasure).
+  [[gnu::always_inline]] void Issued(uint32_t bytes, bool measured) {
+    (measured ? measured_issued_bytes_ : ramp_issued_bytes_) += bytes;
+  }
+
+  // A measured request issued at issue_ns completed at t_ns (t_ns >= the measured start).
+  [[gnu::always_inline]] void Record(Direction dir, uint64_t offset, uint32_t bytes,
+                                     uint64_t issue_ns, uint64_t t_ns) {
+    const uint64_t lat = t_ns > issue_ns ? t_ns - issue_ns : 0;
+    const auto d = static_cast<size_t>(dir);
+    DirectionStats& ds = dirs_[d];
+    ++ds.ios;
+    ds.bytes += bytes;
+    ds.latency.Record(lat);
+    if (t_ns > last_completion_ns_) last_completion_ns_ = t_ns;
+    if (interval_ns_) {
+      AdvanceTo(t_ns);
+      IntervalSample::Dir& id = cur_.dirs[d];
+      ++id.ios;
+      id.bytes += bytes;
+      id.lat_sum_ns += lat;
+      if (lat > id.lat_max_ns) id.lat_max_ns = lat;
+    }
+    if (io_log_sink_) {
+      io_log_.push_back(IoRecord{issue_ns - measure_start_ns_, offset, lat, bytes, dir});
+      if (io_log_.size() == kIoLogBatch) FlushIoLog();
+    }
+  }
+
+  // Closes the intervals that end before t (a backend that waits idle calls this so that the
+  // series keeps time without completions).
+  void AdvanceTo(uint64_t t) {
+    if (!measuring_ || !interval_ns_ || t <= measure_start_ns_) return;
+    const uint64_t index = (t - measure_start_ns_ - 1) / interval_ns_;
+    if (index != cur_index_) CloseIntervalsBefore(index);
+  }
+
+  // Ends the phase at end_ns: the measured length is end_ns - the measured start, the last
+  // (partial) interval closes there, and the I/O log is flushed. Call once.
+  void Finish(uint64_t end_ns) {
+    FlushIoLog();
+    if (!measuring_) return;
+    measured_ns_ = end_ns > measure_start_ns_ ? end_ns - measure_start_ns_ : 0;
+    if (!interval_ns_ || !measured_ns_) return;
+    CloseIntervalsBefore((measured_ns_ - 1) / interval_ns_);
+    cur_.t_begin_ns = cur_index_ * interval_ns_;
+    cur_.t_end_ns = measured_ns_;
+    Emit();
+  }
+
+  // Moves the counts, histograms, series and measured length into `r`.
+  void MoveInto(PhaseResult& r) {
+    for (size_t d = 0; d < dirs_.size(); ++d) r.dirs[d] = std::move(dirs_[d]);
+    r.intervals = std::move(intervals_);
+    r.measured_ns = measured_ns_;
+  }
+
+  // Jobs run side by side, each with its own recorder (each Finish()ed): counts and histograms
+  // add up bucket by bucket, interval i of every job (relative to its own measured start)
+  // merges into interval i, and the measured length runs from the earliest measured start to
+  // the latest measured completion.
+  static void MergeJobs(const std::vector<const PhaseRecorder*>& jobs, PhaseResult& r) {
+    uint64_t start = kNever, end = 0;
+    size_t n = 0;
+    for (const PhaseRecorder* j : jobs) {
+      for (size_t d = 0; d < r.dirs.size(); ++d) r.dirs[d].Merge(j->dirs_[d]);
+      if (j->measuring_) start = std::min(start, j->measure_start_ns_);
+      end = std::max(end, j->last_completion_ns_);
+      n = std::max(n, j->intervals_.size());
+    }
+    r.measured_ns = end > start && start != kNever ? end - start : 0;
+    r.intervals.assign(n, IntervalSample{});
+    for (size_t i = 0; i < n; ++i) {
+      for (const PhaseRecorder* j : jobs) {
+        if (i < j->intervals_.size()) MergeInterval(r.intervals[i], j->intervals_[i]);
+      }
+    }
+  }
+  // Adds interval `s` of one job to `into` (the same interval of other jobs): counts add, the
+  // span is the longest.
+  static void MergeInterval(IntervalSample& into, const IntervalSample& s) {
+    if (into.t_end_ns == 0) into.t_begin_ns = s.t_begin_ns;
+    into.Merge(s);
+    into.t_end_ns = std::max(into.t_end_ns, s.t_end_ns);
+  }
+
+  bool measuring() const { return measuring_; }
+  bool stopped_by_time() const { return stopped_by_time_; }
+  uint64_t measure_start_ns() const { return measuring_ ? measure_start_ns_ : kNever; }
+  uint64_t end_ns() const { return end_ns_; }  // kNever without a runtime or before measuring
+  uint64_t last_completion_ns() const { return last_completion_ns_; }  // 0: none measured
+  uint64_t measured_ns() const { return measured_ns_; }                // after Finish()
+  const std::vector<IntervalSample>& intervals() const { return intervals_; }
+
+ private:
+  void Begin(uint64_t t) {
+    measuring_ = true;
+    measure_start_ns_ = t;
+    if (window_.runtime_ns) end_ns_ = t + window_.runtime_ns;
+  }
+  void CloseIntervalsBefore(uint64_t index) {
+    while (cur_index_ < index) {
+      cur_.t_begin_ns = cur_index_ * interval_ns_;
+      cur_.t_end_ns = (cur_index_ + 1) * interval_ns_;
+      Emit();
+      ++cur_index_;
+    }
+  }
+  void Emit() {
+    intervals_.push_back(cur_);
+    if (on_interval_) on_interval_(cur_);
+    cur_ = IntervalSample{};
+  }
+  void FlushIoLog() {
+    if (io_log_sink_ && !io_log_.empty()) io_log_sink_->Write(io_log_.data(), io_log_.size());
+    io_log_.clear();
+  }
+
+  const PhaseWindow window_;
+  const uint64_t interval_ns_;
+  IoLogSink* const io_log_sink_;
+  const std::function<void(const IntervalSample&)> on_interval_;
+  const uint64_t ramp_end_ns_;
+  const uint64_t io_limit_;
+
+  bool measuring_ = false;
+  bool stopped_by_time_ = false;
+  uint64_t measure_start_ns_ = 0;
+  uint64_t end_ns_ = kNever;
+  uint64_t ramp_issued_bytes_ = 0;
+  uint64_t measured_issued_bytes_ = 0;
+  uint64_t last_completion_ns_ = 0;
+  uint64_t measured_ns_ = 0;
+
+  std::array<DirectionStats, 3> dirs_;
+  std::vector<IntervalSample> intervals_;
+  IntervalSample cur_;
+  uint64_t cur_index_ = 0;
+  std::vector<IoRecord> io_log_;
+};
+
+}  // namespace ssdlab

@@ -1,0 +1,138 @@
+#include "backend/phase_recorder.h"
+
+#include <gtest/gtest.h>
+
+namespace ssdlab {
+namespace {
+
+using Admit = PhaseRecorder::Admit;
+
+class VectorSink : public IoLogSink {
+ public:
+  void Write(const IoRecord* records, size_t count) override {
+    batches.push_back(count);
+    all.insert(all.end(), records, records + count);
+  }
+  std::vector<size_t> batches;
+  std::vector<IoRecord> all;
+};
+
+TEST(PhaseRecorder, NoRampMeasuresFromTheStart) {
+  PhaseRecorder rec(1000, PhaseWindow{}, 0);
+  EXPECT_TRUE(rec.measuring());
+  EXPECT_EQ(rec.measure_start_ns(), 1000u);
+  EXPECT_EQ(rec.Open(1000), Admit::kMeasure);
+  EXPECT_EQ(rec.end_ns(), PhaseRecorder::kNever);
+}
+
+TEST(PhaseRecorder, TimedRampStartsAtItsEndAndTheWindowEndsAfterTheRuntime) {
+  PhaseRecorder rec(1000, PhaseWindow{.ramp_ns = 500, .runtime_ns = 2000}, 0);
+  EXPECT_FALSE(rec.measuring());
+  EXPECT_EQ(rec.Open(1200), Admit::kRamp);
+  // The first request offered after the ramp's end starts the window at the ramp's end.
+  EXPECT_EQ(rec.Open(1700), Admit::kMeasure);
+  EXPECT_EQ(rec.measure_start_ns(), 1500u);
+  EXPECT_EQ(rec.end_ns(), 3500u);
+  EXPECT_EQ(rec.Open(3499), Admit::kMeasure);
+  EXPECT_FALSE(rec.stopped_by_time());
+  EXPECT_EQ(rec.Open(3500), Admit::kStop);
+  EXPECT_TRUE(rec.stopped_by_time());
+}
+
+TEST(PhaseRecorder, RampByBytesEndsAfterTheRequestThatCrossesIt) {
+  PhaseRecorder rec(0, PhaseWindow{.ramp_bytes = 8192, .io_bytes = 8192}, 0);
+  EXPECT_EQ(rec.Open(10), Admit::kRamp);
+  rec.Issued(4096, false);
+  EXPECT_EQ(rec.Open(20), Admit::kRamp);
+  rec.Issued(4096, false);  // 8 KiB issued: the ramp is over, for the next request
+  EXPECT_EQ(rec.Open(30), Admit::kMeasure);
+  EXPECT_EQ(rec.measure_start_ns(), 30u);
+  rec.Issued(4096, true);
+  EXPECT_EQ(rec.Open(40), Admit::kMeasure);
+  rec.Issued(4096, true);
+  EXPECT_EQ(rec.Open(50), Admit::kStop);  // io_bytes issued, not by time
+  EXPECT_FALSE(rec.stopped_by_time());
+}
+
+TEST(PhaseRecorder, CountsAndIntervalsFollowCompletionTimes) {
+  std::vector<IntervalSample> seen;
+  PhaseRecorder rec(100, PhaseWindow{}, 1000, nullptr,
+                    [&](const IntervalSample& s) { seen.push_back(s); });
+  rec.Record(Direction::kRead, 0, 4096, 100, 600);     // interval 0, latency 500
+  rec.Record(Direction::kRead, 0, 4096, 900, 1100);    // t = 1000 after start: still interval 0
+  rec.Record(Direction::kWrite, 0, 8192, 1000, 1300);  // interval 1
+  rec.Record(Direction::kRead, 0, 4096, 3000, 3200);   // interval 3; interval 2 closes empty
+  rec.Finish(3600);
+  PhaseResult r;
+  rec.MoveInto(r);
+  EXPECT_EQ(r.measured_ns, 3500u);
+  EXPECT_EQ(r.dirs[0].ios, 3u);
+  EXPECT_EQ(r.dirs[0].bytes, 3u * 4096);
+  EXPECT_EQ(r.dirs[0].latency.max(), 500u);
+  EXPECT_EQ(r.dirs[1].ios, 1u);
+  ASSERT_EQ(r.intervals.size(), 4u);
+  EXPECT_EQ(r.intervals[0].dirs[0].ios, 2u);
+  EXPECT_EQ(r.intervals[0].dirs[0].lat_sum_ns, 700u);
+  EXPECT_EQ(r.intervals[0].dirs[0].lat_max_ns, 500u);
+  EXPECT_EQ(r.intervals[1].dirs[1].bytes, 8192u);
+  EXPECT_EQ(r.intervals[2].dirs[0].ios + r.intervals[2].dirs[1].ios, 0u);
+  EXPECT_EQ(r.intervals[3].t_begin_ns, 3000u);
+  EXPECT_EQ(r.intervals[3].t_end_ns, 3500u);  // the partial last interval ends with the phase
+  EXPECT_EQ(seen.size(), 4u);
+}
+
+TEST(PhaseRecorder, AdvanceToClosesIntervalsWithoutCompletions) {
+  PhaseRecorder rec(0, PhaseWindow{}, 100);
+  rec.AdvanceTo(100);
+  EXPECT_TRUE(rec.intervals().empty());  // (0, 100] is still open at t = 100
+  rec.AdvanceTo(301);
+  ASSERT_EQ(rec.intervals().size(), 3u);
+  EXPECT_EQ(rec.intervals()[2].t_end_ns, 300u);
+}
+
+TEST(PhaseRecorder, NothingMeasuredGivesNoLengthAndNoSeries) {
+  PhaseRecorder rec(0, PhaseWindow{.ramp_ns = 1000}, 100);
+  EXPECT_EQ(rec.Open(10), Admit::kRamp);
+  rec.Finish(500);
+  EXPECT_EQ(rec.measured_ns(), 0u);
+  EXPECT_TRUE(rec.intervals().empty());
+}
+
+TEST(PhaseRecorder, IoLogIsRelativeToTheMeasuredStartAndFlushedOnFinish) {
+  VectorSink sink;
+  PhaseRecorder rec(0, PhaseWindow{.ramp_ns = 50}, 0, &sink);
+  EXPECT_EQ(rec.Open(60), Admit::kMeasure);
+  for (uint64_t i = 0; i < PhaseRecorder::kIoLogBatch + 3; ++i)
+    rec.Record(Direction::kWrite, i * 4096, 4096, 60 + i, 70 + i);
+  ASSERT_EQ(sink.batches.size(), 1u);
+  rec.Finish(10000);
+  ASSERT_EQ(sink.batches.size(), 2u);
+  EXPECT_EQ(sink.batches[1], 3u);
+  EXPECT_EQ(sink.all.front().start_ns, 10u);
+  EXPECT_EQ(sink.all.front().latency_ns, 10u);
+  EXPECT_EQ(sink.all.back().offset, (PhaseRecorder::kIoLogBatch + 2) * 4096);
+}
+
+TEST(PhaseRecorder, MergeJobsAddsHistogramsAndSeriesByIndex) {
+  PhaseRecorder a(0, PhaseWindow{}, 100), b(20, PhaseWindow{}, 100);
+  a.Record(Direction::kRead, 0, 4096, 0, 50);
+  a.Record(Direction::kRead, 0, 4096, 100, 150);
+  b.Record(Direction::kRead, 0, 4096, 20, 90);  // b's interval 0 is (20, 120]
+  a.Finish(150);
+  b.Finish(90);
+  PhaseResult r;
+  PhaseRecorder::MergeJobs({&a, &b}, r);
+  EXPECT_EQ(r.dirs[0].ios, 3u);
+  EXPECT_EQ(r.dirs[0].latency.count(), 3u);
+  EXPECT_EQ(r.dirs[0].latency.max(), 70u);
+  EXPECT_EQ(r.measured_ns, 150u);  // from a's start at 0 to a's last completion at 150
+  ASSERT_EQ(r.intervals.size(), 2u);
+  EXPECT_EQ(r.intervals[0].dirs[0].ios, 2u);
+  EXPECT_EQ(r.intervals[0].t_end_ns, 100u);
+  EXPECT_EQ(r.intervals[1].dirs[0].ios, 1u);
+  EXPECT_EQ(r.intervals[1].t_begin_ns, 100u);
+  EXPECT_EQ(r.intervals[1].t_end_ns, 150u);
+}
+
+}  // namespace
+}  // namespace ssdlab
