@@ -3,8 +3,9 @@
 // OMPI_COMM_WORLD_SIZE, or PMIX_RANK/PMI_SIZE of another launcher); otherwise nothing here
 // touches MPI and ssdlab behaves as a single process.
 //
-// Collectives here wait by polling with short sleeps (not Open MPI's busy wait), so a rank that
-// finished early does not take a CPU from the ranks still measuring.
+// Gathers wait by polling with short sleeps (not Open MPI's busy wait), so a rank that finished
+// early does not take a CPU from the ranks still measuring; the start barrier spins, so that
+// the ranks leave it together.
 //
 // Not thread-safe: call from the main thread only.
 #pragma once
@@ -29,6 +30,7 @@ class MpiWorld {
   int size() const { return size_; }
   const std::string& host() const { return host_; }
 
+  // Blocking and spinning: for starts, where the ranks arrive nearly together.
   void Barrier();
   // Every rank's string, in rank order, at rank 0; empty on the other ranks.
   std::vector<std::string> Gather(const std::string& mine);
