@@ -44,7 +44,7 @@ trap 'rm -f "$file" "$dir"/mpi_clients.*.json "$out"' EXIT
 "$ssdlab" run --target "$file" --size "$size" --rw write --bs 1MiB --qd 4 --io-size 1x \
   "${extra[@]}" >/dev/null
 common=(--target "$file" --rw "$rw" --bs 4KiB --qd "$qd" --runtime "$time" "${extra[@]}")
-iops() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(d[k]["iops"] for k in ("read","write","trim") if k in d))' "$1"; }
+iops() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(d["results"][k]["iops"] for k in ("read","write","trim") if k in d["results"]))' "$1"; }
 ratios=()
 for ((i = 1; i <= rounds; i++)); do
   mpirun --allow-run-as-root --oversubscribe -n 2 "$ssdlab" run --mpi "${common[@]}" \

@@ -37,8 +37,9 @@ Proc RunMpi(int n, const std::vector<std::string>& args) {
 std::map<std::string, std::map<uint64_t, uint64_t>> SumOfClients(const json& mpi) {
   std::map<std::string, std::map<uint64_t, uint64_t>> sum;
   for (const json& c : mpi["clients"])
-    for (auto& [dir, buckets] : c["latency_buckets"].items())
-      for (const json& b : buckets) sum[dir][b[0].get<uint64_t>()] += b[1].get<uint64_t>();
+    for (auto& [dir, r] : c["results"].items())
+      if (dir != "total" && r["ios"].get<uint64_t>())
+        for (const json& b : r["histogram"]) sum[dir][b[0].get<uint64_t>()] += b[1].get<uint64_t>();
   return sum;
 }
 
@@ -63,17 +64,24 @@ TEST(LabE2E, MultiClientMergedHistogramIsTheBucketSumOfTheRanks) {
   // The aggregate histogram is exactly the sum of the ranks' buckets; counts add up.
   auto sum = SumOfClients(mpi);
   ASSERT_EQ(sum.size(), 2u) << "reads and writes";
-  for (auto& [dir, buckets] : mpi["aggregate_latency_buckets"].items()) {
+  for (auto& [dir, buckets] : sum) {
     std::map<uint64_t, uint64_t> got;
-    for (const json& b : buckets) got[b[0].get<uint64_t>()] = b[1].get<uint64_t>();
+    for (const json& b : doc["results"][dir]["histogram"])
+      got[b[0].get<uint64_t>()] = b[1].get<uint64_t>();
     EXPECT_EQ(got, sum[dir]) << dir;
     uint64_t ios = 0;
     for (auto [low, n] : got) ios += n;
-    EXPECT_EQ(ios, c0[dir]["ios"].get<uint64_t>() + c1[dir]["ios"].get<uint64_t>()) << dir;
-    EXPECT_EQ(doc[dir]["ios"].get<uint64_t>(), ios) << dir;
+    EXPECT_EQ(ios,
+              c0["results"][dir]["ios"].get<uint64_t>() + c1["results"][dir]["ios"].get<uint64_t>())
+        << dir;
+    EXPECT_EQ(doc["results"][dir]["ios"].get<uint64_t>(), ios) << dir;
   }
   // The aggregate time series is the ranks' series summed interval by interval.
-  ASSERT_FALSE(doc["series"].empty());
+  ASSERT_EQ(doc["intervals"].size(), c0["intervals"].size());
+  for (size_t i = 0; i < doc["intervals"].size(); ++i)
+    EXPECT_EQ(doc["intervals"][i]["read"]["ios"].get<uint64_t>(),
+              c0["intervals"][i]["read"]["ios"].get<uint64_t>() +
+                  c1["intervals"][i]["read"]["ios"].get<uint64_t>());
 }
 
 TEST(LabE2E, WithoutMpirunTheLabFlagsSayHowToStartThem) {

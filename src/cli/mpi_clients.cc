@@ -45,14 +45,6 @@ Status MpiClients::StartTogether(const Status& ready) {
   return Status::Ok();
 }
 
-json BucketsJson(const PhaseResult& r) {
-  json j = json::object();
-  for (int d = 0; d < kDirections; ++d)
-    if (r.dirs[d].ios)
-      j[DirectionName(static_cast<Direction>(d))] = r.dirs[d].latency.NonEmptyBuckets();
-  return j;
-}
-
 Result<std::optional<MpiClients::Merged>> MpiClients::Gather(const Result<PhaseResult>& mine,
                                                              const json& about) {
   json wire = about;
@@ -85,7 +77,6 @@ Result<std::optional<MpiClients::Merged>> MpiClients::Gather(const Result<PhaseR
     if (!r.ok()) return r.status().WithContext("rank " + std::to_string(c["rank"].get<int>()));
     c.erase("result");
     c.update(PhaseJson(r.value()));
-    c["latency_buckets"] = BucketsJson(r.value());
     results.push_back(std::move(r.value()));
     clients.push_back(c);
   }
@@ -94,7 +85,6 @@ Result<std::optional<MpiClients::Merged>> MpiClients::Gather(const Result<PhaseR
   m.aggregate = MergeClientPhases(results);
   m.mpi = {{"ranks", size()},
            {"start_skew_ns", static_cast<uint64_t>((last - first) * 1e9)},
-           {"aggregate_latency_buckets", BucketsJson(m.aggregate)},
            {"clients", clients}};
   return std::optional<Merged>(std::move(m));
 }

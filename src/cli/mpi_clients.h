@@ -1,8 +1,8 @@
 // `ssdlab run --mpi`: many ranks (clients) load one target (or each its own, with %r/%h in
 // --target) at once. Each rank opens its target, all start the phase together at a barrier,
 // and rank 0 gathers the ranks' full results, merges them exactly (lab/merge.h) and writes one
-// document: the aggregate as the usual run JSON plus `mpi` (ranks, start skew, per-rank
-// results with their histograms' buckets).
+// document: the aggregate as the usual run JSON plus `mpi` (ranks, start skew, and each
+// rank's own results, histograms included, in the same shape).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -51,8 +51,5 @@ class MpiClients {
   bool started_ = false;
   double start_unix_s_ = 0;
 };
-
-// The histogram's non-empty buckets per direction, {"read": [[low_ns, count], ...], ...}.
-nlohmann::json BucketsJson(const PhaseResult& r);
 
 }  // namespace ssdlab
