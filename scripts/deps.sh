@@ -8,7 +8,7 @@ pkgs=(
   liburing-dev libaio-dev libblkid-dev libxxhash-dev libzstd-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libsqlite3-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev
   fio python3 python3-jsonschema e2fsprogs util-linux chromium
-  sysbench mariadb-server postgresql
+  sysbench mariadb-server postgresql libpq-dev libopenmpi-dev openmpi-bin
   zlib1g-dev libzstd-dev zstd blktrace
 )
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)

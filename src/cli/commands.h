@@ -32,9 +32,13 @@ void AddAppCommand(CLI::App& app, int* exit_code);
 // `replay` (cli/replay_cmd.cc) and `trace stats|capture` (cli/trace_cmd.cc): block traces.
 void AddReplayCommand(CLI::App& app, int* exit_code);
 void AddTraceCommand(CLI::App& app, int* exit_code);
+// `db copy`: runs between results stores (cli/db_cmd.cc).
+void AddDbCommand(CLI::App& app, int* exit_code);
 
 // Prints "ssdlab: error: <message>" to stderr.
 void PrintError(const std::string& message);
+// The last message PrintError printed ("" when none): a fleet rank's reason for failing.
+const std::string& LastError();
 // The exit status for a failed Status: bad input, refusals, missing things and unsupported
 // requests are kExitUsage; interruption kExitInterrupted; the rest kExitFailed.
 int ExitCodeFor(const Status& status);

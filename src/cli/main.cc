@@ -16,9 +16,19 @@ std::atomic<bool>& StopFlag() {
   return flag;
 }
 
+namespace {
+std::string& LastErrorSlot() {
+  static std::string last;
+  return last;
+}
+}  // namespace
+
 void PrintError(const std::string& message) {
+  LastErrorSlot() = message;
   std::cerr << "ssdlab: error: " << message << std::endl;
 }
+
+const std::string& LastError() { return LastErrorSlot(); }
 
 int ExitCodeFor(const Status& s) {
   switch (s.code()) {
@@ -76,6 +86,7 @@ int main(int argc, char** argv) {
   AddReportCommands(app, &exit_code);
   AddReplayCommand(app, &exit_code);
   AddTraceCommand(app, &exit_code);
+  AddDbCommand(app, &exit_code);
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
   sigemptyset(&sa.sa_mask);

@@ -13,6 +13,7 @@
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/fleet.h"
 #include "cli/output.h"
 #include "cli/suite_cli.h"
 #include "cli/targets.h"
@@ -35,6 +36,8 @@ struct PtsArgs {
   std::string layout, chunk;
   bool destructive = false;
   std::vector<std::string> given;  // long names of the options on the command line
+  std::string target_map;          // a fleet run (cli/fleet.h)
+  std::string fleet;               // the fleet this run belongs to ("" alone)
 };
 
 std::vector<std::string> SplitList(const std::string& s) {
@@ -432,6 +435,9 @@ int RunPtsCommand(PtsArgs a) {
     }
     run.id = id.value();
     run.name = a.run;
+    if (!a.fleet.empty()) {
+      if (Status s = (*store)->SetRunFleet(run.id, a.fleet); !s.ok()) return Fail(s);
+    }
     auto locked = (*store)->LockRun(run.id, run.name);
     if (!locked.ok()) {
       return Fail(locked.status());
@@ -488,9 +494,30 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
   cmd->add_option("--temp-interval", a->temp_interval,
                   "Temperature sampling interval (1s; 0: only before and after each test)");
   AddOptionDefs(cmd, PtsOptionDefs(), a->options);
+  cmd->add_option("--target-map", a->target_map,
+                  "Fleet run under mpirun: file of 'RANK TARGET' lines, one drive per rank "
+                  "(or %r and %h in --target)");
   cmd->callback([a, exit_code, cmd] {
     a->given = GivenOptions(cmd);
-    *exit_code = RunPtsCommand(*a);
+    FleetOptions f{a->db, a->targets.size() == 1 ? a->targets[0] : "", a->target_map, a->run,
+                   a->resume};
+    if (!IsFleetRun(f)) {
+      if (!a->target_map.empty()) {
+        *exit_code = Fail(Status::Invalid("--target-map: a fleet run is started by mpirun"));
+        return;
+      }
+      *exit_code = RunPtsCommand(*a);
+      return;
+    }
+    *exit_code = RunFleet(f, [&](const FleetRank& me) {
+      PtsArgs mine = *a;
+      mine.targets = {me.target};
+      mine.fleet = me.fleet;
+      mine.run = me.resume ? "" : me.run;
+      mine.resume = me.resume ? me.run : "";
+      mine.progress = "none";  // rank 0 prints the fleet's table
+      return RunPtsCommand(mine);
+    });
   });
 
   auto db = std::make_shared<std::string>();

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/lat_log.h"
+#include "cli/mpi_clients.h"
 #include "cli/output.h"
 #include "cli/targets.h"
 #include "device/device_backend.h"
@@ -38,6 +39,7 @@ struct RunArgs {
   std::string json;
   std::string lat_log;
   std::string temp_interval = "1s";
+  bool mpi = false, range_per_rank = false;  // --mpi: a client of a multi-client load
   std::vector<std::string> argv;
 };
 
@@ -132,7 +134,10 @@ void PrintProgress(const IntervalSample& s) {
   std::cerr << line << "\x1b[K" << std::flush;
 }
 
-int Run(RunArgs a) {
+// One client's run; with `mpi`, one rank of a multi-client load (cli/mpi_clients.h): only
+// rank 0 prints and writes the JSON, of the merged result.
+int RunClient(RunArgs a, MpiClients* mpi) {
+  if (mpi) mpi->ExpandTargets(a.targets);
   auto target = ComposeTarget(a.targets, a.layout, a.chunk);
   if (!target.ok()) {
     return Fail(target.status());
@@ -195,6 +200,9 @@ int Run(RunArgs a) {
   if (!spec.ok()) {
     return Fail(spec.status());
   }
+  if (mpi) {
+    if (Status s = mpi->ShareWorkload(spec.value(), a.range_per_rank); !s.ok()) return Fail(s);
+  }
   std::unique_ptr<CsvIoLog> lat_log;
   if (!a.lat_log.empty()) {
     auto l = CsvIoLog::Open(a.lat_log);
@@ -244,6 +252,13 @@ int Run(RunArgs a) {
     prefill_notes.push_back("--prefill wrote the range once sequentially (" +
                             FormatBytes(fill.io_bytes) + ", not measured)");
   }
+  if (mpi) {
+    if (tty) control.on_interval = nullptr;  // one status line per terminal, not per rank
+    if (Status s = mpi->StartTogether(Status::Ok()); !s.ok()) {
+      if (Status cs = (*backend)->Close(); !cs.ok()) PrintError(cs.message());
+      return Fail(s);
+    }
+  }
   double start = UnixTimeS();
   auto result = (*backend)->RunPhase(spec.value(), control);
   if (result.ok())
@@ -254,11 +269,25 @@ int Run(RunArgs a) {
   // The command is done with the target: a simulated drive with state= saves it (also after
   // Ctrl-C, which ends the phase cleanly).
   Status closed = (*backend)->Close();
+  std::optional<MpiClients::Merged> merged;
+  if (mpi) {
+    nlohmann::json about = {{"target", a.target},
+                            {"range_begin_bytes", spec->range_begin_bytes},
+                            {"range_end_bytes", spec->range_end_bytes},
+                            {"seed", spec->seed}};
+    auto gathered = mpi->Gather(result, about);
+    if (!gathered.ok()) return Fail(gathered.status());
+    if (mpi->rank() != 0) {  // rank 0 reports for all
+      if (!result.ok()) return ExitCodeFor(result.status());
+      return PhaseExitCode(result.value(), closed.ok() ? kExitOk : kExitFailed);
+    }
+    merged = std::move(gathered.value());
+  }
   if (!result.ok()) {
     if (!closed.ok()) PrintError(closed.message());
     return Fail(result.status());
   }
-  const PhaseResult& r = result.value();
+  const PhaseResult& r = merged ? merged->aggregate : result.value();
 
   int code = kExitOk;
   if (!closed.ok()) {
@@ -286,6 +315,10 @@ int Run(RunArgs a) {
   doc["context"] = ctx;
   doc.update(PhaseJson(r));
   doc["health"] = health_json;
+  if (merged) {
+    doc["mpi"] = merged->mpi;
+    doc["mpi"]["range_per_rank"] = a.range_per_rank;
+  }
 
   std::ostream& human = a.json == "-" || a.lat_log == "-" ? std::cerr : std::cout;
   human << fmt::format(
@@ -293,6 +326,9 @@ int Run(RunArgs a) {
       (*backend)->info().kind, FormatBytes((*backend)->info().size_bytes),
       IsSimTarget(a.target) ? "sim" : a.engine, static_cast<double>(r.measured_ns) / 1e9,
       r.interrupted ? " (INTERRUPTED)" : "");
+  if (merged)
+    human << fmt::format("{} clients (MPI ranks), start skew {}; the figures below are their sum\n",
+                         mpi->size(), FormatNs(merged->mpi["start_skew_ns"].get<double>()));
   human << SummaryTable(r);
   for (const auto& n : r.notes) human << "note: " << n << "\n";
   const nlohmann::json& temp = health_json["temperature"];
@@ -312,6 +348,19 @@ int Run(RunArgs a) {
     }
   }
   return PhaseExitCode(r, code);
+}
+
+int Run(const RunArgs& a) {
+  if (!a.mpi) {
+    if (a.range_per_rank) return Fail(Status::Invalid("--range-per-rank needs --mpi"));
+    return RunClient(a, nullptr);
+  }
+  auto mpi = MpiClients::Start();
+  if (!mpi.ok()) return Fail(mpi.status());
+  int code = RunClient(a, &mpi.value());
+  // A rank that failed before the start tells the others, which wait for it at the start.
+  if (!mpi->started()) mpi->StartTogether(Status::Io("failed before the start")).ok();
+  return code;
 }
 
 }  // namespace
@@ -373,6 +422,12 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--temp-interval", a->temp_interval,
                   "Temperature sampling interval (0: only before and after)")
       ->capture_default_str();
+  cmd->add_flag("--mpi", a->mpi,
+                "One client of a multi-client load started by mpirun: all ranks start together, "
+                "rank 0 writes the merged result (%r and %h in --target: rank and host)");
+  cmd->add_flag("--range-per-rank", a->range_per_rank,
+                "With --mpi: each rank loads its own slice of the range (default: the whole "
+                "range, with the seed offset by the rank)");
   cmd->callback([a, exit_code, &app] {
     a->argv.clear();
     *exit_code = Run(*a);

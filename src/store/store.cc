@@ -1,5 +1,3 @@
-#include "store/store.h"
-
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -11,6 +9,9 @@
 #include <ctime>
 #include <filesystem>
 
+#include "store/pg_store.h"
+#include "store/schema.h"
+#include "store/sqlite_store.h"
 #include "workload/spec.h"
 
 namespace ssdlab {
@@ -98,15 +99,6 @@ Status EachRow(sqlite3* db, Stmt& q, const std::string& what, F row) {
   return Status::Ok();
 }
 
-std::string NowIso() {
-  time_t t = time(nullptr);
-  tm g;
-  gmtime_r(&t, &g);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &g);
-  return buf;
-}
-
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs(
@@ -143,7 +135,7 @@ CREATE TABLE IF NOT EXISTS series(
 
 }  // namespace
 
-Result<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode) {
+Result<std::unique_ptr<Store>> SqliteStore::Open(const std::string& path, Mode mode) {
   const std::string where = "--db " + path;
   struct stat st;
   const bool exists = stat(path.c_str(), &st) == 0;
@@ -182,7 +174,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode) {
     return Status::Invalid(where + ": cannot open: " + msg);
   }
   int fd = open(path.c_str(), (writes ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-  std::unique_ptr<Store> s(new Store(db, path));
+  std::unique_ptr<SqliteStore> s(new SqliteStore(db, path));
   s->lock_fd_ = fd;
   sqlite3_busy_timeout(db, 5000);
   // Is this an ssdlab database, an empty file, or something else?
@@ -215,22 +207,43 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode) {
       return Status::Invalid(where +
                              " is an SQLite database of another program; refusing to use it");
     auto v = std::strtol(version.c_str(), nullptr, 10);
-    if (v > kStoreSchemaVersion) {
-      return Status::Invalid(where + " has schema version " + version +
-                             ", newer than this ssdlab's " + std::to_string(kStoreSchemaVersion) +
-                             "; use a newer ssdlab");
-    }
+    if (v > kStoreSchemaVersion) return Status::Invalid(NewerSchema(where, static_cast<int>(v)));
+    s->schema_version_ = static_cast<int>(v);
   }
-  if (!writes) return s;
+  if (!writes) return std::unique_ptr<Store>(std::move(s));
   SSDLAB_RETURN_IF_ERROR(
       s->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
           .WithContext(where));
-  SSDLAB_RETURN_IF_ERROR(s->Exec(kSchema).WithContext(where));
-  SSDLAB_RETURN_IF_ERROR(s->Exec("INSERT OR IGNORE INTO meta VALUES('app','ssdlab'); INSERT OR "
-                                 "IGNORE INTO meta VALUES('schema_version','" +
-                                 std::to_string(kStoreSchemaVersion) + "');")
-                             .WithContext(where));
-  return s;
+  SSDLAB_RETURN_IF_ERROR(s->Migrate().WithContext(where));
+  return std::unique_ptr<Store>(std::move(s));
+}
+
+Status SqliteStore::Migrate() {
+  // One writer at a time: a concurrent opener waits (busy timeout), then sees the new version.
+  SSDLAB_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+  auto fail = [&](Status st) {
+    Exec("ROLLBACK").ok();
+    return st;
+  };
+  if (Status st = Exec(kSchema); !st.ok()) return fail(st);
+  if (Status st = Exec("INSERT OR IGNORE INTO meta VALUES('app','ssdlab'); INSERT OR IGNORE INTO "
+                       "meta VALUES('schema_version','1');");
+      !st.ok())
+    return fail(st);
+  Stmt v(db_, "SELECT value FROM meta WHERE key='schema_version'");
+  if (v.Step() != SQLITE_ROW) return fail(Status::Io("database: no schema version"));
+  int version = static_cast<int>(std::strtol(v.Text(0).c_str(), nullptr, 10));
+  for (const SchemaMigration& m : kMigrations) {
+    if (m.version <= version) continue;
+    if (Status st = Exec(m.sqlite); !st.ok()) return fail(st);
+    version = m.version;
+  }
+  if (Status st = Exec("UPDATE meta SET value='" + std::to_string(version) +
+                       "' WHERE key='schema_version'");
+      !st.ok())
+    return fail(st);
+  schema_version_ = version;
+  return Exec("COMMIT");
 }
 
 namespace {
@@ -247,32 +260,25 @@ bool SetOfdLock(int fd, int64_t run_id, short type) {
 }
 }  // namespace
 
-RunLock::~RunLock() {
-  // Unlock without closing: closing a descriptor of the database would drop SQLite's own
-  // (process-wide POSIX) locks on it.
-  if (fd_ >= 0) SetOfdLock(fd_, lock_id_, F_UNLCK);
-}
-
-Result<RunLock> Store::LockRun(int64_t run_id, const std::string& run_name) {
+Result<RunLock> SqliteStore::LockRun(int64_t run_id, const std::string& run_name) {
   if (lock_fd_ < 0)
     return Status::Io("--db " + path_ + ": cannot open it to lock run '" + run_name + "'");
   if (!SetOfdLock(lock_fd_, run_id, F_WRLCK)) {
-    if (errno == EAGAIN || errno == EACCES)
-      return Status::Refused(
-          "run '" + run_name +
-          "' is being written by another ssdlab process; wait for it to end or stop it first");
+    if (errno == EAGAIN || errno == EACCES) return Status::Refused(RunLockedMessage(run_name));
     return Status::Io("--db " + path_ + ": cannot lock run '" + run_name +
                       "': " + std::strerror(errno));
   }
-  return RunLock(lock_fd_, run_id);
+  // Unlock without closing: closing a descriptor of the database would drop SQLite's own
+  // (process-wide POSIX) locks on it.
+  return RunLock([fd = lock_fd_, run_id] { SetOfdLock(fd, run_id, F_UNLCK); });
 }
 
-Store::~Store() {
+SqliteStore::~SqliteStore() {
   sqlite3_close(db_);
   if (lock_fd_ >= 0) close(lock_fd_);
 }
 
-Status Store::Exec(const std::string& sql) {
+Status SqliteStore::Exec(const std::string& sql) {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : "unknown error";
@@ -282,8 +288,9 @@ Status Store::Exec(const std::string& sql) {
   return Status::Ok();
 }
 
-Result<int64_t> Store::CreateRun(const std::string& name, const std::string& kind,
-                                 const json& config, const json& context, const TargetInfo& t) {
+Result<int64_t> SqliteStore::CreateRun(const std::string& name, const std::string& kind,
+                                       const json& config, const json& context,
+                                       const TargetInfo& t) {
   SSDLAB_RETURN_IF_ERROR(Exec("BEGIN"));
   Stmt ins(db_,
            "INSERT INTO runs(name, kind, status, created_at, config, context) VALUES(?,?,?,?,?,?)");
@@ -329,6 +336,7 @@ RunRecord ReadRun(Stmt& q) {
   r.finished_at = q.Text(5);
   r.config = q.Json(6, "config");
   r.context = q.Json(7, "context");
+  r.fleet = q.Text(8);
   if (q.damage().empty() && (!r.config.is_object() || !r.context.is_object()))
     r.damage = "the config or context is not a JSON object";
   else
@@ -337,10 +345,8 @@ RunRecord ReadRun(Stmt& q) {
 }
 }  // namespace
 
-Result<RunRecord> Store::FindRun(const std::string& name) {
-  Stmt q(db_,
-         "SELECT id, name, kind, status, created_at, finished_at, config, context FROM runs WHERE "
-         "name=?");
+Result<RunRecord> SqliteStore::FindRun(const std::string& name) {
+  Stmt q(db_, ("SELECT " + RunColumns() + " FROM runs WHERE name=?").c_str());
   q.Bind(1, name);
   int rc = q.Step();
   if (rc == SQLITE_DONE) return Status::NotFound("no run named '" + name + "' in the database");
@@ -350,11 +356,9 @@ Result<RunRecord> Store::FindRun(const std::string& name) {
   return r;
 }
 
-std::vector<RunRecord> Store::ListRuns() {
+std::vector<RunRecord> SqliteStore::ListRuns() {
   std::vector<RunRecord> out;
-  Stmt q(db_,
-         "SELECT id, name, kind, status, created_at, finished_at, config, context FROM runs ORDER "
-         "BY id");
+  Stmt q(db_, ("SELECT " + RunColumns() + " FROM runs ORDER BY id").c_str());
   int rc;
   while ((rc = q.Step()) == SQLITE_ROW) out.push_back(ReadRun(q));
   if (rc != SQLITE_DONE) {
@@ -366,13 +370,25 @@ std::vector<RunRecord> Store::ListRuns() {
   return out;
 }
 
-Status Store::SetRunStatus(int64_t run_id, const std::string& status) {
+Status SqliteStore::SetRunStatus(int64_t run_id, const std::string& status) {
   Stmt q(db_, "UPDATE runs SET status=?, finished_at=? WHERE id=?");
   q.Bind(1, status).Bind(2, status == "running" ? std::string() : NowIso()).Bind(3, run_id);
   return q.Done("updating the run");
 }
 
-Result<TargetInfo> Store::LoadTarget(int64_t run_id) {
+Status SqliteStore::SetRunFleet(int64_t run_id, const std::string& fleet) {
+  Stmt q(db_, "UPDATE runs SET fleet=? WHERE id=?");
+  q.Bind(1, fleet).Bind(2, run_id);
+  return q.Done("grouping the run under its fleet");
+}
+
+std::string SqliteStore::RunColumns() const {
+  // A read-only open of a version-1 file (not migrated) has no fleet column.
+  return std::string("id, name, kind, status, created_at, finished_at, config, context, ") +
+         (schema_version_ >= 2 ? "fleet" : "''");
+}
+
+Result<TargetInfo> SqliteStore::LoadTarget(int64_t run_id) {
   Stmt q(db_,
          "SELECT path, kind, size_bytes, logical_block_bytes, physical_block_bytes, model, serial, "
          "firmware FROM targets WHERE run_id=?");
@@ -390,8 +406,8 @@ Result<TargetInfo> Store::LoadTarget(int64_t run_id) {
   return t;
 }
 
-Result<int64_t> Store::BeginTest(int64_t run_id, int seq, const std::string& name,
-                                 const json& params) {
+Result<int64_t> SqliteStore::BeginTest(int64_t run_id, int seq, const std::string& name,
+                                       const json& params) {
   Stmt find(db_, "SELECT id FROM tests WHERE run_id=? AND name=?");
   find.Bind(1, run_id).Bind(2, name);
   if (find.Step() == SQLITE_ROW) return find.Int(0);
@@ -405,7 +421,7 @@ Result<int64_t> Store::BeginTest(int64_t run_id, int seq, const std::string& nam
   return sqlite3_last_insert_rowid(db_);
 }
 
-Result<std::vector<TestRecord>> Store::ListTests(int64_t run_id) {
+Result<std::vector<TestRecord>> SqliteStore::ListTests(int64_t run_id) {
   std::vector<TestRecord> out;
   Stmt q(db_,
          "SELECT id, seq, name, status, params, steady_state, results FROM tests WHERE run_id=? "
@@ -425,11 +441,20 @@ Result<std::vector<TestRecord>> Store::ListTests(int64_t run_id) {
   return out;
 }
 
-Result<int64_t> Store::InsertPhase(int64_t test_id, const StoredPhase& p) {
+Result<int64_t> SqliteStore::InsertPhase(int64_t test_id, const StoredPhase& p) {
   const PhaseResult& r = p.result;
   // {"name": ..., "values": [[key, value], ...]}: an array keeps the backend's order.
-  json counters = {{"name", r.counters_name}, {"values", r.counters}};
+  json counters = CountersJson(r);
   json notes = r.notes;
+  // A phase stored again (a round repeated) replaces the old one, its histograms and series.
+  for (const char* table : {"histograms", "series"}) {
+    Stmt del(db_, (std::string("DELETE FROM ") + table +
+                   " WHERE phase_id IN (SELECT id FROM phases WHERE test_id=? AND round=? AND "
+                   "cell=?)")
+                      .c_str());
+    del.Bind(1, test_id).Bind(2, static_cast<int64_t>(p.round)).Bind(3, p.cell);
+    SSDLAB_RETURN_IF_ERROR(del.Done("replacing a phase"));
+  }
   Stmt ins(db_,
            "INSERT OR REPLACE INTO phases(test_id, round, cell, workload, measured_ns, io_errors, "
            "interrupted, cpu_user_s, cpu_sys_s, counters, notes) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
@@ -449,11 +474,7 @@ Result<int64_t> Store::InsertPhase(int64_t test_id, const StoredPhase& p) {
   for (int d = 0; d < kDirections; ++d) {
     const DirectionStats& ds = r.dirs[d];
     if (ds.ios == 0) continue;
-    std::vector<uint64_t> words;
-    for (auto [low, c] : ds.latency.NonEmptyBuckets()) {
-      words.push_back(low);
-      words.push_back(c);
-    }
+    std::vector<uint64_t> words = HistogramWords(ds.latency);
     Stmt h(db_, "INSERT INTO histograms VALUES(?,?,?,?,?,?,?,?,?)");
     h.Bind(1, id)
         .Bind(2, static_cast<int64_t>(d))
@@ -487,8 +508,8 @@ Result<int64_t> Store::InsertPhase(int64_t test_id, const StoredPhase& p) {
   return id;
 }
 
-Status Store::CommitRound(int64_t test_id, int round, const std::vector<StoredPhase>& phases,
-                          const json& tracking) {
+Status SqliteStore::CommitRound(int64_t test_id, int round, const std::vector<StoredPhase>& phases,
+                                const json& tracking) {
   SSDLAB_RETURN_IF_ERROR(Exec("BEGIN"));
   auto fail = [&](const Status& s) {
     Exec("ROLLBACK").ok();
@@ -507,13 +528,13 @@ Status Store::CommitRound(int64_t test_id, int round, const std::vector<StoredPh
   return Exec("COMMIT");
 }
 
-Status Store::FinishTest(int64_t test_id, const json& steady_state, const json& results) {
+Status SqliteStore::FinishTest(int64_t test_id, const json& steady_state, const json& results) {
   Stmt q(db_, "UPDATE tests SET status='done', steady_state=?, results=? WHERE id=?");
   q.Bind(1, steady_state.dump()).Bind(2, results.dump()).Bind(3, test_id);
   return q.Done("finishing a test");
 }
 
-Result<std::vector<StoredRound>> Store::LoadRounds(int64_t test_id) {
+Result<std::vector<StoredRound>> SqliteStore::LoadRounds(int64_t test_id) {
   std::vector<StoredRound> out;
   Stmt q(db_, "SELECT round, tracking FROM rounds WHERE test_id=? ORDER BY round");
   q.Bind(1, test_id);
@@ -523,7 +544,7 @@ Result<std::vector<StoredRound>> Store::LoadRounds(int64_t test_id) {
   return out;
 }
 
-Result<std::vector<StoredPhase>> Store::LoadPhases(int64_t test_id, int round) {
+Result<std::vector<StoredPhase>> SqliteStore::LoadPhases(int64_t test_id, int round) {
   std::vector<StoredPhase> out;
   std::vector<int64_t> ids;
   Stmt q(db_,
@@ -546,16 +567,8 @@ Result<std::vector<StoredPhase>> Store::LoadPhases(int64_t test_id, int round) {
     r.cpu_sys_s = q.Real(8);
     json counters = q.Json(9, "counters of cell " + p.cell);
     json notes = q.Json(10, "notes of cell " + p.cell);
-    try {
-      if (counters.is_object()) {
-        r.counters_name = counters.value("name", "");
-        r.counters = counters.value("values", json::array())
-                         .get<std::vector<std::pair<std::string, double>>>();
-      }
-      if (notes.is_array()) r.notes = notes.get<std::vector<std::string>>();
-    } catch (const json::exception&) {
-      if (bad.empty()) bad = "the counters or notes of cell " + p.cell + " have the wrong shape";
-    }
+    if (!ReadCountersAndNotes(counters, notes, r) && bad.empty())
+      bad = "the counters or notes of cell " + p.cell + " have the wrong shape";
     out.push_back(std::move(p));
   }));
   if (!bad.empty()) return Damaged("phases", bad);
@@ -572,8 +585,7 @@ Result<std::vector<StoredPhase>> Store::LoadPhases(int64_t test_id, int round) {
         if (bad.empty()) bad = "a histogram of cell " + out[i].cell + " is malformed";
         return;
       }
-      std::vector<std::pair<uint64_t, uint64_t>> buckets;
-      for (size_t k = 0; k + 1 < w.size(); k += 2) buckets.emplace_back(w[k], w[k + 1]);
+      std::vector<std::pair<uint64_t, uint64_t>> buckets = WordsToBuckets(w);
       r.dirs[d].ios = static_cast<uint64_t>(h.Int(1));
       r.dirs[d].bytes = static_cast<uint64_t>(h.Int(2));
       r.dirs[d].latency = Histogram::FromBuckets(buckets, static_cast<uint64_t>(h.Int(3)),
@@ -604,6 +616,15 @@ Result<std::vector<StoredPhase>> Store::LoadPhases(int64_t test_id, int round) {
   return out;
 }
 
+bool Store::IsUrl(const std::string& where) {
+  return where.rfind("postgresql://", 0) == 0 || where.rfind("postgres://", 0) == 0;
+}
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& where, Mode mode) {
+  if (IsUrl(where)) return PgStore::Open(where, mode);
+  return SqliteStore::Open(where, mode);
+}
+
 Result<json> Store::RunJson(const std::string& run_name) {
   SSDLAB_ASSIGN_OR_RETURN(RunRecord run, FindRun(run_name));
   auto stored_tests = ListTests(run.id);
@@ -616,6 +637,7 @@ Result<json> Store::RunJson(const std::string& run_name) {
   ctx["created_at"] = run.created_at;
   ctx["finished_at"] = run.finished_at;
   ctx["config"] = run.config;
+  if (!run.fleet.empty()) ctx["fleet"] = run.fleet;
   doc["context"] = ctx;
   json tests = json::array();
   for (const TestRecord& t : stored_tests.value()) {

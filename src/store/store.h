@@ -1,9 +1,9 @@
-// The results database: SQLite, one file, every round committed as it ends so that a killed
-// run loses at most the round in progress.
+// The results database: SQLite (one file) or PostgreSQL (shared by a lab's hosts), every round
+// committed as it ends so that a killed run loses at most the round in progress.
 //
-// Tables (schema version 1; `meta` marks the file as ssdlab's):
+// Tables (schema version 2; `meta` marks the file as ssdlab's):
 //   meta(key, value)                       app = "ssdlab", schema_version
-//   runs(id, name, kind, status, created_at, finished_at, config, context)
+//   runs(id, name, kind, status, created_at, finished_at, config, context, fleet)
 //   targets(run_id, path, kind, size_bytes, logical_block_bytes, physical_block_bytes,
 //           model, serial, firmware, details)
 //   tests(id, run_id, seq, name, status, params, steady_state, results)
@@ -18,10 +18,11 @@
 // "damaged": reads return kIoError naming the run (or test) and the column, never an empty or
 // partial document.
 //
-// Not thread-safe: one Store per thread.
+// Not thread-safe: one Store per thread (one PostgreSQL connection per Store).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -31,11 +32,11 @@
 #include "base/target_info.h"
 #include "suite/journal.h"
 
-struct sqlite3;
-
 namespace ssdlab {
 
-inline constexpr int kStoreSchemaVersion = 1;
+// Schema versions (migrations are applied on open by a writing mode; a client meeting a newer
+// schema refuses it): 1 the tables above; 2 adds runs.fleet.
+inline constexpr int kStoreSchemaVersion = 2;
 
 struct RunRecord {
   int64_t id = 0;
@@ -46,77 +47,67 @@ struct RunRecord {
   std::string finished_at;
   nlohmann::json config;
   nlohmann::json context;
+  std::string fleet;   // "" unless the run is one drive of a fleet run
   std::string damage;  // ListRuns only: what of the record is damaged ("" when sound)
 };
 
 // Held while a process writes a run (RunPts, a resume): released when destroyed or when the
-// process dies (an open-file-description lock on a byte of the database file that SQLite does
-// not use), so a killed run never stays locked.
+// process dies, so a killed run never stays locked. SQLite: an open-file-description lock on a
+// byte of the database file that SQLite does not use; PostgreSQL: a session advisory lock.
 class RunLock {
  public:
-  RunLock(RunLock&& o) noexcept : fd_(o.fd_), lock_id_(o.lock_id_) { o.fd_ = -1; }
+  explicit RunLock(std::function<void()> release) : release_(std::move(release)) {}
+  RunLock(RunLock&& o) noexcept : release_(std::move(o.release_)) { o.release_ = nullptr; }
   RunLock& operator=(RunLock&&) = delete;
-  ~RunLock();
+  ~RunLock() {
+    if (release_) release_();
+  }
 
  private:
-  friend class Store;
-  RunLock(int fd, int64_t id) : fd_(fd), lock_id_(id) {}
-  int fd_;  // the Store's descriptor of the database file (the Store outlives its locks)
-  int64_t lock_id_;
+  std::function<void()> release_;  // the Store outlives its locks
 };
 
+// The results store: one interface, two implementations with the same schema and behaviour
+// (sqlite_store.h, the embedded default; pg_store.h, a shared PostgreSQL database).
 class Store : public RunJournal {
  public:
   enum class Mode {
-    kCreate,    // open, creating the file and the schema if missing
+    kCreate,    // open, creating the file (or the schema) if missing, migrating an older schema
     kExisting,  // open for writing; the database must exist (resume)
-    kReadOnly,  // read only (ls, show, report, export): nothing is ever written to the file
+    kReadOnly,  // read only (ls, show, report, export): nothing is ever written
   };
-  // Refuses (kInvalidArgument, naming the path) a file that is not an SQLite database, an
-  // SQLite database of another program, a damaged database, one with a newer schema, a
-  // read-only file or directory for a mode that writes (kPermission), and a missing file for
-  // kExisting and kReadOnly (kNotFound).
-  static Result<std::unique_ptr<Store>> Open(const std::string& path, Mode mode = Mode::kCreate);
-  ~Store() override;
+  // `where` is a file path (SQLite) or a URL postgresql://user@host:port/dbname (or any libpq
+  // connection URI: postgres://, ?host=/socket/dir). Refuses (kInvalidArgument, naming it) a
+  // file that is not an SQLite database, a database of another program, a damaged database,
+  // one with a newer schema than this client's, a read-only file or directory for a mode that
+  // writes (kPermission), and a missing file or schema for kExisting and kReadOnly
+  // (kNotFound); an unreachable server is kIoError.
+  static Result<std::unique_ptr<Store>> Open(const std::string& where, Mode mode = Mode::kCreate);
+  // True when `where` names a PostgreSQL database rather than a file.
+  static bool IsUrl(const std::string& where);
+  ~Store() override = default;
 
   // Takes the run's lock; kPermission when another process holds it.
-  Result<RunLock> LockRun(int64_t run_id, const std::string& run_name);
+  virtual Result<RunLock> LockRun(int64_t run_id, const std::string& run_name) = 0;
 
-  Result<int64_t> CreateRun(const std::string& name, const std::string& kind,
-                            const nlohmann::json& config, const nlohmann::json& context,
-                            const TargetInfo& target);
+  virtual Result<int64_t> CreateRun(const std::string& name, const std::string& kind,
+                                    const nlohmann::json& config, const nlohmann::json& context,
+                                    const TargetInfo& target) = 0;
   // NotFound when there is no run of that name; kIoError when its record is damaged.
-  Result<RunRecord> FindRun(const std::string& name);
+  virtual Result<RunRecord> FindRun(const std::string& name) = 0;
   // Every run; a damaged record is listed with `damage` set.
-  std::vector<RunRecord> ListRuns();
-  Status SetRunStatus(int64_t run_id, const std::string& status);
-  Result<TargetInfo> LoadTarget(int64_t run_id);
-
-  // RunJournal (suite/journal.h): each round is one transaction.
-  Result<int64_t> BeginTest(int64_t run_id, int seq, const std::string& name,
-                            const nlohmann::json& params) override;
-  Result<std::vector<TestRecord>> ListTests(int64_t run_id) override;
-  Status CommitRound(int64_t test_id, int round, const std::vector<StoredPhase>& phases,
-                     const nlohmann::json& tracking) override;
-  Status FinishTest(int64_t test_id, const nlohmann::json& steady_state,
-                    const nlohmann::json& results) override;
-  Result<std::vector<StoredRound>> LoadRounds(int64_t test_id) override;
-  Result<std::vector<StoredPhase>> LoadPhases(int64_t test_id, int round = -1) override;
+  virtual std::vector<RunRecord> ListRuns() = 0;
+  virtual Status SetRunStatus(int64_t run_id, const std::string& status) = 0;
+  // Groups the run under a fleet (one run per drive of an MPI fleet run; RunRecord::fleet).
+  virtual Status SetRunFleet(int64_t run_id, const std::string& fleet) = 0;
+  virtual Result<TargetInfo> LoadTarget(int64_t run_id) = 0;
 
   // The whole run as one JSON document (schema_version 1): `context` (the stored context plus
-  // run, status, created_at, finished_at, config) and `tests[]` with name, status,
-  // steady_state, rounds (round, tracking) and results. What `show --json`, `--json`, the
-  // report and the exports read. NotFound for no such run; kIoError naming the run when it is
-  // damaged.
+  // run, status, created_at, finished_at, config, and fleet when grouped) and `tests[]` with
+  // name, status, steady_state, rounds (round, tracking) and results. What `show --json`,
+  // `--json`, the report and the exports read. NotFound for no such run; kIoError naming the
+  // run when it is damaged.
   Result<nlohmann::json> RunJson(const std::string& run_name);
-
- private:
-  Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
-  Status Exec(const std::string& sql);
-  Result<int64_t> InsertPhase(int64_t test_id, const StoredPhase& p);
-  sqlite3* db_;
-  std::string path_;
-  int lock_fd_ = -1;  // the database file, for run locks
 };
 
 }  // namespace ssdlab

@@ -1,0 +1,67 @@
+// `ssdlab db copy`: moves stored runs between results stores (an SQLite file and a PostgreSQL
+// database, either way, or two of a kind).
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/commands.h"
+#include "store/copy.h"
+#include "store/store.h"
+
+namespace ssdlab {
+namespace {
+
+struct CopyArgs {
+  std::string from, to;
+  std::vector<std::string> runs;  // empty: every run of --from
+};
+
+int RunCopy(const CopyArgs& a) {
+  if (a.from == a.to) return Fail(Status::Invalid("--from and --to are the same store"));
+  // --from is opened for writing only to take each run's lock while it is copied (a run being
+  // written is not copied half-way); nothing in it changes.
+  auto from = Store::Open(a.from, Store::Mode::kExisting);
+  if (!from.ok()) return Fail(from.status().WithContext("--from"));
+  auto to = Store::Open(a.to, Store::Mode::kCreate);
+  if (!to.ok()) return Fail(to.status().WithContext("--to"));
+  std::vector<std::string> names = a.runs;
+  if (names.empty()) {
+    for (const RunRecord& r : (*from)->ListRuns()) {
+      if (!r.damage.empty()) {
+        PrintError("run '" + r.name + "' is damaged (" + r.damage + "); not copied");
+        continue;
+      }
+      names.push_back(r.name);
+    }
+  }
+  int copied = 0;
+  Status first;
+  for (const std::string& name : names) {
+    Status s = CopyRun(**from, **to, name);
+    if (s.ok()) {
+      ++copied;
+      std::cout << "copied " << name << "\n";
+      continue;
+    }
+    PrintError("run '" + name + "': " + s.message());
+    if (first.ok()) first = s;
+  }
+  std::cout << fmt::format("{} of {} runs copied\n", copied, names.size());
+  return first.ok() ? kExitOk : ExitCodeFor(first);
+}
+
+}  // namespace
+
+void AddDbCommand(CLI::App& app, int* exit_code) {
+  CLI::App* db = app.add_subcommand("db", "Results stores: copy runs between them");
+  db->require_subcommand(1);
+  auto a = std::make_shared<CopyArgs>();
+  CLI::App* copy = db->add_subcommand(
+      "copy", "Copy runs from one store to another (SQLite file or postgresql:// URL)");
+  copy->add_option("--from", a->from, "Store to copy from")->required();
+  copy->add_option("--to", a->to, "Store to copy into (created when missing)")->required();
+  copy->add_option("--run", a->runs, "Run to copy (repeatable; default: all)");
+  copy->callback([a, exit_code] { *exit_code = RunCopy(*a); });
+}
+
+}  // namespace ssdlab

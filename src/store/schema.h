@@ -1,0 +1,42 @@
+// What the two store implementations (sqlite_store.h, pg_store.h) share: the schema's
+// migrations, the wording of their refusals, and the encoding of histograms and counters.
+// Private to store/.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "stats/phase_result.h"
+
+namespace ssdlab {
+
+// One step of the schema: applied, in a transaction, to a database of an older version.
+// Version 1 is the CREATE TABLE statements of each implementation.
+struct SchemaMigration {
+  int version;
+  const char* sqlite;
+  const char* postgres;
+};
+inline constexpr SchemaMigration kMigrations[] = {
+    {2, "ALTER TABLE runs ADD COLUMN fleet TEXT NOT NULL DEFAULT ''",
+     "ALTER TABLE runs ADD COLUMN fleet TEXT NOT NULL DEFAULT ''"},
+};
+
+// "--db X has schema version 3, newer than this ssdlab's 2; use a newer ssdlab".
+std::string NewerSchema(const std::string& where, int version);
+std::string RunLockedMessage(const std::string& run_name);
+// UTC, "2026-12-01T12:00:00Z".
+std::string NowIso();
+
+// A histogram's non-empty buckets as (lower bound, count) pairs flattened, and back.
+std::vector<uint64_t> HistogramWords(const Histogram& h);
+std::vector<std::pair<uint64_t, uint64_t>> WordsToBuckets(const std::vector<uint64_t>& words);
+// The phase's counters as stored: {"name": ..., "values": [[key, value], ...]}.
+nlohmann::json CountersJson(const PhaseResult& r);
+// Reads the stored counters and notes into `r`; false when they have the wrong shape.
+bool ReadCountersAndNotes(const nlohmann::json& counters, const nlohmann::json& notes,
+                          PhaseResult& r);
+
+}  // namespace ssdlab
