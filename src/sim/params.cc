@@ -77,6 +77,22 @@ ParamDef BytesParam(const char* key, const char* help, uint64_t SimParams::*fiel
                   [=](const SimParams& p) { return std::to_string(p.*field); }};
 }
 
+ParamDef BoolParam(const char* key, const char* help, bool SimParams::*field) {
+  return ParamDef{key, "", help,
+                  [=](SimParams& p, const std::string& v) -> Status {
+                    if (v == "1" || v == "true") {
+                      p.*field = true;
+                    } else if (v == "0" || v == "false") {
+                      p.*field = false;
+                    } else {
+                      return Status::Invalid("sim parameter " + std::string(key) + "=" + v +
+                                             ": expected 0 or 1");
+                    }
+                    return Status::Ok();
+                  },
+                  [=](const SimParams& p) { return std::string(p.*field ? "1" : "0"); }};
+}
+
 const std::vector<ParamDef>& Table() {
   static const std::vector<ParamDef> table = [] {
     std::vector<ParamDef> t;
@@ -139,6 +155,26 @@ const std::vector<ParamDef>& Table() {
                             &SimParams::t_prog_us, 0.001, 1e6, "0.001..1e6"));
     t.push_back(DoubleParam("t_erase_us", "us", "NAND block erase (tBERS)", &SimParams::t_erase_us,
                             0, 1e7, "0..1e7"));
+    t.push_back(BoolParam("suspend",
+                          "1: NAND reads suspend the die's programs and erases; 0: they queue "
+                          "behind them",
+                          &SimParams::suspend));
+    t.push_back(DoubleParam("t_read_type_pct", "%",
+                            "tR by page type: LSB to MSB spread this much around t_read_us",
+                            &SimParams::t_read_type_pct, 0, 90, "0..90"));
+    t.push_back(DoubleParam("t_read_jitter_us", "us",
+                            "mean of a random (exponential, seeded) extra time per NAND read",
+                            &SimParams::t_read_jitter_us, 0, 1e5, "0..1e5"));
+    t.push_back(DoubleParam("read_retry_pct", "%", "chance of a read retry (one more tR), fresh",
+                            &SimParams::read_retry_pct, 0, 100, "0..100"));
+    t.push_back(DoubleParam("read_retry_kpe_pct", "%",
+                            "added chance of a read retry per 1000 erases of the block",
+                            &SimParams::read_retry_kpe_pct, 0, 100, "0..100"));
+    t.push_back(DoubleParam("hk_period_ms", "ms",
+                            "firmware housekeeping (journal flush) every this long (0 = none)",
+                            &SimParams::hk_period_ms, 0, 1e7, "0..1e7"));
+    t.push_back(DoubleParam("hk_us", "us", "housekeeping: time it holds new writes",
+                            &SimParams::hk_us, 0, 1e7, "0..1e7"));
     t.push_back(DoubleParam("ch_mb_s", "MB/s", "channel transfer rate", &SimParams::ch_mb_s, 1, 1e5,
                             "1..1e5"));
     t.push_back(ParamDef{"gc", "", "victim policy: greedy, fifo, dchoices, costbenefit",
@@ -164,21 +200,16 @@ const std::vector<ParamDef>& Table() {
                             &SimParams::gc_low_pct, 0, 50, "0..50"));
     t.push_back(DoubleParam("gc_bg_pct", "%", "background GC refills the pool to this share",
                             &SimParams::gc_bg_pct, 0, 50, "0..50"));
-    t.push_back(ParamDef{"gc_lazy", "", "1: GC starts only when the pool is empty, in batches",
-                         [](SimParams& p, const std::string& v) -> Status {
-                           if (v == "1" || v == "true") {
-                             p.gc_lazy = true;
-                           } else if (v == "0" || v == "false") {
-                             p.gc_lazy = false;
-                           } else {
-                             return Status::Invalid("sim parameter gc_lazy=" + v +
-                                                    ": expected 0 or 1");
-                           }
-                           return Status::Ok();
-                         },
-                         [](const SimParams& p) { return std::string(p.gc_lazy ? "1" : "0"); }});
+    t.push_back(BoolParam("gc_lazy", "1: GC starts only when the pool is empty, in batches",
+                          &SimParams::gc_lazy));
     t.push_back(DoubleParam("gc_batch_pct", "%", "lazy GC: blocks reclaimed per batch",
                             &SimParams::gc_batch_pct, 0, 25, "0..25"));
+    t.push_back(BytesParam("gc_batch",
+                           "lazy GC: blocks reclaimed per batch, absolute (0 = gc_batch_pct)",
+                           &SimParams::gc_batch_bytes, 0, 1ull << 50, "0..1 PiB"));
+    t.push_back(DoubleParam("gc_bg_mb_s", "MB/s",
+                            "background GC: rate of page copies (0 = as fast as the NAND allows)",
+                            &SimParams::gc_bg_mb_s, 0, 1e6, "0..1e6"));
     t.push_back(DoubleParam("bg_idle_ms", "ms", "host idle time before background work starts",
                             &SimParams::bg_idle_ms, 0, 1e7, "0..1e7"));
     t.push_back(BytesParam("slc_static", "static SLC cache of the full drive",
@@ -266,8 +297,9 @@ std::vector<SimParams> BuildPresets() {
     p.ch_mb_s = 200;
     p.gc_lazy = true;
     p.gc_low_pct = 0.5;
-    p.gc_batch_pct = 1;
-    p.gc_bg_pct = 8;
+    p.gc_batch_bytes = 96ull << 20;
+    p.gc_bg_pct = 20;
+    p.gc_bg_mb_s = 40;
     p.bg_idle_ms = 200;
     p.sources = {
         {"capacity", "the reviews' published figures DC400: 1,600,321,314,816 bytes"},
@@ -279,7 +311,12 @@ std::vector<SimParams> BuildPresets() {
         {"ctrl_gc_us", "calibrated so WSAT saturates near 25k IOPS (the DC400 review)"},
         {"cmd_us", "QD1 latency: 4K read mean 182 us, 4K write 70 us (the DC400 review)"},
         {"gc_lazy",
-         "the DC400 review: GC starts only when free blocks run out, then in large batches"}};
+         "the DC400 review: GC starts only when free blocks run out, then in large batches"},
+        {"gc_batch", "assumed: 12 blocks of 8 MiB, stalls of ~0.4 s at 25k IOPS (the WSAT spikes)"},
+        {"gc_bg_mb_s",
+         "assumed: slow background GC, so HIR recovery keeps growing up to the 50 s wait (the "
+         "DC400 "
+         "review's HIR figures)"}};
     out.push_back(p);
   }
   {
@@ -483,6 +520,14 @@ namespace {
 // between its watermark and one below, plus about half of each of the two open frontiers.
 double ReserveBlocks(uint32_t low_free_blocks) { return low_free_blocks - 0.5 + 1.0; }
 
+// Lazy GC with an absolute batch: blocks per batch (0 when the batch is a share of the blocks).
+uint32_t AbsoluteBatchBlocks(const SimParams& p, uint32_t block_units) {
+  if (!p.gc_lazy || p.gc_batch_bytes == 0) return 0;
+  const uint64_t block_bytes = uint64_t{block_units} * kUnitBytes;
+  return static_cast<uint32_t>(
+      std::max<uint64_t>(1, (p.gc_batch_bytes + block_bytes - 1) / block_bytes));
+}
+
 uint32_t LowFreeBlocks(const SimParams& p, double blocks) {
   return std::max<uint32_t>(3, static_cast<uint32_t>(std::ceil(blocks * p.gc_low_pct / 100.0)));
 }
@@ -510,18 +555,23 @@ Geometry DeriveGeometry(const SimParams& p) {
     // Scaled: keep the *effective* spare factor of the full drive (what garbage collection
     // sees once the reserve held by the watermark and the frontiers is taken out; that
     // reserve is a larger share of a small drive), so WA and steady-state IOPS carry over.
+    const double batch_reserve = 0.5 * AbsoluteBatchBlocks(p, g.pages_per_block);
     const double alpha_eff =
-        (blocks_full - ReserveBlocks(LowFreeBlocks(p, blocks_full))) * ppb / user_full;
+        (blocks_full - ReserveBlocks(LowFreeBlocks(p, blocks_full)) - batch_reserve) * ppb /
+        user_full;
     const double user_target = std::floor(user_full / p.scale);
     const double data_blocks = user_target * alpha_eff / ppb;
+    // An absolute lazy batch is the same number of blocks at any scale: the pool holds half
+    // of it on average, a larger share of a small drive, so the scaled drive gets those
+    // blocks on top (as the watermark's), and WA carries over.
     uint32_t low = LowFreeBlocks(p, data_blocks);
-    double blocks = std::round(data_blocks + ReserveBlocks(low));
+    double blocks = std::round(data_blocks + ReserveBlocks(low) + batch_reserve);
     low = LowFreeBlocks(p, blocks);
-    blocks = std::max(1.0, std::round(data_blocks + ReserveBlocks(low)));
+    blocks = std::max(1.0, std::round(data_blocks + ReserveBlocks(low) + batch_reserve));
     g.blocks = static_cast<uint32_t>(std::min(blocks, 4.0e9));
     g.low_free_blocks = low;
-    g.user_pages = static_cast<uint64_t>(
-        std::max(1.0, std::floor((g.blocks - ReserveBlocks(low)) * ppb / alpha_eff)));
+    g.user_pages = static_cast<uint64_t>(std::max(
+        1.0, std::floor((g.blocks - ReserveBlocks(low) - batch_reserve) * ppb / alpha_eff)));
   }
   g.physical_pages = static_cast<uint64_t>(g.blocks) * g.pages_per_block;
   g.min_free_blocks = 2;
@@ -529,7 +579,9 @@ Geometry DeriveGeometry(const SimParams& p) {
     return static_cast<uint32_t>(std::ceil(static_cast<double>(g.blocks) * pct / 100.0));
   };
   g.bg_free_blocks = std::max<uint32_t>(g.low_free_blocks, pct_blocks(p.gc_bg_pct));
-  g.batch_blocks = std::max<uint32_t>(1, pct_blocks(p.gc_batch_pct));
+  g.batch_blocks = p.gc_batch_bytes
+                       ? std::max<uint32_t>(1, AbsoluteBatchBlocks(p, g.pages_per_block))
+                       : std::max<uint32_t>(1, pct_blocks(p.gc_batch_pct));
   g.slc_static_pages = p.slc_static_bytes / kUnitBytes / p.scale;
   // A power of two (ring index by mask), at least two programs' worth.
   g.buffer_pages = 1;

@@ -63,15 +63,27 @@ struct SimParams {
   double t_prog_us = 1300;
   double t_erase_us = 5000;
   double ch_mb_s = 400;  // per channel
+  // Spread of NAND timing (defaults: none, the old model).
+  bool suspend = true;            // reads suspend programs/erases (else queue behind them)
+  double t_read_type_pct = 0;     // tR from (1 - x) t_read (LSB) to (1 + x) t_read (MSB)
+  double t_read_jitter_us = 0;    // mean exponential extra per NAND read (seeded)
+  double read_retry_pct = 0;      // chance of one retry (an extra tR) per read, fresh block
+  double read_retry_kpe_pct = 0;  // added chance per 1000 erases of the block
+  // Firmware housekeeping: every hk_period_ms new writes wait hk_us (0 = none).
+  double hk_period_ms = 0;
+  double hk_us = 0;
 
   // Garbage collection.
   VictimPolicy gc = VictimPolicy::kGreedy;
-  uint32_t gc_d = 8;        // d of d-choices (Van Houdt 2013)
-  double gc_low_pct = 1;    // foreground GC keeps at least this % of blocks free
-  double gc_bg_pct = 3;     // background GC (host idle) refills the pool to this % of blocks
-  bool gc_lazy = false;     // lazy: start only when the pool is empty, then reclaim a batch
-  double gc_batch_pct = 1;  // lazy: blocks reclaimed per batch, % of blocks
-  double bg_idle_ms = 5;    // host idle time before background GC / SLC folding starts
+  uint32_t gc_d = 8;            // d of d-choices (Van Houdt 2013)
+  double gc_low_pct = 1;        // foreground GC keeps at least this % of blocks free
+  double gc_bg_pct = 3;         // background GC (host idle) refills the pool to this % of blocks
+  bool gc_lazy = false;         // lazy: start only when the pool is empty, then reclaim a batch
+  double gc_batch_pct = 1;      // lazy: blocks reclaimed per batch, % of blocks (gc_batch 0)
+  uint64_t gc_batch_bytes = 0;  // lazy: bytes of blocks per batch, full-drive size (not scaled);
+                                // 0 = gc_batch_pct
+  double gc_bg_mb_s = 0;        // background GC copy rate limit, MB/s (0 = unlimited)
+  double bg_idle_ms = 5;        // host idle time before background GC / SLC folding starts
 
   // SLC write cache (0 + 0 = none).
   uint64_t slc_static_bytes = 0;  // full-drive size (scaled like capacity)
