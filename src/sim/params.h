@@ -14,7 +14,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -131,16 +133,40 @@ struct Geometry {
   }
 };
 
-// Parses "sim:PRESET" or "sim:PRESET?key=value&key=value". Unknown preset or key, bad value,
-// value out of range, geometry that does not fit in memory -> Status::Invalid (one line).
+// How a parameter's value is written in a preset file: a TOML number, string or boolean.
+enum class ParamKind : uint8_t { kNumber, kText, kBool };
+
+// One row of the parameter table, the single list of keys shared by the target query
+// ("sim:PRESET?key=value"), preset files (sim/preset_file.h) and the listings: key, unit,
+// one-line help, setter (parses and range-checks one value given as text; Invalid naming
+// the key otherwise) and getter (the resolved value as text, the form the setter reads).
+struct ParamDef {
+  const char* key;
+  const char* unit;
+  const char* help;
+  std::function<Status(SimParams&, const std::string&)> set;
+  std::function<std::string(const SimParams&)> get;
+  ParamKind kind = ParamKind::kNumber;
+};
+// Every parameter key, in listing order.
+const std::vector<ParamDef>& ParamTable();
+// The row of `key`, or null when there is none.
+const ParamDef* FindParam(std::string_view key);
+
+// Parses "sim:PRESET" or "sim:PRESET?key=value&key=value", where PRESET is a built-in
+// preset's name or the path of a preset file ending in ".toml" (sim/preset_file.h). Unknown
+// preset or key, bad value, value out of range, geometry that does not fit in memory ->
+// Status::Invalid (one line).
 Result<SimParams> ParseSimTarget(const std::string& target);
 // REQUIRES: p passed ParseSimTarget's validation (or is a preset).
 Geometry DeriveGeometry(const SimParams& p);
 // Cross-field checks and the derived geometry (spare area, memory).
 Status ValidateParams(const SimParams& p);
 
-// The named presets, in listing order.
+// The built-in presets, in listing order (preset files embedded at build time,
+// sim/preset_file.h).
 const std::vector<SimParams>& Presets();
+
 // Resolved parameters as key/value strings, in the order of the parameter table.
 std::vector<std::pair<std::string, std::string>> ParamPairs(const SimParams& p);
 // Unit and one-line help of a parameter key (for listings); empty if unknown.

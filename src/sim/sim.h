@@ -181,6 +181,11 @@ std::vector<PresetInfo> ListPresets();
 // Unit and one-line help of a parameter key ("" if unknown), for `ssdlab sim presets`.
 std::pair<std::string, std::string> SimParamDoc(const std::string& key);
 
+// The resolved parameters of a sim: target (overrides applied) as a preset file, every key
+// with its unit and help, and the sources (sim/preset_file.h): what `ssdlab sim describe`
+// prints, loadable as sim:FILE.toml. Same errors as OpenSimBackend.
+Result<std::string> SimPresetToml(const std::string& target);
+
 // One derived figure for `ssdlab sim describe`.
 struct SimFigure {
   std::string key;    // e.g. "analytic_wa"
