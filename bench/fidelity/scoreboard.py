@@ -77,8 +77,8 @@ class Runner:
                                "--tests", ",".join(tests), "--round", self.round,
                                "--progress", "none"] + list(extra))
 
-    def profile(self, preset, profile, extra=(), targets=None):
-        name = "profile-%s-%s" % (preset, profile)
+    def profile(self, preset, profile, extra=(), targets=None, key=""):
+        name = "profile-%s-%s%s" % (preset, profile, key)
         t = []
         for target in targets or ["sim:" + preset + self.query]:
             t += ["--target", target]
@@ -158,7 +158,7 @@ def model_004(runner, preset, row):
         return {"mb_s": r["seq" if bs == "16m" else "4k"][d + "_mb_s"]}
     if test in ("fileio", "raid"):
         if test == "raid":
-            doc = runner.profile(preset, "fileio-raid0", ["--layout", "raid0"],
+            doc = runner.profile(preset, "fileio", ["--layout", "raid0"], key="-raid0",
                                  targets=["sim:" + preset + runner.query] * 2)
         else:
             doc = runner.profile(preset, "fileio")

@@ -51,6 +51,9 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
   hk_ns_ = UsToNs(p.hk_us);
   block_of_ = FastDiv(g.pages_per_block);
   half_duplex_ = p.interface == HostInterface::kSata;
+  cap_ps_per_byte_ = !half_duplex_ && p.link_cap_mb_s > 0
+                         ? static_cast<uint64_t>(std::llround(1e6 / p.link_cap_mb_s))
+                         : 0;
   slc_cache_ = g.slc_static_pages > 0 || p.slc_dynamic_pct > 0;
   prog_of_ = FastDiv(g.units_per_prog);
   page_of_ = FastDiv(g.units_per_page);
@@ -304,6 +307,7 @@ uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
     link = shared_link_.Book(t, write_xfer_.Ns(bytes, link_ps_per_byte_), t);
   } else {
     link = link_free_[0] = std::max(t, link_free_[0]) + write_xfer_.Ns(bytes, link_ps_per_byte_);
+    if (cap_ps_per_byte_) link = std::max(link, shared_link_.Book(t, CapNs(bytes), t));
   }
   if (link < hk_hold_until_) link = hk_hold_until_;
   ctrl_free_ = std::max(link, ctrl_free_) + ctrl_write_ns_ + (units - 1) * ctrl_unit_ns_;
@@ -336,6 +340,7 @@ uint64_t SimDevice::WriteUnit(uint64_t lpn, uint64_t t) {
     link = shared_link_.Book(t, unit_link_ns_, t);
   } else {
     link = link_free_[0] = std::max(t, link_free_[0]) + unit_link_ns_;
+    if (cap_ps_per_byte_) link = std::max(link, shared_link_.Book(t, CapNs(kUnitBytes), t));
   }
   if (link < hk_hold_until_) link = hk_hold_until_;
   const uint64_t tc = ctrl_free_ = std::max(link, ctrl_free_) + ctrl_write_ns_;
@@ -396,6 +401,7 @@ uint64_t SimDevice::Read(uint64_t offset, uint32_t bytes, uint64_t t) {
   if (half_duplex_) return shared_link_.Book(ready, read_xfer_.Ns(bytes, link_ps_per_byte_), t);
   uint64_t& link = link_free_[1];
   link = std::max(ready, link) + read_xfer_.Ns(bytes, link_ps_per_byte_);
+  if (cap_ps_per_byte_) return std::max(link, shared_link_.Book(ready, CapNs(bytes), t));
   return link;
 }
 

@@ -289,6 +289,10 @@ class SimDevice {
   uint64_t hk_hold_until_ = 0;  // writes admitted from then on
   FastDiv block_of_;            // ppn -> block
   bool half_duplex_;
+  // Full-duplex links with a shared cap (link_cap_mb_s): both directions also book
+  // shared_link_ at the cap's rate (0: no cap).
+  uint64_t cap_ps_per_byte_ = 0;
+  uint64_t CapNs(uint64_t bytes) const { return bytes * cap_ps_per_byte_ / 1000; }
   bool slc_cache_;   // an SLC cache, static or dynamic
   FastDiv prog_of_;  // ppn -> program index
   FastDiv page_of_;  // ppn -> NAND page index
@@ -296,7 +300,7 @@ class SimDevice {
 
   // Resource state.
   uint64_t link_free_[2] = {0, 0};  // [0] host->drive, [1] drive->host (full duplex)
-  LinkCalendar shared_link_;        // half duplex (SATA): both directions
+  LinkCalendar shared_link_;        // half duplex (SATA), or the cap of a full-duplex link
   uint64_t ctrl_free_ = 0;
   struct Die {
     uint64_t free_ns = 0;       // programs, erases (and reads' share)

@@ -121,6 +121,9 @@ const std::vector<ParamDef>& ParamTable() {
                          ParamKind::kText});
     t.push_back(DoubleParam("link_mb_s", "MB/s", "effective host link bandwidth per direction",
                             &SimParams::link_mb_s, 1, 1e6, "1..1e6"));
+    t.push_back(DoubleParam("link_cap_mb_s", "MB/s",
+                            "SAS/NVMe: both directions together at most this (0 = no cap)",
+                            &SimParams::link_cap_mb_s, 0, 1e6, "0..1e6"));
     t.push_back(DoubleParam("cmd_us", "us", "fixed latency added to every command",
                             &SimParams::cmd_us, 0, 1e6, "0..1e6"));
     t.push_back(DoubleParam("ctrl_read_us", "us", "controller time per read command",

@@ -42,14 +42,15 @@ struct SimParams {
 
   // Host side.
   HostInterface interface = HostInterface::kSata;
-  double link_mb_s = 550;           // effective host link bandwidth, MB/s (10^6 B/s), per direction
-                                    // (SATA is half duplex: shared by both directions)
-  double cmd_us = 20;               // fixed latency added to every command (protocol, firmware)
-  double ctrl_read_us = 10;         // controller occupancy per read command
-  double ctrl_write_us = 10;        // controller occupancy per write command
-  double ctrl_trim_us = 2;          // controller occupancy per trim command
-  double ctrl_unit_us = 0.5;        // extra controller occupancy per 4 KiB unit beyond the first
-  double ctrl_gc_us = 1;            // controller occupancy per garbage-collection page copy
+  double link_mb_s = 550;     // effective host link bandwidth, MB/s (10^6 B/s), per direction
+                              // (SATA is half duplex: shared by both directions)
+  double link_cap_mb_s = 0;   // full-duplex links: both directions together at most this (0 none)
+  double cmd_us = 20;         // fixed latency added to every command (protocol, firmware)
+  double ctrl_read_us = 10;   // controller occupancy per read command
+  double ctrl_write_us = 10;  // controller occupancy per write command
+  double ctrl_trim_us = 2;    // controller occupancy per trim command
+  double ctrl_unit_us = 0.5;  // extra controller occupancy per 4 KiB unit beyond the first
+  double ctrl_gc_us = 1;      // controller occupancy per garbage-collection page copy
   uint64_t buffer_bytes = 8 << 20;  // DRAM write buffer; a write completes once buffered
 
   // NAND geometry.
