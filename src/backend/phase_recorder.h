@@ -100,7 +100,9 @@ class PhaseRecorder {
       if (lat > id.lat_max_ns) id.lat_max_ns = lat;
     }
     if (io_log_sink_) {
-      io_log_.push_back(IoRecord{issue_ns - measure_start_ns_, offset, lat, bytes, dir});
+      // (A backend can hand an I/O issued before this phase over to it: offset 0.)
+      const uint64_t rel = issue_ns > measure_start_ns_ ? issue_ns - measure_start_ns_ : 0;
+      io_log_.push_back(IoRecord{rel, offset, lat, bytes, dir});
       if (io_log_.size() == kIoLogBatch) FlushIoLog();
     }
   }

@@ -46,15 +46,17 @@ void AddSimCommand(CLI::App& app, int* exit_code) {
   });
   auto target = std::make_shared<std::string>();
   auto djson = std::make_shared<bool>(false);
-  CLI::App* describe =
-      cmd->add_subcommand("describe", "Derived figures of a preset (with overrides)");
-  describe->add_option("target", *target, "PRESET or sim:PRESET[?key=value&...]")->required();
+  CLI::App* describe = cmd->add_subcommand(
+      "describe", "A preset (with overrides) as a preset file, and its derived figures");
+  describe->add_option("target", *target, "PRESET, FILE.toml or sim:PRESET[?key=value&...]")
+      ->required();
   describe->add_flag("--json", *djson, "Print JSON");
   describe->callback([exit_code, target, djson] {
     std::string t = target->rfind("sim:", 0) == 0 ? *target : "sim:" + *target;
     auto figures = DescribeSim(t);
-    if (!figures.ok()) {
-      *exit_code = Fail(figures.status());
+    auto toml = SimPresetToml(t);
+    if (!figures.ok() || !toml.ok()) {
+      *exit_code = Fail(figures.ok() ? toml.status() : figures.status());
       return;
     }
     if (*djson) {
@@ -63,9 +65,10 @@ void AddSimCommand(CLI::App& app, int* exit_code) {
         doc.push_back({{"key", f.key}, {"value", f.value}, {"unit", f.unit}});
       std::cout << doc.dump(1) << "\n";
     } else {
-      std::cout << t << "\n";
+      // A preset file (sim:FILE.toml loads it back), the derived figures as comments.
+      std::cout << "# " << t << "\n" << *toml << "\n# Derived figures (not parameters):\n";
       for (const auto& f : *figures)
-        std::cout << fmt::format("  {:<34} {:>18} {}\n", f.key, f.value, f.unit);
+        std::cout << fmt::format("#   {:<34} {:>18} {}\n", f.key, f.value, f.unit);
     }
     *exit_code = kExitOk;
   });

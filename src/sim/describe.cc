@@ -3,6 +3,7 @@
 
 #include "sim/analytic.h"
 #include "sim/params.h"
+#include "sim/preset_file.h"
 #include "sim/sim.h"
 
 namespace ssdlab {
@@ -26,6 +27,12 @@ std::vector<PresetInfo> ListPresets() {
 
 std::pair<std::string, std::string> SimParamDoc(const std::string& key) {
   return sim::ParamDoc(key);
+}
+
+Result<std::string> SimPresetToml(const std::string& target) {
+  auto parsed = sim::ParseSimTarget(target);
+  if (!parsed.ok()) return parsed.status();
+  return sim::PresetToml(parsed.value());
 }
 
 Result<std::vector<SimFigure>> DescribeSim(const std::string& target) {

@@ -35,7 +35,25 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
   unit_link_ns_ = kUnitBytes * link_ps_per_byte_ / 1000;
   prog_ch_ns_ = g.units_per_prog * kUnitBytes * ch_ps_per_byte_ / 1000;
   bg_idle_ns_ = UsToNs(p.bg_idle_ms * 1000.0);
+  bg_copy_gap_ns_ = p.gc_bg_mb_s > 0 ? UsToNs(kUnitBytes / p.gc_bg_mb_s) : 0;
+  suspend_ = p.suspend;
+  noisy_read_ = p.t_read_type_pct > 0 || p.t_read_jitter_us > 0 || p.read_retry_pct > 0 ||
+                p.read_retry_kpe_pct > 0;
+  for (uint32_t k = 0; k < 4; ++k) {
+    const uint32_t b = std::max<uint32_t>(1, std::min<uint32_t>(p.bits_per_cell, 4));
+    const double pos = b == 1 ? 0.0 : 2.0 * (k % b) / (b - 1) - 1.0;  // -1 LSB .. +1 MSB
+    type_tr_ns_[k] = UsToNs(p.t_read_us * (1.0 + pos * p.t_read_type_pct / 100.0));
+  }
+  jitter_mean_ns_ = p.t_read_jitter_us * 1000.0;
+  retry_base_ = p.read_retry_pct / 100.0;
+  retry_per_erase_ = p.read_retry_kpe_pct / 100.0 / 1000.0;
+  hk_period_ns_ = p.hk_period_ms > 0 ? UsToNs(p.hk_period_ms * 1000.0) : 0;
+  hk_ns_ = UsToNs(p.hk_us);
+  block_of_ = FastDiv(g.pages_per_block);
   half_duplex_ = p.interface == HostInterface::kSata;
+  cap_ps_per_byte_ = !half_duplex_ && p.link_cap_mb_s > 0
+                         ? static_cast<uint64_t>(std::llround(1e6 / p.link_cap_mb_s))
+                         : 0;
   slc_cache_ = g.slc_static_pages > 0 || p.slc_dynamic_pct > 0;
   prog_of_ = FastDiv(g.units_per_prog);
   page_of_ = FastDiv(g.units_per_page);
@@ -70,6 +88,54 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   slc_pages_ = slc_folded_ = nand_reads_ = 0;
   host_read_pages_ = unmapped_read_pages_ = 0;
   fold_seq_ = 0;
+  noise_.rng = (p_.seed ^ 0x9e3779b97f4a7c15ull) | 1;
+  hk_hold_until_ = 0;
+  noise_.next_hk_ns = hk_period_ns_ > 0 && hk_ns_ > 0 ? now_ns + hk_period_ns_ : UINT64_MAX;
+}
+
+double SimDevice::Uniform() {
+  uint64_t x = noise_.rng;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  noise_.rng = x;
+  return static_cast<double>(((x * 0x2545f4914f6cdd1dull) >> 11) + 1) * 0x1.0p-53;
+}
+
+uint64_t SimDevice::NoisyReadTime(uint32_t ppn) {
+  // Successive programs of a die are successive pages of its blocks: their page types cycle.
+  const uint32_t prog = prog_of_.Div(ppn);
+  const uint32_t type = (prog / g_.dies) % std::min<uint32_t>(4, p_.bits_per_cell);
+  uint64_t tr = type_tr_ns_[type];
+  if (jitter_mean_ns_ > 0) tr += static_cast<uint64_t>(-jitter_mean_ns_ * std::log(Uniform()));
+  if (retry_base_ > 0 || retry_per_erase_ > 0) {
+    const double chance = retry_base_ + retry_per_erase_ * ftl_.erase_count(block_of_.Div(ppn));
+    if (Uniform() <= chance) tr += type_tr_ns_[type];
+  }
+  return tr;
+}
+
+void SimDevice::Housekeeping(uint64_t t) {
+  // The windows that started by t; only the latest can still hold writes (a window is
+  // shorter than the period).
+  const uint64_t k = (t - noise_.next_hk_ns) / hk_period_ns_;
+  const uint64_t start = noise_.next_hk_ns + k * hk_period_ns_;
+  hk_hold_until_ = start + hk_ns_;
+  noise_.next_hk_ns = start + hk_period_ns_;
+}
+
+SSDLAB_HOT uint64_t SimDevice::SenseOnDie(uint32_t die, uint64_t t, uint64_t tr) {
+  uint64_t& die_free = dies_[die].free_ns;
+  if (!suspend_) {  // behind everything booked on the die
+    die_free = std::max(t, die_free) + tr;
+    return die_free;
+  }
+  // Reads have priority over queued programs (program suspend): they wait only for other
+  // reads of the die, and push the die's queued programs back by tR.
+  uint64_t& read_free = dies_[die].read_free_ns;
+  read_free = std::max(t, read_free) + tr;
+  die_free = std::max(t, die_free) + tr;
+  return read_free;
 }
 
 DeviceCounters SimDevice::counters() const {
@@ -171,13 +237,7 @@ SSDLAB_HOT uint64_t SimDevice::NandRead(uint32_t ppn, bool sense, uint64_t t, ui
   const uint32_t die = die_mod_.Mod(prog_of_.Div(ppn));
   uint64_t data = t;
   if (sense) {
-    // Reads have priority over queued programs (program suspend): they wait only for other
-    // reads of the die, and push the die's queued programs back by tR.
-    uint64_t& read_free = dies_[die].read_free_ns;
-    read_free = std::max(t, read_free) + t_read;
-    data = read_free;
-    uint64_t& die_free = dies_[die].free_ns;
-    die_free = std::max(t, die_free) + t_read;
+    data = SenseOnDie(die, t, noisy_read_ && t_read == t_read_ns_ ? NoisyReadTime(ppn) : t_read);
     ++nand_reads_;
   }
   uint64_t& ch_free = ch_free_[dies_[die].ch];
@@ -202,12 +262,7 @@ SSDLAB_HOT uint64_t SimDevice::CopyPageLeft(GcHot& h, uint64_t t, uint32_t* left
     h.last_page = page;
     const uint32_t die = die_mod_.Mod(prog_of_.Div(src));
     h.last_ch = dies_[die].ch;
-    // As NandRead: reads wait only for reads of the die and push its programs back by tR.
-    uint64_t& read_free = dies_[die].read_free_ns;
-    read_free = std::max(t, read_free) + t_read_ns_;
-    data = read_free;
-    uint64_t& die_free = dies_[die].free_ns;
-    die_free = std::max(t, die_free) + t_read_ns_;
+    data = SenseOnDie(die, t, noisy_read_ ? NoisyReadTime(src) : t_read_ns_);
     ++nand_reads_;
   }
   uint64_t& ch_free = ch_free_[h.last_ch];
@@ -252,7 +307,9 @@ uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
     link = shared_link_.Book(t, write_xfer_.Ns(bytes, link_ps_per_byte_), t);
   } else {
     link = link_free_[0] = std::max(t, link_free_[0]) + write_xfer_.Ns(bytes, link_ps_per_byte_);
+    if (cap_ps_per_byte_) link = std::max(link, shared_link_.Book(t, CapNs(bytes), t));
   }
+  if (link < hk_hold_until_) link = hk_hold_until_;
   ctrl_free_ = std::max(link, ctrl_free_) + ctrl_write_ns_ + (units - 1) * ctrl_unit_ns_;
   const uint64_t tc = ctrl_free_;
   uint64_t done = tc;
@@ -283,7 +340,9 @@ uint64_t SimDevice::WriteUnit(uint64_t lpn, uint64_t t) {
     link = shared_link_.Book(t, unit_link_ns_, t);
   } else {
     link = link_free_[0] = std::max(t, link_free_[0]) + unit_link_ns_;
+    if (cap_ps_per_byte_) link = std::max(link, shared_link_.Book(t, CapNs(kUnitBytes), t));
   }
+  if (link < hk_hold_until_) link = hk_hold_until_;
   const uint64_t tc = ctrl_free_ = std::max(link, ctrl_free_) + ctrl_write_ns_;
   const uint64_t slot = buffer_seq_++;
   const uint64_t ready = std::max(tc, buffer_ring_[slot & buffer_mask_]);
@@ -342,6 +401,7 @@ uint64_t SimDevice::Read(uint64_t offset, uint32_t bytes, uint64_t t) {
   if (half_duplex_) return shared_link_.Book(ready, read_xfer_.Ns(bytes, link_ps_per_byte_), t);
   uint64_t& link = link_free_[1];
   link = std::max(ready, link) + read_xfer_.Ns(bytes, link_ps_per_byte_);
+  if (cap_ps_per_byte_) return std::max(link, shared_link_.Book(ready, CapNs(bytes), t));
   return link;
 }
 
@@ -476,14 +536,18 @@ uint64_t SimDevice::FoldStep(uint64_t t) {
 }
 
 void SimDevice::Background(uint64_t from, uint64_t to) {
-  // Work is queued from `from` on; stop once the work booked reaches `to`.
+  // Work is queued from `from` on; stop once the work booked reaches `to`. With a GC rate
+  // limit (gc_bg_mb_s) the GC steps start one copy gap apart, so the space reclaimed grows
+  // with the idle time instead of all of it being queued at once.
   uint64_t horizon = from;
-  while (horizon < to) {
+  uint64_t at = from;  // when the next GC step may start
+  while (horizon < to && at < to) {
     uint64_t end;
     if (slc_used_ > 0) {
       end = FoldStep(from);
     } else if (ftl_.collecting() || ftl_.free_blocks() < g_.bg_free_blocks) {
-      if (!GcStep(from, &end)) break;
+      if (!GcStep(at, &end)) break;
+      at += bg_copy_gap_ns_;
     } else {
       break;
     }

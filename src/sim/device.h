@@ -21,7 +21,11 @@
 // Read path: controller -> for each mapped unit a NAND read (one tR per NAND page touched) and
 // a channel transfer -> host link. Unmapped (never written or trimmed) units skip NAND. NAND
 // reads (host and GC) have priority over queued programs, as with program suspend: a read
-// waits only for earlier reads of its die and delays the die's queued programs by tR.
+// waits only for earlier reads of its die and delays the die's queued programs by tR; without
+// suspend (`suspend=0`) a read queues behind the programs and erases booked on its die.
+// tR can depend on the page type (LSB..MSB), carry a seeded random extra and read retries
+// whose chance grows with the block's erase count; periodic firmware housekeeping holds new
+// writes (sim/params.h has the knobs; all off by default).
 //
 // Not thread-safe.
 #pragma once
@@ -119,6 +123,8 @@ class SimDevice {
   // Inlined into the event loop: the call's register saves cost more than the checks here.
   [[gnu::always_inline]] uint64_t Submit(Direction dir, uint64_t offset, uint32_t bytes,
                                          uint64_t t_ns) {
+    if (t_ns >= noise_.next_hk_ns) [[unlikely]]
+      Housekeeping(t_ns);
     if (t_ns >= host_busy_until_ + bg_idle_ns_ &&
         (slc_used_ > 0 || ftl_.collecting() || ftl_.free_blocks() < g_.bg_free_blocks)) {
       Background(host_busy_until_ + bg_idle_ns_, t_ns);
@@ -207,6 +213,15 @@ class SimDevice {
   // the page holding ppn and the transfer of one unit to the controller; returns when the
   // data is in controller memory.
   uint64_t NandRead(uint32_t ppn, bool sense, uint64_t t, uint64_t t_read);
+  // Books a NAND read of tR `tr` on `die` at t (suspending programs or queued behind them);
+  // returns when the data is in the die's register.
+  uint64_t SenseOnDie(uint32_t die, uint64_t t, uint64_t tr);
+  // tR of the page holding ppn with page type, random extra and read retries.
+  uint64_t NoisyReadTime(uint32_t ppn);
+  // Uniform in (0, 1] from the device's seeded generator.
+  double Uniform();
+  // Books the housekeeping windows due by t (writes wait for the latest).
+  void Housekeeping(uint64_t t);
   void ForegroundGc(uint64_t t);
   // Out-of-line parts of ForegroundGc: the first victim of a GC period (false: none), the
   // next one, keeping the pool above its minimum, lazy GC.
@@ -264,7 +279,20 @@ class SimDevice {
   XferCache write_xfer_, read_xfer_;
   uint64_t unit_link_ns_;  // host link time of 4 KiB
   uint64_t bg_idle_ns_;
+  uint64_t bg_copy_gap_ns_;  // background GC: time between copies (0: no limit)
+  bool suspend_;
+  bool noisy_read_;              // any of page-type tR, jitter, read retry
+  uint64_t type_tr_ns_[4] = {};  // tR by page type
+  double jitter_mean_ns_ = 0;
+  double retry_base_ = 0, retry_per_erase_ = 0;  // probabilities
+  uint64_t hk_period_ns_ = 0, hk_ns_ = 0;
+  uint64_t hk_hold_until_ = 0;  // writes admitted from then on
+  FastDiv block_of_;            // ppn -> block
   bool half_duplex_;
+  // Full-duplex links with a shared cap (link_cap_mb_s): both directions also book
+  // shared_link_ at the cap's rate (0: no cap).
+  uint64_t cap_ps_per_byte_ = 0;
+  uint64_t CapNs(uint64_t bytes) const { return bytes * cap_ps_per_byte_ / 1000; }
   bool slc_cache_;   // an SLC cache, static or dynamic
   FastDiv prog_of_;  // ppn -> program index
   FastDiv page_of_;  // ppn -> NAND page index
@@ -272,7 +300,7 @@ class SimDevice {
 
   // Resource state.
   uint64_t link_free_[2] = {0, 0};  // [0] host->drive, [1] drive->host (full duplex)
-  LinkCalendar shared_link_;        // half duplex (SATA): both directions
+  LinkCalendar shared_link_;        // half duplex (SATA), or the cap of a full-duplex link
   uint64_t ctrl_free_ = 0;
   struct Die {
     uint64_t free_ns = 0;       // programs, erases (and reads' share)
@@ -295,6 +323,10 @@ class SimDevice {
   uint64_t slc_used_ = 0;
   uint64_t slc_pages_ = 0, slc_folded_ = 0, nand_reads_ = 0, fold_seq_ = 0;
   uint64_t host_read_pages_ = 0, unmapped_read_pages_ = 0;
+  struct Noise {
+    uint64_t rng = 0;                  // xorshift64* state
+    uint64_t next_hk_ns = UINT64_MAX;  // next housekeeping window
+  } noise_;
 };
 
 }  // namespace ssdlab::sim

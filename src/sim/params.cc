@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "base/units.h"
+#include "sim/preset_file.h"
 
 namespace ssdlab::sim {
 namespace {
@@ -17,16 +18,6 @@ std::string FormatDouble(double v) {
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
-
-// One row of the parameter table: key, unit, help, setter (parses and range-checks one
-// value), getter (prints the resolved value).
-struct ParamDef {
-  const char* key;
-  const char* unit;
-  const char* help;
-  std::function<Status(SimParams&, const std::string&)> set;
-  std::function<std::string(const SimParams&)> get;
-};
 
 Status OutOfRange(const std::string& key, const std::string& value, const char* range) {
   return Status::Invalid("sim parameter " + key + "=" + value + " is out of range (" + range + ")");
@@ -77,7 +68,28 @@ ParamDef BytesParam(const char* key, const char* help, uint64_t SimParams::*fiel
                   [=](const SimParams& p) { return std::to_string(p.*field); }};
 }
 
-const std::vector<ParamDef>& Table() {
+ParamDef BoolParam(const char* key, const char* help, bool SimParams::*field) {
+  return ParamDef{key,
+                  "",
+                  help,
+                  [=](SimParams& p, const std::string& v) -> Status {
+                    if (v == "1" || v == "true") {
+                      p.*field = true;
+                    } else if (v == "0" || v == "false") {
+                      p.*field = false;
+                    } else {
+                      return Status::Invalid("sim parameter " + std::string(key) + "=" + v +
+                                             ": expected 0 or 1");
+                    }
+                    return Status::Ok();
+                  },
+                  [=](const SimParams& p) { return std::string(p.*field ? "1" : "0"); },
+                  ParamKind::kBool};
+}
+
+}  // namespace
+
+const std::vector<ParamDef>& ParamTable() {
   static const std::vector<ParamDef> table = [] {
     std::vector<ParamDef> t;
     t.push_back(BytesParam("capacity", "user capacity of the full drive",
@@ -88,26 +100,30 @@ const std::vector<ParamDef>& Table() {
                           1, 1 << 20, "1..1048576"));
     t.push_back(UintParam("logical_block", "bytes", "logical block size (512 or 4096)",
                           &SimParams::logical_block_bytes, 512, 4096, "512 or 4096"));
-    t.push_back(ParamDef{
-        "interface", "", "host interface: sata, sas, sas-dual, nvme (sets link_mb_s default)",
-        [](SimParams& p, const std::string& v) -> Status {
-          if (v == "sata") {
-            p.interface = HostInterface::kSata, p.link_mb_s = 550;
-          } else if (v == "sas") {
-            p.interface = HostInterface::kSas, p.link_mb_s = 1100;
-          } else if (v == "sas-dual") {
-            p.interface = HostInterface::kSasDual, p.link_mb_s = 2200;
-          } else if (v == "nvme") {
-            p.interface = HostInterface::kNvme, p.link_mb_s = 3500;
-          } else {
-            return Status::Invalid("sim parameter interface=" + v +
-                                   ": expected sata, sas, sas-dual or nvme");
-          }
-          return Status::Ok();
-        },
-        [](const SimParams& p) { return std::string(InterfaceName(p.interface)); }});
+    t.push_back(ParamDef{"interface", "",
+                         "host interface: sata, sas, sas-dual, nvme (sets link_mb_s default)",
+                         [](SimParams& p, const std::string& v) -> Status {
+                           if (v == "sata") {
+                             p.interface = HostInterface::kSata, p.link_mb_s = 550;
+                           } else if (v == "sas") {
+                             p.interface = HostInterface::kSas, p.link_mb_s = 1100;
+                           } else if (v == "sas-dual") {
+                             p.interface = HostInterface::kSasDual, p.link_mb_s = 2200;
+                           } else if (v == "nvme") {
+                             p.interface = HostInterface::kNvme, p.link_mb_s = 3500;
+                           } else {
+                             return Status::Invalid("sim parameter interface=" + v +
+                                                    ": expected sata, sas, sas-dual or nvme");
+                           }
+                           return Status::Ok();
+                         },
+                         [](const SimParams& p) { return std::string(InterfaceName(p.interface)); },
+                         ParamKind::kText});
     t.push_back(DoubleParam("link_mb_s", "MB/s", "effective host link bandwidth per direction",
                             &SimParams::link_mb_s, 1, 1e6, "1..1e6"));
+    t.push_back(DoubleParam("link_cap_mb_s", "MB/s",
+                            "SAS/NVMe: both directions together at most this (0 = no cap)",
+                            &SimParams::link_cap_mb_s, 0, 1e6, "0..1e6"));
     t.push_back(DoubleParam("cmd_us", "us", "fixed latency added to every command",
                             &SimParams::cmd_us, 0, 1e6, "0..1e6"));
     t.push_back(DoubleParam("ctrl_read_us", "us", "controller time per read command",
@@ -139,46 +155,61 @@ const std::vector<ParamDef>& Table() {
                             &SimParams::t_prog_us, 0.001, 1e6, "0.001..1e6"));
     t.push_back(DoubleParam("t_erase_us", "us", "NAND block erase (tBERS)", &SimParams::t_erase_us,
                             0, 1e7, "0..1e7"));
+    t.push_back(BoolParam("suspend",
+                          "1: NAND reads suspend the die's programs and erases; 0: they queue "
+                          "behind them",
+                          &SimParams::suspend));
+    t.push_back(DoubleParam("t_read_type_pct", "%",
+                            "tR by page type: LSB to MSB spread this much around t_read_us",
+                            &SimParams::t_read_type_pct, 0, 90, "0..90"));
+    t.push_back(DoubleParam("t_read_jitter_us", "us",
+                            "mean of a random (exponential, seeded) extra time per NAND read",
+                            &SimParams::t_read_jitter_us, 0, 1e5, "0..1e5"));
+    t.push_back(DoubleParam("read_retry_pct", "%", "chance of a read retry (one more tR), fresh",
+                            &SimParams::read_retry_pct, 0, 100, "0..100"));
+    t.push_back(DoubleParam("read_retry_kpe_pct", "%",
+                            "added chance of a read retry per 1000 erases of the block",
+                            &SimParams::read_retry_kpe_pct, 0, 100, "0..100"));
+    t.push_back(DoubleParam("hk_period_ms", "ms",
+                            "firmware housekeeping (journal flush) every this long (0 = none)",
+                            &SimParams::hk_period_ms, 0, 1e7, "0..1e7"));
+    t.push_back(DoubleParam("hk_us", "us", "housekeeping: time it holds new writes",
+                            &SimParams::hk_us, 0, 1e7, "0..1e7"));
     t.push_back(DoubleParam("ch_mb_s", "MB/s", "channel transfer rate", &SimParams::ch_mb_s, 1, 1e5,
                             "1..1e5"));
-    t.push_back(ParamDef{"gc", "", "victim policy: greedy, fifo, dchoices, costbenefit",
-                         [](SimParams& p, const std::string& v) -> Status {
-                           if (v == "greedy") {
-                             p.gc = VictimPolicy::kGreedy;
-                           } else if (v == "fifo") {
-                             p.gc = VictimPolicy::kFifo;
-                           } else if (v == "dchoices" || v == "d-choices") {
-                             p.gc = VictimPolicy::kDChoices;
-                           } else if (v == "costbenefit" || v == "cost-benefit") {
-                             p.gc = VictimPolicy::kCostBenefit;
-                           } else {
-                             return Status::Invalid(
-                                 "sim parameter gc=" + v +
-                                 ": expected greedy, fifo, dchoices or costbenefit");
-                           }
-                           return Status::Ok();
-                         },
-                         [](const SimParams& p) { return std::string(PolicyName(p.gc)); }});
+    t.push_back(ParamDef{
+        "gc", "", "victim policy: greedy, fifo, dchoices, costbenefit",
+        [](SimParams& p, const std::string& v) -> Status {
+          if (v == "greedy") {
+            p.gc = VictimPolicy::kGreedy;
+          } else if (v == "fifo") {
+            p.gc = VictimPolicy::kFifo;
+          } else if (v == "dchoices" || v == "d-choices") {
+            p.gc = VictimPolicy::kDChoices;
+          } else if (v == "costbenefit" || v == "cost-benefit") {
+            p.gc = VictimPolicy::kCostBenefit;
+          } else {
+            return Status::Invalid("sim parameter gc=" + v +
+                                   ": expected greedy, fifo, dchoices or costbenefit");
+          }
+          return Status::Ok();
+        },
+        [](const SimParams& p) { return std::string(PolicyName(p.gc)); }, ParamKind::kText});
     t.push_back(UintParam("gc_d", "", "d of d-choices", &SimParams::gc_d, 1, 1024, "1..1024"));
     t.push_back(DoubleParam("gc_low_pct", "%", "foreground GC keeps this share of blocks free",
                             &SimParams::gc_low_pct, 0, 50, "0..50"));
     t.push_back(DoubleParam("gc_bg_pct", "%", "background GC refills the pool to this share",
                             &SimParams::gc_bg_pct, 0, 50, "0..50"));
-    t.push_back(ParamDef{"gc_lazy", "", "1: GC starts only when the pool is empty, in batches",
-                         [](SimParams& p, const std::string& v) -> Status {
-                           if (v == "1" || v == "true") {
-                             p.gc_lazy = true;
-                           } else if (v == "0" || v == "false") {
-                             p.gc_lazy = false;
-                           } else {
-                             return Status::Invalid("sim parameter gc_lazy=" + v +
-                                                    ": expected 0 or 1");
-                           }
-                           return Status::Ok();
-                         },
-                         [](const SimParams& p) { return std::string(p.gc_lazy ? "1" : "0"); }});
+    t.push_back(BoolParam("gc_lazy", "1: GC starts only when the pool is empty, in batches",
+                          &SimParams::gc_lazy));
     t.push_back(DoubleParam("gc_batch_pct", "%", "lazy GC: blocks reclaimed per batch",
                             &SimParams::gc_batch_pct, 0, 25, "0..25"));
+    t.push_back(BytesParam("gc_batch",
+                           "lazy GC: blocks reclaimed per batch, absolute (0 = gc_batch_pct)",
+                           &SimParams::gc_batch_bytes, 0, 1ull << 50, "0..1 PiB"));
+    t.push_back(DoubleParam("gc_bg_mb_s", "MB/s",
+                            "background GC: rate of page copies (0 = as fast as the NAND allows)",
+                            &SimParams::gc_bg_mb_s, 0, 1e6, "0..1e6"));
     t.push_back(DoubleParam("bg_idle_ms", "ms", "host idle time before background work starts",
                             &SimParams::bg_idle_ms, 0, 1e7, "0..1e7"));
     t.push_back(BytesParam("slc_static", "static SLC cache of the full drive",
@@ -206,198 +237,14 @@ const std::vector<ParamDef>& Table() {
   return table;
 }
 
-std::vector<SimParams> BuildPresets() {
-  std::vector<SimParams> out;
-  {
-    // Small and fast, for tests: 512 MiB, 4 dies, 1 MiB blocks (256 units).
-    SimParams p;
-    p.preset = "tiny";
-    p.description = "512 MiB toy SATA drive, 4 MLC dies, 1 MiB blocks; for tests";
-    p.capacity_bytes = 512ull << 20;
-    p.op_pct = 12.5;
-    p.interface = HostInterface::kSata;
-    p.link_mb_s = 550;
-    p.cmd_us = 20;
-    p.ctrl_read_us = 10;
-    p.ctrl_write_us = 10;
-    p.ctrl_gc_us = 2;
-    p.buffer_bytes = 1 << 20;
-    p.channels = 2;
-    p.dies_per_channel = 2;
-    p.planes = 1;
-    p.page_bytes = 16384;
-    p.pages_per_block = 64;
-    p.bits_per_cell = 2;
-    p.t_read_us = 50;
-    p.t_prog_us = 600;
-    p.t_erase_us = 3000;
-    p.ch_mb_s = 400;
-    p.gc_low_pct = 1;
-    p.sources = {{"all", "made up: small enough to fill in milliseconds of CPU time"}};
-    out.push_back(p);
+const ParamDef* FindParam(std::string_view key) {
+  for (const auto& d : ParamTable()) {
+    if (key == d.key) return &d;
   }
-  {
-    // Kingston DC400 1600 GB class (the DC400 review).
-    SimParams p;
-    p.preset = "dc-sata-read-intensive";
-    p.description =
-        "1.6 TB SATA read-intensive (~0.5 DWPD), lazy GC; behaves like the Kingston DC400 1600 GB";
-    p.capacity_bytes = 1600321314816ull;
-    p.op_pct = 33;
-    p.scale = 256;
-    p.logical_block_bytes = 512;
-    p.interface = HostInterface::kSata;
-    p.link_mb_s = 550;
-    p.cmd_us = 45;
-    p.ctrl_read_us = 14.5;
-    p.ctrl_write_us = 20.5;
-    p.ctrl_unit_us = 1.5;
-    p.ctrl_gc_us = 14;
-    p.buffer_bytes = 32ull << 20;
-    p.channels = 8;
-    p.dies_per_channel = 16;
-    p.planes = 2;
-    p.page_bytes = 16384;
-    p.pages_per_block = 256;
-    p.bits_per_cell = 2;
-    p.t_read_us = 80;
-    p.t_prog_us = 1400;
-    p.t_erase_us = 5000;
-    p.ch_mb_s = 200;
-    p.gc_lazy = true;
-    p.gc_low_pct = 0.5;
-    p.gc_batch_pct = 1;
-    p.gc_bg_pct = 8;
-    p.bg_idle_ms = 200;
-    p.sources = {
-        {"capacity", "the reviews' published figures DC400: 1,600,321,314,816 bytes"},
-        {"op", "assumed 2 TiB raw NAND (128 x 128 Gbit MLC) less ~3% firmware reserve"},
-        {"link_mb_s", "SATA 6 Gb/s; DC400 claims 555/510 MB/s sequential"},
-        {"ctrl_write_us",
-         "fresh 4K random write 48k IOPS (the DC400 review WSAT) -> ~20.8 us/command"},
-        {"ctrl_read_us", "4K random read 65k IOPS measured, 78k claimed"},
-        {"ctrl_gc_us", "calibrated so WSAT saturates near 25k IOPS (the DC400 review)"},
-        {"cmd_us", "QD1 latency: 4K read mean 182 us, 4K write 70 us (the DC400 review)"},
-        {"gc_lazy",
-         "the DC400 review: GC starts only when free blocks run out, then in large batches"}};
-    out.push_back(p);
-  }
-  {
-    // Seagate Nytro 3732 800 GB class (the Nytro 3732 review).
-    SimParams p;
-    p.preset = "dc-sas-write-intensive";
-    p.description =
-        "800 GB SAS 12Gb/s write-intensive (10 DWPD), large spare area; like the "
-        "Seagate Nytro 3732 800 GB";
-    p.capacity_bytes = 800166076416ull;
-    p.op_pct = 75;
-    p.scale = 128;
-    p.logical_block_bytes = 512;
-    p.interface = HostInterface::kSas;
-    p.link_mb_s = 1100;
-    p.cmd_us = 25;
-    p.ctrl_read_us = 4.3;
-    p.ctrl_write_us = 4.9;
-    p.ctrl_unit_us = 0.4;
-    p.ctrl_gc_us = 0.6;
-    p.buffer_bytes = 64ull << 20;
-    p.channels = 16;
-    p.dies_per_channel = 8;
-    p.planes = 2;
-    p.page_bytes = 16384;
-    p.pages_per_block = 256;
-    p.bits_per_cell = 2;
-    p.t_read_us = 55;
-    p.t_prog_us = 1100;
-    p.t_erase_us = 4000;
-    p.ch_mb_s = 400;
-    p.gc_low_pct = 1;
-    p.bg_idle_ms = 2;
-    p.sources = {{"capacity", "the reviews' published figures Nytro 3732: 800,166,076,416 bytes"},
-                 {"op", "assumed: 10 DWPD class drives reserve a large spare area"},
-                 {"link_mb_s", "SAS 12 Gb/s single port; claimed 1100/1000 MB/s single port"},
-                 {"ctrl_read_us", "4K random read 231.8k IOPS measured (16 threads x QD8)"},
-                 {"ctrl_write_us", "4K random write 203.7k IOPS measured, 200k claimed"}};
-    out.push_back(p);
-  }
-  {
-    // Kingston DC500M / DC600M class (the DC500M study and the DC600M review).
-    SimParams p;
-    p.preset = "dc-sata-mixed";
-    p.description = "1.92 TB SATA mixed-use (~1.3 DWPD), 3D TLC; like the Kingston DC500M/DC600M";
-    p.capacity_bytes = 1920383410176ull;
-    p.op_pct = 20;
-    p.scale = 256;
-    p.logical_block_bytes = 512;
-    p.interface = HostInterface::kSata;
-    p.link_mb_s = 550;
-    p.cmd_us = 30;
-    p.ctrl_read_us = 10.1;
-    p.ctrl_write_us = 11.0;
-    p.ctrl_unit_us = 0.8;
-    p.ctrl_gc_us = 1.2;
-    p.buffer_bytes = 32ull << 20;
-    p.channels = 8;
-    p.dies_per_channel = 4;
-    p.planes = 2;
-    p.page_bytes = 49152;
-    p.pages_per_block = 128;
-    p.bits_per_cell = 3;
-    p.t_read_us = 70;
-    p.t_prog_us = 2200;
-    p.t_erase_us = 8000;
-    p.ch_mb_s = 533;
-    p.gc_low_pct = 1;
-    p.bg_idle_ms = 10;
-    p.sources = {
-        {"capacity", "DC600M 1920 GB (the DC600M review)"},
-        {"ctrl_read_us", "DC600M claims 94k 4K read IOPS, sysbench measured 99k"},
-        {"ctrl_write_us", "DC600M claims 78k 4K write IOPS, sysbench measured 86k"},
-        {"link_mb_s", "SATA 6 Gb/s; CrystalDiskMark 560/535 MB/s sequential (the DC600M review)"},
-        {"op", "assumed: mixed-use SATA (DC500M is the DC500R with more spare area)"}};
-    out.push_back(p);
-  }
-  {
-    // Generic client NVMe TLC drive with an SLC cache.
-    SimParams p;
-    p.preset = "client-nvme-tlc";
-    p.description =
-        "1 TB client NVMe PCIe 3.0 x4, TLC with static + dynamic SLC cache (write cliff)";
-    p.capacity_bytes = 1000204886016ull;
-    p.op_pct = 7;
-    p.scale = 256;
-    p.logical_block_bytes = 512;
-    p.interface = HostInterface::kNvme;
-    p.link_mb_s = 3500;
-    p.cmd_us = 12;
-    p.ctrl_read_us = 2.0;
-    p.ctrl_write_us = 1.6;
-    p.ctrl_unit_us = 0.05;
-    p.ctrl_gc_us = 0.3;
-    p.buffer_bytes = 8ull << 20;
-    p.channels = 4;
-    p.dies_per_channel = 4;
-    p.planes = 4;
-    p.page_bytes = 49152;
-    p.pages_per_block = 64;
-    p.bits_per_cell = 3;
-    p.t_read_us = 60;
-    p.t_prog_us = 2400;
-    p.t_erase_us = 10000;
-    p.ch_mb_s = 800;
-    p.gc_low_pct = 1;
-    p.bg_idle_ms = 50;
-    p.slc_static_bytes = 12ull * 1000 * 1000 * 1000;
-    p.slc_dynamic_pct = 33;
-    p.slc_t_read_us = 30;
-    p.slc_t_prog_us = 180;
-    p.sources = {{"all",
-                  "generic 2019-2021 client TLC drive: ~3.4 GB/s into SLC, ~1 GB/s TLC direct, "
-                  "12 GB static SLC plus one third of the free space"}};
-    out.push_back(p);
-  }
-  return out;
+  return nullptr;
 }
+
+namespace {
 
 // The machine's RAM, or the address-space limit (RLIMIT_AS, `ulimit -v`, `prlimit --as`)
 // when that is lower: what the process can actually allocate.
@@ -455,19 +302,14 @@ const char* PolicyName(VictimPolicy v) {
   return "?";
 }
 
-const std::vector<SimParams>& Presets() {
-  static const std::vector<SimParams> presets = BuildPresets();
-  return presets;
-}
-
 std::vector<std::pair<std::string, std::string>> ParamPairs(const SimParams& p) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& d : Table()) out.emplace_back(d.key, d.get(p));
+  for (const auto& d : ParamTable()) out.emplace_back(d.key, d.get(p));
   return out;
 }
 
 std::pair<std::string, std::string> ParamDoc(const std::string& key) {
-  for (const auto& d : Table()) {
+  for (const auto& d : ParamTable()) {
     if (key == d.key) return {d.unit, d.help};
   }
   if (key == "state")
@@ -482,6 +324,14 @@ namespace {
 // Blocks the foreground GC keeps out of the collected population, on average: the free pool
 // between its watermark and one below, plus about half of each of the two open frontiers.
 double ReserveBlocks(uint32_t low_free_blocks) { return low_free_blocks - 0.5 + 1.0; }
+
+// Lazy GC with an absolute batch: blocks per batch (0 when the batch is a share of the blocks).
+uint32_t AbsoluteBatchBlocks(const SimParams& p, uint32_t block_units) {
+  if (!p.gc_lazy || p.gc_batch_bytes == 0) return 0;
+  const uint64_t block_bytes = uint64_t{block_units} * kUnitBytes;
+  return static_cast<uint32_t>(
+      std::max<uint64_t>(1, (p.gc_batch_bytes + block_bytes - 1) / block_bytes));
+}
 
 uint32_t LowFreeBlocks(const SimParams& p, double blocks) {
   return std::max<uint32_t>(3, static_cast<uint32_t>(std::ceil(blocks * p.gc_low_pct / 100.0)));
@@ -510,18 +360,23 @@ Geometry DeriveGeometry(const SimParams& p) {
     // Scaled: keep the *effective* spare factor of the full drive (what garbage collection
     // sees once the reserve held by the watermark and the frontiers is taken out; that
     // reserve is a larger share of a small drive), so WA and steady-state IOPS carry over.
+    const double batch_reserve = 0.5 * AbsoluteBatchBlocks(p, g.pages_per_block);
     const double alpha_eff =
-        (blocks_full - ReserveBlocks(LowFreeBlocks(p, blocks_full))) * ppb / user_full;
+        (blocks_full - ReserveBlocks(LowFreeBlocks(p, blocks_full)) - batch_reserve) * ppb /
+        user_full;
     const double user_target = std::floor(user_full / p.scale);
     const double data_blocks = user_target * alpha_eff / ppb;
+    // An absolute lazy batch is the same number of blocks at any scale: the pool holds half
+    // of it on average, a larger share of a small drive, so the scaled drive gets those
+    // blocks on top (as the watermark's), and WA carries over.
     uint32_t low = LowFreeBlocks(p, data_blocks);
-    double blocks = std::round(data_blocks + ReserveBlocks(low));
+    double blocks = std::round(data_blocks + ReserveBlocks(low) + batch_reserve);
     low = LowFreeBlocks(p, blocks);
-    blocks = std::max(1.0, std::round(data_blocks + ReserveBlocks(low)));
+    blocks = std::max(1.0, std::round(data_blocks + ReserveBlocks(low) + batch_reserve));
     g.blocks = static_cast<uint32_t>(std::min(blocks, 4.0e9));
     g.low_free_blocks = low;
-    g.user_pages = static_cast<uint64_t>(
-        std::max(1.0, std::floor((g.blocks - ReserveBlocks(low)) * ppb / alpha_eff)));
+    g.user_pages = static_cast<uint64_t>(std::max(
+        1.0, std::floor((g.blocks - ReserveBlocks(low) - batch_reserve) * ppb / alpha_eff)));
   }
   g.physical_pages = static_cast<uint64_t>(g.blocks) * g.pages_per_block;
   g.min_free_blocks = 2;
@@ -529,7 +384,9 @@ Geometry DeriveGeometry(const SimParams& p) {
     return static_cast<uint32_t>(std::ceil(static_cast<double>(g.blocks) * pct / 100.0));
   };
   g.bg_free_blocks = std::max<uint32_t>(g.low_free_blocks, pct_blocks(p.gc_bg_pct));
-  g.batch_blocks = std::max<uint32_t>(1, pct_blocks(p.gc_batch_pct));
+  g.batch_blocks = p.gc_batch_bytes
+                       ? std::max<uint32_t>(1, AbsoluteBatchBlocks(p, g.pages_per_block))
+                       : std::max<uint32_t>(1, pct_blocks(p.gc_batch_pct));
   g.slc_static_pages = p.slc_static_bytes / kUnitBytes / p.scale;
   // A power of two (ring index by mask), at least two programs' worth.
   g.buffer_pages = 1;
@@ -609,16 +466,8 @@ Result<SimParams> ParseSimTarget(const std::string& target) {
     name = rest.substr(0, q);
     query = rest.substr(q + 1);
   }
-  const SimParams* base = nullptr;
-  for (const auto& p : Presets()) {
-    if (p.preset == name) base = &p;
-  }
-  if (!base) {
-    std::string names;
-    for (const auto& p : Presets()) names += (names.empty() ? "" : ", ") + p.preset;
-    return Status::Invalid("unknown sim preset '" + name + "' (known: " + names + ")");
-  }
-  SimParams p = *base;
+  // A built-in preset's name or a preset file (sim/preset_file.h).
+  SSDLAB_ASSIGN_OR_RETURN(SimParams p, LoadPreset(name));
   if (!query.empty()) {
     std::vector<std::string> seen;
     for (const std::string& kv : Split(query, '&')) {
@@ -635,10 +484,7 @@ Result<SimParams> ParseSimTarget(const std::string& target) {
         p.state_path = value;
         continue;
       }
-      const ParamDef* def = nullptr;
-      for (const auto& d : Table()) {
-        if (key == d.key) def = &d;
-      }
+      const ParamDef* def = FindParam(key);
       if (!def) return Status::Invalid("unknown sim parameter '" + key + "' in '" + target + "'");
       // "interface" resets link_mb_s; an explicit link_mb_s given earlier is kept.
       double link_before = p.link_mb_s;

@@ -14,7 +14,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,14 +42,15 @@ struct SimParams {
 
   // Host side.
   HostInterface interface = HostInterface::kSata;
-  double link_mb_s = 550;           // effective host link bandwidth, MB/s (10^6 B/s), per direction
-                                    // (SATA is half duplex: shared by both directions)
-  double cmd_us = 20;               // fixed latency added to every command (protocol, firmware)
-  double ctrl_read_us = 10;         // controller occupancy per read command
-  double ctrl_write_us = 10;        // controller occupancy per write command
-  double ctrl_trim_us = 2;          // controller occupancy per trim command
-  double ctrl_unit_us = 0.5;        // extra controller occupancy per 4 KiB unit beyond the first
-  double ctrl_gc_us = 1;            // controller occupancy per garbage-collection page copy
+  double link_mb_s = 550;     // effective host link bandwidth, MB/s (10^6 B/s), per direction
+                              // (SATA is half duplex: shared by both directions)
+  double link_cap_mb_s = 0;   // full-duplex links: both directions together at most this (0 none)
+  double cmd_us = 20;         // fixed latency added to every command (protocol, firmware)
+  double ctrl_read_us = 10;   // controller occupancy per read command
+  double ctrl_write_us = 10;  // controller occupancy per write command
+  double ctrl_trim_us = 2;    // controller occupancy per trim command
+  double ctrl_unit_us = 0.5;  // extra controller occupancy per 4 KiB unit beyond the first
+  double ctrl_gc_us = 1;      // controller occupancy per garbage-collection page copy
   uint64_t buffer_bytes = 8 << 20;  // DRAM write buffer; a write completes once buffered
 
   // NAND geometry.
@@ -63,15 +66,27 @@ struct SimParams {
   double t_prog_us = 1300;
   double t_erase_us = 5000;
   double ch_mb_s = 400;  // per channel
+  // Spread of NAND timing (defaults: none, the old model).
+  bool suspend = true;            // reads suspend programs/erases (else queue behind them)
+  double t_read_type_pct = 0;     // tR from (1 - x) t_read (LSB) to (1 + x) t_read (MSB)
+  double t_read_jitter_us = 0;    // mean exponential extra per NAND read (seeded)
+  double read_retry_pct = 0;      // chance of one retry (an extra tR) per read, fresh block
+  double read_retry_kpe_pct = 0;  // added chance per 1000 erases of the block
+  // Firmware housekeeping: every hk_period_ms new writes wait hk_us (0 = none).
+  double hk_period_ms = 0;
+  double hk_us = 0;
 
   // Garbage collection.
   VictimPolicy gc = VictimPolicy::kGreedy;
-  uint32_t gc_d = 8;        // d of d-choices (Van Houdt 2013)
-  double gc_low_pct = 1;    // foreground GC keeps at least this % of blocks free
-  double gc_bg_pct = 3;     // background GC (host idle) refills the pool to this % of blocks
-  bool gc_lazy = false;     // lazy: start only when the pool is empty, then reclaim a batch
-  double gc_batch_pct = 1;  // lazy: blocks reclaimed per batch, % of blocks
-  double bg_idle_ms = 5;    // host idle time before background GC / SLC folding starts
+  uint32_t gc_d = 8;            // d of d-choices (Van Houdt 2013)
+  double gc_low_pct = 1;        // foreground GC keeps at least this % of blocks free
+  double gc_bg_pct = 3;         // background GC (host idle) refills the pool to this % of blocks
+  bool gc_lazy = false;         // lazy: start only when the pool is empty, then reclaim a batch
+  double gc_batch_pct = 1;      // lazy: blocks reclaimed per batch, % of blocks (gc_batch 0)
+  uint64_t gc_batch_bytes = 0;  // lazy: bytes of blocks per batch, full-drive size (not scaled);
+                                // 0 = gc_batch_pct
+  double gc_bg_mb_s = 0;        // background GC copy rate limit, MB/s (0 = unlimited)
+  double bg_idle_ms = 5;        // host idle time before background GC / SLC folding starts
 
   // SLC write cache (0 + 0 = none).
   uint64_t slc_static_bytes = 0;  // full-drive size (scaled like capacity)
@@ -119,16 +134,40 @@ struct Geometry {
   }
 };
 
-// Parses "sim:PRESET" or "sim:PRESET?key=value&key=value". Unknown preset or key, bad value,
-// value out of range, geometry that does not fit in memory -> Status::Invalid (one line).
+// How a parameter's value is written in a preset file: a TOML number, string or boolean.
+enum class ParamKind : uint8_t { kNumber, kText, kBool };
+
+// One row of the parameter table, the single list of keys shared by the target query
+// ("sim:PRESET?key=value"), preset files (sim/preset_file.h) and the listings: key, unit,
+// one-line help, setter (parses and range-checks one value given as text; Invalid naming
+// the key otherwise) and getter (the resolved value as text, the form the setter reads).
+struct ParamDef {
+  const char* key;
+  const char* unit;
+  const char* help;
+  std::function<Status(SimParams&, const std::string&)> set;
+  std::function<std::string(const SimParams&)> get;
+  ParamKind kind = ParamKind::kNumber;
+};
+// Every parameter key, in listing order.
+const std::vector<ParamDef>& ParamTable();
+// The row of `key`, or null when there is none.
+const ParamDef* FindParam(std::string_view key);
+
+// Parses "sim:PRESET" or "sim:PRESET?key=value&key=value", where PRESET is a built-in
+// preset's name or the path of a preset file ending in ".toml" (sim/preset_file.h). Unknown
+// preset or key, bad value, value out of range, geometry that does not fit in memory ->
+// Status::Invalid (one line).
 Result<SimParams> ParseSimTarget(const std::string& target);
 // REQUIRES: p passed ParseSimTarget's validation (or is a preset).
 Geometry DeriveGeometry(const SimParams& p);
 // Cross-field checks and the derived geometry (spare area, memory).
 Status ValidateParams(const SimParams& p);
 
-// The named presets, in listing order.
+// The built-in presets, in listing order (preset files embedded at build time,
+// sim/preset_file.h).
 const std::vector<SimParams>& Presets();
+
 // Resolved parameters as key/value strings, in the order of the parameter table.
 std::vector<std::pair<std::string, std::string>> ParamPairs(const SimParams& p);
 // Unit and one-line help of a parameter key (for listings); empty if unknown.

@@ -111,6 +111,17 @@ class SimBackend : public Backend {
   const std::vector<std::pair<std::string, std::string>>& params() const { return params_; }
   uint64_t now_ns() const { return now_ns_; }
 
+  // I/Os of the last closed-loop phase still in flight when its runtime ended, by slot: the
+  // next closed-loop phase takes them over (counts their completions, reissues from those
+  // slots once they complete), so back-to-back rounds run as one continuous closed loop and no
+  // drain time goes unmeasured. Dropped by Idle, purges and phases of another workload (only
+  // the seed and durations may differ; their work stays booked on the drive).
+  struct InFlight {  // (public for the event loop in sim_backend.cc)
+    uint64_t issue_ns = 0, done_ns = 0;
+    uint32_t bytes = 0;
+    Direction dir = Direction::kRead;
+  };
+
  private:
   friend Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target,
                                                             const SimOpenOptions& o);
@@ -129,6 +140,8 @@ class SimBackend : public Backend {
   TargetInfo info_;
   std::vector<std::pair<std::string, std::string>> params_;
   uint64_t now_ns_ = 0;
+  std::vector<InFlight> in_flight_;
+  WorkloadSpec in_flight_spec_;  // the phase they belong to
   std::vector<std::string> state_paths_;
   bool dirty_ = false;  // changed since loaded or saved
   int zstd_level_ = -3, zstd_workers_ = -1;
@@ -167,6 +180,11 @@ std::vector<PresetInfo> ListPresets();
 
 // Unit and one-line help of a parameter key ("" if unknown), for `ssdlab sim presets`.
 std::pair<std::string, std::string> SimParamDoc(const std::string& key);
+
+// The resolved parameters of a sim: target (overrides applied) as a preset file, every key
+// with its unit and help, and the sources (sim/preset_file.h): what `ssdlab sim describe`
+// prints, loadable as sim:FILE.toml. Same errors as OpenSimBackend.
+Result<std::string> SimPresetToml(const std::string& target);
 
 // One derived figure for `ssdlab sim describe`.
 struct SimFigure {

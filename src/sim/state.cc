@@ -562,6 +562,8 @@ void SimDevice::VisitState(Ar& ar) {
   ar.Pod(fold_seq_);
   ar.Pod(host_read_pages_);
   ar.Pod(unmapped_read_pages_);
+  ar.Pod(hk_hold_until_);
+  ar.Pod(noise_);
 }
 
 std::string SimDevice::CheckLoaded() const {

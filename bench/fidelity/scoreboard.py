@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Fidelity scoreboard: each simulator preset against the published tables of the drive it
+imitates (bench/fidelity/seed_*.csv), cell by cell.
+
+  bench/fidelity/scoreboard.py [--ssdlab build/src/cli/ssdlab] [--only 000,002,004]
+                               [--work DIR] [--round 10s] [--markdown]
+
+For every seed file it runs the preset's tests through `ssdlab` (the simulator, virtual time),
+reads the JSON results, and compares each published figure with the model's: error =
+model / seed - 1. Cells whose role is `calibration` (figures the preset was fitted to) are
+listed apart and left out of the summary, which gives, per preset and per kind of figure
+(iops, mb_s, lat_mean_us, lat_p99_us, ...), the number of predicted cells and the median and
+worst absolute error. Same binary + same options => the same table (the simulator is
+deterministic).
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIGURES = ["iops", "mb_s", "lat_mean_us", "lat_p99_us", "lat_p99_9_us", "lat_p99_99_us",
+           "lat_max_us"]
+# Latency keys in ssdlab's JSON (ns) for the CSV's columns.
+LAT_KEYS = {"lat_mean_us": "mean", "lat_p99_us": "p99", "lat_p99_9_us": "p99_9",
+            "lat_p99_99_us": "p99_99", "lat_max_us": "max"}
+
+SEEDS = {
+    "000": ("dc-sata-read-intensive", "Kingston DC400 1600 GB"),
+    "002": ("dc-sas-write-intensive", "Seagate Nytro 3732 800 GB"),
+    "004": ("dc-sata-mixed", "Kingston DC600M 1920 GB"),
+}
+
+
+def bytes_of(bs):
+    units = {"k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}
+    bs = bs.lower()
+    return int(float(bs[:-1]) * units[bs[-1]]) if bs[-1] in units else int(bs)
+
+
+def load_seed(seed):
+    with open(os.path.join(HERE, "seed_%s.csv" % seed), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+class Runner:
+    def __init__(self, ssdlab, work, round_len, verbose, query=""):
+        self.ssdlab, self.work, self.round, self.verbose = ssdlab, work, round_len, verbose
+        self.query = "?" + query if query else ""
+        self.cache = {}
+
+    def run(self, name, args):
+        """Runs `ssdlab ARGS --json FILE` once per name; returns the parsed JSON."""
+        if name in self.cache:
+            return self.cache[name]
+        out = os.path.join(self.work, name + ".json")
+        db = os.path.join(self.work, name + ".db")
+        for p in (out, db):
+            if os.path.exists(p):
+                os.remove(p)
+        cmd = [self.ssdlab] + args + ["--db", db, "--json", out]
+        if self.verbose:
+            print("+", " ".join(cmd), file=sys.stderr)
+        r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if r.returncode != 0:
+            sys.exit("scoreboard: %s failed: %s" % (" ".join(cmd), r.stderr.strip()[-500:]))
+        with open(out) as f:
+            self.cache[name] = json.load(f)
+        return self.cache[name]
+
+    def pts(self, preset, tests, extra=()):
+        name = "pts-%s-%s" % (preset, "-".join(tests))
+        return self.run(name, ["pts", "--target", "sim:" + preset + self.query, "--spec", "review",
+                               "--tests", ",".join(tests), "--round", self.round,
+                               "--progress", "none"] + list(extra))
+
+    def profile(self, preset, profile, extra=(), targets=None, key=""):
+        name = "profile-%s-%s%s" % (preset, profile, key)
+        t = []
+        for target in targets or ["sim:" + preset + self.query]:
+            t += ["--target", target]
+        return self.run(name, ["profile", profile] + t + list(extra))
+
+
+def find_test(doc, name):
+    for t in doc["tests"]:
+        if t["name"] == name:
+            return t
+    sys.exit("scoreboard: no test %s in the results" % name)
+
+
+def direction(read_pct):
+    return {100: "read", 0: "write"}.get(read_pct, "total")
+
+
+def cell_figures(cell, read_pct):
+    """The figures of one stored PTS cell (PhaseMetrics) for a CSV row."""
+    d = cell[direction(read_pct)]
+    lat = d["lat_ns"]
+    out = {"iops": cell["total"]["iops"], "mb_s": cell["total"]["bw_bytes_per_s"] / 1e6}
+    for col, key in LAT_KEYS.items():
+        if key in lat:
+            out[col] = lat[key] / 1e3
+    return out
+
+
+def matrix_cell(cells, read_pct, bs):
+    name = "rw=%d/%d bs=%dKiB" % (read_pct, 100 - read_pct, bytes_of(bs) // 1024)
+    for c in cells:
+        if c["cell"] == name:
+            return c
+    return None
+
+
+def model_000_002(runner, preset, row):
+    """Figures of a PTS row (iops, tp, lat, wsat) from the review spec's results."""
+    test, rp, bs = row["test"], int(row["read_pct"]), row["block_size"]
+    if test in ("iops", "lat"):
+        t = find_test(runner.pts(preset, ["iops", "tp", "lat"]), test)
+        c = matrix_cell(t["results"]["cells"], rp, bs)
+        return cell_figures(c, rp) if c else None
+    if test == "tp":
+        t = find_test(runner.pts(preset, ["iops", "tp", "lat"]), "tp")
+        for blk in t["results"]["by_block"]:
+            if blk["block_bytes"] == bytes_of(bs):
+                c = matrix_cell(blk["cells"], rp, bs)
+                return cell_figures(c, rp) if c else None
+        return None
+    if test == "wsat":
+        t = find_test(runner.pts(preset, ["wsat"], ["--wsat-round", "5s"]), "wsat")
+        if row["x"] == "0":  # fresh: the first round
+            return {"iops": t["rounds"][0]["tracking"]["rw=0/100 bs=4KiB iops"]}
+        return {"iops": t["steady_state"]["mean"]}
+    return None  # not modelled by this scoreboard (e.g. the OP study's IOPS at 1 ms)
+
+
+def profile_results(doc):
+    return doc["tests"][0]["results"]["levels"][0]["results"]
+
+
+def model_004(runner, preset, row):
+    """Figures of a DC600M row from the review-lab profiles."""
+    test, rp, bs = row["test"], int(row["read_pct"]), row["block_size"]
+    d = "read" if rp == 100 else "write"
+    if test == "cdm":
+        for i in profile_results(runner.profile(preset, "cdm"))["items"]:
+            if i["name"] == "SEQ1M Q8T1":
+                return {"mb_s": i[d]["mb_s"]}
+    if test == "atto":
+        for r in profile_results(runner.profile(preset, "atto"))["rows"]:
+            if r["block_bytes"] == bytes_of(bs):
+                return {"mb_s": r[d + "_mb_s"]}
+    if test == "as-ssd":
+        r = profile_results(runner.profile(preset, "as-ssd"))
+        return {"mb_s": r["seq" if bs == "16m" else "4k"][d + "_mb_s"]}
+    if test in ("fileio", "raid"):
+        if test == "raid":
+            doc = runner.profile(preset, "fileio", ["--layout", "raid0"], key="-raid0",
+                                 targets=["sim:" + preset + runner.query] * 2)
+        else:
+            doc = runner.profile(preset, "fileio")
+        mode = {100: "rndrd", 0: "rndwr"}.get(rp, "rndrw")
+        for m in profile_results(doc)["modes"]:
+            if m["mode"] == mode:
+                return {"iops": m["read_iops"] + m["write_iops"]}
+    return None
+
+
+def error(model, seed):
+    return model / seed - 1.0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ssdlab", default=os.path.join(HERE, "..", "..", "build", "ssdlab"))
+    ap.add_argument("--only", default=",".join(SEEDS))
+    ap.add_argument("--work", default="/tmp/ssdlab-fidelity")
+    ap.add_argument("--round", default="10s", help="PTS round length (virtual time)")
+    ap.add_argument("--set", default="", help="parameters for every target: key=value&...")
+    ap.add_argument("--cells", action="store_true", help="also print every cell")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    runner = Runner(a.ssdlab, a.work, a.round, a.verbose, a.set)
+    summary = []
+    for seed in a.only.split(","):
+        preset, drive = SEEDS[seed]
+        model_of = model_004 if seed == "004" else model_000_002
+        rows, not_run = [], 0
+        for row in load_seed(seed):
+            try:
+                m = model_of(runner, preset, row)
+            except SystemExit as e:  # a profile this build cannot run: say so, go on
+                print("scoreboard: %s" % e, file=sys.stderr)
+                m = None
+            figs = [f for f in FIGURES if row[f]]
+            if m is None:
+                not_run += len(figs)
+                continue
+            for f in figs:
+                if f in m and m[f] > 0:
+                    rows.append((row, f, float(row[f]), m[f], error(m[f], float(row[f]))))
+                else:
+                    not_run += 1
+        print("\n### `%s` vs seed %s (%s)\n" % (preset, seed, drive))
+        if a.cells:
+            print("| role | test | bs | read % | figure | seed | model | error |")
+            print("|---|---|---|---|---|---|---|---|")
+            for row, f, s, m, e in rows:
+                print("| %s | %s | %s | %s | %s | %.4g | %.4g | %+.0f%% |" % (
+                    row["role"], row["test"], row["block_size"], row["read_pct"], f, s, m,
+                    100 * e))
+            print()
+        print("| cells | kind | n | median abs. error | worst (cell) |")
+        print("|---|---|---|---|---|")
+        for role in ("predicted", "calibration"):
+            sel = [r for r in rows if r[0]["role"] == role]
+            kinds = [("all", sel)] + [(f, [r for r in sel if r[1] == f]) for f in FIGURES]
+            for kind, rs in kinds:
+                if not rs:
+                    continue
+                med = statistics.median(abs(r[4]) for r in rs)
+                w = max(rs, key=lambda r: abs(r[4]))
+                print("| %s | %s | %d | %.0f%% | %+.0f%% (%s %s %s%% %s) |" % (
+                    role, kind, len(rs), 100 * med, 100 * w[4], w[0]["test"],
+                    w[0]["block_size"], w[0]["read_pct"], w[1]))
+                if kind == "all":
+                    summary.append((preset, role, len(rs), med))
+        print("\nPublished figures not scored (no model counterpart run): %d" % not_run)
+    print("\n| preset | role | cells | median abs. error |\n|---|---|---|---|")
+    for p, role, n, med in summary:
+        print("| %s | %s | %d | %.0f%% |" % (p, role, n, 100 * med))
+
+
+if __name__ == "__main__":
+    main()

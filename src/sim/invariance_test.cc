@@ -1,0 +1,137 @@
+// Invariants of the model (issue 15): results must not depend on how the drive is scaled, on
+// how a sustained test is cut into rounds, and background GC must be bounded by idle time.
+// Virtual time only: nothing here depends on wall-clock timing.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "base/units.h"
+#include "sim/test_util.h"
+#include "stats/histogram.h"
+
+namespace ssdlab {
+namespace {
+
+using simtest::Counter;
+using simtest::Open;
+using simtest::RunSpec;
+using simtest::Spec;
+using simtest::WriteIops;
+
+constexpr uint64_t kSecond = 1000000000ull;
+
+// The DC400-like preset (lazy GC in batches of a fixed size) on a smaller drive.
+std::string LazyTarget(const std::string& capacity, uint32_t scale) {
+  return "sim:dc-sata-read-intensive?capacity=" + capacity + "&scale=" + std::to_string(scale);
+}
+
+// 4 KiB random writes with the PTS load (16 jobs x QD 8) for `seconds` of virtual time.
+WorkloadSpec RandomWrites(const SimBackend& b, double seconds, uint64_t seed) {
+  WorkloadSpec s = Spec(b, "randwrite", "4KiB", 8, "", "1s", "0%-100%", 16, seed);
+  s.runtime_ns = static_cast<uint64_t>(seconds * static_cast<double>(kSecond));
+  return s;
+}
+
+const Histogram& WriteLatency(const PhaseResult& r) {
+  return r.dirs[static_cast<size_t>(Direction::kWrite)].latency;
+}
+
+TEST(Invariance, LazyGcStallsAndSteadyIopsDoNotDependOnScale) {
+  // 512 GiB at scale 16 (32 GiB simulated) and 256 (2 GiB): the lazy GC batch is a fixed
+  // number of bytes, so its stall is the same length on both, and so is the steady rate.
+  // At QD 128 every I/O in flight waits out a stall, so the p99.9 write latency is the stall
+  // length (the maximum is one stall, the longest of a few, so it gets a wider margin).
+  struct Figures {
+    double iops, wa, stall_us, max_us;
+  };
+  auto run = [](uint32_t scale) {
+    auto b = Open(LazyTarget("512GiB", scale));
+    RunSpec(*b, Spec(*b, "write", "128KiB", 4, "1x"));
+    RunSpec(*b, Spec(*b, "randwrite", "4KiB", 8, "2x", "", "0%-100%", 16, 11));
+    PhaseResult r = RunSpec(*b, RandomWrites(*b, 30, 12));
+    return Figures{WriteIops(r), Counter(r, "write_amplification"),
+                   WriteLatency(r).Percentile(99.9) / 1e3,
+                   static_cast<double>(WriteLatency(r).max()) / 1e3};
+  };
+  const Figures a = run(16), b = run(256);
+  RecordProperty("iops_scale16", std::to_string(a.iops));
+  RecordProperty("iops_scale256", std::to_string(b.iops));
+  RecordProperty("stall_us_scale16", std::to_string(a.stall_us));
+  RecordProperty("stall_us_scale256", std::to_string(b.stall_us));
+  EXPECT_NEAR(b.iops / a.iops, 1.0, 0.05) << a.iops << " vs " << b.iops;
+  EXPECT_NEAR(b.wa / a.wa, 1.0, 0.05) << a.wa << " vs " << b.wa;
+  EXPECT_NEAR(b.stall_us / a.stall_us, 1.0, 0.05) << a.stall_us << " vs " << b.stall_us;
+  EXPECT_NEAR(b.max_us / a.max_us, 1.0, 0.10) << a.max_us << " vs " << b.max_us;
+  // The stalls are the lazy batches (tenths of a second), not queueing at QD 128 alone.
+  EXPECT_GT(a.stall_us, 100000);
+}
+
+// WSAT-like: 4 KiB random writes from factory-fresh for `total_s`, cut into rounds of
+// `round_s` (0: one continuous phase with 1 s intervals), each round a new seed as the PTS
+// suite runs them. Returns the write IOPS over the second half (the plateau).
+double WsatPlateau(double round_s, double total_s) {
+  auto b = Open(LazyTarget("32GiB", 16));
+  uint64_t ios = 0;
+  double measured_s = 0;
+  if (round_s == 0) {
+    WorkloadSpec s = RandomWrites(*b, total_s, 100);
+    s.interval_ns = kSecond;
+    PhaseResult r = RunSpec(*b, s);
+    for (const IntervalSample& iv : r.intervals) {
+      if (iv.t_begin_ns < static_cast<uint64_t>(total_s / 2 * kSecond)) continue;
+      ios += iv.dirs[static_cast<size_t>(Direction::kWrite)].ios;
+      measured_s += static_cast<double>(iv.t_end_ns - iv.t_begin_ns) / kSecond;
+    }
+  } else {
+    const int rounds = static_cast<int>(total_s / round_s + 0.5);
+    for (int i = 0; i < rounds; ++i) {
+      PhaseResult r = RunSpec(*b, RandomWrites(*b, round_s, 100 + i));
+      if (i < rounds / 2) continue;
+      ios += r.dirs[static_cast<size_t>(Direction::kWrite)].ios;
+      measured_s += static_cast<double>(r.measured_ns) / kSecond;
+    }
+    // Rounds follow each other without gaps: the virtual time is the rounds' runtime.
+    EXPECT_NEAR(static_cast<double>(b->now_ns()) / kSecond, total_s, 1e-6);
+  }
+  EXPECT_NEAR(measured_s, total_s / 2, 1e-6);
+  return static_cast<double>(ios) / measured_s;
+}
+
+TEST(Invariance, WsatPlateauDoesNotDependOnRoundLength) {
+  const double total_s = 240;
+  const double continuous = WsatPlateau(0, total_s);
+  RecordProperty("plateau_continuous", std::to_string(continuous));
+  for (double round_s : {0.25, 5.0, 60.0}) {
+    const double v = WsatPlateau(round_s, total_s);
+    RecordProperty("plateau_round_" + std::to_string(round_s), std::to_string(v));
+    EXPECT_NEAR(v / continuous, 1.0, 0.05)
+        << "rounds of " << round_s << " s: " << v << " IOPS, continuous " << continuous;
+  }
+}
+
+// HIR-like: steady state, then cycles of 5 s of random writes and `wait_s` of idle; the write
+// IOPS of the last burst.
+double HirBurstIops(double wait_s) {
+  // Big enough that 50 s of background GC stays below its target share of free blocks.
+  auto b = Open(LazyTarget("64GiB", 16));
+  RunSpec(*b, Spec(*b, "write", "128KiB", 4, "1x"));
+  RunSpec(*b, Spec(*b, "randwrite", "4KiB", 8, "3x", "", "0%-100%", 16, 11));
+  double iops = 0;
+  for (int i = 0; i < 3; ++i) {
+    iops = WriteIops(RunSpec(*b, RandomWrites(*b, 5, 20 + i)));
+    EXPECT_TRUE(b->Idle(static_cast<uint64_t>(wait_s * kSecond), RunControl{}).ok());
+  }
+  return iops;
+}
+
+TEST(Invariance, HostIdleRecoveryGrowsWithTheWait) {
+  const double w5 = HirBurstIops(5), w15 = HirBurstIops(15), w50 = HirBurstIops(50);
+  RecordProperty("burst_iops_wait5", std::to_string(w5));
+  RecordProperty("burst_iops_wait15", std::to_string(w15));
+  RecordProperty("burst_iops_wait50", std::to_string(w50));
+  EXPECT_GT(w15, w5 * 1.05) << w5 << " " << w15;
+  EXPECT_GT(w50, w15 * 1.05) << w15 << " " << w50;
+}
+
+}  // namespace
+}  // namespace ssdlab
