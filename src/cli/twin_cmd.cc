@@ -2,16 +2,20 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "base/output_file.h"
+#include "base/units.h"
 #include "cli/commands.h"
 #include "sim/params.h"
 #include "sim/preset_file.h"
 #include "store/store.h"
 #include "twin/figures.h"
 #include "twin/fit.h"
+#include "twin/import.h"
 
 namespace ssdlab {
 namespace {
@@ -127,7 +131,89 @@ int RunFit(const FitArgs& a) {
   return kExitOk;
 }
 
+struct ImportArgs {
+  std::string file, db, run, format, capacity, model;
+};
+
+int RunImport(const ImportArgs& a) {
+  std::ifstream in(a.file, std::ios::binary);
+  if (!in)
+    return Fail(Status::NotFound("import: cannot read " + a.file +
+                                 (std::filesystem::exists(a.file) ? "" : ": no such file")));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  std::string format = a.format;
+  if (format.empty()) {
+    const std::string ext = std::filesystem::path(a.file).extension().string();
+    format = ext == ".csv" ? "csv" : ext == ".json" ? "fio" : "";
+    if (format.empty())
+      return Fail(Status::Invalid("import: cannot tell the format of " + a.file +
+                                  " from its name; give --format csv or --format fio"));
+  }
+  if (format != "csv" && format != "fio")
+    return Fail(Status::Invalid("import: --format '" + format + "': expected csv or fio"));
+  auto tests = format == "csv" ? twin::ParseFiguresCsv(buf.str(), a.file)
+                               : twin::ParseFioJson(buf.str(), a.file);
+  if (!tests.ok()) return Fail(tests.status());
+  uint64_t capacity = 0;
+  if (!a.capacity.empty()) {
+    auto c = ParseBytes(a.capacity);
+    if (!c.ok()) return Fail(Status::Invalid("--capacity: " + c.status().message()));
+    capacity = c.value();
+  }
+  auto store = Store::Open(a.db, Store::Mode::kCreate);
+  if (!store.ok()) return Fail(store.status());
+  if (store.value()->FindRun(a.run).ok())
+    return Fail(Status::Invalid("import: run '" + a.run + "' already exists in " + a.db));
+  TargetInfo t;
+  t.path = "imported:" + a.file;
+  t.kind = "imported";
+  t.size_bytes = capacity;
+  t.model = a.model;
+  nlohmann::json config = {
+      {"imported_from", a.file}, {"format", format}, {"capacity_bytes", capacity}};
+  nlohmann::json context = {
+      {"imported", true},
+      {"target",
+       {{"path", t.path}, {"kind", t.kind}, {"size_bytes", capacity}, {"model", a.model}}}};
+  auto id = store.value()->CreateRun(a.run, "imported", config, context, t);
+  if (!id.ok()) return Fail(id.status());
+  size_t cells = 0;
+  for (size_t i = 0; i < tests->size(); ++i) {
+    const twin::ImportedTest& test = (*tests)[i];
+    auto tid = store.value()->BeginTest(id.value(), static_cast<int>(i + 1), test.name,
+                                        {{"imported", true}});
+    if (!tid.ok()) return Fail(tid.status());
+    nlohmann::json results = test.results;
+    results["rounds"] = nlohmann::json::array();
+    if (Status s = store.value()->FinishTest(tid.value(), nlohmann::json::object(), results);
+        !s.ok())
+      return Fail(s);
+    cells += test.results["imported_cells"].size();
+  }
+  if (Status s = store.value()->SetRunStatus(id.value(), "done"); !s.ok()) return Fail(s);
+  std::cout << fmt::format("imported {} cells of {} tests from {} as run {} (in {})\n", cells,
+                           tests->size(), a.file, a.run, a.db);
+  return kExitOk;
+}
+
 }  // namespace
+
+void AddImportCommand(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<ImportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "import",
+      "Store measurements made elsewhere (fio JSON, a CSV of published figures) as a run");
+  cmd->add_option("file", a->file, "fio --output-format=json output (.json) or figures CSV (.csv)")
+      ->required();
+  cmd->add_option("--db", a->db, "Results database (created if missing)")->required();
+  cmd->add_option("--run", a->run, "Name of the new run")->required();
+  cmd->add_option("--format", a->format, "csv or fio (default: from the file name)");
+  cmd->add_option("--capacity", a->capacity,
+                  "User capacity of the drive measured (WSAT positions in GiB need it)");
+  cmd->add_option("--model", a->model, "The drive's model, for show and report");
+  cmd->callback([a, exit_code] { *exit_code = RunImport(*a); });
+}
 
 void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
   auto a = std::make_shared<FitArgs>();

@@ -124,6 +124,8 @@ Result<std::vector<Figure>> FiguresOfRun(const json& doc, RunShape* shape) {
   const json& config = ctx.value("config", json::object());
   const json& opts = config.contains("hir_cycles") ? config : config.value("options", config);
   if (shape) {
+    if (opts.contains("capacity_bytes") && opts["capacity_bytes"].is_number())
+      shape->capacity_bytes = opts["capacity_bytes"].get<uint64_t>();
     if (opts.contains("hir_write_ns")) shape->hir_write_ns = opts["hir_write_ns"].get<uint64_t>();
     if (opts.contains("hir_cycles")) shape->hir_cycles = opts["hir_cycles"].get<uint32_t>();
   }
@@ -134,7 +136,45 @@ Result<std::vector<Figure>> FiguresOfRun(const json& doc, RunShape* shape) {
     const json& r = t.value("results", json::object());
     if (shape && r.contains("range_bytes") && r["range_bytes"].is_number())
       shape->capacity_bytes = r["range_bytes"].get<uint64_t>();
-    if (name == "iops" || name == "lat") {
+    if (r.contains("imported_cells")) {
+      const double cap = shape && shape->capacity_bytes ? shape->capacity_bytes : 0;
+      for (const json& c : r["imported_cells"]) {
+        if (name != "iops" && name != "lat" && name != "tp" && name != "wsat" && name != "hir" &&
+            name != "lvi")
+          break;
+        Figure f;
+        f.test = name;
+        f.run = run;
+        f.role = c.value("role", "");
+        f.block_bytes = static_cast<uint64_t>(Num(c, "block_bytes"));
+        f.read_pct = Num(c, "read_pct");
+        f.threads = Num(c, "threads") > 0 ? static_cast<uint32_t>(Num(c, "threads")) : 1;
+        f.qd = Num(c, "qd") > 0 ? static_cast<uint32_t>(Num(c, "qd")) : 1;
+        f.sequential = c.value("sequential", false);
+        const bool has_x = c.contains("x") && c["x"].is_number();
+        if (name == "wsat") {
+          if (!has_x) {
+            f.x = 4 - kWsatBin / 2;  // the plateau
+          } else if (Num(c, "x") == 0) {
+            f.x = kWsatBin / 2;
+          } else if (cap > 0) {
+            const double x = Num(c, "x") * 1073741824.0 / cap;
+            f.x = (std::ceil(x / kWsatBin) - 0.5) * kWsatBin;
+          } else {
+            return Shape(run, name, "a WSAT position in GiB but no capacity (import --capacity)");
+          }
+        } else if (name == "hir") {
+          f.x = Num(c, "x");
+        }
+        for (const std::string& metric : MetricsOf(name)) {
+          if (!c.contains(metric) || !c[metric].is_number()) continue;
+          Figure m = f;
+          m.metric = metric;
+          m.value = c[metric].get<double>();
+          if (m.value > 0) out.push_back(m);
+        }
+      }
+    } else if (name == "iops" || name == "lat") {
       SSDLAB_RETURN_IF_ERROR(Cells(run, name, r.value("cells", json()), &out));
     } else if (name == "tp") {
       for (const json& b : r.value("by_block", json::array()))

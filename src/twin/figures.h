@@ -1,7 +1,9 @@
 // The figures of a stored run that a simulated drive can be fitted to and compared with:
 // one number per test cell and metric, with the workload that produced it.
 //
-// Read from a run document (Store::RunJson, also what `ssdlab import` stores): PTS IOPS, TP,
+// Read from a run document (Store::RunJson, also what `ssdlab import` stores, twin/import.h:
+// imported WSAT positions in GiB written are converted with the run's capacity, an empty one
+// is the plateau, the last bin before 4 capacities): PTS IOPS, TP,
 // LAT (mean, p99, p99.9), WSAT (the curve, binned by capacities written), HIR (mean cycle
 // IOPS per wait) and LVI (IOPS and mean latency of every threads x QD point). Other tests are not
 // read.
@@ -25,7 +27,8 @@ struct Figure {
   bool sequential = false;
   double x = 0;  // wsat: capacities written (bin centre); hir: wait in seconds; else 0
   double value = 0;
-  std::string run;  // the run it comes from
+  std::string run;   // the run it comes from
+  std::string role;  // imported figures: "calibration" or "predicted"; else empty
 
   // "lat rw=0/100 bs=4KiB T1 Q1 lat_p99_us" (unique within a run).
   std::string Name() const;

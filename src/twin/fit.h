@@ -4,7 +4,8 @@
 //
 // The figures are split once, deterministically from `seed`: `train` figures are fitted,
 // the rest are held out and only reported. By default a quarter of each test's figures is
-// held out; with `train_tests` set, the figures of the other tests are.
+// held out; with `train_tests` set, the figures of the other tests are; imported figures
+// with roles (twin/import.h) are fitted on the calibration ones, the predicted ones held out.
 // Objective: the mean over tests of the mean squared log-ratio simulated / measured of their
 // training figures, each capped at 1 (a factor e), so that each test weighs the same however
 // many cells it has and a few cells the model cannot reproduce do not outweigh the rest.

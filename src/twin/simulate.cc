@@ -32,7 +32,7 @@ Result<Drive> Open(const sim::SimParams& p, uint32_t extra_scale) {
 // A workload on the whole drive: `amount` either a duration ("runtime") or bytes ("io_size").
 Result<PhaseResult> Run(Drive& d, bool sequential, double read_pct, uint64_t bs, uint32_t threads,
                         uint32_t qd, uint64_t runtime_ns, uint64_t io_bytes, uint64_t seed,
-                        uint64_t ramp_ns = 0) {
+                        uint64_t ramp_ns = 0, const std::string& ramp = "") {
   WorkloadArgs a;
   const bool mixed = read_pct > 0 && read_pct < 100;
   a.rw = std::string(sequential ? "" : "rand") + (mixed             ? "rw"
@@ -46,6 +46,7 @@ Result<PhaseResult> Run(Drive& d, bool sequential, double read_pct, uint64_t bs,
   if (runtime_ns) a.runtime = std::to_string(runtime_ns) + "ns";
   if (io_bytes) a.io_size = std::to_string(io_bytes);
   if (ramp_ns) a.ramp = std::to_string(ramp_ns) + "ns";
+  if (!ramp.empty()) a.ramp = ramp;
   a.interval = "0";
   a.seed = seed;
   SSDLAB_ASSIGN_OR_RETURN(WorkloadSpec spec, ResolveWorkload(a, d.size_bytes, d.lbs));
@@ -118,8 +119,12 @@ Result<std::vector<double>> SimulateFigures(const sim::SimParams& p,
         const uint64_t ns = f.test == "lat"  ? 2 * o.cell_ns
                             : f.test == "tp" ? 4 * o.cell_ns
                                              : o.cell_ns;
-        SSDLAB_ASSIGN_OR_RETURN(PhaseResult r, Run(d, f.sequential, f.read_pct, f.block_bytes,
-                                                   f.threads, f.qd, ns, 0, ++seed, ns / 2));
+        // Sequential writes of many streams: a capacity first, so that GC mixes the streams
+        // as in the TP test's rounds.
+        const bool seq_write = f.sequential && f.read_pct < 100;
+        SSDLAB_ASSIGN_OR_RETURN(
+            PhaseResult r, Run(d, f.sequential, f.read_pct, f.block_bytes, f.threads, f.qd, ns, 0,
+                               ++seed, ns / 2, seq_write ? "1x" : ""));
         it = done.emplace(key, std::move(r)).first;
       }
       out[i] = Metric(it->second, f.metric);

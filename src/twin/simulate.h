@@ -4,7 +4,8 @@
 //   iops, lat, lvi  purge, sequential fill, 1.5 capacities of 4 KiB random writes (steady),
 //                   then every cell in turn (a warm-up of half a cell, then cell_ns; lat
 //                   cells 2 x cell_ns)
-//   tp              purge, sequential 128 KiB fill, then every cell (4 x cell_ns)
+//   tp              purge, sequential 128 KiB fill, then every cell (4 x cell_ns; write
+//                   cells after a warm-up of one capacity written)
 //   wsat            purge, 4 KiB random writes in steps of kWsatBin capacities up to the last
 //                   bin measured; each bin's IOPS
 //   hir             as iops, then per wait: hir_cycles of (write hir_write_ns, idle wait)
