@@ -131,6 +131,37 @@ int RunFit(const FitArgs& a) {
   return kExitOk;
 }
 
+struct CompareArgs {
+  std::string run, db, target;
+};
+
+int RunCompare(const CompareArgs& a) {
+  auto store = Store::Open(a.db, Store::Mode::kReadOnly);
+  if (!store.ok()) return Fail(store.status());
+  twin::RunShape shape;
+  std::string run_target;
+  auto figures = LoadFigures(*store.value(), {a.run}, &shape, &run_target);
+  if (!figures.ok()) return Fail(figures.status());
+  auto p = sim::ParseSimTarget(a.target.rfind("sim:", 0) == 0 ? a.target : "sim:" + a.target);
+  if (!p.ok()) return Fail(p.status());
+  twin::SimulateOptions o;
+  o.hir_cycles = shape.hir_cycles;
+  auto values = twin::SimulateFigures(p.value(), figures.value(), shape, o);
+  if (!values.ok()) return Fail(values.status());
+  std::vector<twin::FigureFit> rows;
+  std::cout << fmt::format("run {} measured vs {} simulated\n", a.run, a.target);
+  std::cout << fmt::format("  {:<58} {:>12} {:>12} {:>8}\n", "figure", "measured", "simulated",
+                           "error");
+  for (size_t i = 0; i < figures->size(); ++i) {
+    rows.push_back({(*figures)[i], values.value()[i], false});
+    std::cout << fmt::format("  {:<58} {:>12.4g} {:>12.4g} {:>7.1f}%\n", (*figures)[i].Name(),
+                             (*figures)[i].value, values.value()[i], 100 * rows.back().RelError());
+  }
+  for (const auto& [test, e] : twin::MedianErrors(rows, false))
+    std::cout << fmt::format("  median error {:<6} {:.1f}%\n", test, 100 * e);
+  return kExitOk;
+}
+
 struct ImportArgs {
   std::string file, db, run, format, capacity, model;
 };
@@ -234,6 +265,15 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
   fit->add_option("--max-evals", a->max_evals, "Simulations at most (default 40 + 12 x keys)");
   fit->add_option("-o,--output", a->out, "The twin's preset file (.toml)")->required();
   fit->callback([a, exit_code] { *exit_code = RunFit(*a); });
+
+  auto c = std::make_shared<CompareArgs>();
+  CLI::App* compare = sim.add_subcommand(
+      "compare",
+      "A stored run's figures, measured vs re-simulated on a (twin) drive, cell by cell");
+  compare->add_option("run", c->run, "Stored run")->required();
+  compare->add_option("--db", c->db, "Results database")->required();
+  compare->add_option("--target", c->target, "sim:TWIN.toml (or any sim: target)")->required();
+  compare->callback([c, exit_code] { *exit_code = RunCompare(*c); });
 }
 
 }  // namespace ssdlab

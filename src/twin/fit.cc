@@ -17,6 +17,8 @@ constexpr double kFailedObjective = 1e3;
 // A figure off by more than a factor e counts as if off by e: a few cells the model cannot
 // reproduce (a stall or not in a short window) must not outweigh all the others.
 constexpr double kMaxLoss = 1.0;
+// Weight of the mean squared normalised distance from the base in the minimised objective.
+constexpr double kPriorWeight = 0.01;
 
 std::string Format(double v, const char* fmt = "%.6g") {
   char buf[64];
@@ -131,7 +133,11 @@ std::vector<double> Minimise(Problem& pb, const sim::SimParams& cat, std::vector
       [](const std::vector<double>& u, std::vector<double>&, void* data) {
         auto* c = static_cast<Ctx*>(data);
         auto p = c->pb->At(u, *c->cat);
-        return p.ok() ? c->pb->Objective(p.value()) : (++c->pb->evals_, kFailedObjective);
+        if (!p.ok()) return ++c->pb->evals_, kFailedObjective;
+        // A weak prior towards the base: with few figures, keys they do not pin stay put.
+        double prior = 0;
+        for (double x : u) prior += x * x;
+        return c->pb->Objective(p.value()) + kPriorWeight * prior / static_cast<double>(u.size());
       },
       &ctx);
   double f = kFailedObjective;
