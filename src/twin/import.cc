@@ -138,7 +138,8 @@ Result<std::vector<ImportedTest>> ParseFioJson(const std::string& text, const st
     const std::string name = job.value("jobname", "?");
     const std::string where = origin + ": job " + name + ": ";
     json opts = global;
-    for (auto& [k, v] : job.value("job options", json::object()).items()) opts[k] = v;
+    const json job_opts = job.value("job options", json::object());
+    for (auto& [k, v] : job_opts.items()) opts[k] = v;
     auto opt = [&](const char* k, const std::string& dflt) {
       return opts.contains(k) && opts[k].is_string() ? opts[k].get<std::string>() : dflt;
     };
