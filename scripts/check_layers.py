@@ -26,6 +26,7 @@ ALLOWED = {
     "suite": {"base", "workload", "stats", "backend"},
     "report": {"base", "stats"},
     "apps": {"base", "stats", "device"},
+    "twin": {"base", "workload", "stats", "backend", "sim"},
     "lab": {"base", "stats", "store"},
     "cli": None,  # the top: may use everything
 }

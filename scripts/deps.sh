@@ -6,7 +6,7 @@ set -euo pipefail
 pkgs=(
   build-essential cmake ninja-build pkg-config git clang-format
   liburing-dev libaio-dev libblkid-dev libxxhash-dev libzstd-dev libfmt-dev libcli11-dev nlohmann-json3-dev
-  libsqlite3-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libsqlite3-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev libnlopt-cxx-dev
   fio python3 python3-jsonschema e2fsprogs util-linux chromium
   sysbench mariadb-server postgresql libpq-dev libopenmpi-dev openmpi-bin
   zlib1g-dev libzstd-dev zstd blktrace

@@ -23,6 +23,10 @@ std::atomic<bool>& StopFlag();
 
 void AddRunCommand(CLI::App& app, int* exit_code);
 void AddSimCommand(CLI::App& app, int* exit_code);
+// `sim fit` and `sim compare` under `sim` (cli/twin_cmd.cc): the digital twin of a run.
+void AddSimTwinCommands(CLI::App& sim, int* exit_code);
+// `import`: fio JSON and CSVs of published figures as stored runs (twin/import.h).
+void AddImportCommand(CLI::App& app, int* exit_code);
 // `pts`, `ls` and `show`.
 void AddPtsCommands(CLI::App& app, int* exit_code);
 // `profile`: the review-lab profiles (suite/profile.h).

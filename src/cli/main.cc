@@ -78,6 +78,7 @@ int main(int argc, char** argv) {
   int exit_code = kExitOk;
   AddRunCommand(app, &exit_code);
   AddSimCommand(app, &exit_code);
+  AddImportCommand(app, &exit_code);
   AddPtsCommands(app, &exit_code);
   AddInfoCommand(app, &exit_code);
   AddPurgeCommand(app, &exit_code);

@@ -72,6 +72,7 @@ void AddSimCommand(CLI::App& app, int* exit_code) {
     }
     *exit_code = kExitOk;
   });
+  AddSimTwinCommands(*cmd, exit_code);
 }
 
 }  // namespace ssdlab

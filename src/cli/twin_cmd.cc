@@ -1,0 +1,279 @@
+// `ssdlab sim fit` and `ssdlab sim compare`: the digital twin of a stored run (twin/fit.h).
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "base/output_file.h"
+#include "base/units.h"
+#include "cli/commands.h"
+#include "sim/params.h"
+#include "sim/preset_file.h"
+#include "store/store.h"
+#include "twin/figures.h"
+#include "twin/fit.h"
+#include "twin/import.h"
+
+namespace ssdlab {
+namespace {
+
+std::vector<std::string> SplitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+struct FitArgs {
+  std::vector<std::string> runs;
+  std::string db, base, fit, train_tests, out;
+  uint64_t seed = 1;
+  uint32_t max_evals = 0;
+};
+
+// The figures of every run, and the shape of the first.
+Result<std::vector<twin::Figure>> LoadFigures(Store& store, const std::vector<std::string>& runs,
+                                              twin::RunShape* shape, std::string* sim_target) {
+  std::vector<twin::Figure> all;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json doc, store.RunJson(runs[i]));
+    twin::RunShape s;
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> f, twin::FiguresOfRun(doc, &s));
+    if (i == 0) {
+      *shape = s;
+      const nlohmann::json& ctx = doc["context"];
+      const std::string target = ctx.value("target", nlohmann::json::object()).value("path", "");
+      if (target.rfind("sim:", 0) == 0) *sim_target = target;
+    }
+    all.insert(all.end(), f.begin(), f.end());
+  }
+  return all;
+}
+
+int RunFit(const FitArgs& a) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (Status s = CheckOutputPaths({{"-o", a.out}}, {{"--db", a.db}}); !s.ok()) return Fail(s);
+  auto store = Store::Open(a.db, Store::Mode::kReadOnly);
+  if (!store.ok()) return Fail(store.status());
+  twin::RunShape shape;
+  std::string run_target;
+  auto figures = LoadFigures(*store.value(), a.runs, &shape, &run_target);
+  if (!figures.ok()) return Fail(figures.status());
+  std::string base_name = a.base;
+  if (base_name.empty()) {
+    if (run_target.empty())
+      return Fail(Status::Invalid("sim fit: run '" + a.runs[0] +
+                                  "' is not of a simulated drive; name the starting preset "
+                                  "with --base PRESET"));
+    base_name = run_target.substr(4);
+  }
+  auto base = sim::ParseSimTarget(
+      "sim:" + (base_name.rfind("sim:", 0) == 0 ? base_name.substr(4) : base_name));
+  if (!base.ok()) return Fail(base.status());
+  twin::FitOptions o;
+  o.keys = a.fit.empty() ? twin::DefaultFitKeys() : SplitList(a.fit);
+  o.train_tests = SplitList(a.train_tests);
+  for (const std::string& t : o.train_tests) {
+    bool found = false;
+    for (const twin::Figure& f : figures.value()) found |= f.test == t;
+    if (!found)
+      return Fail(Status::Invalid("--train-tests: run(s) " + a.runs[0] +
+                                  " have no figures of test '" + t + "'"));
+  }
+  o.seed = a.seed;
+  o.max_evals = a.max_evals;
+  if (Status s = twin::CheckFitKeys(o.keys, base.value()); !s.ok()) return Fail(s);
+  o.progress = [t0](uint32_t done, uint32_t budget, double best) {
+    const int width = 30;
+    const int filled = budget ? static_cast<int>(width * std::min(1.0, 1.0 * done / budget)) : 0;
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::cerr << fmt::format("\rsim fit [{}{}] {}/{} evaluations, objective {:.4g}, {:.0f} s ",
+                             std::string(filled, '#'), std::string(width - filled, '.'), done,
+                             budget, best, secs)
+              << std::flush;
+  };
+  auto r = twin::Fit(base.value(), figures.value(), shape, o);
+  std::cerr << "\n";
+  if (!r.ok()) return Fail(r.status());
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (Status s =
+          WriteOutputFile("-o", a.out, twin::TwinToml(r.value(), base_name, a.runs, o, wall_s));
+      !s.ok())
+    return Fail(s);
+  auto base_train = twin::MedianErrors(r->base_figures, false);
+  auto base_held = twin::MedianErrors(r->base_figures, true);
+  auto lookup = [](const std::vector<std::pair<std::string, double>>& v, const std::string& k) {
+    for (const auto& [key, e] : v)
+      if (key == k) return fmt::format("{:.1f}%", 100 * e);
+    return std::string("-");
+  };
+  std::cout << fmt::format("twin of {} from {} ({} figures, {} evaluations, {:.0f} s): {}\n",
+                           a.runs[0], base_name, figures->size(), r->evaluations, wall_s, a.out);
+  std::cout << fmt::format("  {:<6} {:>14} {:>14} {:>14} {:>14}\n", "test", "fitted (twin)",
+                           "held out (twin)", "fitted (base)", "held out (base)");
+  auto train = twin::MedianErrors(r->figures, false);
+  auto held = twin::MedianErrors(r->figures, true);
+  std::vector<std::string> tests;
+  for (const auto* v : {&train, &held})
+    for (const auto& [k, e] : *v)
+      if (std::find(tests.begin(), tests.end(), k) == tests.end()) tests.push_back(k);
+  for (const std::string& t : tests)
+    std::cout << fmt::format("  {:<6} {:>14} {:>14} {:>14} {:>14}\n", t, lookup(train, t),
+                             lookup(held, t), lookup(base_train, t), lookup(base_held, t));
+  std::cout << "  (median relative error |simulated - measured| / measured)\n";
+  return kExitOk;
+}
+
+struct CompareArgs {
+  std::string run, db, target;
+};
+
+int RunCompare(const CompareArgs& a) {
+  auto store = Store::Open(a.db, Store::Mode::kReadOnly);
+  if (!store.ok()) return Fail(store.status());
+  twin::RunShape shape;
+  std::string run_target;
+  auto figures = LoadFigures(*store.value(), {a.run}, &shape, &run_target);
+  if (!figures.ok()) return Fail(figures.status());
+  auto p = sim::ParseSimTarget(a.target.rfind("sim:", 0) == 0 ? a.target : "sim:" + a.target);
+  if (!p.ok()) return Fail(p.status());
+  twin::SimulateOptions o;
+  o.hir_cycles = shape.hir_cycles;
+  auto values = twin::SimulateFigures(p.value(), figures.value(), shape, o);
+  if (!values.ok()) return Fail(values.status());
+  std::vector<twin::FigureFit> rows;
+  std::cout << fmt::format("run {} measured vs {} simulated\n", a.run, a.target);
+  std::cout << fmt::format("  {:<58} {:>12} {:>12} {:>8}\n", "figure", "measured", "simulated",
+                           "error");
+  for (size_t i = 0; i < figures->size(); ++i) {
+    rows.push_back({(*figures)[i], values.value()[i], false});
+    std::cout << fmt::format("  {:<58} {:>12.4g} {:>12.4g} {:>7.1f}%\n", (*figures)[i].Name(),
+                             (*figures)[i].value, values.value()[i], 100 * rows.back().RelError());
+  }
+  for (const auto& [test, e] : twin::MedianErrors(rows, false))
+    std::cout << fmt::format("  median error {:<6} {:.1f}%\n", test, 100 * e);
+  return kExitOk;
+}
+
+struct ImportArgs {
+  std::string file, db, run, format, capacity, model;
+};
+
+int RunImport(const ImportArgs& a) {
+  std::ifstream in(a.file, std::ios::binary);
+  if (!in)
+    return Fail(Status::NotFound("import: cannot read " + a.file +
+                                 (std::filesystem::exists(a.file) ? "" : ": no such file")));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  std::string format = a.format;
+  if (format.empty()) {
+    const std::string ext = std::filesystem::path(a.file).extension().string();
+    format = ext == ".csv" ? "csv" : ext == ".json" ? "fio" : "";
+    if (format.empty())
+      return Fail(Status::Invalid("import: cannot tell the format of " + a.file +
+                                  " from its name; give --format csv or --format fio"));
+  }
+  if (format != "csv" && format != "fio")
+    return Fail(Status::Invalid("import: --format '" + format + "': expected csv or fio"));
+  auto tests = format == "csv" ? twin::ParseFiguresCsv(buf.str(), a.file)
+                               : twin::ParseFioJson(buf.str(), a.file);
+  if (!tests.ok()) return Fail(tests.status());
+  uint64_t capacity = 0;
+  if (!a.capacity.empty()) {
+    auto c = ParseBytes(a.capacity);
+    if (!c.ok()) return Fail(Status::Invalid("--capacity: " + c.status().message()));
+    capacity = c.value();
+  }
+  auto store = Store::Open(a.db, Store::Mode::kCreate);
+  if (!store.ok()) return Fail(store.status());
+  if (store.value()->FindRun(a.run).ok())
+    return Fail(Status::Invalid("import: run '" + a.run + "' already exists in " + a.db));
+  TargetInfo t;
+  t.path = "imported:" + a.file;
+  t.kind = "imported";
+  t.size_bytes = capacity;
+  t.model = a.model;
+  nlohmann::json config = {
+      {"imported_from", a.file}, {"format", format}, {"capacity_bytes", capacity}};
+  nlohmann::json context = {
+      {"imported", true},
+      {"target",
+       {{"path", t.path}, {"kind", t.kind}, {"size_bytes", capacity}, {"model", a.model}}}};
+  auto id = store.value()->CreateRun(a.run, "imported", config, context, t);
+  if (!id.ok()) return Fail(id.status());
+  size_t cells = 0;
+  for (size_t i = 0; i < tests->size(); ++i) {
+    const twin::ImportedTest& test = (*tests)[i];
+    auto tid = store.value()->BeginTest(id.value(), static_cast<int>(i + 1), test.name,
+                                        {{"imported", true}});
+    if (!tid.ok()) return Fail(tid.status());
+    nlohmann::json results = test.results;
+    results["rounds"] = nlohmann::json::array();
+    if (Status s = store.value()->FinishTest(tid.value(), nlohmann::json::object(), results);
+        !s.ok())
+      return Fail(s);
+    cells += test.results["imported_cells"].size();
+  }
+  if (Status s = store.value()->SetRunStatus(id.value(), "done"); !s.ok()) return Fail(s);
+  std::cout << fmt::format("imported {} cells of {} tests from {} as run {} (in {})\n", cells,
+                           tests->size(), a.file, a.run, a.db);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddImportCommand(CLI::App& app, int* exit_code) {
+  auto a = std::make_shared<ImportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "import",
+      "Store measurements made elsewhere (fio JSON, a CSV of published figures) as a run");
+  cmd->add_option("file", a->file, "fio --output-format=json output (.json) or figures CSV (.csv)")
+      ->required();
+  cmd->add_option("--db", a->db, "Results database (created if missing)")->required();
+  cmd->add_option("--run", a->run, "Name of the new run")->required();
+  cmd->add_option("--format", a->format, "csv or fio (default: from the file name)");
+  cmd->add_option("--capacity", a->capacity,
+                  "User capacity of the drive measured (WSAT positions in GiB need it)");
+  cmd->add_option("--model", a->model, "The drive's model, for show and report");
+  cmd->callback([a, exit_code] { *exit_code = RunImport(*a); });
+}
+
+void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
+  auto a = std::make_shared<FitArgs>();
+  CLI::App* fit = sim.add_subcommand(
+      "fit", "Fit a simulated drive (a twin) to stored runs' figures; writes a preset file");
+  fit->add_option("runs", a->runs, "Stored run(s) to fit")->required();
+  fit->add_option("--db", a->db, "Results database")->required();
+  fit->add_option("--base", a->base,
+                  "Preset (or FILE.toml, with ?key=value) to start from; default: the run's "
+                  "simulated target");
+  fit->add_option("--fit", a->fit,
+                  "Comma-separated parameter keys to fit (default: cmd_us, ctrl_*_us, "
+                  "t_read_us, t_prog_us, ch_mb_s, op, link_mb_s; gc and gc_lazy allowed)");
+  fit->add_option("--train-tests", a->train_tests,
+                  "Fit only these tests' figures (e.g. iops,lat,wsat); the others are held out. "
+                  "Default: a quarter of each test's cells is held out");
+  fit->add_option("--seed", a->seed, "Seed of the held-out split");
+  fit->add_option("--max-evals", a->max_evals, "Simulations at most (default 40 + 12 x keys)");
+  fit->add_option("-o,--output", a->out, "The twin's preset file (.toml)")->required();
+  fit->callback([a, exit_code] { *exit_code = RunFit(*a); });
+
+  auto c = std::make_shared<CompareArgs>();
+  CLI::App* compare = sim.add_subcommand(
+      "compare",
+      "A stored run's figures, measured vs re-simulated on a (twin) drive, cell by cell");
+  compare->add_option("run", c->run, "Stored run")->required();
+  compare->add_option("--db", c->db, "Results database")->required();
+  compare->add_option("--target", c->target, "sim:TWIN.toml (or any sim: target)")->required();
+  compare->callback([c, exit_code] { *exit_code = RunCompare(*c); });
+}
+
+}  // namespace ssdlab

@@ -1,0 +1,238 @@
+#include "twin/figures.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <regex>
+#include <tuple>
+
+#include "base/units.h"
+
+namespace ssdlab::twin {
+namespace {
+
+using nlohmann::json;
+
+// p99.99 and the maximum are left out: in a short re-simulation they are single events (a GC
+// batch or not), so they cannot be fitted.
+const std::vector<std::string> kLatMetrics = {"lat_mean_us", "lat_p99_us", "lat_p99_9_us"};
+
+double Num(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0;
+}
+
+// Reads "rw=65/35 bs=4KiB" (a cell name) and "qd=8 jobs=16", "rand"/"seq " (its workload's
+// description) into `f`. False when the cell is not shaped so.
+bool ParseCell(const std::string& cell, const std::string& description, Figure* f) {
+  static const std::regex cell_re(R"(rw=([0-9.]+)/[0-9.]+ bs=([0-9.]+[KMG]?i?B))");
+  static const std::regex desc_re(R"(qd=([0-9]+) jobs=([0-9]+))");
+  std::smatch m;
+  if (!std::regex_search(cell, m, cell_re)) return false;
+  f->read_pct = std::stod(m[1].str());
+  auto bs = ParseBytes(m[2].str());
+  if (!bs.ok()) return false;
+  f->block_bytes = bs.value();
+  if (!std::regex_search(description, m, desc_re)) return false;
+  f->qd = static_cast<uint32_t>(std::stoul(m[1].str()));
+  f->threads = static_cast<uint32_t>(std::stoul(m[2].str()));
+  f->sequential = description.rfind("seq", 0) == 0;
+  return true;
+}
+
+// The figures of one metrics object (PhaseMetrics: read/write/total with iops, bw, lat_ns).
+void AddMetrics(const Figure& cell, const json& m, std::vector<Figure>* out) {
+  const json& total = m.value("total", json::object());
+  const json& lat = total.value("lat_ns", json::object());
+  for (const std::string& metric : MetricsOf(cell.test)) {
+    Figure f = cell;
+    f.metric = metric;
+    if (metric == "iops") f.value = Num(total, "iops");
+    if (metric == "mb_s") f.value = Num(total, "bw_bytes_per_s") / 1e6;
+    if (metric == "lat_mean_us") f.value = Num(lat, "mean") / 1e3;
+    if (metric == "lat_p99_us") f.value = Num(lat, "p99") / 1e3;
+    if (metric == "lat_p99_9_us") f.value = Num(lat, "p99_9") / 1e3;
+    if (metric == "lat_p99_99_us") f.value = Num(lat, "p99_99") / 1e3;
+    if (metric == "lat_max_us") f.value = Num(lat, "max") / 1e3;
+    if (f.value > 0) out->push_back(f);
+  }
+}
+
+Status Shape(const std::string& run, const std::string& test, const std::string& what) {
+  return Status::Invalid("run '" + run + "', test " + test + ": " + what +
+                         " (not as ssdlab stores it)");
+}
+
+Status Cells(const std::string& run, const std::string& test, const json& cells,
+             std::vector<Figure>* out) {
+  if (!cells.is_array()) return Shape(run, test, "no cells");
+  for (const json& c : cells) {
+    Figure f;
+    f.test = test;
+    f.run = run;
+    const std::string desc = c.value("workload", json::object()).value("description", "");
+    if (!ParseCell(c.value("cell", ""), desc, &f))
+      return Shape(run, test, "cell '" + c.value("cell", "") + "' has no workload");
+    AddMetrics(f, c, out);
+  }
+  return Status::Ok();
+}
+
+// Threads x QD of the write load of WSAT and HIR: the run's --threads/--qd, else its spec's
+// (suite/tests.cc LoadOf).
+std::pair<uint32_t, uint32_t> WriteLoad(const json& opts) {
+  const std::string spec = opts.value("spec", "review");
+  std::pair<uint32_t, uint32_t> l = spec == "review"                      ? std::pair{16u, 8u}
+                                    : spec.find('c') != std::string::npos ? std::pair{2u, 16u}
+                                                                          : std::pair{4u, 32u};
+  if (opts.value("threads", 0u)) l.first = opts["threads"].get<uint32_t>();
+  if (opts.value("qd", 0u)) l.second = opts["qd"].get<uint32_t>();
+  return l;
+}
+
+}  // namespace
+
+std::string Figure::Name() const {
+  char buf[200];
+  std::string where;
+  if (test == "wsat") {
+    std::snprintf(buf, sizeof buf, " x=%.3g", x);
+    where = buf;
+  } else if (test == "hir") {
+    std::snprintf(buf, sizeof buf, " wait=%gs", x);
+    where = buf;
+  }
+  std::snprintf(buf, sizeof buf, "%s %s rw=%g/%g bs=%s T%u Q%u%s %s", test.c_str(),
+                sequential ? "seq" : "rnd", read_pct, 100 - read_pct,
+                FormatBytes(block_bytes).c_str(), threads, qd, where.c_str(), metric.c_str());
+  return buf;
+}
+
+const std::vector<std::string>& MetricsOf(const std::string& test) {
+  static const std::vector<std::string> iops = {"iops"};
+  static const std::vector<std::string> tp = {"mb_s"};
+  static const std::vector<std::string> lvi = {"iops", "lat_mean_us"};
+  if (test == "tp") return tp;
+  if (test == "lat") return kLatMetrics;
+  if (test == "lvi") return lvi;
+  return iops;
+}
+
+Result<std::vector<Figure>> FiguresOfRun(const json& doc, RunShape* shape) {
+  const json& ctx = doc.value("context", json::object());
+  const std::string run = ctx.value("run", "?");
+  const json& config = ctx.value("config", json::object());
+  const json& opts = config.contains("hir_cycles") ? config : config.value("options", config);
+  if (shape) {
+    if (opts.contains("capacity_bytes") && opts["capacity_bytes"].is_number())
+      shape->capacity_bytes = opts["capacity_bytes"].get<uint64_t>();
+    if (opts.contains("hir_write_ns")) shape->hir_write_ns = opts["hir_write_ns"].get<uint64_t>();
+    if (opts.contains("hir_cycles")) shape->hir_cycles = opts["hir_cycles"].get<uint32_t>();
+  }
+  std::vector<Figure> out;
+  for (const json& t : doc.value("tests", json::array())) {
+    const std::string name = t.value("name", "");
+    if (t.value("status", "") != "done") continue;
+    const json& r = t.value("results", json::object());
+    if (shape && r.contains("range_bytes") && r["range_bytes"].is_number())
+      shape->capacity_bytes = r["range_bytes"].get<uint64_t>();
+    if (r.contains("imported_cells")) {
+      const double cap = shape && shape->capacity_bytes ? shape->capacity_bytes : 0;
+      for (const json& c : r["imported_cells"]) {
+        if (name != "iops" && name != "lat" && name != "tp" && name != "wsat" && name != "hir" &&
+            name != "lvi")
+          break;
+        Figure f;
+        f.test = name;
+        f.run = run;
+        f.role = c.value("role", "");
+        f.block_bytes = static_cast<uint64_t>(Num(c, "block_bytes"));
+        f.read_pct = Num(c, "read_pct");
+        f.threads = Num(c, "threads") > 0 ? static_cast<uint32_t>(Num(c, "threads")) : 1;
+        f.qd = Num(c, "qd") > 0 ? static_cast<uint32_t>(Num(c, "qd")) : 1;
+        f.sequential = c.value("sequential", false);
+        const bool has_x = c.contains("x") && c["x"].is_number();
+        if (name == "wsat") {
+          if (!has_x) {
+            f.x = 4 - kWsatBin / 2;  // the plateau
+          } else if (Num(c, "x") == 0) {
+            f.x = kWsatBin / 2;
+          } else if (cap > 0) {
+            const double x = Num(c, "x") * 1073741824.0 / cap;
+            f.x = (std::ceil(x / kWsatBin) - 0.5) * kWsatBin;
+          } else {
+            return Shape(run, name, "a WSAT position in GiB but no capacity (import --capacity)");
+          }
+        } else if (name == "hir") {
+          f.x = Num(c, "x");
+        }
+        for (const std::string& metric : MetricsOf(name)) {
+          if (!c.contains(metric) || !c[metric].is_number()) continue;
+          Figure m = f;
+          m.metric = metric;
+          m.value = c[metric].get<double>();
+          if (m.value > 0) out.push_back(m);
+        }
+      }
+    } else if (name == "iops" || name == "lat") {
+      SSDLAB_RETURN_IF_ERROR(Cells(run, name, r.value("cells", json()), &out));
+    } else if (name == "tp") {
+      for (const json& b : r.value("by_block", json::array()))
+        SSDLAB_RETURN_IF_ERROR(Cells(run, name, b.value("cells", json()), &out));
+    } else if (name == "lvi") {
+      for (const json& c : r.value("curves", json::array())) {
+        for (const json& p : c.value("points", json::array())) {
+          Figure f;
+          f.test = name;
+          f.run = run;
+          f.read_pct = Num(c, "read_pct");
+          f.block_bytes = static_cast<uint64_t>(Num(c, "block_bytes"));
+          f.threads = static_cast<uint32_t>(Num(p, "threads"));
+          f.qd = static_cast<uint32_t>(Num(p, "qd"));
+          if (!f.block_bytes || !f.threads || !f.qd) return Shape(run, name, "a curve point");
+          AddMetrics(f, p, &out);
+        }
+      }
+    } else if (name == "wsat") {
+      // The curve in bins of kWsatBin capacities: IOPS = I/Os / time of the rounds ending in it.
+      std::map<int, std::pair<double, double>> bins;  // bin -> (ios, seconds)
+      for (const json& p : r.value("per_round", json::array())) {
+        const double x = Num(p, "written_capacities");
+        const double ios = Num(p.value("total", json::object()), "ios");
+        const double secs = Num(p, "measured_ns") / 1e9;
+        if (x <= 0 || secs <= 0) continue;
+        auto& b = bins[static_cast<int>(std::ceil(x / kWsatBin)) - 1];
+        b.first += ios;
+        b.second += secs;
+      }
+      for (const auto& [bin, v] : bins) {
+        Figure f;
+        f.test = name;
+        f.run = run;
+        f.metric = "iops";
+        std::tie(f.threads, f.qd) = WriteLoad(opts);
+        f.x = (bin + 0.5) * kWsatBin;
+        f.value = v.first / v.second;
+        if (f.value > 0) out.push_back(f);
+      }
+    } else if (name == "hir") {
+      for (const json& w : r.value("wait_states", json::array())) {
+        Figure f;
+        f.test = name;
+        f.run = run;
+        f.metric = "iops";
+        std::tie(f.threads, f.qd) = WriteLoad(opts);
+        f.x = Num(w, "wait_ns") / 1e9;
+        f.value = Num(w, "mean_cycle_iops");
+        if (f.value > 0) out.push_back(f);
+      }
+    }
+  }
+  if (out.empty())
+    return Status::Invalid("run '" + run +
+                           "' has none of the tests a twin is fitted to (finished iops, tp, lat, "
+                           "wsat, hir or lvi)");
+  return out;
+}
+
+}  // namespace ssdlab::twin

@@ -1,0 +1,385 @@
+#include "twin/fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <nlopt.hpp>
+#include <random>
+#include <set>
+
+#include "sim/preset_file.h"
+
+namespace ssdlab::twin {
+namespace {
+
+constexpr double kFailedObjective = 1e3;
+// A figure off by more than a factor e counts as if off by e: a few cells the model cannot
+// reproduce (a stall or not in a short window) must not outweigh all the others.
+constexpr double kMaxLoss = 1.0;
+// Weight of the mean squared normalised distance from the base in the minimised objective.
+constexpr double kPriorWeight = 0.01;
+
+std::string Format(double v, const char* fmt = "%.6g") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+bool IsCategorical(const std::string& key) { return key == "gc" || key == "gc_lazy"; }
+
+double BaseValue(const sim::SimParams& p, const std::string& key) {
+  return std::strtod(sim::FindParam(key)->get(p).c_str(), nullptr);
+}
+
+// Sets a number key, rounding for keys that take whole numbers.
+Status SetNumber(sim::SimParams& p, const std::string& key, double v) {
+  const sim::ParamDef* d = sim::FindParam(key);
+  Status st = d->set(p, Format(v));
+  if (!st.ok()) st = d->set(p, std::to_string(std::llround(v)));
+  return st;
+}
+
+double LogRatio(double sim, double meas) {
+  if (!(sim > 0) || !(meas > 0)) return std::log(100.0);
+  return std::log(sim / meas);
+}
+
+class Problem {
+ public:
+  Problem(const sim::SimParams& base, const std::vector<Figure>& train, const RunShape& shape,
+          const FitOptions& o, std::vector<std::string> keys)
+      : base_(base), train_(train), shape_(shape), o_(o), keys_(std::move(keys)) {
+    for (const Figure& f : train_) tests_.insert(f.test);
+  }
+
+  // The drive at normalised point u (one coordinate per number key), categorical values of
+  // `cat` applied first.
+  Result<sim::SimParams> At(const std::vector<double>& u, const sim::SimParams& cat) const {
+    sim::SimParams p = cat;
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      const double v = BaseValue(base_, keys_[i]) * std::exp(u[i] * std::log(o_.max_factor));
+      SSDLAB_RETURN_IF_ERROR(SetNumber(p, keys_[i], v));
+    }
+    SSDLAB_RETURN_IF_ERROR(sim::ValidateParams(p));
+    return p;
+  }
+
+  double Objective(const sim::SimParams& p) {
+    ++evals_;
+    const std::string key = TargetOf(p);
+    auto it = cache_.find(key);
+    double obj = kFailedObjective;
+    if (it != cache_.end()) {
+      obj = it->second;
+    } else {
+      auto values = SimulateFigures(p, train_, shape_, o_.sim);
+      if (values.ok()) obj = Score(train_, values.value());
+      cache_[key] = obj;
+    }
+    if (obj < best_) best_ = obj;
+    if (o_.progress) o_.progress(evals_, budget_, best_);
+    return obj;
+  }
+
+  double Score(const std::vector<Figure>& figs, const std::vector<double>& sim) const {
+    std::map<std::string, std::pair<double, int>> per_test;
+    for (size_t i = 0; i < figs.size(); ++i) {
+      const double lr = LogRatio(sim[i], figs[i].value);
+      auto& t = per_test[figs[i].test];
+      t.first += std::min(lr * lr, kMaxLoss);
+      t.second += 1;
+    }
+    double sum = 0;
+    for (const auto& [test, v] : per_test) sum += v.first / v.second;
+    return per_test.empty() ? 0 : sum / static_cast<double>(per_test.size());
+  }
+
+  uint32_t evals_ = 0, budget_ = 0;
+  double best_ = HUGE_VAL;
+  const std::vector<std::string>& keys() const { return keys_; }
+
+ private:
+  const sim::SimParams& base_;
+  const std::vector<Figure>& train_;
+  const RunShape& shape_;
+  const FitOptions& o_;
+  std::vector<std::string> keys_;
+  std::set<std::string> tests_;
+  std::map<std::string, double> cache_;
+};
+
+// Subplex from `u0` on [-1, 1]^n for at most `evals` evaluations; returns the best point.
+std::vector<double> Minimise(Problem& pb, const sim::SimParams& cat, std::vector<double> u0,
+                             uint32_t evals, double* best) {
+  const size_t n = u0.size();
+  if (n == 0) {
+    auto p = pb.At(u0, cat);
+    *best = p.ok() ? pb.Objective(p.value()) : kFailedObjective;
+    return u0;
+  }
+  nlopt::opt opt(nlopt::LN_SBPLX, static_cast<unsigned>(n));
+  opt.set_lower_bounds(std::vector<double>(n, -1.0));
+  opt.set_upper_bounds(std::vector<double>(n, 1.0));
+  opt.set_initial_step(std::vector<double>(n, 0.25));
+  opt.set_maxeval(static_cast<int>(std::max<uint32_t>(evals, 1)));
+  opt.set_xtol_abs(1e-3);
+  opt.set_ftol_rel(1e-5);
+  struct Ctx {
+    Problem* pb;
+    const sim::SimParams* cat;
+  } ctx{&pb, &cat};
+  opt.set_min_objective(
+      [](const std::vector<double>& u, std::vector<double>&, void* data) {
+        auto* c = static_cast<Ctx*>(data);
+        auto p = c->pb->At(u, *c->cat);
+        if (!p.ok()) return ++c->pb->evals_, kFailedObjective;
+        // A weak prior towards the base: with few figures, keys they do not pin stay put.
+        double prior = 0;
+        for (double x : u) prior += x * x;
+        return c->pb->Objective(p.value()) + kPriorWeight * prior / static_cast<double>(u.size());
+      },
+      &ctx);
+  double f = kFailedObjective;
+  try {
+    opt.optimize(u0, f);
+  } catch (const std::exception&) {
+    // nlopt throws on roundoff-limited or forced stops; u0 holds the best point found.
+    f = opt.last_optimum_value();
+  }
+  *best = f;
+  return u0;
+}
+
+}  // namespace
+
+double FigureFit::RelError() const {
+  return figure.value > 0 ? std::fabs(simulated - figure.value) / figure.value : 1;
+}
+
+const std::vector<std::string>& DefaultFitKeys() {
+  static const std::vector<std::string> keys = {
+      "cmd_us",    "ctrl_read_us", "ctrl_write_us", "ctrl_gc_us", "ctrl_unit_us",
+      "t_read_us", "t_prog_us",    "ch_mb_s",       "op",         "link_mb_s"};
+  return keys;
+}
+
+Status CheckFitKeys(const std::vector<std::string>& keys, const sim::SimParams& base) {
+  if (keys.empty()) return Status::Invalid("--fit: no parameter keys given");
+  for (const std::string& k : keys) {
+    const sim::ParamDef* d = sim::FindParam(k);
+    if (!d)
+      return Status::Invalid("--fit: unknown sim parameter '" + k +
+                             "' (the keys: ssdlab sim presets)");
+    if (IsCategorical(k)) continue;
+    if (d->kind != sim::ParamKind::kNumber)
+      return Status::Invalid("--fit: sim parameter '" + k +
+                             "' is not a number (of the named ones only gc and gc_lazy can be "
+                             "fitted)");
+    if (k == "scale" || k == "capacity" || k == "seed" || k == "mem_limit" || k == "logical_block")
+      return Status::Invalid("--fit: sim parameter '" + k +
+                             "' describes the simulation or the drive's size, not its "
+                             "behaviour; it is not fitted");
+    if (!(BaseValue(base, k) > 0))
+      return Status::Invalid("--fit: sim parameter '" + k +
+                             "' is 0 in the base preset; set a starting value with "
+                             "--base PRESET?" +
+                             k + "=VALUE");
+  }
+  return Status::Ok();
+}
+
+Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& figures,
+                      const RunShape& shape, const FitOptions& o) {
+  SSDLAB_RETURN_IF_ERROR(CheckFitKeys(o.keys, base));
+  // The split: by cell within each test, so a cell's metrics are all trained or all held out.
+  std::map<std::string, std::vector<std::string>> cells_of_test;
+  auto cell_of = [](const Figure& f) {
+    Figure c = f;
+    c.metric.clear();
+    return c.Name();
+  };
+  for (const Figure& f : figures) {
+    auto& v = cells_of_test[f.test];
+    if (std::find(v.begin(), v.end(), cell_of(f)) == v.end()) v.push_back(cell_of(f));
+  }
+  std::set<std::string> held_cells;
+  std::mt19937_64 rng(o.seed);
+  // Imported published figures say which were calibration figures: the rest are held out.
+  const bool by_role =
+      o.train_tests.empty() && std::any_of(figures.begin(), figures.end(),
+                                           [](const Figure& f) { return f.role == "calibration"; });
+  if (by_role) cells_of_test.clear();
+  for (auto& [test, cells] : cells_of_test) {
+    const bool trained =
+        o.train_tests.empty() ||
+        std::find(o.train_tests.begin(), o.train_tests.end(), test) != o.train_tests.end();
+    if (!trained) {
+      for (const auto& c : cells) held_cells.insert(test + "|" + c);
+      continue;
+    }
+    if (!o.train_tests.empty() || cells.size() < 2) continue;
+    std::shuffle(cells.begin(), cells.end(), rng);
+    for (size_t i = 0; i < (cells.size() + 3) / 4; ++i) held_cells.insert(test + "|" + cells[i]);
+  }
+  std::vector<Figure> train;
+  std::vector<bool> held(figures.size());
+  for (size_t i = 0; i < figures.size(); ++i) {
+    held[i] = by_role ? figures[i].role != "calibration"
+                      : held_cells.count(figures[i].test + "|" + cell_of(figures[i])) > 0;
+    if (!held[i]) train.push_back(figures[i]);
+  }
+  if (train.empty())
+    return Status::Invalid(
+        "sim fit: no figures left to fit (--train-tests names none of the "
+        "run's tests)");
+
+  std::vector<std::string> numbers, cats;
+  for (const std::string& k : o.keys) (IsCategorical(k) ? cats : numbers).push_back(k);
+  Problem pb(base, train, shape, o, numbers);
+  const uint32_t budget =
+      o.max_evals ? o.max_evals : 40 + 12 * static_cast<uint32_t>(o.keys.size());
+  pb.budget_ = budget;
+  FitResult res;
+  std::vector<double> u(numbers.size(), 0.0);
+  double best = 0;
+  sim::SimParams cat = base;
+  res.base_objective = pb.Objective(base);
+  const uint32_t first = cats.empty() ? budget : budget * 2 / 3;
+  u = Minimise(pb, cat, u, first > pb.evals_ ? first - pb.evals_ : 1, &best);
+  // Categorical keys: each alternative at the best point so far, then refine.
+  bool changed = false;
+  for (const std::string& k : cats) {
+    const std::vector<std::string> values =
+        k == "gc" ? std::vector<std::string>{"greedy", "fifo", "dchoices", "costbenefit"}
+                  : std::vector<std::string>{"0", "1"};
+    for (const std::string& v : values) {
+      sim::SimParams alt = cat;
+      SSDLAB_RETURN_IF_ERROR(sim::FindParam(k)->set(alt, v));
+      auto p = pb.At(u, alt);
+      if (!p.ok()) continue;
+      const double f = pb.Objective(p.value());
+      if (f < best - 1e-12) {
+        best = f;
+        cat = alt;
+        changed = true;
+      }
+    }
+  }
+  if (changed && budget > pb.evals_) u = Minimise(pb, cat, u, budget - pb.evals_, &best);
+  SSDLAB_ASSIGN_OR_RETURN(res.params, pb.At(u, cat));
+  res.objective = best;
+  res.evaluations = pb.evals_;
+
+  // The training and held-out figures are simulated apart (cells share a drive in turn, so
+  // the training figures come out as the fit saw them); HIR with all the run's cycles.
+  SimulateOptions final_sim = o.sim;
+  final_sim.hir_cycles = shape.hir_cycles;
+  std::vector<double> twin_values(figures.size()), base_values(figures.size());
+  for (bool h : {false, true}) {
+    std::vector<Figure> part;
+    std::vector<size_t> where;
+    for (size_t i = 0; i < figures.size(); ++i)
+      if (held[i] == h) part.push_back(figures[i]), where.push_back(i);
+    if (part.empty()) continue;
+    const std::pair<const sim::SimParams*, std::vector<double>*> runs[] = {
+        {&res.params, &twin_values}, {&base, &base_values}};
+    for (auto [params, values] : runs) {
+      auto v = SimulateFigures(*params, part, shape, final_sim);
+      if (!v.ok()) return v.status();
+      for (size_t k = 0; k < where.size(); ++k) (*values)[where[k]] = v.value()[k];
+    }
+  }
+  for (size_t i = 0; i < figures.size(); ++i) {
+    res.figures.push_back({figures[i], twin_values[i], held[i]});
+    res.base_figures.push_back({figures[i], base_values[i], held[i]});
+  }
+  return res;
+}
+
+std::vector<std::pair<std::string, double>> MedianErrors(const std::vector<FigureFit>& f,
+                                                         bool held_out) {
+  std::map<std::string, std::vector<double>> by_test;
+  for (const FigureFit& x : f) {
+    if (x.held_out != held_out) continue;
+    by_test[x.figure.test].push_back(x.RelError());
+    by_test["all"].push_back(x.RelError());
+  }
+  std::vector<std::pair<std::string, double>> out;
+  for (auto& [test, v] : by_test) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    out.emplace_back(test, n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+  }
+  return out;
+}
+
+std::string TwinToml(const FitResult& r, const std::string& base_name,
+                     const std::vector<std::string>& runs, const FitOptions& o, double wall_s) {
+  sim::SimParams p = r.params;
+  std::string run_list;
+  for (const std::string& run : runs) run_list += (run_list.empty() ? "" : ", ") + run;
+  p.description = "twin of run " + run_list + " (fitted by ssdlab sim fit from " + base_name + ")";
+  for (const std::string& k : o.keys) {
+    const std::string src =
+        "fitted to run " + run_list + " (ssdlab sim fit, seed " + std::to_string(o.seed) + ")";
+    auto it = std::find_if(p.sources.begin(), p.sources.end(),
+                           [&](const auto& kv) { return kv.first == k; });
+    if (it != p.sources.end())
+      it->second = src;
+    else
+      p.sources.emplace_back(k, src);
+  }
+  auto quote = [](const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) {
+      if (c == '"' || c == '\\') q += '\\';
+      q += c;
+    }
+    return q + "\"";
+  };
+  auto list = [&](const std::vector<std::string>& v) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + quote(v[i]);
+    return s + "]";
+  };
+  auto errors = [&](const std::vector<FigureFit>& f, bool held) {
+    std::string s = "{";
+    bool first = true;
+    for (const auto& [test, e] : MedianErrors(f, held)) {
+      s += (first ? " " : ", ") + test + " = " + Format(e, "%.4g");
+      first = false;
+    }
+    return s + " }";
+  };
+  std::string out = "# A simulated drive fitted to measured figures: load it as sim:THIS.toml\n";
+  out += "# base = " + quote(base_name) + " (every key is written, so the file stands alone)\n";
+  out += sim::PresetToml(p);
+  out += "\n[fit]\n";
+  out += "runs = " + list(runs) + "\n";
+  out += "base = " + quote(base_name) + "\n";
+  out += "keys = " + list(o.keys) + "\n";
+  out += "train_tests = " + list(o.train_tests) + "\n";
+  out += "seed = " + std::to_string(o.seed) + "\n";
+  out += "evaluations = " + std::to_string(r.evaluations) + "\n";
+  out += "wall_s = " + Format(wall_s, "%.1f") + "\n";
+  out += "objective = " + Format(r.objective, "%.6g") + "\n";
+  out += "base_objective = " + Format(r.base_objective, "%.6g") + "\n";
+  out += "# median relative error |simulated - measured| / measured, per test\n";
+  out += "train_median_error = " + errors(r.figures, false) + "\n";
+  out += "held_out_median_error = " + errors(r.figures, true) + "\n";
+  out += "base_train_median_error = " + errors(r.base_figures, false) + "\n";
+  out += "base_held_out_median_error = " + errors(r.base_figures, true) + "\n";
+  out += "# every figure: measured, simulated on the twin, on the base, held out or fitted\n";
+  out += "figures = [\n";
+  for (size_t i = 0; i < r.figures.size(); ++i) {
+    const FigureFit& f = r.figures[i];
+    out += "  { name = " + quote(f.figure.Name()) + ", measured = " + Format(f.figure.value) +
+           ", twin = " + Format(f.simulated) + ", base = " + Format(r.base_figures[i].simulated) +
+           ", held_out = " + (f.held_out ? "true" : "false") + " },\n";
+  }
+  out += "]\n";
+  return out;
+}
+
+}  // namespace ssdlab::twin

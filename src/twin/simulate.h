@@ -1,0 +1,45 @@
+// Re-simulates a run's figures (twin/figures.h) on a candidate drive, cheaply: each figure's
+// workload on a drive brought to the state its test measures, for a short virtual time.
+//
+//   iops, lat, lvi  purge, sequential fill, 1.5 capacities of 4 KiB random writes (steady),
+//                   then every cell in turn (a warm-up of half a cell, then cell_ns; lat
+//                   cells 2 x cell_ns)
+//   tp              purge, sequential 128 KiB fill, then every cell (4 x cell_ns; write
+//                   cells after a warm-up of one capacity written)
+//   wsat            purge, 4 KiB random writes in steps of kWsatBin capacities up to the last
+//                   bin measured; each bin's IOPS
+//   hir             as iops, then per wait: hir_cycles of (write hir_write_ns, idle wait)
+// The drive is simulated at `extra_scale` times its preset's scale when that geometry is valid
+// (throughput is the full drive's; state changes take extra_scale times fewer I/Os).
+// Deterministic: the same parameters and figures give the same values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "sim/params.h"
+#include "twin/figures.h"
+
+namespace ssdlab::twin {
+
+// The target string of parameters: "sim:tiny?key=value&..." with every key of the table
+// (values as ParamPairs prints them), `scale` multiplied by scale_factor.
+std::string TargetOf(const sim::SimParams& p, uint32_t scale_factor = 1);
+
+struct SimulateOptions {
+  uint32_t extra_scale = 4;
+  uint64_t cell_ns = 500'000'000;  // virtual time of one cell
+  uint32_t hir_cycles = 8;         // at most this many of the run's cycles
+  double steady_capacities = 1.5;  // random writes before the steady-state cells
+};
+
+// One value per figure, in the figures' units (IOPS, MB/s, us); Invalid when the drive does
+// not open (parameters out of range).
+Result<std::vector<double>> SimulateFigures(const sim::SimParams& p,
+                                            const std::vector<Figure>& figures,
+                                            const RunShape& shape, const SimulateOptions& o = {});
+
+}  // namespace ssdlab::twin

@@ -1,0 +1,147 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/params.h"
+#include "twin/figures.h"
+#include "twin/fit.h"
+#include "twin/simulate.h"
+
+namespace ssdlab::twin {
+namespace {
+
+using nlohmann::json;
+
+sim::SimParams Params(const std::string& target) {
+  auto p = sim::ParseSimTarget(target);
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return p.ok() ? p.value() : sim::SimParams{};
+}
+
+Figure Cell(const std::string& test, double read_pct, uint64_t bs, uint32_t t, uint32_t q,
+            const std::string& metric, bool seq = false, double x = 0) {
+  Figure f;
+  f.test = test;
+  f.read_pct = read_pct;
+  f.block_bytes = bs;
+  f.threads = t;
+  f.qd = q;
+  f.metric = metric;
+  f.sequential = seq;
+  f.x = x;
+  return f;
+}
+
+std::vector<Figure> SomeFigures() {
+  return {Cell("iops", 0, 4096, 4, 8, "iops"),
+          Cell("iops", 100, 4096, 4, 8, "iops"),
+          Cell("iops", 65, 4096, 4, 8, "iops"),
+          Cell("iops", 0, 65536, 4, 8, "iops"),
+          Cell("lat", 100, 4096, 1, 1, "lat_mean_us"),
+          Cell("lat", 0, 4096, 1, 1, "lat_mean_us"),
+          Cell("lat", 100, 4096, 1, 1, "lat_p99_us"),
+          Cell("wsat", 0, 4096, 4, 8, "iops", false, 0.125),
+          Cell("wsat", 0, 4096, 4, 8, "iops", false, 1.375)};
+}
+
+TEST(Twin, FiguresOfARunDocument) {
+  json lat = {{"mean", 80000.0}, {"max", 900000.0}, {"p99", 200000.0}, {"p99_9", 300000.0}};
+  json doc = {
+      {"context", {{"run", "r1"}, {"config", {{"spec", "review"}, {"hir_cycles", 7}}}}},
+      {"tests",
+       {{{"name", "iops"},
+         {"status", "done"},
+         {"results",
+          {{"range_bytes", 1 << 30},
+           {"cells",
+            {{{"cell", "rw=65/35 bs=8KiB"},
+              {"workload", {{"description", "randrw 65/35 bs=8 KiB qd=8 jobs=16"}}},
+              {"total", {{"iops", 12345.0}, {"lat_ns", lat}}}}}}}}},
+        {{"name", "wsat"},
+         {"status", "done"},
+         {"results",
+          {{"per_round",
+            {{{"written_capacities", 0.1}, {"measured_ns", 1e9}, {"total", {{"ios", 1000}}}},
+             {{"written_capacities", 0.2}, {"measured_ns", 1e9}, {"total", {{"ios", 3000}}}},
+             {{"written_capacities", 0.3}, {"measured_ns", 2e9}, {"total", {{"ios", 1000}}}}}}}}},
+        {{"name", "xsr"}, {"status", "done"}, {"results", json::object()}}}}};
+  RunShape shape;
+  auto f = FiguresOfRun(doc, &shape);
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  ASSERT_EQ(f->size(), 3u);
+  EXPECT_EQ((*f)[0].test, "iops");
+  EXPECT_DOUBLE_EQ((*f)[0].read_pct, 65);
+  EXPECT_EQ((*f)[0].block_bytes, 8192u);
+  EXPECT_EQ((*f)[0].threads, 16u);
+  EXPECT_EQ((*f)[0].qd, 8u);
+  EXPECT_DOUBLE_EQ((*f)[0].value, 12345);
+  // WSAT bins of 0.25 capacities: (1000 + 3000) / 2 s, then 1000 / 2 s.
+  EXPECT_DOUBLE_EQ((*f)[1].value, 2000);
+  EXPECT_DOUBLE_EQ((*f)[1].x, 0.125);
+  EXPECT_DOUBLE_EQ((*f)[2].value, 500);
+  EXPECT_EQ(shape.hir_cycles, 7u);
+  EXPECT_EQ(shape.capacity_bytes, 1u << 30);
+
+  json none = {{"context", {{"run", "empty"}}}, {"tests", json::array()}};
+  auto e = FiguresOfRun(none, nullptr);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("empty"), std::string::npos);
+}
+
+TEST(Twin, SimulationIsDeterministicAndFollowsTheParameters) {
+  const std::vector<Figure> figs = SomeFigures();
+  const RunShape shape;
+  auto a = SimulateFigures(Params("sim:tiny"), figs, shape);
+  auto b = SimulateFigures(Params("sim:tiny"), figs, shape);
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status().message();
+  EXPECT_EQ(a.value(), b.value());
+  for (double v : a.value()) EXPECT_GT(v, 0);
+  // A slower controller: fewer read IOPS, higher read latency.
+  auto slow = SimulateFigures(Params("sim:tiny?ctrl_read_us=40&cmd_us=60"), figs, shape);
+  ASSERT_TRUE(slow.ok());
+  EXPECT_LT(slow.value()[1], a.value()[1]);
+  EXPECT_GT(slow.value()[4], a.value()[4]);
+  // The fresh part of WSAT is faster than its steady part.
+  EXPECT_GT(a.value()[7], a.value()[8]);
+}
+
+TEST(Twin, FitGetsCloseToPerturbedTimings) {
+  // Figures measured on a drive whose controller is slower than the base's; fitting the
+  // base to them must get closer than the base was.
+  std::vector<Figure> figs = SomeFigures();
+  const RunShape shape;
+  auto truth =
+      SimulateFigures(Params("sim:tiny?ctrl_read_us=14&ctrl_write_us=13&cmd_us=28"), figs, shape);
+  ASSERT_TRUE(truth.ok());
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = truth.value()[i];
+  FitOptions o;
+  o.keys = {"ctrl_read_us", "ctrl_write_us", "cmd_us"};
+  o.train_tests = {"iops", "lat"};  // WSAT held out
+  o.seed = 3;
+  o.max_evals = 60;
+  auto r = Fit(Params("sim:tiny"), figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_LT(r->objective, r->base_objective / 4);
+  // The latency cells pin the fixed command time within a factor of the truth's.
+  EXPECT_GT(r->params.cmd_us, 20);
+  auto r2 = Fit(Params("sim:tiny"), figs, shape, o);
+  ASSERT_TRUE(r2.ok());
+  EXPECT_EQ(sim::ParamPairs(r2->params), sim::ParamPairs(r->params));  // --seed: deterministic
+  for (const FigureFit& f : r->figures) EXPECT_EQ(f.held_out, f.figure.test == "wsat");
+  const std::string toml = TwinToml(r.value(), "tiny", {"r1"}, o, 1.0);
+  EXPECT_NE(toml.find("held_out_median_error"), std::string::npos);
+  EXPECT_NE(toml.find("runs = [\"r1\"]"), std::string::npos);
+}
+
+TEST(Twin, BadFitKeysAreNamed) {
+  const sim::SimParams base = Params("sim:tiny");
+  auto st = CheckFitKeys({"ctrl_read_us", "colour"}, base);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("colour"), std::string::npos);
+  EXPECT_FALSE(CheckFitKeys({"interface"}, base).ok());
+  EXPECT_FALSE(CheckFitKeys({"slc_static"}, base).ok());  // 0 in tiny: no log scale
+  EXPECT_TRUE(CheckFitKeys({"gc", "gc_lazy", "op"}, base).ok());
+}
+
+}  // namespace
+}  // namespace ssdlab::twin
