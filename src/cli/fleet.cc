@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/suite_cli.h"
 #include "lab/mpi.h"
+#include "results/steady_state.h"
 #include "store/store.h"
 
 namespace ssdlab {
@@ -52,7 +53,8 @@ std::string RowOf(Store& s, const RunRecord& r) {
     for (const TestRecord& t : *tests) {
       if (t.status == "done") {
         ++done;
-        reached += t.steady_state.is_object() && t.steady_state.value("reached", false);
+        auto ss = results::SteadyStateFromJson(t.steady_state);
+        reached += ss.ok() && ss->reached;
         continue;
       }
       test = t.name;

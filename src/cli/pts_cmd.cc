@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/fleet.h"
+#include "results/steady_state.h"
 #include "cli/output.h"
 #include "cli/suite_cli.h"
 #include "cli/targets.h"
@@ -295,33 +296,43 @@ Status CheckResumeIdentity(const RunRecord& run, const TargetInfo& now,
   return Status::Ok();
 }
 
-// One-line verdicts of a run's tests.
-void PrintVerdicts(const json& doc, std::ostream& out) {
-  for (const json& t : doc["tests"]) {
-    const json& ss = t["steady_state"];
+// One-line verdicts of a run's tests; Invalid naming the run's test and key when the document
+// is damaged (nothing of that test printed).
+Status PrintVerdicts(const json& doc, std::ostream& out) {
+  auto text = [](const json& j, const char* key) {
+    return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>()
+                                                                  : std::string();
+  };
+  const json& tests = doc.is_object() && doc.contains("tests") ? doc["tests"] : json::array();
+  if (!tests.is_array()) return Status::Invalid("the run document's tests are not a list");
+  for (const json& t : tests) {
+    const std::string name = text(t, "name"), status = text(t, "status");
+    auto ss = results::SteadyStateFromJson(t.is_object() ? t.value("steady_state", json()) : t);
+    if (!ss.ok()) return ss.status().WithContext("test '" + name + "'");
     std::string verdict = "no steady-state requirement";
-    const json& r = t["results"];
+    const json& r = t.is_object() ? t.value("results", json()) : json();
     if (r.is_object() && r.contains("tps")) {  // an application test (ssdlab app)
-      const json& p99 = r["latency_ms"]["p99"];
-      verdict = fmt::format("{:.1f} TPS, p99 {}{}", r["tps"].get<double>(),
+      const json& p99 = r.value("latency_ms", json::object()).value("p99", json());
+      verdict = fmt::format("{:.1f} TPS, p99 {}{}", r["tps"].is_number() ? r["tps"].get<double>() : 0,
                             p99.is_number() ? fmt::format("{:.2f} ms", p99.get<double>()) : "-",
-                            r["error"].is_string() ? ", " + r["error"].get<std::string>() : "");
-    } else if (t["status"] != "done") {
+                            text(r, "error").empty() ? "" : ", " + text(r, "error"));
+    } else if (status != "done") {
       size_t measured = 0;  // the purge and preconditioning steps are stored as rounds too
-      for (const json& r : t["rounds"])
-        measured += !(r["tracking"].is_object() && r["tracking"].contains("purge_method"));
+      for (const json& rd : t.value("rounds", json::array())) {
+        const json& tracking = rd.is_object() ? rd.value("tracking", json()) : json();
+        measured += !(tracking.is_object() && tracking.contains("purge_method"));
+      }
       verdict = fmt::format("unfinished: {} rounds stored (continue with --resume)", measured);
-    } else if (ss.contains("variables")) {
-      verdict =
-          ss.value("reached", false)
-              ? fmt::format("steady state reached in {} rounds (window {}, mean {})",
-                            ss.value("rounds_run", 0), ss.value("window", 0),
-                            FormatNumber(ss.value("mean", 0.0)))
-              : fmt::format("STEADY STATE NOT REACHED after {} rounds", ss.value("rounds_run", 0));
+    } else if (ss->required) {
+      verdict = ss->reached ? fmt::format("steady state reached in {} rounds (window {}, mean {})",
+                                          ss->headline.rounds_run, ss->headline.window_rounds,
+                                          FormatNumber(ss->headline.mean))
+                            : fmt::format("STEADY STATE NOT REACHED after {} rounds",
+                                          ss->headline.rounds_run);
     }
-    out << fmt::format("  {:<6} {:<8} {}\n", t["name"].get<std::string>(),
-                       t["status"].get<std::string>(), verdict);
+    out << fmt::format("  {:<6} {:<8} {}\n", name, status, verdict);
   }
+  return Status::Ok();
 }
 
 int RunPtsCommand(PtsArgs a) {
@@ -462,7 +473,9 @@ int RunPtsCommand(PtsArgs a) {
   Status st =
       RunPts(**backend, **store, run.id, options.value(), progress.get(), &StopFlag(), &hooks);
   st = FinishStoredRun(**store, run.id, run.name, a.db, st, a.json_path,
-                       [](const nlohmann::json& doc) { PrintVerdicts(doc, std::cerr); });
+                       [](const nlohmann::json& doc) {
+                         if (Status v = PrintVerdicts(doc, std::cerr); !v.ok()) PrintError(v.message());
+                       });
   // A simulated drive with state= saves it, also after an interruption.
   Status closed = (*backend)->Close();
   if (!closed.ok()) PrintError(closed.message());
@@ -567,7 +580,10 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
                                c.value("status", ""), c.value("created_at", ""),
                                c.value("finished_at", ""),
                                c.contains("target") ? c["target"].value("path", "") : "");
-      PrintVerdicts(doc.value(), std::cout);
+      if (Status v = PrintVerdicts(doc.value(), std::cout); !v.ok()) {
+        *exit_code = Fail(v.WithContext("run '" + *show_name + "'"));
+        return;
+      }
     }
     *exit_code = kExitOk;
   });

@@ -9,6 +9,7 @@
 
 #include "report/model_internal.h"
 #include "report/pts_sections.h"
+#include "results/steady_state.h"
 
 namespace ssdlab {
 namespace report {
@@ -248,14 +249,15 @@ std::string SpecName(const std::string& s) {
 }
 
 std::string VerdictText(const json& ss) {
-  if (!ss.is_object() || !ss.contains("variables")) return "no steady-state requirement";
-  int rounds = static_cast<int>(Num(ss, "rounds_run"));
-  if (Get(ss, "reached").is_boolean() && ss["reached"].get<bool>()) {
-    int first = static_cast<int>(Num(ss, "window_first_round")) + 1;
-    int w = static_cast<int>(Num(ss, "window"));
-    return fmt::format("reached: rounds {}-{} of {}", first, first + w - 1, rounds);
+  auto s = results::SteadyStateFromJson(ss);
+  if (!s.ok()) return "damaged: " + s.status().message();
+  if (!s->required || !ss.contains("variables")) return "no steady-state requirement";
+  const SteadyStateVerdict& v = s->headline;
+  if (s->reached) {
+    return fmt::format("reached: rounds {}-{} of {}", v.window_first_round + 1,
+                       v.window_first_round + v.window_rounds, v.rounds_run);
   }
-  return fmt::format("NOT reached after {} rounds", rounds);
+  return fmt::format("NOT reached after {} rounds", v.rounds_run);
 }
 
 json VerdictCell(const json& ss) {

@@ -230,28 +230,14 @@ double CellValue(const std::vector<StoredPhase>& round, const std::string& cell,
   return 0;
 }
 
-json VerdictJson(const SteadyStateVerdict& v) {
-  return {{"reached", v.reached},
-          {"rounds_run", v.rounds_run},
-          {"window", v.window_rounds},
-          {"window_first_round", v.window_first_round},
-          {"mean", v.mean},
-          {"range_pct", v.range_pct},
-          {"slope_excursion_pct", v.slope_excursion_pct},
-          {"band_excursion_pct", v.band_excursion_pct},
-          {"slope", v.slope},
-          {"intercept", v.intercept}};
-}
-
-json SteadyStateJson(const RoundsResult& rr) {
-  json out = rr.variables.empty() ? VerdictJson(SteadyStateVerdict{})
-                                  : VerdictJson(rr.verdicts.at(rr.variables[0]));
-  out["reached"] = rr.all_reached;
-  json vars = json::object();
-  for (const auto& name : rr.variables) vars[name] = VerdictJson(rr.verdicts.at(name));
-  out["variables"] = vars;
-  out["tracking"] = rr.variables;
-  return out;
+results::TestSteadyState SteadyStateOf(const RoundsResult& rr) {
+  results::TestSteadyState s;
+  s.required = true;
+  s.reached = rr.all_reached;
+  s.tracking = rr.variables;
+  for (const auto& name : rr.variables) s.variables[name] = rr.verdicts.at(name);
+  if (!rr.variables.empty()) s.headline = rr.verdicts.at(rr.variables[0]);
+  return s;
 }
 
 json RoundsJson(const RoundsResult& rr) {

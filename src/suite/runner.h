@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "results/steady_state.h"
 #include "suite/journal.h"
 #include "suite/pts.h"
 #include "workload/parse.h"
@@ -102,9 +103,10 @@ Result<RoundsResult> RunRounds(Runner& r, int first_step, uint32_t max_rounds,
                                const TrackFn& track, bool stop_when_steady = true,
                                const std::function<bool(const RoundsResult&)>& done = nullptr);
 
-json VerdictJson(const SteadyStateVerdict& v);
-// {"reached", "rounds_run", "window", ... of the first variable, "variables": {name: verdict}}
-json SteadyStateJson(const RoundsResult& rr);
+// The rounds' verdict as a test stores it (results/steady_state.h): the first variable's
+// figures, reached over all variables, each variable's verdict.
+results::TestSteadyState SteadyStateOf(const RoundsResult& rr);
+inline json SteadyStateJson(const RoundsResult& rr) { return results::ToJson(SteadyStateOf(rr)); }
 // Per cell: metrics merged over the steady-state window's rounds (the last `window` rounds).
 json WindowResults(const RoundsResult& rr, uint32_t window, const std::vector<double>& pcts);
 // Rounds as stored in the run JSON: [{"round": i, "tracking": {...}}].

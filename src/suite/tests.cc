@@ -104,9 +104,8 @@ Result<TestOutcome> Throughput(Runner& r) {
   out.results = {{"range_bytes", range},
                  {"by_block", nlohmann::json::array()},
                  {"rounds", nlohmann::json::array()}};
-  out.steady_state = {{"reached", true}, {"variables", nlohmann::json::object()}};
+  results::TestSteadyState steady;  // the first block's figures, reached over all blocks
   int step = 0;
-  nlohmann::json first_ss;
   for (uint64_t bs : o.tp_block_bytes) {
     SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(step++, range, true));
     std::vector<Mix> mixes = {{100}, {0}};
@@ -115,22 +114,22 @@ Result<TestOutcome> Throughput(Runner& r) {
         MatrixRounds(r, step, mixes, {bs}, LoadOf(o, "tp"), true, range,
                      TrackCells({{CellName({0}, bs), "bw"}, {CellName({100}, bs), "bw"}})));
     step = rr.next_step;
-    nlohmann::json ss = SteadyStateJson(rr);
-    if (first_ss.is_null()) first_ss = ss;
-    out.steady_state["reached"] = out.steady_state["reached"].get<bool>() && rr.all_reached;
-    for (auto& [k, v] : ss["variables"].items()) out.steady_state["variables"][k] = v;
+    const results::TestSteadyState ss = SteadyStateOf(rr);
+    if (!steady.required) {
+      steady = ss;
+    } else {
+      steady.reached = steady.reached && ss.reached;
+      steady.variables.insert(ss.variables.begin(), ss.variables.end());
+    }
     out.results["by_block"].push_back(
         {{"block_bytes", bs},
          {"purge_method", purge},
-         {"steady_state", ss},
+         {"steady_state", results::ToJson(ss)},
          {"cells", WindowResults(rr, o.steady.window_rounds, o.percentiles)}});
     for (auto& rd : RoundsJson(rr)) out.results["rounds"].push_back(rd);
   }
-  bool reached = out.steady_state["reached"];
-  nlohmann::json vars = out.steady_state["variables"];
-  out.steady_state = first_ss;
-  out.steady_state["reached"] = reached;
-  out.steady_state["variables"] = vars;
+  if (!steady.required) steady = {true, true};  // no block sizes: nothing to reach
+  out.steady_state = results::ToJson(steady);
   return out;
 }
 
@@ -534,6 +533,7 @@ Result<TestOutcome> OpStudy(Runner& r) {
   int step = 0;
   nlohmann::json points = nlohmann::json::array();
   bool all = true;
+  results::TestSteadyState first_steady;
   nlohmann::json rounds = nlohmann::json::array();
   for (double op : ops) {
     uint64_t range =
@@ -552,6 +552,7 @@ Result<TestOutcome> OpStudy(Runner& r) {
       rd["op_pct"] = op;
       rounds.push_back(rd);
     }
+    if (points.empty()) first_steady = SteadyStateOf(pre);
     points.push_back({{"op_pct", op},
                       {"range_bytes", range},
                       {"purge_method", purge},
@@ -560,8 +561,9 @@ Result<TestOutcome> OpStudy(Runner& r) {
                       {"curves", curves}});
   }
   TestOutcome out;
-  out.steady_state = points[0]["steady_state"];
-  out.steady_state["reached"] = all;
+  results::TestSteadyState steady = first_steady;  // the first OP point's, reached over all
+  steady.reached = all;
+  out.steady_state = results::ToJson(steady);
   out.results = {{"op_points", points}, {"rounds", rounds}};
   return out;
 }

@@ -1,0 +1,41 @@
+// Typed result documents: what the suite stores and the report, `show` and the fleet read,
+// each with one ToJson / FromJson pair. FromJson accepts every document ssdlab has written
+// (keys added later are optional) and refuses a damaged one with Invalid naming the key, so
+// reading an old or odd run never throws.
+//
+// A PTS test's steady-state verdict (the `steady_state` of a stored test): the first tracked
+// variable's figures at the top level, `reached` over all tracked variables, and each
+// variable's own verdict. A test without a steady-state requirement stores {}.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "stats/steady_state.h"
+
+namespace ssdlab::results {
+
+struct TestSteadyState {
+  bool required = false;        // false: no steady-state requirement (stored as {})
+  bool reached = false;         // every tracked variable reached it
+  SteadyStateVerdict headline;  // the figures shown for the test (its first variable's)
+  std::vector<std::string> tracking;                 // the variables, in tracking order
+  std::map<std::string, SteadyStateVerdict> variables;  // each tracked variable's verdict
+};
+
+// {"reached", "rounds_run", "window", "window_first_round", "mean", "range_pct",
+//  "slope_excursion_pct", "band_excursion_pct", "slope", "intercept"}
+nlohmann::json ToJson(const SteadyStateVerdict& v);
+// `where` names the object in errors ("steady_state.variables.iops").
+Result<SteadyStateVerdict> VerdictFromJson(const nlohmann::json& j, const std::string& where);
+
+// The headline verdict's keys with `reached` overwritten by the all-variables flag, plus
+// "variables" and "tracking"; {} when not required.
+nlohmann::json ToJson(const TestSteadyState& s);
+// Null or {} -> not required. Invalid naming the key on a wrong type.
+Result<TestSteadyState> SteadyStateFromJson(const nlohmann::json& j);
+
+}  // namespace ssdlab::results
