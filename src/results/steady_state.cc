@@ -5,32 +5,28 @@ namespace {
 
 using nlohmann::json;
 
-Status Bad(const std::string& where, const char* key, const char* want) {
-  return Status::Invalid(where + "." + key + " is not " + want);
-}
-
-// Reads optional key `key` of `j` into `out` when present and of the right kind.
-Status Number(const json& j, const std::string& where, const char* key, double& out) {
+// Reads optional key `key` of `j` into `out` when present (null counts as absent); Invalid
+// naming the key when `fits` refuses the value.
+template <class T, class Fits>
+Status Read(const json& j, const std::string& where, const char* key, const char* want,
+            Fits fits, T& out) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return Status::Ok();
-  if (!it->is_number()) return Bad(where, key, "a number");
-  out = it->get<double>();
+  if (!fits(*it)) return Status::Invalid(where + "." + key + " is not " + want);
+  out = it->get<T>();
   return Status::Ok();
+}
+Status Number(const json& j, const std::string& where, const char* key, double& out) {
+  return Read(j, where, key, "a number", [](const json& v) { return v.is_number(); }, out);
 }
 Status Count(const json& j, const std::string& where, const char* key, uint32_t& out) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return Status::Ok();
-  if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<int64_t>() >= 0))
-    return Bad(where, key, "a count");
-  out = it->get<uint32_t>();
-  return Status::Ok();
+  auto fits = [](const json& v) {
+    return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+  };
+  return Read(j, where, key, "a count", fits, out);
 }
 Status Flag(const json& j, const std::string& where, const char* key, bool& out) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return Status::Ok();
-  if (!it->is_boolean()) return Bad(where, key, "true or false");
-  out = it->get<bool>();
-  return Status::Ok();
+  return Read(j, where, key, "true or false", [](const json& v) { return v.is_boolean(); }, out);
 }
 
 }  // namespace
