@@ -21,12 +21,14 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/output.h"
+#include "cli/sim_spread.h"
 #include "cli/suite_cli.h"
 #include "cli/targets.h"
 #include "device/device_backend.h"
 #include "device/device_json.h"
 #include "device/safety.h"
 #include "engine/engine.h"
+#include "lab/mpi.h"
 #include "store/store.h"
 #include "suite/profile.h"
 #include "workload/parse.h"
@@ -279,7 +281,8 @@ void PrintSummary(const json& doc, std::ostream& out) {
   }
 }
 
-int RunProfileCommand(ProfileArgs a) {
+// `opened`: the backend to run on, opened already (pass 2 of a spread run, cli/sim_spread.h).
+int RunProfileCommand(ProfileArgs a, std::unique_ptr<Backend> opened = nullptr) {
   Result<ProfileDef> def = LooksLikeFile(a.name) ? LoadProfileFile(a.name) : BuiltinProfile(a.name);
   if (!def.ok()) {
     return Fail(def.status());
@@ -319,7 +322,9 @@ int RunProfileCommand(ProfileArgs a) {
     return kExitUsage;
   }
   Result<std::unique_ptr<Backend>> backend = Status::Invalid("no target");
-  if (fileio && !sim) {
+  if (opened) {
+    backend = std::move(opened);
+  } else if (fileio && !sim) {
     // N files in a directory, addressed as one range (engine/engine.h RealTargetOptions::files).
     if (Status s = CheckFileioDir(a.target); !s.ok()) {
       return Fail(s);
@@ -430,6 +435,61 @@ int RunProfileCommand(ProfileArgs a) {
   return kExitOk;
 }
 
+// A profile on one simulated drive under mpirun: the op-advisor's points spread over the ranks
+// (cli/sim_spread.h); any other profile runs on rank 0 alone.
+int RunSpreadProfile(ProfileArgs a) {
+  auto world = MpiWorld::Get();
+  if (!world.ok()) return Fail(world.status());
+  MpiWorld& w = **world;
+  if (w.size() == 1) return RunProfileCommand(a);
+  Result<ProfileDef> def = LooksLikeFile(a.name) ? LoadProfileFile(a.name) : BuiltinProfile(a.name);
+  ProfileOptions options;
+  Status ok = def.status();
+  if (ok.ok()) ok = ApplyOptionDefs(ProfileOptionDefs(), a.options, options);
+  if (ok.ok()) ok = ValidateProfileOptions(def.value(), options);
+  auto target = ComposeTarget(a.targets, a.layout, a.chunk);
+  if (ok.ok()) ok = target.status();
+  std::string why = !ok.ok()                    ? "bad options"
+                    : def->kind != "op-advisor" ? "only the op-advisor's points are spread"
+                                                : WhyNotSpread(*target, options.purge, false);
+  int code = kExitOk;
+  if (!why.empty()) {
+    if (w.rank() == 0) {
+      if (ok.ok())
+        std::cerr << fmt::format("ssdlab profile: not spread over {} ranks ({}); rank 0 runs it\n",
+                                 w.size(), why);
+      code = RunProfileCommand(a);
+    }
+    return RankZeroCode(w, code);
+  }
+  TargetRequest req;
+  req.target = target.value();
+  req.writes = true;
+  Status ready = BytesFlag("--target-size", a.target_size, req.size_bytes);
+  Result<std::unique_ptr<Backend>> local = ready.ok() ? OpenTarget(req) : ready;
+  if (local.ok()) ready = CheckProfileTarget(def.value(), options, (*local)->info());
+  if (local.ok() && ready.ok() && a.prefill)
+    ready = Status::Invalid("--prefill: op-advisor purges the drive before it measures");
+  if (Status all = w.Agree(local.ok() ? ready : local.status()); !all.ok()) {
+    if (w.rank() == 0) code = RunProfileCommand(a);  // says what is wrong, as one process would
+    return RankZeroCode(w, code);
+  }
+  if (w.rank() == 0)
+    std::cerr << fmt::format("ssdlab profile: op-advisor points spread over {} ranks\n", w.size());
+  auto replay = SpreadOverRanks(w, std::move(local.value()), SpreadUnit::kPurges, {},
+                                [&](Backend& b, RunJournal& j, TestHooks*) {
+                                  return RunProfile(b, j, 1, 0, def.value(), options, nullptr,
+                                                    &StopFlag(), nullptr);
+                                });
+  if (w.rank() == 0) {
+    if (!replay.ok())
+      code = Fail(replay.status());
+    else
+      code = RunProfileCommand(a, std::move(replay.value()));
+  }
+  return RankZeroCode(w, code);
+}
+
 }  // namespace
 
 void AddProfileCommand(CLI::App& app, int* exit_code) {
@@ -455,7 +515,13 @@ void AddProfileCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--target-size", a->target_size, "Size of a target file to create");
   AddOptionDefs(cmd, ProfileOptionDefs(), a->options);
   cmd->add_option("--files", a->files, "fileio: number of files (64)");
-  cmd->callback([a, exit_code] { *exit_code = RunProfileCommand(*a); });
+  cmd->callback([a, exit_code] {
+    if (StartedByMpirun() && a->targets.size() == 1 && IsSimTarget(a->targets[0])) {
+      *exit_code = RunSpreadProfile(*a);
+      return;
+    }
+    *exit_code = RunProfileCommand(*a);
+  });
 }
 
 }  // namespace ssdlab
