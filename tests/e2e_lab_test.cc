@@ -190,8 +190,14 @@ std::vector<StoredPhase> StoredPhases(const std::string& db, const std::string& 
   auto r = (*s)->FindRun(run);
   EXPECT_TRUE(r.ok()) << r.status().message();
   if (!r.ok()) return out;
-  for (const TestRecord& t : *(*s)->ListTests(r->id))
-    for (StoredPhase& p : *(*s)->LoadPhases(t.id)) out.push_back(std::move(p));
+  auto tests = (*s)->ListTests(r->id);
+  EXPECT_TRUE(tests.ok());
+  if (!tests.ok()) return out;
+  for (const TestRecord& t : tests.value()) {
+    auto phases = (*s)->LoadPhases(t.id);
+    EXPECT_TRUE(phases.ok());
+    if (phases.ok()) out.insert(out.end(), phases->begin(), phases->end());
+  }
   return out;
 }
 
