@@ -285,66 +285,54 @@ std::vector<std::string> StoredContent(const std::string& db) {
   return out;
 }
 
+// Runs `command args` as one process and under `mpirun -n 2` (which must say `note`), into
+// one.db and two.db; expects both stores and --json documents to hold the same results, byte
+// for byte, and returns the spread run's document.
+json ExpectSpreadStoresWhatOneProcessStores(const TempDir& t, std::vector<std::string> command,
+                                            const std::vector<std::string>& args,
+                                            const std::string& note) {
+  command.insert(command.end(), args.begin(), args.end());
+  std::vector<std::string> one = command, two = command;
+  for (auto [cmd, name] : {std::pair{&one, "one"}, std::pair{&two, "two"}})
+    cmd->insert(cmd->end(), {"--db", t / (std::string(name) + ".db"), "--json",
+                             t / (std::string(name) + ".json")});
+  Proc single = RunSsdlab(one);
+  EXPECT_EQ(single.exit_code, 0) << single.err;
+  Proc spread = RunMpi(2, two);
+  EXPECT_EQ(spread.exit_code, 0) << spread.out;
+  EXPECT_TRUE(Has(spread.out, note)) << spread.out;
+  std::vector<std::string> a = StoredContent(t / "one.db"), b = StoredContent(t / "two.db");
+  EXPECT_GT(a.size(), 5u);
+  EXPECT_EQ(a, b);
+  json ja = ReadJson(t / "one.json"), jb = ReadJson(t / "two.json");
+  EXPECT_EQ(ja["tests"].dump(), jb["tests"].dump());
+  return jb;
+}
+
 TEST(LabE2E, PtsOnOneSimulatedDriveUnderMpirunStoresWhatOneProcessStores) {
   TempDir t;
   // Three tests: IOPS and LAT on rank 0, TP on rank 1.
-  std::vector<std::string> args = {
-      "--target",     "sim:tiny?seed=5", "--run",           "x",      "--spec",     "review",
-      "--tests",      "iops,tp,lat",     "--round",         "1s",     "--iops-bs",  "4KiB",
-      "--iops-mixes", "0/100",           "--tp-bs",         "128KiB", "--lat-bs",   "4KiB",
-      "--lat-mixes",  "0/100",           "--temp-interval", "0",      "--progress", "none"};
-  std::vector<std::string> one = {"pts", "--db", t / "one.db"};
-  one.insert(one.end(), args.begin(), args.end());
-  Proc single = RunSsdlab(one);
-  ASSERT_EQ(single.exit_code, 0) << single.err;
-  std::vector<std::string> two = {"pts", "--db", t / "two.db"};
-  two.insert(two.end(), args.begin(), args.end());
-  Proc spread = RunMpi(2, two);
-  ASSERT_EQ(spread.exit_code, 0) << spread.out;
-  EXPECT_TRUE(Has(spread.out, "3 tests spread over 2 ranks")) << spread.out;
-  std::vector<std::string> a = StoredContent(t / "one.db"), b = StoredContent(t / "two.db");
-  ASSERT_GT(a.size(), 10u);
-  EXPECT_EQ(a, b);
-  Proc sa = RunSsdlab({"show", "--json", "--db", t / "one.db", "x"});
-  Proc sb = RunSsdlab({"show", "--json", "--db", t / "two.db", "x"});
-  EXPECT_EQ(json::parse(sa.out)["tests"].dump(), json::parse(sb.out)["tests"].dump());
+  json doc = ExpectSpreadStoresWhatOneProcessStores(
+      t, {"pts"},
+      {"--target",     "sim:tiny?seed=5", "--run",           "x",      "--spec",     "review",
+       "--tests",      "iops,tp,lat",     "--round",         "1s",     "--iops-bs",  "4KiB",
+       "--iops-mixes", "0/100",           "--tp-bs",         "128KiB", "--lat-bs",   "4KiB",
+       "--lat-mixes",  "0/100",           "--temp-interval", "0",      "--progress", "none"},
+      "3 tests spread over 2 ranks");
+  ASSERT_EQ(doc["tests"].size(), 3u);
+  for (const json& test : doc["tests"]) EXPECT_EQ(test["status"], "done") << test["name"];
 }
 
 TEST(LabE2E, OpAdvisorUnderMpirunSpreadsItsPointsAndStoresWhatOneProcessStores) {
   TempDir t;
   // Long enough (virtual time) for garbage collection: each OP point sustains its own IOPS.
-  std::vector<std::string> args = {"--target",
-                                   "sim:tiny?seed=3",
-                                   "--run",
-                                   "op",
-                                   "--op",
-                                   "0,10,20",
-                                   "--time",
-                                   "20s",
-                                   "--interval",
-                                   "1s",
-                                   "--temp-interval",
-                                   "0",
-                                   "--progress",
-                                   "none"};
-  std::vector<std::string> one = {"profile",    "op-advisor", "--db",
-                                  t / "one.db", "--json",     t / "one.json"};
-  one.insert(one.end(), args.begin(), args.end());
-  Proc single = RunSsdlab(one);
-  ASSERT_EQ(single.exit_code, 0) << single.err;
-  std::vector<std::string> two = {"profile",    "op-advisor", "--db",
-                                  t / "two.db", "--json",     t / "two.json"};
-  two.insert(two.end(), args.begin(), args.end());
-  Proc spread = RunMpi(2, two);
-  ASSERT_EQ(spread.exit_code, 0) << spread.out;
-  EXPECT_TRUE(Has(spread.out, "op-advisor points spread over 2 ranks")) << spread.out;
-  std::vector<std::string> a = StoredContent(t / "one.db"), b = StoredContent(t / "two.db");
-  ASSERT_GT(a.size(), 5u);
-  EXPECT_EQ(a, b);
-  json ja = ReadJson(t / "one.json"), jb = ReadJson(t / "two.json");
-  EXPECT_EQ(ja["tests"].dump(), jb["tests"].dump());
+  json doc = ExpectSpreadStoresWhatOneProcessStores(
+      t, {"profile", "op-advisor"},
+      {"--target", "sim:tiny?seed=3", "--run", "op", "--op", "0,10,20", "--time", "20s",
+       "--interval", "1s", "--temp-interval", "0", "--progress", "none"},
+      "op-advisor points spread over 2 ranks");
   std::set<double> sustained;
-  for (const json& pt : jb["tests"][0]["results"]["levels"][0]["results"]["points"])
+  for (const json& pt : doc["tests"][0]["results"]["levels"][0]["results"]["points"])
     sustained.insert(pt["sustained_iops"].get<double>());
   EXPECT_EQ(sustained.size(), 3u) << "three points, each its own figure";
 }
