@@ -337,6 +337,27 @@ TEST(LabE2E, OpAdvisorUnderMpirunSpreadsItsPointsAndStoresWhatOneProcessStores) 
   EXPECT_EQ(sustained.size(), 3u) << "three points, each its own figure";
 }
 
+TEST(LabE2E, WorkThatIsNotIndependentRunsOnRankZeroAloneUnderMpirun) {
+  TempDir t;
+  // Without a purge the tests carry the drive's state from one to the next: not spread.
+  std::vector<std::string> args = {"pts",   "--target", "sim:tiny", "--db", t / "r.db",
+                                   "--run", "alone",    "--purge",  "none"};
+  args.insert(args.end(), kQuickPts.begin(), kQuickPts.end());
+  Proc p = RunMpi(2, args);
+  ASSERT_EQ(p.exit_code, 0) << p.out;
+  EXPECT_TRUE(Has(p.out, "not spread over 2 ranks (--purge none")) << p.out;
+  Proc show = RunSsdlab({"show", "--json", "--db", t / "r.db", "alone"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_EQ(json::parse(show.out)["tests"][0]["status"], "done");
+  Proc cdm =
+      RunMpi(2, {"profile", "cdm", "--target", "sim:tiny", "--db", t / "r.db", "--run", "cdm",
+                 "--size", "64MiB", "--passes", "1", "--time", "1s", "--progress", "none"});
+  ASSERT_EQ(cdm.exit_code, 0) << cdm.out;
+  EXPECT_TRUE(Has(cdm.out, "only the op-advisor's points are spread")) << cdm.out;
+  Proc ls = RunSsdlab({"ls", "--db", t / "r.db"});
+  EXPECT_EQ(CountLines(ls.out), 3) << ls.out;  // the header, one pts run, one profile run
+}
+
 TEST(LabE2E, PtsReportWritesTheRunsReportAtTheEnd) {
   TempDir t;
   std::vector<std::string> args = {"pts",   "--target", "sim:tiny", "--db",         t / "r.db",

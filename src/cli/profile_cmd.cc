@@ -449,45 +449,32 @@ int RunSpreadProfile(ProfileArgs a) {
   if (ok.ok()) ok = ValidateProfileOptions(def.value(), options);
   auto target = ComposeTarget(a.targets, a.layout, a.chunk);
   if (ok.ok()) ok = target.status();
-  std::string why = !ok.ok()                    ? "bad options"
-                    : def->kind != "op-advisor" ? "only the op-advisor's points are spread"
-                                                : WhyNotSpread(*target, options.purge, false);
-  int code = kExitOk;
-  if (!why.empty()) {
-    if (w.rank() == 0) {
-      if (ok.ok())
-        std::cerr << fmt::format("ssdlab profile: not spread over {} ranks ({}); rank 0 runs it\n",
-                                 w.size(), why);
-      code = RunProfileCommand(a);
-    }
-    return RankZeroCode(w, code);
-  }
-  TargetRequest req;
-  req.target = target.value();
-  req.writes = true;
-  Status ready = BytesFlag("--target-size", a.target_size, req.size_bytes);
-  Result<std::unique_ptr<Backend>> local = ready.ok() ? OpenTarget(req) : ready;
-  if (local.ok()) ready = CheckProfileTarget(def.value(), options, (*local)->info());
-  if (local.ok() && ready.ok() && a.prefill)
-    ready = Status::Invalid("--prefill: op-advisor purges the drive before it measures");
-  if (Status all = w.Agree(local.ok() ? ready : local.status()); !all.ok()) {
-    if (w.rank() == 0) code = RunProfileCommand(a);  // says what is wrong, as one process would
-    return RankZeroCode(w, code);
-  }
-  if (w.rank() == 0)
-    std::cerr << fmt::format("ssdlab profile: op-advisor points spread over {} ranks\n", w.size());
-  auto replay = SpreadOverRanks(w, std::move(local.value()), SpreadUnit::kPurges, {},
-                                [&](Backend& b, RunJournal& j, TestHooks*) {
-                                  return RunProfile(b, j, 1, 0, def.value(), options, nullptr,
-                                                    &StopFlag(), nullptr);
-                                });
-  if (w.rank() == 0) {
-    if (!replay.ok())
-      code = Fail(replay.status());
-    else
-      code = RunProfileCommand(a, std::move(replay.value()));
-  }
-  return RankZeroCode(w, code);
+  SpreadCommand c;
+  c.why_not = !ok.ok()                    ? "bad options"
+              : def->kind != "op-advisor" ? "only the op-advisor's points are spread"
+                                          : WhyNotSpread(*target, options.purge, false);
+  if (c.why_not.empty())
+    c.note = fmt::format("ssdlab profile: op-advisor points spread over {} ranks", w.size());
+  else if (ok.ok())
+    c.note = fmt::format("ssdlab profile: not spread over {} ranks ({}); rank 0 runs it", w.size(),
+                         c.why_not);
+  c.unit = SpreadUnit::kPurges;
+  c.open = [&]() -> Result<std::unique_ptr<Backend>> {
+    TargetRequest req;
+    req.target = target.value();
+    req.writes = true;
+    SSDLAB_RETURN_IF_ERROR(BytesFlag("--target-size", a.target_size, req.size_bytes));
+    if (a.prefill)
+      return Status::Invalid("--prefill: op-advisor purges the drive before it measures");
+    SSDLAB_ASSIGN_OR_RETURN(auto local, OpenTarget(req));
+    SSDLAB_RETURN_IF_ERROR(CheckProfileTarget(def.value(), options, local->info()));
+    return local;
+  };
+  c.pass = [&](Backend& b, RunJournal& j, TestHooks*) {
+    return RunProfile(b, j, 1, 0, def.value(), options, nullptr, &StopFlag(), nullptr);
+  };
+  c.run = [&](std::unique_ptr<Backend> opened) { return RunProfileCommand(a, std::move(opened)); };
+  return RunSpread(w, c);
 }
 
 }  // namespace

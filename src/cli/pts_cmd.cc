@@ -575,43 +575,35 @@ int RunSpreadPts(PtsArgs a) {
   if (w.size() == 1) return RunPtsCommand(a);
   auto options = ResolveOptions(a.options);
   auto target = ComposeTarget(a.targets, a.layout, a.chunk);
-  std::string why = !options.ok() || !target.ok()
-                        ? "bad options"
-                        : WhyNotSpread(*target, options->purge, !a.resume.empty());
-  int code = kExitOk;
-  if (!why.empty()) {
-    if (w.rank() == 0) {
-      if (options.ok() && target.ok())
-        std::cerr << fmt::format("ssdlab pts: not spread over {} ranks ({}); rank 0 runs it\n",
-                                 w.size(), why);
-      code = RunPtsCommand(a);
-    }
-    return RankZeroCode(w, code);
-  }
-  a.target = target.value();
-  auto opened = OpenPtsTarget(a);
-  Status ready = opened.ok() ? CheckPtsTarget(*options, opened->backend->info()) : opened.status();
-  if (Status all = w.Agree(ready); !all.ok()) {
-    if (w.rank() == 0) code = Fail(all);
-    return RankZeroCode(w, code);
-  }
-  if (w.rank() == 0)
-    std::cerr << fmt::format("ssdlab pts: {} tests spread over {} ranks ({} simulated drives)\n",
-                             options->tests.size(), w.size(), w.size());
-  auto replay = SpreadOverRanks(w, std::move(opened->backend), SpreadUnit::kTests, options->tests,
-                                [&](Backend& b, RunJournal& j, TestHooks* h) {
-                                  return RunPts(b, j, 1, options.value(), nullptr, &StopFlag(), h);
-                                });
-  if (w.rank() == 0) {
-    if (!replay.ok()) {
-      code = Fail(replay.status());
-    } else {
-      PtsLaunch launch;
-      launch.opened = std::move(replay.value());
-      code = RunPtsCommand(a, &launch);
-    }
-  }
-  return RankZeroCode(w, code);
+  SpreadCommand c;
+  // Bad options: rank 0 alone says what is wrong, as one process would.
+  c.why_not = !options.ok() || !target.ok()
+                  ? "bad options"
+                  : WhyNotSpread(*target, options->purge, !a.resume.empty());
+  if (c.why_not.empty())
+    c.note = fmt::format("ssdlab pts: {} tests spread over {} ranks ({} simulated drives)",
+                         options->tests.size(), w.size(), w.size());
+  else if (options.ok() && target.ok())
+    c.note = fmt::format("ssdlab pts: not spread over {} ranks ({}); rank 0 runs it", w.size(),
+                         c.why_not);
+  c.unit = SpreadUnit::kTests;
+  if (options.ok()) c.tests = options->tests;
+  c.open = [&]() -> Result<std::unique_ptr<Backend>> {
+    PtsArgs mine = a;
+    mine.target = target.value();
+    SSDLAB_ASSIGN_OR_RETURN(OpenedTarget t, OpenPtsTarget(mine));
+    SSDLAB_RETURN_IF_ERROR(CheckPtsTarget(*options, t.backend->info()));
+    return std::move(t.backend);
+  };
+  c.pass = [&](Backend& b, RunJournal& j, TestHooks* h) {
+    return RunPts(b, j, 1, options.value(), nullptr, &StopFlag(), h);
+  };
+  c.run = [&](std::unique_ptr<Backend> opened) {
+    PtsLaunch launch;
+    launch.opened = std::move(opened);
+    return RunPtsCommand(a, &launch);
+  };
+  return RunSpread(w, c);
 }
 
 }  // namespace

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <iostream>
 #include <map>
 
+#include "cli/commands.h"
 #include "cli/mpi_clients.h"
 #include "cli/targets.h"
 #include "lab/merge.h"
@@ -249,6 +251,25 @@ Result<std::unique_ptr<Backend>> SpreadOverRanks(MpiWorld& w, std::unique_ptr<Ba
       new Replayer(std::move(local), std::move(calls), std::move(rank_status)));
 }
 
-int RankZeroCode(MpiWorld& w, int code) { return std::stoi(w.Broadcast(std::to_string(code))); }
+int RunSpread(MpiWorld& w, const SpreadCommand& c) {
+  int code = kExitOk;
+  auto result = [&] { return std::stoi(w.Broadcast(std::to_string(code))); };
+  if (!c.why_not.empty()) {
+    if (w.rank() == 0) {
+      if (!c.note.empty()) std::cerr << c.note << "\n";
+      code = c.run(nullptr);
+    }
+    return result();
+  }
+  auto local = c.open();
+  if (Status all = w.Agree(local.status()); !all.ok()) {
+    if (w.rank() == 0) code = c.run(nullptr);
+    return result();
+  }
+  if (w.rank() == 0) std::cerr << c.note << "\n";
+  auto replay = SpreadOverRanks(w, std::move(local.value()), c.unit, c.tests, c.pass);
+  if (w.rank() == 0) code = replay.ok() ? c.run(std::move(replay.value())) : Fail(replay.status());
+  return result();
+}
 
 }  // namespace ssdlab

@@ -53,7 +53,24 @@ Result<std::unique_ptr<Backend>> SpreadOverRanks(MpiWorld& world, std::unique_pt
                                                  const std::vector<std::string>& tests,
                                                  const SpreadPass& pass);
 
-// Collective: rank 0's `code` on every rank (the exit status of a command rank 0 ran for all).
-int RankZeroCode(MpiWorld& world, int code);
+// A command spread over the ranks (`pts`, `profile`), as RunSpread runs it.
+struct SpreadCommand {
+  std::string why_not;  // WhyNotSpread's answer, or another reason; "" when it is spread
+  std::string note;     // rank 0's line on stderr: spread over how many ranks, or why not
+  SpreadUnit unit = SpreadUnit::kTests;
+  std::vector<std::string> tests;  // kTests: the battery's test names
+  // This rank's simulator, opened and checked as the command would (collective: every rank's
+  // failure is told to all).
+  std::function<Result<std::unique_ptr<Backend>>()> open;
+  SpreadPass pass;
+  // Rank 0's command the usual way: on `opened` (pass 2's replayer), or, when null, on the
+  // target it opens itself (not spread, or a rank failed to open: it then says what is wrong
+  // as one process would). Returns its exit status.
+  std::function<int(std::unique_ptr<Backend> opened)> run;
+};
+
+// Collective: spreads `c` (or runs it on rank 0 alone, with a note saying why, when
+// c.why_not is set) and returns rank 0's exit status on every rank.
+int RunSpread(MpiWorld& world, const SpreadCommand& c);
 
 }  // namespace ssdlab
