@@ -138,8 +138,8 @@ TEST(LabE2E, FleetPtsOnFourSimulatedDrivesWritesFourCompleteRunsIntoPostgreSQL) 
   // The drive fixed, --resume runs the rank that did not finish and leaves the others be.
   std::ofstream(t / "map") << "0 sim:tiny?seed=0\n1 sim:tiny?seed=1\n2 sim:tiny?seed=2\n"
                               "3 sim:tiny?seed=3\n";
-  std::vector<std::string> resume = {"pts", "--target-map", t / "map", "--db",
-                                     *url,  "--resume",     "rack"};
+  std::vector<std::string> resume = {"pts",      "--target-map", t / "map",  "--db",         *url,
+                                     "--resume", "rack",         "--report", t / "rack.html"};
   resume.insert(resume.end(), kQuickPts.begin(), kQuickPts.end());
   Proc again = RunMpi(4, resume);
   ASSERT_EQ(again.exit_code, 0) << again.out;
@@ -153,6 +153,9 @@ TEST(LabE2E, FleetPtsOnFourSimulatedDrivesWritesFourCompleteRunsIntoPostgreSQL) 
     done += doc["context"]["status"] == "done" && doc["tests"][0]["status"] == "done";
   }
   EXPECT_EQ(done, 4) << ls2.out;
+  // Rank 0 wrote the comparison report of the four drives.
+  std::string html = ReadFile(t / "rack.html");
+  for (int r = 0; r < 4; ++r) EXPECT_TRUE(Has(html, "rack-r" + std::to_string(r))) << r;
 }
 
 TEST(LabE2E, DbCopyMovesRunsFromSqliteIntoPostgreSQLAndReportsReadIt) {

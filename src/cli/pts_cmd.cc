@@ -259,8 +259,11 @@ Result<PtsOptions> ResolveOptions(const OptionTexts& texts) {
 
 // With --resume, options that only say how to run it this time; every other option given must
 // equal the stored run's.
+// (--mpi must match the stored run, which keeps its --range-per-rank: both are checked apart.)
 const std::vector<std::string> kResumeOptions = {
-    "--db", "--resume", "--progress", "--json", "--destructive", "--confirm", "--temp-interval"};
+    "--db",          "--resume",  "--progress",      "--json",
+    "--destructive", "--confirm", "--temp-interval", "--report",
+    "--clients-log", "--mpi",     "--range-per-rank"};
 
 // Refuses options given with --resume that would change the stored run's resolved options
 // (`stored`; `stored_args`: its arguments as text, for the message). Values that are spelled
