@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/report_cmds.h"
 #include "cli/suite_cli.h"
 #include "lab/mpi.h"
 #include "results/steady_state.h"
@@ -113,6 +114,28 @@ class FleetTable {
   std::thread thread_;
 };
 
+// The comparison report of the fleet's stored runs (rank 0, at the end); an exit status.
+int WriteFleetReport(const FleetOptions& o, const std::string& fleet,
+                     const std::vector<std::string>& ranks) {
+  auto s = Store::Open(o.db, Store::Mode::kReadOnly);
+  if (!s.ok()) return Fail(s.status().WithContext("--report"));
+  std::vector<std::string> runs, missing;
+  for (const std::string& r : ranks) {
+    const std::string run = json::parse(r)["run"].get<std::string>();
+    if ((*s)->FindRun(run).ok())
+      runs.push_back(run);
+    else
+      missing.push_back(run);
+  }
+  s->reset();
+  if (!missing.empty())
+    std::cerr << fmt::format("fleet {}: the report leaves out {} (never stored)\n", fleet,
+                             fmt::join(missing, ", "));
+  if (runs.empty())
+    return Fail(Status::NotFound("--report: no run of fleet " + fleet + " is stored"));
+  return WriteRunsReport(o.db, runs, o.report, "fleet " + fleet, "--report");
+}
+
 }  // namespace
 
 bool IsFleetRun(const FleetOptions& o) {
@@ -203,6 +226,7 @@ int RunFleet(const FleetOptions& o, const std::function<int(const FleetRank&)>& 
           "fleet {}: {} of {} ranks failed; the others' runs are stored; continue with "
           "--resume {}\n",
           me.fleet, failed, w.size(), me.fleet);
+    if (!o.report.empty()) worst = std::max(worst, WriteFleetReport(o, me.fleet, all));
     return worst;
   }
 }

@@ -4,7 +4,8 @@
 // store (a PostgreSQL URL for several hosts). Rank 0 prints one progress table for the fleet
 // (read back from the store as rounds are committed) and the final table; a failing rank is
 // reported with its error and does not stop the others; `--resume FLEET` continues the ranks
-// whose runs are not done.
+// whose runs are not done. With --report, rank 0 writes the comparison report of every drive
+// whose run is stored (the failed ranks' that never stored one are named and left out).
 #pragma once
 
 #include <functional>
@@ -18,6 +19,7 @@ struct FleetOptions {
   std::string target_map;  // --target-map FILE: lines "RANK TARGET" (# comments)
   std::string name;        // --run: the fleet's name ("" = fleet-DATE-TIME)
   std::string resume;      // --resume: the fleet to continue
+  std::string report;      // --report FILE: rank 0 writes the comparison report at the end
   double table_interval_s = 2;
 };
 

@@ -1,6 +1,7 @@
 #include "cli/mpi_clients.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "base/clock.h"
 #include "cli/output.h"
@@ -87,6 +88,62 @@ Result<std::optional<MpiClients::Merged>> MpiClients::Gather(const Result<PhaseR
            {"start_skew_ns", static_cast<uint64_t>((last - first) * 1e9)},
            {"clients", clients}};
   return std::optional<Merged>(std::move(m));
+}
+
+json SpecWire(const WorkloadSpec& s) {
+  json j = WorkloadJson(s);  // every field, by name, as a run's JSON shows it; and one more
+  j["verify_unit_bytes"] = s.verify_unit_bytes;
+  return j;
+}
+
+namespace {
+
+// The index of `name` in `names`; throws when it is none of them.
+template <size_t N>
+int IndexOf(const char* const (&names)[N], const std::string& name) {
+  for (size_t i = 0; i < N; ++i)
+    if (name == names[i]) return static_cast<int>(i);
+  throw std::invalid_argument("unknown name '" + name + "'");
+}
+
+}  // namespace
+
+Result<WorkloadSpec> SpecFromWire(const json& j) {
+  static const char* const kPattern[] = {"sequential", "random"};
+  static const char* const kDist[] = {"uniform", "zipf", "pareto", "zoned"};
+  static const char* const kData[] = {"random", "zero", "compressible", "dedupe"};
+  WorkloadSpec s;
+  try {
+    s.pattern = static_cast<Pattern>(IndexOf(kPattern, j.at("pattern").get<std::string>()));
+    s.read_pct = j.at("read_pct").get<double>();
+    s.trim = j.at("trim").get<bool>();
+    s.block_sizes.clear();
+    for (const json& b : j.at("block_sizes"))
+      s.block_sizes.push_back({b.at("bytes").get<uint64_t>(), b.at("pct").get<double>()});
+    s.queue_depth = j.at("queue_depth").get<uint32_t>();
+    s.jobs = j.at("jobs").get<uint32_t>();
+    s.runtime_ns = j.at("runtime_ns").get<uint64_t>();
+    s.io_bytes = j.at("io_bytes").get<uint64_t>();
+    s.ramp_ns = j.at("ramp_ns").get<uint64_t>();
+    s.ramp_bytes = j.at("ramp_bytes").get<uint64_t>();
+    s.range_begin_bytes = j.at("range_begin_bytes").get<uint64_t>();
+    s.range_end_bytes = j.at("range_end_bytes").get<uint64_t>();
+    const json& d = j.at("distribution");
+    s.dist.kind = static_cast<DistKind>(IndexOf(kDist, d.at("kind").get<std::string>()));
+    s.dist.param = d.at("param").get<double>();
+    for (const json& z : d.at("zones"))
+      s.dist.zones.push_back({z.at("access_pct").get<double>(), z.at("range_pct").get<double>()});
+    s.rate_iops = j.at("rate_iops").get<double>();
+    s.data = {static_cast<DataKind>(IndexOf(kData, j.at("data").at("kind").get<std::string>())),
+              j.at("data").at("pct").get<double>()};
+    s.seed = j.at("seed").get<uint64_t>();
+    s.verify = j.at("verify").get<bool>();
+    s.verify_unit_bytes = j.at("verify_unit_bytes").get<uint64_t>();
+    s.interval_ns = j.at("interval_ns").get<uint64_t>();
+  } catch (const std::exception& e) {  // json's accessors' and IndexOf's
+    return Status::Invalid(std::string("a phase's workload has the wrong shape: ") + e.what());
+  }
+  return s;
 }
 
 }  // namespace ssdlab

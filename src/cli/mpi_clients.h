@@ -24,6 +24,7 @@ class MpiClients {
 
   int rank() const { return world_->rank(); }
   int size() const { return world_->size(); }
+  MpiWorld& world() const { return *world_; }
   // %r and %h of each target replaced for this rank.
   void ExpandTargets(std::vector<std::string>& targets) const;
   // This rank's share: its slice of the active range (range_per_rank), or the whole range
@@ -51,5 +52,10 @@ class MpiClients {
   bool started_ = false;
   double start_unix_s_ = 0;
 };
+
+// A phase's workload as JSON, to send it to other ranks (REQUIRES: no request source), and
+// back; SpecFromWire(SpecWire(s)) equals s. kInvalidArgument on a malformed document.
+nlohmann::json SpecWire(const WorkloadSpec& s);
+Result<WorkloadSpec> SpecFromWire(const nlohmann::json& j);
 
 }  // namespace ssdlab

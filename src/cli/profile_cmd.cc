@@ -21,12 +21,14 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/output.h"
+#include "cli/sim_spread.h"
 #include "cli/suite_cli.h"
 #include "cli/targets.h"
 #include "device/device_backend.h"
 #include "device/device_json.h"
 #include "device/safety.h"
 #include "engine/engine.h"
+#include "lab/mpi.h"
 #include "store/store.h"
 #include "suite/profile.h"
 #include "workload/parse.h"
@@ -279,7 +281,8 @@ void PrintSummary(const json& doc, std::ostream& out) {
   }
 }
 
-int RunProfileCommand(ProfileArgs a) {
+// `opened`: the backend to run on, opened already (pass 2 of a spread run, cli/sim_spread.h).
+int RunProfileCommand(ProfileArgs a, std::unique_ptr<Backend> opened = nullptr) {
   Result<ProfileDef> def = LooksLikeFile(a.name) ? LoadProfileFile(a.name) : BuiltinProfile(a.name);
   if (!def.ok()) {
     return Fail(def.status());
@@ -319,7 +322,9 @@ int RunProfileCommand(ProfileArgs a) {
     return kExitUsage;
   }
   Result<std::unique_ptr<Backend>> backend = Status::Invalid("no target");
-  if (fileio && !sim) {
+  if (opened) {
+    backend = std::move(opened);
+  } else if (fileio && !sim) {
     // N files in a directory, addressed as one range (engine/engine.h RealTargetOptions::files).
     if (Status s = CheckFileioDir(a.target); !s.ok()) {
       return Fail(s);
@@ -430,6 +435,48 @@ int RunProfileCommand(ProfileArgs a) {
   return kExitOk;
 }
 
+// A profile on one simulated drive under mpirun: the op-advisor's points spread over the ranks
+// (cli/sim_spread.h); any other profile runs on rank 0 alone.
+int RunSpreadProfile(ProfileArgs a) {
+  auto world = MpiWorld::Get();
+  if (!world.ok()) return Fail(world.status());
+  MpiWorld& w = **world;
+  if (w.size() == 1) return RunProfileCommand(a);
+  Result<ProfileDef> def = LooksLikeFile(a.name) ? LoadProfileFile(a.name) : BuiltinProfile(a.name);
+  ProfileOptions options;
+  Status ok = def.status();
+  if (ok.ok()) ok = ApplyOptionDefs(ProfileOptionDefs(), a.options, options);
+  if (ok.ok()) ok = ValidateProfileOptions(def.value(), options);
+  auto target = ComposeTarget(a.targets, a.layout, a.chunk);
+  if (ok.ok()) ok = target.status();
+  SpreadCommand c;
+  c.why_not = !ok.ok()                    ? "bad options"
+              : def->kind != "op-advisor" ? "only the op-advisor's points are spread"
+                                          : WhyNotSpread(*target, options.purge, false);
+  if (c.why_not.empty())
+    c.note = fmt::format("ssdlab profile: op-advisor points spread over {} ranks", w.size());
+  else if (ok.ok())
+    c.note = fmt::format("ssdlab profile: not spread over {} ranks ({}); rank 0 runs it", w.size(),
+                         c.why_not);
+  c.unit = SpreadUnit::kPurges;
+  c.open = [&]() -> Result<std::unique_ptr<Backend>> {
+    TargetRequest req;
+    req.target = target.value();
+    req.writes = true;
+    SSDLAB_RETURN_IF_ERROR(BytesFlag("--target-size", a.target_size, req.size_bytes));
+    if (a.prefill)
+      return Status::Invalid("--prefill: op-advisor purges the drive before it measures");
+    SSDLAB_ASSIGN_OR_RETURN(auto local, OpenTarget(req));
+    SSDLAB_RETURN_IF_ERROR(CheckProfileTarget(def.value(), options, local->info()));
+    return local;
+  };
+  c.pass = [&](Backend& b, RunJournal& j, TestHooks*) {
+    return RunProfile(b, j, 1, 0, def.value(), options, nullptr, &StopFlag(), nullptr);
+  };
+  c.run = [&](std::unique_ptr<Backend> opened) { return RunProfileCommand(a, std::move(opened)); };
+  return RunSpread(w, c);
+}
+
 }  // namespace
 
 void AddProfileCommand(CLI::App& app, int* exit_code) {
@@ -455,7 +502,13 @@ void AddProfileCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--target-size", a->target_size, "Size of a target file to create");
   AddOptionDefs(cmd, ProfileOptionDefs(), a->options);
   cmd->add_option("--files", a->files, "fileio: number of files (64)");
-  cmd->callback([a, exit_code] { *exit_code = RunProfileCommand(*a); });
+  cmd->callback([a, exit_code] {
+    if (StartedByMpirun() && a->targets.size() == 1 && IsSimTarget(a->targets[0])) {
+      *exit_code = RunSpreadProfile(*a);
+      return;
+    }
+    *exit_code = RunProfileCommand(*a);
+  });
 }
 
 }  // namespace ssdlab

@@ -14,13 +14,16 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/fleet.h"
-#include "results/steady_state.h"
+#include "cli/mpi_pts.h"
 #include "cli/output.h"
+#include "cli/report_cmds.h"
+#include "cli/sim_spread.h"
 #include "cli/suite_cli.h"
 #include "cli/targets.h"
 #include "device/device_backend.h"
 #include "device/device_json.h"
 #include "device/safety.h"
+#include "results/steady_state.h"
 #include "store/store.h"
 #include "suite/pts.h"
 
@@ -39,7 +42,44 @@ struct PtsArgs {
   std::vector<std::string> given;  // long names of the options on the command line
   std::string target_map;          // a fleet run (cli/fleet.h)
   std::string fleet;               // the fleet this run belongs to ("" alone)
+  bool mpi = false;                // --mpi: a multi-client battery (cli/mpi_pts.h)
+  bool range_per_rank = false;     // with --mpi: each rank its slice of the range
+  std::string clients_log;         // with --mpi: every phase's per-rank results (JSON lines)
+  std::string report;              // --report FILE: the run's HTML report at the end
 };
+
+// How a battery is launched besides the usual single process: a backend opened already (pass 2
+// of a spread run, cli/sim_spread.h), and a wrapper of the opened target (rank 0 of --mpi),
+// which may add to the run's context (`stored` is a resumed run's context).
+struct PtsLaunch {
+  std::unique_ptr<Backend> opened;
+  std::function<Result<std::unique_ptr<Backend>>(std::unique_ptr<Backend>, const json& stored,
+                                                 json& context)>
+      wrap;
+};
+
+// A target opened for the battery with the usual safety checks (the device's identity, the
+// --confirm of a whole-device purge, the device layer's purge methods).
+struct OpenedTarget {
+  std::unique_ptr<Backend> backend;
+  std::optional<DeviceIdentity> identity;
+};
+
+Result<OpenedTarget> OpenPtsTarget(const PtsArgs& a) {
+  TargetRequest req;
+  req.target = a.target;
+  req.writes = true;
+  req.destructive = a.destructive;
+  OpenedTarget out;
+  SSDLAB_ASSIGN_OR_RETURN(out.backend, OpenTarget(req));
+  if (IsSimTarget(a.target)) return out;
+  SSDLAB_ASSIGN_OR_RETURN(DeviceIdentity id, IdentifyTarget(a.target));
+  // Whole-device destruction needs the device's serial (or WWN) as confirmation too.
+  if (id.kind == "block") SSDLAB_RETURN_IF_ERROR(CheckConfirmation(id, a.confirm));
+  out.backend = WithDevicePurge(std::move(out.backend), id, a.destructive, a.confirm);
+  out.identity = std::move(id);
+  return out;
+}
 
 std::vector<std::string> SplitList(const std::string& s) {
   std::vector<std::string> out;
@@ -220,8 +260,11 @@ Result<PtsOptions> ResolveOptions(const OptionTexts& texts) {
 
 // With --resume, options that only say how to run it this time; every other option given must
 // equal the stored run's.
+// (--mpi must match the stored run, which keeps its --range-per-rank: both are checked apart.)
 const std::vector<std::string> kResumeOptions = {
-    "--db", "--resume", "--progress", "--json", "--destructive", "--confirm", "--temp-interval"};
+    "--db",          "--resume",  "--progress",      "--json",
+    "--destructive", "--confirm", "--temp-interval", "--report",
+    "--clients-log", "--mpi",     "--range-per-rank"};
 
 // Refuses options given with --resume that would change the stored run's resolved options
 // (`stored`; `stored_args`: its arguments as text, for the message). Values that are spelled
@@ -335,7 +378,7 @@ Status PrintVerdicts(const json& doc, std::ostream& out) {
   return Status::Ok();
 }
 
-int RunPtsCommand(PtsArgs a) {
+int RunPtsCommand(PtsArgs a, PtsLaunch* launch = nullptr) {
   bool resume = !a.resume.empty();
   if (!resume || !a.targets.empty()) {
     auto target = ComposeTarget(a.targets, a.layout, a.chunk);
@@ -345,7 +388,7 @@ int RunPtsCommand(PtsArgs a) {
     a.target = target.value();
   }
   if (Status s =
-          CheckOutputPaths({{"--json", a.json_path}},
+          CheckOutputPaths({{"--json", a.json_path}, {"--report", a.report}},
                            {{"--db", a.db}, {"--target", IsSimTarget(a.target) ? "" : a.target}});
       !s.ok()) {
     return Fail(s);
@@ -373,6 +416,11 @@ int RunPtsCommand(PtsArgs a) {
       PrintError("--resume " + run.name + ": the run is already done; nothing to continue");
       return kExitUsage;
     }
+    if (run.context.contains("mpi") != a.mpi)
+      return Fail(Status::Invalid(
+          "--resume " + run.name +
+          (a.mpi ? ": it is a single-client run; resume it without --mpi"
+                 : ": it is a multi-client run; resume it under mpirun with --mpi")));
     const json stored_args = run.config.value("args", json::object());
     // The stored resolved options, not a new parse of the stored texts (defaults may change).
     auto stored = PtsOptionsFromJson(run.config.value("options", json()));
@@ -397,34 +445,20 @@ int RunPtsCommand(PtsArgs a) {
     }
     options = resolved.value();
   }
-  TargetRequest req;
-  req.target = a.target;
-  req.writes = true;
-  req.destructive = a.destructive;
   auto temp_interval = ParseDurationNs(a.temp_interval);
   if (!temp_interval.ok()) {
     PrintError("--temp-interval: " + temp_interval.status().message());
     return kExitUsage;
   }
-  auto backend = OpenTarget(req);
-  if (!backend.ok()) {
-    PrintError(backend.status().message());
-    return backend.status().code() == Code::kIoError ? kExitFailed : kExitUsage;
-  }
+  Result<std::unique_ptr<Backend>> backend = Status::Invalid("no target");
   std::optional<DeviceIdentity> identity;
-  if (!IsSimTarget(a.target)) {
-    auto id = IdentifyTarget(a.target);
-    if (!id.ok()) {
-      return Fail(id.status());
-    }
-    identity = id.value();
-    // Whole-device destruction needs the device's serial (or WWN) as confirmation too.
-    if (identity->kind == "block") {
-      if (Status s = CheckConfirmation(*identity, a.confirm); !s.ok()) {
-        return Fail(s);
-      }
-    }
-    backend = WithDevicePurge(std::move(backend.value()), *identity, a.destructive, a.confirm);
+  if (launch && launch->opened) {
+    backend = std::move(launch->opened);
+  } else {
+    auto opened = OpenPtsTarget(a);
+    if (!opened.ok()) return Fail(opened.status());
+    backend = std::move(opened->backend);
+    identity = std::move(opened->identity);
   }
   if (resume) {
     if (Status s = CheckResumeIdentity(run, (*backend)->info(), identity); !s.ok()) {
@@ -434,10 +468,17 @@ int RunPtsCommand(PtsArgs a) {
   if (Status s = CheckPtsTarget(options.value(), (*backend)->info()); !s.ok()) {
     return Fail(s);
   }
+  json launched = json::object();
+  if (launch && launch->wrap) {
+    auto wrapped = launch->wrap(std::move(backend.value()), run.context, launched);
+    if (!wrapped.ok()) return Fail(wrapped.status());
+    backend = std::move(wrapped.value());
+  }
   if (!resume) {
     if (a.run.empty()) a.run = DefaultRunName("pts");
     json config = {{"args", ArgsJson(a)}, {"options", PtsOptionsJson(options.value())}};
     json context = PlatformJson();
+    context.update(launched);
     context["target"] = TargetJson((*backend)->info());
     context["device"] = identity ? IdentityJson(*identity) : json(nullptr);
     auto id = (*store)->CreateRun(a.run, "pts", config, context, (*backend)->info());
@@ -485,7 +526,100 @@ int RunPtsCommand(PtsArgs a) {
                    : st.message());
     return st.code() == Code::kInterrupted ? kExitInterrupted : kExitFailed;
   }
+  if (!a.report.empty()) {
+    if (int code = WriteRunsReport(a.db, {run.name}, a.report, "", "--report"); code != kExitOk)
+      return code;
+  }
   return closed.ok() ? kExitOk : kExitFailed;
+}
+
+// `pts --mpi`: rank 0 runs the battery on a MultiClientBackend, the other ranks follow.
+int RunMultiClientPts(PtsArgs a) {
+  auto clients = MpiClients::Start();
+  if (!clients.ok()) return Fail(clients.status());
+  MpiClients& c = clients.value();
+  const std::vector<std::string> patterns = a.targets;
+  auto pattern = ComposeTarget(patterns, a.layout, a.chunk);
+  if (c.rank() != 0) {
+    auto open = [&](const std::string& from_rank0,
+                    uint64_t min_size) -> Result<std::unique_ptr<Backend>> {
+      PtsArgs mine = a;
+      mine.target = ExpandRankPattern(from_rank0, c.rank(), c.world().host());
+      SSDLAB_ASSIGN_OR_RETURN(OpenedTarget t, OpenPtsTarget(mine));
+      if (t.backend->info().size_bytes < min_size)
+        return Status::Invalid(fmt::format("{} ({}) is smaller than rank 0's target ({})",
+                                           mine.target, FormatBytes(t.backend->info().size_bytes),
+                                           FormatBytes(min_size)));
+      return std::move(t.backend);
+    };
+    return FollowPhases(c, open, &StopFlag());
+  }
+  std::unique_ptr<std::ofstream> log;
+  int code = kExitOk;
+  if (!a.clients_log.empty()) {
+    log = std::make_unique<std::ofstream>(a.clients_log);
+    if (!*log) code = Fail(Status::Io("--clients-log " + a.clients_log + ": cannot write it"));
+  }
+  if (code == kExitOk) {
+    c.ExpandTargets(a.targets);
+    PtsLaunch launch;
+    launch.wrap = [&](std::unique_ptr<Backend> local, const json& stored,
+                      json& context) -> Result<std::unique_ptr<Backend>> {
+      MultiClientOptions o{a.range_per_rank, log.get()};
+      std::string p = pattern.ok() ? pattern.value() : a.target;
+      if (stored.contains("mpi")) {  // a resumed run keeps its targets and shares
+        p = stored["mpi"].value("target_pattern", p);
+        o.range_per_rank = stored["mpi"].value("range_per_rank", false);
+      }
+      SSDLAB_ASSIGN_OR_RETURN(auto b, MultiClientBackend::Connect(c, std::move(local), p, o));
+      context["mpi"] = b->mpi();
+      std::cerr << fmt::format("ssdlab pts: {} clients (MPI ranks) on {}{}\n", c.size(), p,
+                               o.range_per_rank ? ", a slice of the range each" : "");
+      return std::unique_ptr<Backend>(std::move(b));
+    };
+    code = RunPtsCommand(a, &launch);
+  }
+  EndFollowers(c, code);
+  return code;
+}
+
+// pts on one simulated drive under mpirun: its tests spread over the ranks (cli/sim_spread.h).
+int RunSpreadPts(PtsArgs a) {
+  auto world = MpiWorld::Get();
+  if (!world.ok()) return Fail(world.status());
+  MpiWorld& w = **world;
+  if (w.size() == 1) return RunPtsCommand(a);
+  auto options = ResolveOptions(a.options);
+  auto target = ComposeTarget(a.targets, a.layout, a.chunk);
+  SpreadCommand c;
+  // Bad options: rank 0 alone says what is wrong, as one process would.
+  c.why_not = !options.ok() || !target.ok()
+                  ? "bad options"
+                  : WhyNotSpread(*target, options->purge, !a.resume.empty());
+  if (c.why_not.empty())
+    c.note = fmt::format("ssdlab pts: {} tests spread over {} ranks ({} simulated drives)",
+                         options->tests.size(), w.size(), w.size());
+  else if (options.ok() && target.ok())
+    c.note = fmt::format("ssdlab pts: not spread over {} ranks ({}); rank 0 runs it", w.size(),
+                         c.why_not);
+  c.unit = SpreadUnit::kTests;
+  if (options.ok()) c.tests = options->tests;
+  c.open = [&]() -> Result<std::unique_ptr<Backend>> {
+    PtsArgs mine = a;
+    mine.target = target.value();
+    SSDLAB_ASSIGN_OR_RETURN(OpenedTarget t, OpenPtsTarget(mine));
+    SSDLAB_RETURN_IF_ERROR(CheckPtsTarget(*options, t.backend->info()));
+    return std::move(t.backend);
+  };
+  c.pass = [&](Backend& b, RunJournal& j, TestHooks* h) {
+    return RunPts(b, j, 1, options.value(), nullptr, &StopFlag(), h);
+  };
+  c.run = [&](std::unique_ptr<Backend> opened) {
+    PtsLaunch launch;
+    launch.opened = std::move(opened);
+    return RunPtsCommand(a, &launch);
+  };
+  return RunSpread(w, c);
 }
 
 }  // namespace
@@ -510,10 +644,42 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
   cmd->add_option("--target-map", a->target_map,
                   "Fleet run under mpirun: file of 'RANK TARGET' lines, one drive per rank "
                   "(or %r and %h in --target)");
+  cmd->add_flag("--mpi", a->mpi,
+                "One battery of many clients under mpirun: every phase starts on all ranks "
+                "together, the ranks' results are merged and judged as one device");
+  cmd->add_flag("--range-per-rank", a->range_per_rank,
+                "With --mpi: each rank loads its own slice of the range (default: the whole "
+                "range, the seed offset by the rank)");
+  cmd->add_option("--clients-log", a->clients_log,
+                  "With --mpi: file of one JSON line per phase with every rank's own results");
+  cmd->add_option("--report", a->report,
+                  "Write the run's HTML report to this file at the end (a fleet: rank 0 writes "
+                  "the comparison report of every drive)");
   cmd->callback([a, exit_code, cmd] {
     a->given = GivenOptions(cmd);
-    FleetOptions f{a->db, a->targets.size() == 1 ? a->targets[0] : "", a->target_map, a->run,
-                   a->resume};
+    FleetOptions f{a->db,         a->targets.size() == 1 ? a->targets[0] : "",
+                   a->target_map, a->run,
+                   a->resume,     a->report};
+    if (!a->mpi && (a->range_per_rank || !a->clients_log.empty())) {
+      *exit_code = Fail(Status::Invalid(
+          std::string(a->range_per_rank ? "--range-per-rank" : "--clients-log") + " needs --mpi"));
+      return;
+    }
+    if (a->mpi) {
+      if (!a->target_map.empty()) {
+        *exit_code = Fail(Status::Invalid(
+            "--mpi and --target-map: a fleet tests one drive per rank, --mpi one target with "
+            "many clients; give one of them"));
+        return;
+      }
+      *exit_code = RunMultiClientPts(*a);
+      return;
+    }
+    if (!IsFleetRun(f) && StartedByMpirun() && a->targets.size() == 1 &&
+        IsSimTarget(a->targets[0])) {
+      *exit_code = RunSpreadPts(*a);
+      return;
+    }
     if (!IsFleetRun(f)) {
       if (!a->target_map.empty()) {
         *exit_code = Fail(Status::Invalid("--target-map: a fleet run is started by mpirun"));
@@ -529,6 +695,7 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
       mine.run = me.resume ? "" : me.run;
       mine.resume = me.resume ? me.run : "";
       mine.progress = "none";  // rank 0 prints the fleet's table
+      mine.report = "";        // rank 0 writes the fleet's report
       return RunPtsCommand(mine);
     });
   });

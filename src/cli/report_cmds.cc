@@ -47,10 +47,11 @@ bool WriteFile(const std::string& flag, const std::string& path, const std::stri
 struct ReportArgs {
   std::vector<std::string> runs;
   std::string db, out, spec, title;
+  std::string flag = "-o";
 };
 
 int RunReport(const ReportArgs& a) {
-  if (!CheckOutputs({{"-o", a.out}}, {{"--db", a.db}, {"--spec", a.spec}})) return kExitUsage;
+  if (!CheckOutputs({{a.flag, a.out}}, {{"--db", a.db}, {"--spec", a.spec}})) return kExitUsage;
   ReportOptions options;
   options.title = a.title;
   if (!a.spec.empty()) {
@@ -80,7 +81,7 @@ int RunReport(const ReportArgs& a) {
                     a.runs.size() == 1 ? "" : "s", fmt::join(a.runs, ", "), e.what()));
     return kExitFailed;
   }
-  if (!WriteFile("-o", a.out, html)) return kExitFailed;
+  if (!WriteFile(a.flag, a.out, html)) return kExitFailed;
   size_t charts = html.size();
   std::cerr << fmt::format("ssdlab report: {} ({:.1f} MB, {} run{})\n", a.out,
                            static_cast<double>(charts) / 1e6, a.runs.size(),
@@ -139,6 +140,17 @@ int RunExport(const ExportArgs& a) {
 }
 
 }  // namespace
+
+int WriteRunsReport(const std::string& db, const std::vector<std::string>& runs,
+                    const std::string& out, const std::string& title, const std::string& flag) {
+  ReportArgs a;
+  a.runs = runs;
+  a.db = db;
+  a.out = out;
+  a.title = title;
+  a.flag = flag;
+  return RunReport(a);
+}
 
 void AddReportCommands(CLI::App& app, int* exit_code) {
   auto r = std::make_shared<ReportArgs>();

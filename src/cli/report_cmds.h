@@ -3,9 +3,16 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
 
 namespace ssdlab {
 
 void AddReportCommands(CLI::App& app, int* exit_code);
+
+// Writes the HTML report of `runs` (several: side by side) in results database `db` to `out`,
+// as `ssdlab report` does (`flag` names the output in messages); returns an exit status.
+int WriteRunsReport(const std::string& db, const std::vector<std::string>& runs,
+                    const std::string& out, const std::string& title, const std::string& flag);
 
 }  // namespace ssdlab

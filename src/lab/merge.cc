@@ -31,7 +31,9 @@ json PhaseWire(const PhaseResult& r) {
           {"io_errors", r.io_errors},
           {"errors", r.errors},
           {"interrupted", r.interrupted},
-          {"notes", r.notes}};
+          {"notes", r.notes},
+          {"counters_name", r.counters_name},
+          {"counters", r.counters}};
 }
 
 Result<PhaseResult> PhaseFromWire(const json& j) {
@@ -66,6 +68,10 @@ Result<PhaseResult> PhaseFromWire(const json& j) {
     r.errors = j.at("errors").get<std::vector<std::string>>();
     r.interrupted = j.at("interrupted").get<bool>();
     r.notes = j.at("notes").get<std::vector<std::string>>();
+    if (j.contains("counters")) {
+      r.counters_name = j.at("counters_name").get<std::string>();
+      r.counters = j.at("counters").get<std::vector<std::pair<std::string, double>>>();
+    }
   } catch (const json::exception& e) {
     return Status::Invalid(std::string("a phase result has the wrong shape: ") + e.what());
   }

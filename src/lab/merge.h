@@ -12,8 +12,9 @@
 
 namespace ssdlab {
 
-// A phase's result in full (every non-empty bucket, the exact moments, the series), to move it
-// between ranks; PhaseFromWire(PhaseWire(r)) has r's buckets, counts and series.
+// A phase's result in full (every non-empty bucket, the exact moments, the series, the
+// backend's counters), to move it between ranks; PhaseFromWire(PhaseWire(r)) has r's buckets,
+// counts, series and counters (not its verify records nor submit lag: lab phases have none).
 nlohmann::json PhaseWire(const PhaseResult& r);
 // kInvalidArgument when `j` is not a PhaseWire document.
 Result<PhaseResult> PhaseFromWire(const nlohmann::json& j);

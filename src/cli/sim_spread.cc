@@ -1,0 +1,275 @@
+#include "cli/sim_spread.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <map>
+
+#include "cli/commands.h"
+#include "cli/mpi_clients.h"
+#include "cli/targets.h"
+#include "lab/merge.h"
+
+namespace ssdlab {
+namespace {
+
+using nlohmann::json;
+
+// A run's tests, rounds and phases in memory (pass 1 stores nothing).
+class MemJournal : public RunJournal {
+ public:
+  // A test the rank does not run: "done" already, so the battery skips it.
+  void AddDone(int seq, const std::string& name) {
+    TestRecord t;
+    t.id = static_cast<int64_t>(tests_.size()) + 1;
+    t.seq = seq;
+    t.name = name;
+    t.status = "done";
+    tests_.push_back(t);
+  }
+  Result<int64_t> BeginTest(int64_t, int seq, const std::string& name, const json& p) override {
+    for (const TestRecord& t : tests_)
+      if (t.name == name) return t.id;
+    TestRecord t;
+    t.id = static_cast<int64_t>(tests_.size()) + 1;
+    t.seq = seq;
+    t.name = name;
+    t.status = "running";
+    t.params = p;
+    tests_.push_back(t);
+    return t.id;
+  }
+  Result<std::vector<TestRecord>> ListTests(int64_t) override { return tests_; }
+  Status CommitRound(int64_t test, int round, const std::vector<StoredPhase>& phases,
+                     const json& tracking) override {
+    rounds_[test].push_back({round, tracking});
+    for (const StoredPhase& p : phases) phases_[test].push_back(p);
+    return Status::Ok();
+  }
+  Status FinishTest(int64_t test, const json& ss, const json& results) override {
+    TestRecord& t = tests_.at(static_cast<size_t>(test - 1));
+    t.status = "done";
+    t.steady_state = ss;
+    t.results = results;
+    return Status::Ok();
+  }
+  Result<std::vector<StoredRound>> LoadRounds(int64_t test) override { return rounds_[test]; }
+  Result<std::vector<StoredPhase>> LoadPhases(int64_t test, int round) override {
+    std::vector<StoredPhase> out;
+    for (const StoredPhase& p : phases_[test])
+      if (round < 0 || p.round == round) out.push_back(p);
+    return out;
+  }
+
+ private:
+  std::vector<TestRecord> tests_;
+  std::map<int64_t, std::vector<StoredRound>> rounds_;
+  std::map<int64_t, std::vector<StoredPhase>> phases_;
+};
+
+json StatusWire(const Status& s) {
+  return {{"ok", s.ok()}, {"code", static_cast<int>(s.code())}, {"message", s.message()}};
+}
+Status StatusFromWire(const json& j) {
+  if (j.value("ok", false)) return Status::Ok();
+  return Status::Error(static_cast<Code>(j.value("code", static_cast<int>(Code::kInternal))),
+                       j.value("message", std::string("(no message)")));
+}
+
+// Pass 1's backend: runs the owned segments' calls on the rank's simulator and records them.
+class Recorder : public Backend {
+ public:
+  Recorder(Backend& local, SpreadUnit unit, int rank, int size)
+      : local_(local), unit_(unit), rank_(rank), size_(size) {}
+  // kTests: test `index` of the battery starts.
+  void StartSegment(int index) { segment_ = index; }
+  int segments() const { return segment_ + 1; }
+  json records() const { return records_; }
+
+  const TargetInfo& info() const override { return local_.info(); }
+  bool persistent_state() const override { return false; }
+  Result<PhaseResult> RunPhase(const WorkloadSpec& spec, const RunControl& control) override {
+    json rec = {{"op", "phase"}, {"spec", SpecWire(spec)}};
+    if (!Owned()) {
+      PhaseResult empty;  // a point of another rank's: its figures are not used here
+      empty.measured_ns = std::max<uint64_t>(spec.runtime_ns, 1);
+      return empty;
+    }
+    auto r = local_.RunPhase(spec, control);
+    rec["status"] = StatusWire(r.status());
+    if (r.ok()) rec["result"] = PhaseWire(r.value());
+    Keep(std::move(rec));
+    return r;
+  }
+  Status Idle(uint64_t ns, const RunControl& control) override {
+    if (!Owned()) return Status::Ok();
+    Status s = local_.Idle(ns, control);
+    Keep({{"op", "idle"}, {"ns", ns}, {"status", StatusWire(s)}});
+    return s;
+  }
+  Result<std::string> Purge(const std::string& method, const RunControl& control) override {
+    if (unit_ == SpreadUnit::kPurges) ++segment_;
+    if (!Owned()) return method;
+    auto m = local_.Purge(method, control);
+    json rec = {{"op", "purge"}, {"method", method}, {"status", StatusWire(m.status())}};
+    if (m.ok()) rec["done"] = m.value();
+    Keep(std::move(rec));
+    return m;
+  }
+
+ private:
+  // Calls before the first segment (none in the suites spread today) are every rank's.
+  bool Owned() const { return segment_ < 0 || segment_ % size_ == rank_; }
+  void Keep(json rec) { records_[std::to_string(segment_)].push_back(std::move(rec)); }
+  Backend& local_;
+  SpreadUnit unit_;
+  int rank_, size_;
+  int segment_ = -1;
+  json records_ = json::object();  // segment -> its calls, in order
+};
+
+// Pass 1's hooks (kTests): tell the recorder which test starts.
+class SegmentHooks : public TestHooks {
+ public:
+  SegmentHooks(Recorder& r, const std::vector<std::string>& tests) : r_(r), tests_(tests) {}
+  void OnTestStart(const std::string& test) override {
+    for (size_t i = 0; i < tests_.size(); ++i)
+      if (tests_[i] == test) r_.StartSegment(static_cast<int>(i));
+  }
+  json OnTestEnd(const std::string&) override { return nullptr; }
+
+ private:
+  Recorder& r_;
+  const std::vector<std::string>& tests_;
+};
+
+// Pass 2's backend: the recorded calls of every segment, from their owners, in order.
+class Replayer : public Backend {
+ public:
+  struct Call {
+    int rank;
+    json rec;
+  };
+  Replayer(std::unique_ptr<Backend> local, std::vector<Call> calls,
+           std::vector<std::string> rank_status)
+      : local_(std::move(local)), calls_(std::move(calls)), rank_status_(std::move(rank_status)) {}
+
+  const TargetInfo& info() const override { return local_->info(); }
+  bool persistent_state() const override { return false; }
+  Status Close() override { return local_->Close(); }
+  Result<PhaseResult> RunPhase(const WorkloadSpec& spec, const RunControl&) override {
+    SSDLAB_ASSIGN_OR_RETURN(const json* rec, Next("phase", SpecWire(spec)));
+    SSDLAB_RETURN_IF_ERROR(StatusFromWire(rec->at("status")));
+    return PhaseFromWire(rec->at("result"));
+  }
+  Status Idle(uint64_t ns, const RunControl&) override {
+    SSDLAB_ASSIGN_OR_RETURN(const json* rec, Next("idle", ns));
+    return StatusFromWire(rec->at("status"));
+  }
+  Result<std::string> Purge(const std::string& method, const RunControl&) override {
+    SSDLAB_ASSIGN_OR_RETURN(const json* rec, Next("purge", method));
+    SSDLAB_RETURN_IF_ERROR(StatusFromWire(rec->at("status")));
+    return rec->at("done").get<std::string>();
+  }
+
+ private:
+  // The next recorded call, which must be this one (`what`: its workload, time or method).
+  Result<const json*> Next(const std::string& op, const json& what) {
+    const size_t n = next_++;
+    if (n >= calls_.size()) {
+      std::string why;
+      for (size_t r = 0; r < rank_status_.size(); ++r)
+        if (!rank_status_[r].empty()) why += fmt::format("; rank {}: {}", r, rank_status_[r]);
+      return Status::Error(
+          Code::kInternal,
+          fmt::format("spreading over ranks: no recorded result for call {} ({}){}", n + 1, op,
+                      why));
+    }
+    const Call& c = calls_[n];
+    const char* key = op == "phase" ? "spec" : op == "idle" ? "ns" : "method";
+    if (c.rec.value("op", "") != op || !c.rec.contains(key) || c.rec[key] != what)
+      return Status::Error(
+          Code::kInternal,
+          fmt::format("spreading over ranks: call {} ({}) is not the one rank {} recorded ({}); "
+                      "the work was not independent, run it without mpirun",
+                      n + 1, op, c.rank, c.rec.value("op", "")));
+    return &c.rec;
+  }
+  std::unique_ptr<Backend> local_;
+  std::vector<Call> calls_;
+  std::vector<std::string> rank_status_;
+  size_t next_ = 0;
+};
+
+}  // namespace
+
+std::string WhyNotSpread(const std::string& target, const std::string& purge, bool resume) {
+  if (!IsSimTarget(target)) return "the target is not a simulated drive";
+  if (purge == "none") return "--purge none: the tests do not start from a fresh drive";
+  if (target.find("state=") != std::string::npos)
+    return "state=: the drive's state carries from one test to the next";
+  if (resume) return "--resume continues one run in order";
+  return "";
+}
+
+Result<std::unique_ptr<Backend>> SpreadOverRanks(MpiWorld& w, std::unique_ptr<Backend> local,
+                                                 SpreadUnit unit,
+                                                 const std::vector<std::string>& tests,
+                                                 const SpreadPass& pass) {
+  MemJournal journal;
+  if (unit == SpreadUnit::kTests)
+    for (size_t i = 0; i < tests.size(); ++i)
+      if (static_cast<int>(i) % w.size() != w.rank())
+        journal.AddDone(static_cast<int>(i), tests[i]);
+  Recorder rec(*local, unit, w.rank(), w.size());
+  SegmentHooks hooks(rec, tests);
+  Status st = pass(rec, journal, unit == SpreadUnit::kTests ? &hooks : nullptr);
+  json mine = {
+      {"status", st.ok() ? "" : st.message()},
+      {"segments", unit == SpreadUnit::kTests ? static_cast<int>(tests.size()) : rec.segments()},
+      {"records", rec.records()}};
+  std::vector<std::string> all = w.Gather(mine.dump());
+  if (w.rank() != 0) return std::unique_ptr<Backend>();
+  std::vector<json> ranks;
+  std::vector<std::string> rank_status;
+  int segments = 0;
+  for (const std::string& s : all) {
+    ranks.push_back(json::parse(s));
+    rank_status.push_back(ranks.back()["status"].get<std::string>());
+    segments = std::max(segments, ranks.back()["segments"].get<int>());
+  }
+  std::vector<Replayer::Call> calls;
+  auto add = [&](int seg, int owner) {
+    const json& recs = ranks[static_cast<size_t>(owner)]["records"];
+    auto it = recs.find(std::to_string(seg));
+    if (it == recs.end()) return;
+    for (const json& r : *it) calls.push_back({owner, r});
+  };
+  add(-1, 0);
+  for (int k = 0; k < segments; ++k) add(k, k % w.size());
+  return std::unique_ptr<Backend>(
+      new Replayer(std::move(local), std::move(calls), std::move(rank_status)));
+}
+
+int RunSpread(MpiWorld& w, const SpreadCommand& c) {
+  int code = kExitOk;
+  auto result = [&] { return std::stoi(w.Broadcast(std::to_string(code))); };
+  if (!c.why_not.empty()) {
+    if (w.rank() == 0) {
+      if (!c.note.empty()) std::cerr << c.note << "\n";
+      code = c.run(nullptr);
+    }
+    return result();
+  }
+  auto local = c.open();
+  if (Status all = w.Agree(local.status()); !all.ok()) {
+    if (w.rank() == 0) code = c.run(nullptr);
+    return result();
+  }
+  if (w.rank() == 0) std::cerr << c.note << "\n";
+  auto replay = SpreadOverRanks(w, std::move(local.value()), c.unit, c.tests, c.pass);
+  if (w.rank() == 0) code = replay.ok() ? c.run(std::move(replay.value())) : Fail(replay.status());
+  return result();
+}
+
+}  // namespace ssdlab

@@ -1,0 +1,76 @@
+// Spreading a simulated drive's independent work over MPI ranks, with the stored results of
+// one process: `mpirun -n N ssdlab pts --target sim:...` (no %r/%h, no --target-map, no
+// --mpi) and `mpirun -n N ssdlab profile op-advisor --target sim:...`.
+//
+// The work falls into segments that start from a factory-fresh drive (a purge on the
+// simulator): a PTS test (each begins with its own purge), an op-advisor point (a purge, then
+// its phase). Segment k belongs to rank k mod N.
+//
+// Pass 1, on every rank: the suite runs on the rank's own simulator (the same preset and seed)
+// into an in-memory journal, through a recorder that keeps every result of the segments the
+// rank owns. Segments it does not own are skipped: a PTS test is marked done in the journal,
+// an op-advisor point's phase is answered with an empty result (the op-advisor's later points
+// never depend on earlier ones' figures).
+// Pass 2, on rank 0: the suite runs again, the usual way into the real store, on a replayer
+// that answers every call, in order, with its owner's recorded result, and checks that each
+// call is the one recorded (else kInternal: the work was not independent).
+//
+// So the stored run is byte for byte what one process stores, as long as a purge makes the
+// drive factory-fresh: spreading needs the simulator, a purge other than `none` and no
+// `state=` file (WantSpread says why not).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "base/status.h"
+#include "lab/mpi.h"
+#include "suite/journal.h"
+#include "suite/pts.h"
+
+namespace ssdlab {
+
+enum class SpreadUnit {
+  kTests,   // a segment per PTS test (test i of the battery is segment i)
+  kPurges,  // a segment from each purge to the next (op-advisor points)
+};
+
+// Whether work on `target` with purge method `purge` may be spread over ranks; "" when it
+// may, else why not (for a note: the work then runs on rank 0 alone).
+std::string WhyNotSpread(const std::string& target, const std::string& purge, bool resume);
+
+// Pass 1 of the suite: runs it on `backend` into `journal` (its run id is 1) with `hooks`.
+using SpreadPass = std::function<Status(Backend& backend, RunJournal& journal, TestHooks* hooks)>;
+
+// Collective: runs pass 1 on every rank (kTests: `tests` are the battery's test names, in
+// order) over this rank's `local` backend and gathers the records at rank 0. Returns on rank
+// 0 the backend for pass 2 (the replayer, which owns `local`), null on the other ranks.
+Result<std::unique_ptr<Backend>> SpreadOverRanks(MpiWorld& world, std::unique_ptr<Backend> local,
+                                                 SpreadUnit unit,
+                                                 const std::vector<std::string>& tests,
+                                                 const SpreadPass& pass);
+
+// A command spread over the ranks (`pts`, `profile`), as RunSpread runs it.
+struct SpreadCommand {
+  std::string why_not;  // WhyNotSpread's answer, or another reason; "" when it is spread
+  std::string note;     // rank 0's line on stderr: spread over how many ranks, or why not
+  SpreadUnit unit = SpreadUnit::kTests;
+  std::vector<std::string> tests;  // kTests: the battery's test names
+  // This rank's simulator, opened and checked as the command would (collective: every rank's
+  // failure is told to all).
+  std::function<Result<std::unique_ptr<Backend>>()> open;
+  SpreadPass pass;
+  // Rank 0's command the usual way: on `opened` (pass 2's replayer), or, when null, on the
+  // target it opens itself (not spread, or a rank failed to open: it then says what is wrong
+  // as one process would). Returns its exit status.
+  std::function<int(std::unique_ptr<Backend> opened)> run;
+};
+
+// Collective: spreads `c` (or runs it on rank 0 alone, with a note saying why, when
+// c.why_not is set) and returns rank 0's exit status on every rank.
+int RunSpread(MpiWorld& world, const SpreadCommand& c);
+
+}  // namespace ssdlab
