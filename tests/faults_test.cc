@@ -550,8 +550,9 @@ TEST_F(StoredRun, DamagedStoredResultsAreOneLineErrorsNamingTheRun) {
 
 TEST_F(StoredRun, AWronglyTypedVerdictIsAOneLineErrorNamingTheKey) {
   // Valid JSON of the wrong shape: `show` names the test and the key instead of an exception.
-  Exec(db(), "UPDATE tests SET steady_state=json_set(steady_state, '$.reached', 'yes') "
-             "WHERE name='iops'");
+  Exec(db(),
+       "UPDATE tests SET steady_state=json_set(steady_state, '$.reached', 'yes') "
+       "WHERE name='iops'");
   Proc p = RunSsdlab({"show", "r", "--db", db()});
   EXPECT_NE(p.exit_code, 0) << p.out;
   ExpectOneLineError(p, "run 'r': test 'iops': steady_state.reached is not true or false");

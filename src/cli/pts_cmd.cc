@@ -356,9 +356,10 @@ Status PrintVerdicts(const json& doc, std::ostream& out) {
     const json& r = t.is_object() ? t.value("results", json()) : json();
     if (r.is_object() && r.contains("tps")) {  // an application test (ssdlab app)
       const json& p99 = r.value("latency_ms", json::object()).value("p99", json());
-      verdict = fmt::format("{:.1f} TPS, p99 {}{}", r["tps"].is_number() ? r["tps"].get<double>() : 0,
-                            p99.is_number() ? fmt::format("{:.2f} ms", p99.get<double>()) : "-",
-                            text(r, "error").empty() ? "" : ", " + text(r, "error"));
+      verdict =
+          fmt::format("{:.1f} TPS, p99 {}{}", r["tps"].is_number() ? r["tps"].get<double>() : 0,
+                      p99.is_number() ? fmt::format("{:.2f} ms", p99.get<double>()) : "-",
+                      text(r, "error").empty() ? "" : ", " + text(r, "error"));
     } else if (status != "done") {
       size_t measured = 0;  // the purge and preconditioning steps are stored as rounds too
       for (const json& rd : t.value("rounds", json::array())) {
@@ -515,7 +516,8 @@ int RunPtsCommand(PtsArgs a, PtsLaunch* launch = nullptr) {
       RunPts(**backend, **store, run.id, options.value(), progress.get(), &StopFlag(), &hooks);
   st = FinishStoredRun(**store, run.id, run.name, a.db, st, a.json_path,
                        [](const nlohmann::json& doc) {
-                         if (Status v = PrintVerdicts(doc, std::cerr); !v.ok()) PrintError(v.message());
+                         if (Status v = PrintVerdicts(doc, std::cerr); !v.ok())
+                           PrintError(v.message());
                        });
   // A simulated drive with state= saves it, also after an interruption.
   Status closed = (*backend)->Close();

@@ -8,8 +8,8 @@ using nlohmann::json;
 // Reads optional key `key` of `j` into `out` when present (null counts as absent); Invalid
 // naming the key when `fits` refuses the value.
 template <class T, class Fits>
-Status Read(const json& j, const std::string& where, const char* key, const char* want,
-            Fits fits, T& out) {
+Status Read(const json& j, const std::string& where, const char* key, const char* want, Fits fits,
+            T& out) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return Status::Ok();
   if (!fits(*it)) return Status::Invalid(where + "." + key + " is not " + want);
@@ -17,7 +17,8 @@ Status Read(const json& j, const std::string& where, const char* key, const char
   return Status::Ok();
 }
 Status Number(const json& j, const std::string& where, const char* key, double& out) {
-  return Read(j, where, key, "a number", [](const json& v) { return v.is_number(); }, out);
+  return Read(
+      j, where, key, "a number", [](const json& v) { return v.is_number(); }, out);
 }
 Status Count(const json& j, const std::string& where, const char* key, uint32_t& out) {
   auto fits = [](const json& v) {
@@ -26,7 +27,8 @@ Status Count(const json& j, const std::string& where, const char* key, uint32_t&
   return Read(j, where, key, "a count", fits, out);
 }
 Status Flag(const json& j, const std::string& where, const char* key, bool& out) {
-  return Read(j, where, key, "true or false", [](const json& v) { return v.is_boolean(); }, out);
+  return Read(
+      j, where, key, "true or false", [](const json& v) { return v.is_boolean(); }, out);
 }
 
 }  // namespace

@@ -19,10 +19,10 @@
 namespace ssdlab::results {
 
 struct TestSteadyState {
-  bool required = false;        // false: no steady-state requirement (stored as {})
-  bool reached = false;         // every tracked variable reached it
-  SteadyStateVerdict headline;  // the figures shown for the test (its first variable's)
-  std::vector<std::string> tracking;                 // the variables, in tracking order
+  bool required = false;              // false: no steady-state requirement (stored as {})
+  bool reached = false;               // every tracked variable reached it
+  SteadyStateVerdict headline;        // the figures shown for the test (its first variable's)
+  std::vector<std::string> tracking;  // the variables, in tracking order
   std::map<std::string, SteadyStateVerdict> variables;  // each tracked variable's verdict
 };
 
