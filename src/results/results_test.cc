@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "results/phase_metrics.h"
 #include "results/steady_state.h"
 
 namespace ssdlab::results {
@@ -28,6 +29,81 @@ TEST(SteadyState, StoredDocumentsRoundTrip) {
   }
   EXPECT_GT(tests, 10u);
   EXPECT_GT(required, 8u);
+}
+
+json Fixture() {
+  std::ifstream in(SSDLAB_PTS_RUNS);
+  return json::parse(in);
+}
+
+// Every metrics object anywhere in `j` (an object with a "total" holding "lat_ns").
+void CollectMetrics(const json& j, const std::string& where,
+                    std::vector<std::pair<std::string, const json*>>& out) {
+  if (j.is_object()) {
+    if (j.contains("total") && j["total"].is_object() && j["total"].contains("lat_ns"))
+      out.emplace_back(where, &j);
+    for (const auto& [k, v] : j.items()) CollectMetrics(v, where + "." + k, out);
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i)
+      CollectMetrics(j[i], where + "[" + std::to_string(i) + "]", out);
+  }
+}
+
+// Every stored metrics object of the fixture reads into the typed form and writes back to
+// the same keys and values (the keys the metrics own; a cell's own keys beside them stay).
+TEST(PhaseMetrics, StoredDocumentsRoundTrip) {
+  const json runs = Fixture();
+  std::vector<std::pair<std::string, const json*>> all;
+  CollectMetrics(runs, "runs", all);
+  ASSERT_GT(all.size(), 100u);
+  size_t with_counters = 0;
+  for (const auto& [where, j] : all) {
+    auto m = PhaseMetricsFromJson(*j, where);
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    json back = ToJson(*m);
+    for (const auto& [k, v] : back.items()) EXPECT_EQ(v, (*j)[k]) << where << "." << k;
+    for (const char* k : {"read", "write", "total", "measured_ns"})
+      EXPECT_TRUE(back.contains(k) == j->contains(k)) << where << "." << k;
+    with_counters += !m->counters.empty();
+  }
+  EXPECT_GT(with_counters, 0u) << "the simulator's counters are read too";
+}
+
+TEST(PhaseMetrics, FiguresOfAPhase) {
+  PhaseResult r;
+  r.measured_ns = 2'000'000'000;
+  for (uint64_t ns : {1000, 2000, 3000, 4000}) {
+    r.dirs[0].ios++;
+    r.dirs[0].bytes += 4096;
+    r.dirs[0].latency.Record(ns);
+  }
+  PhaseMetrics m = MetricsOf(r, {50, 99.9});
+  EXPECT_EQ(m.read.ios, 4u);
+  EXPECT_DOUBLE_EQ(m.read.iops, 2.0);
+  EXPECT_DOUBLE_EQ(m.read.bw_bytes_per_s, 8192.0);
+  EXPECT_EQ(m.total.ios, 4u);
+  EXPECT_EQ(m.write.ios, 0u);
+  ASSERT_EQ(m.read.lat_ns.percentiles.count("p99_9"), 1u);
+  EXPECT_GT(m.read.lat_ns.percentiles["p99_9"], m.read.lat_ns.percentiles["p50"]);
+  auto back = PhaseMetricsFromJson(ToJson(m), "m");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(ToJson(*back), ToJson(m));
+}
+
+TEST(PhaseMetrics, DamagedDocumentsAreRefusedNamingTheKey) {
+  const std::vector<std::pair<json, std::string>> cases = {
+      {json::array(), "cell"},
+      {{{"read", 3}}, "cell.read"},
+      {{{"read", {{"ios", -1}}}}, "cell.read.ios"},
+      {{{"total", {{"lat_ns", {{"p99", "slow"}}}}}}, "cell.total.lat_ns.p99"},
+      {{{"total", {{"lat_ns", {{"max", 1.5}}}}}}, "cell.total.lat_ns.max"},
+      {{{"sim", {{"erases", "many"}}}}, "cell.sim.erases"},
+  };
+  for (const auto& [doc, key] : cases) {
+    auto m = PhaseMetricsFromJson(doc, "cell");
+    ASSERT_FALSE(m.ok()) << doc.dump();
+    EXPECT_NE(m.status().message().find(key), std::string::npos) << m.status().message();
+  }
 }
 
 TEST(SteadyState, ReachedOverAllVariablesHeadlineFromTheFirst) {

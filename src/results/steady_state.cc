@@ -1,37 +1,12 @@
 #include "results/steady_state.h"
 
+#include "results/read.h"
+
 namespace ssdlab::results {
-namespace {
-
+using internal::Count;
+using internal::Flag;
+using internal::Number;
 using nlohmann::json;
-
-// Reads optional key `key` of `j` into `out` when present (null counts as absent); Invalid
-// naming the key when `fits` refuses the value.
-template <class T, class Fits>
-Status Read(const json& j, const std::string& where, const char* key, const char* want, Fits fits,
-            T& out) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return Status::Ok();
-  if (!fits(*it)) return Status::Invalid(where + "." + key + " is not " + want);
-  out = it->get<T>();
-  return Status::Ok();
-}
-Status Number(const json& j, const std::string& where, const char* key, double& out) {
-  return Read(
-      j, where, key, "a number", [](const json& v) { return v.is_number(); }, out);
-}
-Status Count(const json& j, const std::string& where, const char* key, uint32_t& out) {
-  auto fits = [](const json& v) {
-    return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
-  };
-  return Read(j, where, key, "a count", fits, out);
-}
-Status Flag(const json& j, const std::string& where, const char* key, bool& out) {
-  return Read(
-      j, where, key, "true or false", [](const json& v) { return v.is_boolean(); }, out);
-}
-
-}  // namespace
 
 json ToJson(const SteadyStateVerdict& v) {
   return {{"reached", v.reached},
@@ -47,7 +22,7 @@ json ToJson(const SteadyStateVerdict& v) {
 }
 
 Result<SteadyStateVerdict> VerdictFromJson(const json& j, const std::string& where) {
-  if (!j.is_object()) return Status::Invalid(where + " is not an object");
+  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
   SteadyStateVerdict v;
   SSDLAB_RETURN_IF_ERROR(Flag(j, where, "reached", v.reached));
   SSDLAB_RETURN_IF_ERROR(Count(j, where, "rounds_run", v.rounds_run));

@@ -211,10 +211,17 @@ Result<std::unique_ptr<Store>> SqliteStore::Open(const std::string& path, Mode m
     s->schema_version_ = static_cast<int>(v);
   }
   if (!writes) return std::unique_ptr<Store>(std::move(s));
-  SSDLAB_RETURN_IF_ERROR(
-      s->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
-          .WithContext(where));
-  SSDLAB_RETURN_IF_ERROR(s->Migrate().WithContext(where));
+  // Several processes opening one new file at once (a fleet's ranks): switching it to WAL needs
+  // a lock SQLite does not wait for, so a busy answer is retried for as long as the busy timeout.
+  Status ready;
+  for (int waited_ms = 0;; waited_ms += 20) {
+    ready = s->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+    if (ready.ok()) ready = s->Migrate();
+    const int code = sqlite3_errcode(db) & 0xff;
+    if (ready.ok() || (code != SQLITE_BUSY && code != SQLITE_LOCKED) || waited_ms >= 5000) break;
+    usleep(20 * 1000);
+  }
+  SSDLAB_RETURN_IF_ERROR(ready.WithContext(where));
   return std::unique_ptr<Store>(std::move(s));
 }
 

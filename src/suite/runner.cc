@@ -47,29 +47,7 @@ PhaseResult MergePhases(const std::vector<const PhaseResult*>& phases) {
 }
 
 json PhaseMetrics(const PhaseResult& r, const std::vector<double>& pcts) {
-  json out = json::object();
-  auto dir = [&](const DirectionStats& d) {
-    json lat = {{"mean", d.latency.Mean()}, {"min", d.latency.min()}, {"max", d.latency.max()}};
-    for (double p : pcts) {
-      char key[32];
-      std::snprintf(key, sizeof key, "p%g", p);
-      std::string k = key;
-      std::replace(k.begin(), k.end(), '.', '_');
-      lat[k] = d.latency.Percentile(p);
-    }
-    return json{
-        {"ios", d.ios}, {"iops", r.Iops(d)}, {"bw_bytes_per_s", r.BytesPerS(d)}, {"lat_ns", lat}};
-  };
-  out["read"] = dir(r.dirs[0]);
-  out["write"] = dir(r.dirs[1]);
-  out["total"] = dir(r.Total());
-  out["measured_ns"] = r.measured_ns;
-  if (!r.counters_name.empty()) {
-    json c = json::object();
-    for (const auto& [k, v] : r.counters) c[k] = v;
-    out[r.counters_name] = c;
-  }
-  return out;
+  return results::ToJson(results::MetricsOf(r, pcts));
 }
 
 Runner::Runner(TestEnv& env) : env_(env), started_s_(static_cast<double>(MonotonicNs()) / 1e9) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "results/phase_metrics.h"
 #include "results/steady_state.h"
 #include "suite/journal.h"
 #include "suite/pts.h"
