@@ -134,10 +134,19 @@ const std::vector<ParamDef>& ParamTable() {
                             &SimParams::ctrl_trim_us, 0, 1e6, "0..1e6"));
     t.push_back(DoubleParam("ctrl_unit_us", "us", "controller time per extra 4 KiB of a command",
                             &SimParams::ctrl_unit_us, 0, 1e6, "0..1e6"));
+    t.push_back(DoubleParam("ctrl_read_kib_us", "us",
+                            "controller time per KiB of a read beyond 4 KiB (with ctrl_unit_us/4)",
+                            &SimParams::ctrl_read_kib_us, 0, 1e6, "0..1e6"));
+    t.push_back(DoubleParam("ctrl_write_kib_us", "us",
+                            "controller time per KiB of a write beyond 4 KiB (with ctrl_unit_us/4)",
+                            &SimParams::ctrl_write_kib_us, 0, 1e6, "0..1e6"));
     t.push_back(DoubleParam("ctrl_gc_us", "us", "controller time per GC page copy",
                             &SimParams::ctrl_gc_us, 0, 1e6, "0..1e6"));
     t.push_back(BytesParam("buffer", "DRAM write buffer", &SimParams::buffer_bytes, 64 << 10,
                            1ull << 34, "64 KiB..16 GiB"));
+    t.push_back(BytesParam(
+        "read_ahead", "read-ahead of sequential read streams, bytes past a stream's end (0 off)",
+        &SimParams::read_ahead_bytes, 0, 64ull << 20, "0..64 MiB"));
     t.push_back(UintParam("channels", "", "NAND channels", &SimParams::channels, 1, 64, "1..64"));
     t.push_back(UintParam("dies_per_channel", "", "dies per channel", &SimParams::dies_per_channel,
                           1, 64, "1..64"));
@@ -351,7 +360,8 @@ Geometry DeriveGeometry(const SimParams& p) {
   // The full drive: whole blocks for the physical side, then the user side from the exact OP.
   const double user_full_target = static_cast<double>(p.capacity_bytes / kUnitBytes);
   const double blocks_full = std::max(1.0, std::round(user_full_target * alpha / ppb));
-  const double user_full = std::floor(blocks_full * ppb / alpha);
+  // Whole blocks may round the physical side up: the user side never exceeds the capacity.
+  const double user_full = std::min(user_full_target, std::floor(blocks_full * ppb / alpha));
   if (p.scale == 1) {
     g.blocks = static_cast<uint32_t>(std::min(blocks_full, 4.0e9));
     g.user_pages = static_cast<uint64_t>(std::max(1.0, user_full));
@@ -376,7 +386,8 @@ Geometry DeriveGeometry(const SimParams& p) {
     g.blocks = static_cast<uint32_t>(std::min(blocks, 4.0e9));
     g.low_free_blocks = low;
     g.user_pages = static_cast<uint64_t>(std::max(
-        1.0, std::floor((g.blocks - ReserveBlocks(low) - batch_reserve) * ppb / alpha_eff)));
+        1.0, std::min(user_target, std::floor((g.blocks - ReserveBlocks(low) - batch_reserve) *
+                                              ppb / alpha_eff))));
   }
   g.physical_pages = static_cast<uint64_t>(g.blocks) * g.pages_per_block;
   g.min_free_blocks = 2;

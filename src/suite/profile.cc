@@ -490,9 +490,13 @@ Result<json> OpAdvisor(Ctx& c, Summary& sum) {
     double op, sustained;
   };
   std::vector<Pt> pts;
+  // The capacity an OP gives up, in whole MiB (OP 0 gives up nothing), and the range left.
+  auto cost_of = [&](double op) {
+    return std::min(cap,
+                    AlignUp(static_cast<uint64_t>(static_cast<double>(cap) * op / 100), kAlign));
+  };
   for (double op : ops) {
-    uint64_t range =
-        AlignDown(static_cast<uint64_t>(static_cast<double>(cap) * (100 - op) / 100), kAlign);
+    const uint64_t range = AlignDown(cap - cost_of(op), kAlign);
     WorkloadSpec s = c.Spec(false, 0, {{4 * kKiB, 100}}, jobs, qd, 0, range, t, 0);
     s.interval_ns = interval;
     char cell[48];
@@ -535,7 +539,7 @@ Result<json> OpAdvisor(Ctx& c, Summary& sum) {
     pts.push_back({op, sustained});
     points.push_back({{"op_pct", op},
                       {"range_bytes", range},
-                      {"capacity_cost_bytes", cap - range},
+                      {"capacity_cost_bytes", cost_of(op)},
                       {"purge_method", method},
                       {"initial_iops", initial},
                       {"sustained_iops", sustained},
@@ -557,9 +561,7 @@ Result<json> OpAdvisor(Ctx& c, Summary& sum) {
     if (p.op < base->op) base = &p;
   }
   double gain = base->sustained > 0 ? (rec->sustained / base->sustained - 1) * 100 : 0;
-  uint64_t cost =
-      cap -
-      AlignDown(static_cast<uint64_t>(static_cast<double>(cap) * (100 - rec->op) / 100), kAlign);
+  const uint64_t cost = cost_of(rec->op);
   json recj = {{"op_pct", rec->op},
                {"sustained_iops", rec->sustained},
                {"baseline_op_pct", base->op},
