@@ -250,6 +250,8 @@ void PrintSummary(const json& doc, std::ostream& out) {
                          lv["fill_pct"].is_null()
                              ? ""
                              : fmt::format(" at {:g}% full", lv["fill_pct"].get<double>()));
+      if (lv.contains("notes"))
+        for (const json& n : lv["notes"]) out << "  note: " << n.get<std::string>() << "\n";
       for (const json& m : lv["summary"]) {
         // Small figures (access times in ms, ...) with three decimals, so 0.04 is not "0.0".
         const double v = m["value"].get<double>();
