@@ -124,24 +124,24 @@ const std::vector<ParamDef>& ParamTable() {
     t.push_back(DoubleParam("link_cap_mb_s", "MB/s",
                             "SAS/NVMe: both directions together at most this (0 = no cap)",
                             &SimParams::link_cap_mb_s, 0, 1e6, "0..1e6"));
-    t.push_back(DoubleParam("cmd_us", "us", "fixed latency added to every command",
-                            &SimParams::cmd_us, 0, 1e6, "0..1e6"));
-    t.push_back(DoubleParam("ctrl_read_us", "us", "controller time per read command",
-                            &SimParams::ctrl_read_us, 0, 1e6, "0..1e6"));
-    t.push_back(DoubleParam("ctrl_write_us", "us", "controller time per write command",
-                            &SimParams::ctrl_write_us, 0, 1e6, "0..1e6"));
-    t.push_back(DoubleParam("ctrl_trim_us", "us", "controller time per trim command",
-                            &SimParams::ctrl_trim_us, 0, 1e6, "0..1e6"));
-    t.push_back(DoubleParam("ctrl_unit_us", "us", "controller time per extra 4 KiB of a command",
-                            &SimParams::ctrl_unit_us, 0, 1e6, "0..1e6"));
-    t.push_back(DoubleParam("ctrl_read_kib_us", "us",
-                            "controller time per KiB of a read beyond 4 KiB (with ctrl_unit_us/4)",
-                            &SimParams::ctrl_read_kib_us, 0, 1e6, "0..1e6"));
-    t.push_back(DoubleParam("ctrl_write_kib_us", "us",
-                            "controller time per KiB of a write beyond 4 KiB (with ctrl_unit_us/4)",
-                            &SimParams::ctrl_write_kib_us, 0, 1e6, "0..1e6"));
-    t.push_back(DoubleParam("ctrl_gc_us", "us", "controller time per GC page copy",
-                            &SimParams::ctrl_gc_us, 0, 1e6, "0..1e6"));
+    // Times of the controller and the command path: microseconds, 0..1e6.
+    auto us = [](const char* key, const char* help, double SimParams::*field) {
+      return DoubleParam(key, "us", help, field, 0, 1e6, "0..1e6");
+    };
+    t.push_back(us("cmd_us", "fixed latency added to every command", &SimParams::cmd_us));
+    t.push_back(us("ctrl_read_us", "controller time per read command", &SimParams::ctrl_read_us));
+    t.push_back(
+        us("ctrl_write_us", "controller time per write command", &SimParams::ctrl_write_us));
+    t.push_back(us("ctrl_trim_us", "controller time per trim command", &SimParams::ctrl_trim_us));
+    t.push_back(us("ctrl_unit_us", "controller time per extra 4 KiB of a command",
+                   &SimParams::ctrl_unit_us));
+    t.push_back(us("ctrl_read_kib_us",
+                   "controller time per KiB of a read beyond 4 KiB (with ctrl_unit_us/4)",
+                   &SimParams::ctrl_read_kib_us));
+    t.push_back(us("ctrl_write_kib_us",
+                   "controller time per KiB of a write beyond 4 KiB (with ctrl_unit_us/4)",
+                   &SimParams::ctrl_write_kib_us));
+    t.push_back(us("ctrl_gc_us", "controller time per GC page copy", &SimParams::ctrl_gc_us));
     t.push_back(BytesParam("buffer", "DRAM write buffer", &SimParams::buffer_bytes, 64 << 10,
                            1ull << 34, "64 KiB..16 GiB"));
     t.push_back(BytesParam(
