@@ -324,10 +324,9 @@ uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
     if (cap_ps_per_byte_) link = std::max(link, shared_link_.Book(t, CapNs(bytes), t));
   }
   if (link < hk_hold_until_) link = hk_hold_until_;
-  // The command is acknowledged after its fixed part; the per-KiB part (the data's way toward
-  // NAND) follows on the controller: it limits throughput, not a lone write's latency.
-  const uint64_t tc = std::max(link, ctrl_free_) + ctrl_write_ns_;
-  ctrl_free_ = tc + ExtraCtrlNs(units * kUnitBytes, ctrl_write_ps_per_byte_);
+  ctrl_free_ = std::max(link, ctrl_free_) + ctrl_write_ns_ +
+               ExtraCtrlNs(units * kUnitBytes, ctrl_write_ps_per_byte_);
+  const uint64_t tc = ctrl_free_;
   uint64_t done = tc;
   for (uint64_t lpn = lpn_begin; lpn < lpn_end; ++lpn) {
     const uint64_t slot = buffer_seq_++;
