@@ -470,8 +470,10 @@ uint64_t SimDevice::ReadWithReadAhead(uint64_t offset, uint32_t bytes, uint64_t 
     last_page = page;
     if (r > ready) ready = r;
   }
-  // A continued stream: read its next units ahead (booked on dies and channels now).
-  if (continues) {
+  // A continued stream: once less than half the window is left ahead of this read, read up
+  // to a window past it (booked on dies and channels now; units of one NAND page share a
+  // sense, so the read-ahead comes in batches of at least half a window).
+  if (continues && st->ahead_end < lpn_end + ahead_units_ / 2) {
     const uint64_t from = std::max(st->ahead_end, lpn_end);
     const uint64_t to = std::min<uint64_t>(lpn_end + ahead_units_, g_.user_pages);
     for (uint64_t lpn = from; lpn < to; ++lpn) {
