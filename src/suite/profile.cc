@@ -505,13 +505,14 @@ Result<json> OpAdvisor(Ctx& c, Summary& sum) {
     double op, sustained;
   };
   std::vector<Pt> pts;
-  // The capacity an OP gives up, in whole MiB (OP 0 gives up nothing), and the range left.
-  auto cost_of = [&](double op) {
-    return std::min(cap,
-                    AlignUp(static_cast<uint64_t>(static_cast<double>(cap) * op / 100), kAlign));
+  // The range an OP leaves (whole MiB) and the capacity it gives up: OP 0 gives up nothing
+  // (the range's rounding to whole MiB is not over-provisioning).
+  auto range_of = [&](double op) {
+    return AlignDown(static_cast<uint64_t>(static_cast<double>(cap) * (100 - op) / 100), kAlign);
   };
+  auto cost_of = [&](double op) { return op > 0 ? cap - range_of(op) : 0; };
   for (double op : ops) {
-    const uint64_t range = AlignDown(cap - cost_of(op), kAlign);
+    const uint64_t range = range_of(op);
     WorkloadSpec s = c.Spec(false, 0, {{4 * kKiB, 100}}, jobs, qd, 0, range, t, 0);
     s.interval_ns = interval;
     char cell[48];
