@@ -65,6 +65,20 @@ const std::vector<std::string> kAsSsd = {"--size", "32MiB", "--time", "300ms"};
 const std::vector<std::string> kCurve = {"--time",   "300ms",      "--ramp",    "0",
                                          "--points", "50,100,120", "--section", "25"};
 
+TEST(ProfileE2E, CdmDefaultFileShrinksToTheRoomAfterAFill) {
+  // The default 1 GiB test file does not fit in the 10% a 90% fill leaves of a small drive:
+  // it shrinks to that room (with a note) instead of being refused.
+  TempDir t;
+  json doc = RunProfile(t, "cdm", "sim:tiny",
+                        {"--passes", "1", "--time", "100ms", "--pause", "0", "--fill", "0,90"});
+  ASSERT_FALSE(doc.empty());
+  const json& lv = Level(doc, 1);
+  ASSERT_EQ(lv["notes"].size(), 1u);
+  EXPECT_NE(lv["notes"][0].get<std::string>().find("shrunk from 1 GiB"), std::string::npos)
+      << lv["notes"].dump();
+  EXPECT_GT(lv["results"]["items"][0]["read"]["mb_s"].get<double>(), 0);
+}
+
 TEST(ProfileE2E, CdmOnTheSimulatorWithFillLevels) {
   TempDir t;
   json doc = RunProfile(t, "cdm", "sim:tiny", Args(kCdm, {"--fill", "0,90"}));
@@ -202,6 +216,8 @@ TEST(ProfileE2E, OpAdvisorRecommendsOverProvisioningOnDcSata) {
   EXPECT_GT(rec["sustained_iops"].get<double>(), res["points"][0]["sustained_iops"].get<double>());
   EXPECT_GT(rec["gain_pct"].get<double>(), 0);
   EXPECT_GT(rec["capacity_cost_bytes"].get<uint64_t>(), 0u);
+  // OP 0% gives up no capacity (not the rounding of the range to whole MiB).
+  EXPECT_EQ(res["points"][0]["capacity_cost_bytes"].get<uint64_t>(), 0u);
   // IOPS against time: fresh, then the drop to the sustained level at 0% OP.
   const json& p0 = res["points"][0];
   EXPECT_GE(p0["series"].size(), 70u);

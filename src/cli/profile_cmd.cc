@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -251,9 +252,15 @@ void PrintSummary(const json& doc, std::ostream& out) {
                          lv["fill_pct"].is_null()
                              ? ""
                              : fmt::format(" at {:g}% full", lv["fill_pct"].get<double>()));
-      for (const json& m : lv["summary"])
-        out << fmt::format("  {:<40} {:>12.1f}\n", m["metric"].get<std::string>(),
-                           m["value"].get<double>());
+      if (lv.contains("notes"))
+        for (const json& n : lv["notes"]) out << "  note: " << n.get<std::string>() << "\n";
+      for (const json& m : lv["summary"]) {
+        // Small figures (access times in ms, ...) with three decimals, so 0.04 is not "0.0".
+        const double v = m["value"].get<double>();
+        out << (std::abs(v) < 10 && v != 0
+                    ? fmt::format("  {:<40} {:>12.3f}\n", m["metric"].get<std::string>(), v)
+                    : fmt::format("  {:<40} {:>12.1f}\n", m["metric"].get<std::string>(), v));
+      }
     }
     if (!r["differences"].empty()) {
       out << "differences (last fill level against the first):\n";

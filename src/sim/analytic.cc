@@ -103,8 +103,15 @@ AnalyticFigures Analyze(const SimParams& p, const Geometry& g) {
                     .iops;
   const double seq_units = 32;  // 128 KiB
   const double seq_bytes = seq_units * unit;
-  const double ctrl_w = (p.ctrl_write_us + (seq_units - 1) * p.ctrl_unit_us) * 1e-6;
-  const double ctrl_r = (p.ctrl_read_us + (seq_units - 1) * p.ctrl_unit_us) * 1e-6;
+  // Controller time per command: the 4 KiB command's plus the per-KiB part of the rest
+  // (sim/params.h); sequential reads served by read-ahead skip the per-KiB part.
+  const double extra_kib = (seq_units - 1) * unit / 1024;
+  const double ctrl_w =
+      (p.ctrl_write_us + extra_kib * (p.ctrl_unit_us / 4 + p.ctrl_write_kib_us)) * 1e-6;
+  const double ctrl_r =
+      (p.ctrl_read_us +
+       (p.read_ahead_bytes > 0 ? 0 : extra_kib * (p.ctrl_unit_us / 4 + p.ctrl_read_kib_us))) *
+      1e-6;
   f.seq_write_mb_s = std::min({link_bps, ctrl_w > 0 ? seq_bytes / ctrl_w : 1e300,
                                f.nand_program_mb_s * 1e6, ch_bps}) /
                      1e6;

@@ -21,7 +21,11 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
   ctrl_read_ns_ = UsToNs(p.ctrl_read_us);
   ctrl_write_ns_ = UsToNs(p.ctrl_write_us);
   ctrl_trim_ns_ = UsToNs(p.ctrl_trim_us);
-  ctrl_unit_ns_ = UsToNs(p.ctrl_unit_us);
+  // us per KiB = 1e6 / 1024 ps per byte.
+  ctrl_read_ps_per_byte_ =
+      static_cast<uint64_t>(std::llround((p.ctrl_unit_us / 4 + p.ctrl_read_kib_us) * 1e6 / 1024));
+  ctrl_write_ps_per_byte_ =
+      static_cast<uint64_t>(std::llround((p.ctrl_unit_us / 4 + p.ctrl_write_kib_us) * 1e6 / 1024));
   ctrl_gc_ns_ = UsToNs(p.ctrl_gc_us);
   t_read_ns_ = UsToNs(p.t_read_us);
   t_prog_ns_ = std::max<uint64_t>(1, UsToNs(p.t_prog_us));
@@ -63,6 +67,13 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
   ch_free_.assign(p.channels, 0);
   buffer_ring_.assign(g.buffer_pages, 0);
   buffer_mask_ = g.buffer_pages - 1;
+  ahead_units_ = p.read_ahead_bytes / kUnitBytes;
+  if (ahead_units_ > 0) {
+    uint64_t n = 1;
+    while (n < 2 * kReadStreams * ahead_units_) n *= 2;
+    ahead_.assign(n, AheadUnit{});
+    ahead_mask_ = n - 1;
+  }
   assert((g.buffer_pages & (g.buffer_pages - 1)) == 0 && g.buffer_pages >= g.units_per_prog);
   if (fresh) ResetFactoryFresh(0);
 }
@@ -90,6 +101,9 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   fold_seq_ = 0;
   noise_.rng = (p_.seed ^ 0x9e3779b97f4a7c15ull) | 1;
   hk_hold_until_ = 0;
+  for (ReadStream& st : streams_) st = ReadStream{};
+  stream_victim_ = 0;
+  std::fill(ahead_.begin(), ahead_.end(), AheadUnit{});
   noise_.next_hk_ns = hk_period_ns_ > 0 && hk_ns_ > 0 ? now_ns + hk_period_ns_ : UINT64_MAX;
 }
 
@@ -310,7 +324,8 @@ uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
     if (cap_ps_per_byte_) link = std::max(link, shared_link_.Book(t, CapNs(bytes), t));
   }
   if (link < hk_hold_until_) link = hk_hold_until_;
-  ctrl_free_ = std::max(link, ctrl_free_) + ctrl_write_ns_ + (units - 1) * ctrl_unit_ns_;
+  ctrl_free_ = std::max(link, ctrl_free_) + ctrl_write_ns_ +
+               ExtraCtrlNs(units * kUnitBytes, ctrl_write_ps_per_byte_);
   const uint64_t tc = ctrl_free_;
   uint64_t done = tc;
   for (uint64_t lpn = lpn_begin; lpn < lpn_end; ++lpn) {
@@ -379,10 +394,12 @@ void SimDevice::ProgramHostGroup() {
 }
 
 uint64_t SimDevice::Read(uint64_t offset, uint32_t bytes, uint64_t t) {
+  if (ahead_units_ > 0) return ReadWithReadAhead(offset, bytes, t);
   const uint64_t lpn_begin = offset / kUnitBytes;
   const uint64_t lpn_end = (offset + bytes + kUnitBytes - 1) / kUnitBytes;
   const uint64_t units = lpn_end - lpn_begin;
-  ctrl_free_ = std::max(t, ctrl_free_) + ctrl_read_ns_ + (units - 1) * ctrl_unit_ns_;
+  ctrl_free_ = std::max(t, ctrl_free_) + ctrl_read_ns_ +
+               ExtraCtrlNs(units * kUnitBytes, ctrl_read_ps_per_byte_);
   const uint64_t tc = ctrl_free_;
   uint64_t ready = tc;
   uint32_t last_page = UINT32_MAX;
@@ -397,6 +414,79 @@ uint64_t SimDevice::Read(uint64_t offset, uint32_t bytes, uint64_t t) {
     const uint64_t r = NandRead(ppn, page != last_page, tc, t_read_ns_);
     last_page = page;
     if (r > ready) ready = r;
+  }
+  if (half_duplex_) return shared_link_.Book(ready, read_xfer_.Ns(bytes, link_ps_per_byte_), t);
+  uint64_t& link = link_free_[1];
+  link = std::max(ready, link) + read_xfer_.Ns(bytes, link_ps_per_byte_);
+  if (cap_ps_per_byte_) return std::max(link, shared_link_.Book(ready, CapNs(bytes), t));
+  return link;
+}
+
+uint64_t SimDevice::ReadWithReadAhead(uint64_t offset, uint32_t bytes, uint64_t t) {
+  const uint64_t lpn_begin = offset / kUnitBytes;
+  const uint64_t lpn_end = (offset + bytes + kUnitBytes - 1) / kUnitBytes;
+  const uint64_t units = lpn_end - lpn_begin;
+  // The stream this read continues, if any (else it starts one, replacing the oldest).
+  ReadStream* st = nullptr;
+  for (ReadStream& s : streams_) {
+    if (s.next == offset) st = &s;
+  }
+  const bool continues = st != nullptr;
+  if (!continues) {
+    st = &streams_[stream_victim_];
+    stream_victim_ = (stream_victim_ + 1) % kReadStreams;
+    *st = ReadStream{};
+  }
+  st->next = offset + bytes;
+  // Units already in the read-ahead buffer (hits) cost no NAND read and no per-KiB time.
+  uint64_t hits = 0, hit_ready = 0;
+  for (uint64_t lpn = lpn_begin; lpn < lpn_end; ++lpn) {
+    const AheadUnit& a = ahead_[lpn & ahead_mask_];
+    if (a.lpn == lpn && a.ppn == ftl_.Lookup(static_cast<uint32_t>(lpn))) {
+      ++hits;
+      hit_ready = std::max(hit_ready, a.ready_ns);
+    }
+  }
+  const uint64_t nand_units = units - hits;
+  ctrl_free_ = std::max(t, ctrl_free_) + ctrl_read_ns_ +
+               ExtraCtrlNs(nand_units * kUnitBytes, ctrl_read_ps_per_byte_);
+  const uint64_t tc = ctrl_free_;
+  uint64_t ready = std::max(tc, hit_ready);
+  uint32_t last_page = UINT32_MAX;
+  host_read_pages_ += units;
+  for (uint64_t lpn = lpn_begin; lpn < lpn_end; ++lpn) {
+    const uint32_t ppn = ftl_.Lookup(static_cast<uint32_t>(lpn));
+    if (ppn == Ftl::kNone) {
+      ++unmapped_read_pages_;
+      continue;
+    }
+    AheadUnit& a = ahead_[lpn & ahead_mask_];
+    if (a.lpn == lpn && a.ppn == ppn) {
+      a.lpn = UINT64_MAX;  // delivered: the slot is free again
+      continue;
+    }
+    const uint32_t page = page_of_.Div(ppn);
+    const uint64_t r = NandRead(ppn, page != last_page, tc, t_read_ns_);
+    last_page = page;
+    if (r > ready) ready = r;
+  }
+  // A continued stream: once less than half the window is left ahead of this read, read up
+  // to a window past it (booked on dies and channels now; units of one NAND page share a
+  // sense, so the read-ahead comes in batches of at least half a window).
+  if (continues && st->ahead_end < lpn_end + ahead_units_ / 2) {
+    const uint64_t from = std::max(st->ahead_end, lpn_end);
+    const uint64_t to = std::min<uint64_t>(lpn_end + ahead_units_, g_.user_pages);
+    for (uint64_t lpn = from; lpn < to; ++lpn) {
+      const uint32_t ppn = ftl_.Lookup(static_cast<uint32_t>(lpn));
+      if (ppn == Ftl::kNone) continue;
+      const uint32_t page = page_of_.Div(ppn);
+      AheadUnit& a = ahead_[lpn & ahead_mask_];
+      a.lpn = lpn;
+      a.ppn = ppn;
+      a.ready_ns = NandRead(ppn, page != last_page, tc, t_read_ns_);
+      last_page = page;
+    }
+    st->ahead_end = std::max(st->ahead_end, to);
   }
   if (half_duplex_) return shared_link_.Book(ready, read_xfer_.Ns(bytes, link_ps_per_byte_), t);
   uint64_t& link = link_free_[1];

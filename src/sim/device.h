@@ -204,6 +204,14 @@ class SimDevice {
   // Books the program of the full host group and the release of its buffer slots.
   void ProgramHostGroup();
   uint64_t Read(uint64_t offset, uint32_t bytes, uint64_t t);
+  // Read() with read-ahead (read_ahead_bytes > 0): units of a stream found in the read-ahead
+  // buffer skip NAND and the per-KiB controller time; a read continuing a stream reads the
+  // stream's next read_ahead_bytes into the buffer.
+  uint64_t ReadWithReadAhead(uint64_t offset, uint32_t bytes, uint64_t t);
+  // Controller time (ns) of `bytes` of a command's data beyond its first 4 KiB.
+  uint64_t ExtraCtrlNs(uint64_t bytes, uint64_t ps_per_byte) const {
+    return bytes > kUnitBytes ? (bytes - kUnitBytes) * ps_per_byte / 1000 : 0;
+  }
   uint64_t Trim(uint64_t offset, uint32_t bytes, uint64_t t);
   // Books a program of `units` on the die holding `first_ppn` (or on `die`), data ready at
   // `ready`; returns its end.
@@ -261,7 +269,9 @@ class SimDevice {
   Ftl ftl_;
 
   // Timing constants, ns (per-byte ones in ps).
-  uint64_t cmd_ns_, ctrl_read_ns_, ctrl_write_ns_, ctrl_trim_ns_, ctrl_unit_ns_, ctrl_gc_ns_;
+  uint64_t cmd_ns_, ctrl_read_ns_, ctrl_write_ns_, ctrl_trim_ns_, ctrl_gc_ns_;
+  // Per-byte controller time beyond a command's first 4 KiB (ctrl_unit_us / 4 + *_kib_us), ps.
+  uint64_t ctrl_read_ps_per_byte_, ctrl_write_ps_per_byte_;
   uint64_t t_read_ns_, t_prog_ns_, t_erase_ns_, slc_t_read_ns_, slc_t_prog_ns_;
   uint64_t link_ps_per_byte_, ch_ps_per_byte_, unit_ch_ns_, prog_ch_ns_;
   // Host link time of a command's data, remembered for the last size (sizes repeat).
@@ -323,6 +333,24 @@ class SimDevice {
   uint64_t slc_used_ = 0;
   uint64_t slc_pages_ = 0, slc_folded_ = 0, nand_reads_ = 0, fold_seq_ = 0;
   uint64_t host_read_pages_ = 0, unmapped_read_pages_ = 0;
+  // Read-ahead (read_ahead_bytes > 0): the last few sequential streams and the buffer of
+  // read-ahead units, a direct-mapped ring indexed by lpn (an entry is a hit only while its
+  // lpn and physical page still match: a rewrite makes it stale).
+  struct ReadStream {
+    uint64_t next = UINT64_MAX;  // byte offset where the stream's next read would start
+    uint64_t ahead_end = 0;      // lpn up to which the stream has been read ahead
+  };
+  struct AheadUnit {
+    uint64_t lpn = UINT64_MAX;
+    uint64_t ready_ns = 0;  // in DRAM from then on
+    uint32_t ppn = 0;
+  };
+  static constexpr uint32_t kReadStreams = 4;
+  ReadStream streams_[kReadStreams];
+  uint32_t stream_victim_ = 0;  // round robin replacement
+  uint64_t ahead_units_ = 0;    // read_ahead_bytes / 4 KiB
+  std::vector<AheadUnit> ahead_;
+  uint64_t ahead_mask_ = 0;
   struct Noise {
     uint64_t rng = 0;                  // xorshift64* state
     uint64_t next_hk_ns = UINT64_MAX;  // next housekeeping window

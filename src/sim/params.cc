@@ -124,20 +124,29 @@ const std::vector<ParamDef>& ParamTable() {
     t.push_back(DoubleParam("link_cap_mb_s", "MB/s",
                             "SAS/NVMe: both directions together at most this (0 = no cap)",
                             &SimParams::link_cap_mb_s, 0, 1e6, "0..1e6"));
-    t.push_back(DoubleParam("cmd_us", "us", "fixed latency added to every command",
-                            &SimParams::cmd_us, 0, 1e6, "0..1e6"));
-    t.push_back(DoubleParam("ctrl_read_us", "us", "controller time per read command",
-                            &SimParams::ctrl_read_us, 0, 1e6, "0..1e6"));
-    t.push_back(DoubleParam("ctrl_write_us", "us", "controller time per write command",
-                            &SimParams::ctrl_write_us, 0, 1e6, "0..1e6"));
-    t.push_back(DoubleParam("ctrl_trim_us", "us", "controller time per trim command",
-                            &SimParams::ctrl_trim_us, 0, 1e6, "0..1e6"));
-    t.push_back(DoubleParam("ctrl_unit_us", "us", "controller time per extra 4 KiB of a command",
-                            &SimParams::ctrl_unit_us, 0, 1e6, "0..1e6"));
-    t.push_back(DoubleParam("ctrl_gc_us", "us", "controller time per GC page copy",
-                            &SimParams::ctrl_gc_us, 0, 1e6, "0..1e6"));
+    // Times of the controller and the command path: microseconds, 0..1e6.
+    auto us = [](const char* key, const char* help, double SimParams::*field) {
+      return DoubleParam(key, "us", help, field, 0, 1e6, "0..1e6");
+    };
+    t.push_back(us("cmd_us", "fixed latency added to every command", &SimParams::cmd_us));
+    t.push_back(us("ctrl_read_us", "controller time per read command", &SimParams::ctrl_read_us));
+    t.push_back(
+        us("ctrl_write_us", "controller time per write command", &SimParams::ctrl_write_us));
+    t.push_back(us("ctrl_trim_us", "controller time per trim command", &SimParams::ctrl_trim_us));
+    t.push_back(us("ctrl_unit_us", "controller time per extra 4 KiB of a command",
+                   &SimParams::ctrl_unit_us));
+    t.push_back(us("ctrl_read_kib_us",
+                   "controller time per KiB of a read beyond 4 KiB (with ctrl_unit_us/4)",
+                   &SimParams::ctrl_read_kib_us));
+    t.push_back(us("ctrl_write_kib_us",
+                   "controller time per KiB of a write beyond 4 KiB (with ctrl_unit_us/4)",
+                   &SimParams::ctrl_write_kib_us));
+    t.push_back(us("ctrl_gc_us", "controller time per GC page copy", &SimParams::ctrl_gc_us));
     t.push_back(BytesParam("buffer", "DRAM write buffer", &SimParams::buffer_bytes, 64 << 10,
                            1ull << 34, "64 KiB..16 GiB"));
+    t.push_back(BytesParam(
+        "read_ahead", "read-ahead of sequential read streams, bytes past a stream's end (0 off)",
+        &SimParams::read_ahead_bytes, 0, 64ull << 20, "0..64 MiB"));
     t.push_back(UintParam("channels", "", "NAND channels", &SimParams::channels, 1, 64, "1..64"));
     t.push_back(UintParam("dies_per_channel", "", "dies per channel", &SimParams::dies_per_channel,
                           1, 64, "1..64"));
@@ -351,7 +360,8 @@ Geometry DeriveGeometry(const SimParams& p) {
   // The full drive: whole blocks for the physical side, then the user side from the exact OP.
   const double user_full_target = static_cast<double>(p.capacity_bytes / kUnitBytes);
   const double blocks_full = std::max(1.0, std::round(user_full_target * alpha / ppb));
-  const double user_full = std::floor(blocks_full * ppb / alpha);
+  // Whole blocks may round the physical side up: the user side never exceeds the capacity.
+  const double user_full = std::min(user_full_target, std::floor(blocks_full * ppb / alpha));
   if (p.scale == 1) {
     g.blocks = static_cast<uint32_t>(std::min(blocks_full, 4.0e9));
     g.user_pages = static_cast<uint64_t>(std::max(1.0, user_full));
@@ -376,7 +386,8 @@ Geometry DeriveGeometry(const SimParams& p) {
     g.blocks = static_cast<uint32_t>(std::min(blocks, 4.0e9));
     g.low_free_blocks = low;
     g.user_pages = static_cast<uint64_t>(std::max(
-        1.0, std::floor((g.blocks - ReserveBlocks(low) - batch_reserve) * ppb / alpha_eff)));
+        1.0, std::min(user_target, std::floor((g.blocks - ReserveBlocks(low) - batch_reserve) *
+                                              ppb / alpha_eff))));
   }
   g.physical_pages = static_cast<uint64_t>(g.blocks) * g.pages_per_block;
   g.min_free_blocks = 2;

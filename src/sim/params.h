@@ -50,7 +50,17 @@ struct SimParams {
   double ctrl_write_us = 10;  // controller occupancy per write command
   double ctrl_trim_us = 2;    // controller occupancy per trim command
   double ctrl_unit_us = 0.5;  // extra controller occupancy per 4 KiB unit beyond the first
-  double ctrl_gc_us = 1;      // controller occupancy per garbage-collection page copy
+  // Per-KiB controller occupancy of a command's data beyond its first 4 KiB, by direction
+  // (added to ctrl_unit_us / 4): a command of B bytes costs
+  //   ctrl_{read,write}_us + max(0, B/1024 - 4) x (ctrl_unit_us / 4 + ctrl_{read,write}_kib_us)
+  // so ctrl_{read,write}_us stays the 4 KiB command's cost.
+  double ctrl_read_kib_us = 0;
+  double ctrl_write_kib_us = 0;
+  // Read-ahead: a read that starts where an earlier read ended (one of kReadStreams streams)
+  // makes the drive read the next `read_ahead_bytes` of that stream from NAND into DRAM; a
+  // later read finds those units there (no NAND read, no per-KiB controller time). 0 = off.
+  uint64_t read_ahead_bytes = 0;
+  double ctrl_gc_us = 1;            // controller occupancy per garbage-collection page copy
   uint64_t buffer_bytes = 8 << 20;  // DRAM write buffer; a write completes once buffered
 
   // NAND geometry.

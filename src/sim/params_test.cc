@@ -22,6 +22,20 @@ TEST(SimParams, EveryPresetOpensAndDescribes) {
   }
 }
 
+TEST(SimParams, UserCapacityNeverExceedsTheConfiguredOne) {
+  // Whole blocks round the physical side; the user side (times the scale) stays within the
+  // preset's capacity, at its default scale and unscaled.
+  for (const SimParams& p : Presets()) {
+    for (uint32_t scale : {p.scale, 1u}) {
+      SimParams q = p;
+      q.scale = scale;
+      const Geometry g = DeriveGeometry(q);
+      EXPECT_LE(g.user_bytes() * scale, p.capacity_bytes) << p.preset << " scale " << scale;
+      EXPECT_GT(g.user_bytes() * scale, p.capacity_bytes * 0.98) << p.preset << " scale " << scale;
+    }
+  }
+}
+
 TEST(SimParams, OverridesApply) {
   auto p = ParseSimTarget("sim:tiny?op=28&gc=fifo&channels=4&gc_lazy=1&interface=nvme");
   ASSERT_TRUE(p.ok()) << p.status().message();

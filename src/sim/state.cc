@@ -564,6 +564,9 @@ void SimDevice::VisitState(Ar& ar) {
   ar.Pod(unmapped_read_pages_);
   ar.Pod(hk_hold_until_);
   ar.Pod(noise_);
+  ar.Span(streams_, kReadStreams);
+  ar.Pod(stream_victim_);
+  ar.Span(ahead_.data(), ahead_.size());
 }
 
 std::string SimDevice::CheckLoaded() const {
@@ -577,6 +580,7 @@ std::string SimDevice::CheckLoaded() const {
   }
   if (host_group_.size != g_.units_per_prog && host_group_.size != g_.units_per_slc_prog)
     return "program group";
+  if (stream_victim_ >= kReadStreams) return "read stream";
   return "";
 }
 

@@ -127,6 +127,21 @@ Status NeedRoom(Ctx& c, uint64_t begin, uint64_t bytes, const std::string& what)
   return Status::Ok();
 }
 
+constexpr uint64_t kMinRoom = 16 * kMiB;  // smallest default test file after shrinking
+
+// The size of a test file or span: the user's (checked by NeedRoom), else the default, shrunk
+// (whole MiB, with a note) to what the fill left when that is less (a scaled simulated drive
+// at 90% full has less room than the full drive's default file).
+uint64_t RoomFor(Ctx& c, uint64_t begin, uint64_t default_bytes, const std::string& what) {
+  if (c.o.size_bytes) return c.o.size_bytes;
+  const uint64_t left = c.capacity() - std::min(begin, c.capacity());
+  if (default_bytes <= left || left < kMinRoom) return default_bytes;
+  const uint64_t size = left / kMiB * kMiB;
+  c.notes.push_back(what + " shrunk from " + FormatBytes(default_bytes) + " to " +
+                    FormatBytes(size) + ", the room left after the fill");
+  return size;
+}
+
 // ---- CrystalDiskMark ----
 struct CdmItem {
   std::string name;
@@ -146,7 +161,7 @@ Result<json> Cdm(Ctx& c, uint64_t base, Summary& sum) {
              {"RND4K Q32T16", false, 4 * kKiB, 32, 16},
              {"RND4K Q1T1", false, 4 * kKiB, 1, 1}};
   }
-  const uint64_t size = c.o.size_bytes ? c.o.size_bytes : kGiB;
+  const uint64_t size = RoomFor(c, base, kGiB, "the test file");
   const uint32_t passes = c.o.passes ? c.o.passes : 5;
   const uint64_t pass_ns = c.o.time_ns ? c.o.time_ns : 5 * kNsPerS;
   const uint64_t pause_ns = c.o.pause_ns != UINT64_MAX ? c.o.pause_ns : 5 * kNsPerS;
@@ -198,7 +213,7 @@ Result<json> Cdm(Ctx& c, uint64_t base, Summary& sum) {
 Result<json> Atto(Ctx& c, uint64_t base, Summary& sum) {
   const uint64_t lo = c.o.min_bs ? c.o.min_bs : 512;
   const uint64_t hi = c.o.max_bs ? c.o.max_bs : 64 * kMiB;
-  const uint64_t span = c.o.size_bytes ? c.o.size_bytes : 256 * kMiB;
+  const uint64_t span = RoomFor(c, base, 256 * kMiB, "the span");
   const uint32_t qd = c.o.qd ? c.o.qd : 4;
   SSDLAB_RETURN_IF_ERROR(NeedRoom(c, base, span, "the span"));
   json rows = json::array(), skipped = json::array();
@@ -237,7 +252,7 @@ Result<json> Atto(Ctx& c, uint64_t base, Summary& sum) {
 // "New AS SSD Benchmark") and ssd-tester.com: the program's author has not published them, so
 // this is the third-party formula, applied to our MB/s figures.
 Result<json> AsSsd(Ctx& c, uint64_t base, Summary& sum) {
-  const uint64_t size = c.o.size_bytes ? c.o.size_bytes : kGiB;
+  const uint64_t size = RoomFor(c, base, kGiB, "the test file");
   const uint64_t t = c.o.time_ns ? c.o.time_ns : 5 * kNsPerS;
   SSDLAB_RETURN_IF_ERROR(NeedRoom(c, base, size, "the test file"));
   const uint64_t end = base + size;
@@ -490,9 +505,14 @@ Result<json> OpAdvisor(Ctx& c, Summary& sum) {
     double op, sustained;
   };
   std::vector<Pt> pts;
+  // The range an OP leaves (whole MiB) and the capacity it gives up: OP 0 gives up nothing
+  // (the range's rounding to whole MiB is not over-provisioning).
+  auto range_of = [&](double op) {
+    return AlignDown(static_cast<uint64_t>(static_cast<double>(cap) * (100 - op) / 100), kAlign);
+  };
+  auto cost_of = [&](double op) { return op > 0 ? cap - range_of(op) : 0; };
   for (double op : ops) {
-    uint64_t range =
-        AlignDown(static_cast<uint64_t>(static_cast<double>(cap) * (100 - op) / 100), kAlign);
+    const uint64_t range = range_of(op);
     WorkloadSpec s = c.Spec(false, 0, {{4 * kKiB, 100}}, jobs, qd, 0, range, t, 0);
     s.interval_ns = interval;
     char cell[48];
@@ -535,7 +555,7 @@ Result<json> OpAdvisor(Ctx& c, Summary& sum) {
     pts.push_back({op, sustained});
     points.push_back({{"op_pct", op},
                       {"range_bytes", range},
-                      {"capacity_cost_bytes", cap - range},
+                      {"capacity_cost_bytes", cost_of(op)},
                       {"purge_method", method},
                       {"initial_iops", initial},
                       {"sustained_iops", sustained},
@@ -557,9 +577,7 @@ Result<json> OpAdvisor(Ctx& c, Summary& sum) {
     if (p.op < base->op) base = &p;
   }
   double gain = base->sustained > 0 ? (rec->sustained / base->sustained - 1) * 100 : 0;
-  uint64_t cost =
-      cap -
-      AlignDown(static_cast<uint64_t>(static_cast<double>(cap) * (100 - rec->op) / 100), kAlign);
+  const uint64_t cost = cost_of(rec->op);
   json recj = {{"op_pct", rec->op},
                {"sustained_iops", rec->sustained},
                {"baseline_op_pct", base->op},
@@ -784,9 +802,11 @@ Status CheckProfileTarget(const ProfileDef& def, const ProfileOptions& o,
           : 0;
   uint64_t need = 0;
   std::string what = "the test file";
+  // Without --size the default file shrinks to the room left (RoomFor), down to kMinRoom.
   if (def.kind == "cdm" || def.kind == "cdm-nvme" || def.kind == "as-ssd")
-    need = o.size_bytes ? o.size_bytes : kGiB;
-  if (def.kind == "atto") need = o.size_bytes ? o.size_bytes : 256 * kMiB, what = "the span";
+    need = o.size_bytes ? o.size_bytes : std::min(kGiB, kMinRoom);
+  if (def.kind == "atto")
+    need = o.size_bytes ? o.size_bytes : std::min(256 * kMiB, kMinRoom), what = "the span";
   if (need && base + need > cap) {
     return Status::Invalid(def.name + ": " + what + " of " + FormatBytes(need) +
                            " does not fit in the " + FormatBytes(cap - std::min(base, cap)) +
@@ -880,6 +900,7 @@ Status RunProfile(Backend& backend, RunJournal& store, int64_t run_id, int seq,
       base = UsesFreeSpace(def.kind) ? fill : 0;
     }
     Summary sum;
+    c.notes.clear();
     auto res = RunKind(c, base, level >= 0, sum);
     if (!res.ok()) {
       failed = res.status();
@@ -891,6 +912,7 @@ Status RunProfile(Backend& backend, RunJournal& store, int64_t run_id, int seq,
                           {"preparation", prep},
                           {"workspace_begin_bytes", base},
                           {"summary", sj},
+                          {"notes", c.notes},
                           {"results", res.value()}});
     sums.push_back(std::move(sum));
   }
