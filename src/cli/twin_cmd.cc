@@ -10,6 +10,7 @@
 #include "base/output_file.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/twin_runs.h"
 #include "sim/params.h"
 #include "sim/preset_file.h"
 #include "store/store.h"
@@ -133,29 +134,33 @@ int RunFit(const FitArgs& a) {
 
 struct CompareArgs {
   std::string run, db, target;
+  bool exact = false;
 };
 
 int RunCompare(const CompareArgs& a) {
   auto store = Store::Open(a.db, Store::Mode::kReadOnly);
   if (!store.ok()) return Fail(store.status());
-  twin::RunShape shape;
-  std::string run_target;
-  auto figures = LoadFigures(*store.value(), {a.run}, &shape, &run_target);
-  if (!figures.ok()) return Fail(figures.status());
-  auto p = sim::ParseSimTarget(a.target.rfind("sim:", 0) == 0 ? a.target : "sim:" + a.target);
-  if (!p.ok()) return Fail(p.status());
-  twin::SimulateOptions o;
-  o.hir_cycles = shape.hir_cycles;
-  auto values = twin::SimulateFigures(p.value(), figures.value(), shape, o);
-  if (!values.ok()) return Fail(values.status());
+  auto doc = store.value()->RunJson(a.run);
+  if (!doc.ok()) return Fail(doc.status());
+  auto target = TwinTarget(a.target, 1);
+  if (!target.ok()) return Fail(target.status());
+  nlohmann::json twin_doc;
+  if (a.exact) {
+    auto rerun = RerunOnTwin(doc.value(), target.value());
+    if (!rerun.ok()) return Fail(rerun.status());
+    twin_doc = std::move(rerun.value());
+  }
+  auto fits = CompareOnTwin(doc.value(), target.value(), twin_doc);
+  if (!fits.ok()) return Fail(fits.status());
   std::vector<twin::FigureFit> rows;
-  std::cout << fmt::format("run {} measured vs {} simulated\n", a.run, a.target);
+  std::cout << fmt::format("run {} measured vs {} simulated ({})\n", a.run, a.target,
+                           a.exact ? "exact: the run's tests re-run on it" : "cheap evaluator");
   std::cout << fmt::format("  {:<58} {:>12} {:>12} {:>8}\n", "figure", "measured", "simulated",
                            "error");
-  for (size_t i = 0; i < figures->size(); ++i) {
-    rows.push_back({(*figures)[i], values.value()[i], false});
-    std::cout << fmt::format("  {:<58} {:>12.4g} {:>12.4g} {:>7.1f}%\n", (*figures)[i].Name(),
-                             (*figures)[i].value, values.value()[i], 100 * rows.back().RelError());
+  for (const twin::FigureFit& f : fits.value()) {
+    rows.push_back(f);
+    std::cout << fmt::format("  {:<58} {:>12.4g} {:>12.4g} {:>7.1f}%\n", f.figure.Name(),
+                             f.figure.value, f.simulated, 100 * f.RelError());
   }
   for (const auto& [test, e] : twin::MedianErrors(rows, false))
     std::cout << fmt::format("  median error {:<6} {:.1f}%\n", test, 100 * e);
@@ -273,6 +278,9 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
   compare->add_option("run", c->run, "Stored run")->required();
   compare->add_option("--db", c->db, "Results database")->required();
   compare->add_option("--target", c->target, "sim:TWIN.toml (or any sim: target)")->required();
+  compare->add_flag("--exact", c->exact,
+                    "Re-run the run's own tests on the target through the suite (slower; "
+                    "default: the cheap evaluator sim fit uses)");
   compare->callback([c, exit_code] { *exit_code = RunCompare(*c); });
 }
 
