@@ -177,9 +177,9 @@ TEST(E2eTwin, ReportAgainstATwinWithWhatIf) {
   EXPECT_GT(scatter.size(), 10u);
   for (const auto& p : scatter) EXPECT_EQ(p["measured"], p["simulated"]) << p.dump();
 
-  Proc what = RunSsdlab({"report", "m", "--db", db, "-o", dir / "what.html", "--twin",
-                         "sim:tiny?logical_block=512&op=12", "--twin-method", "cheap",
-                         "--what-if"});
+  Proc what =
+      RunSsdlab({"report", "m", "--db", db, "-o", dir / "what.html", "--twin",
+                 "sim:tiny?logical_block=512&op=12", "--twin-method", "cheap", "--what-if"});
   ASSERT_EQ(what.exit_code, 0) << what.err;
   const std::string w = ReadFile(dir / "what.html");
   EXPECT_TRUE(Has(w, "id=\"sec-whatif\""));

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <optional>
 #include <iostream>
+#include <optional>
 
 #include "base/output_file.h"
 #include "cli/commands.h"
@@ -70,7 +70,8 @@ Result<TwinReport> MakeTwinReport(const ReportArgs& a, const nlohmann::json& doc
     std::cerr << fmt::format("ssdlab report: re-running run {}'s tests on the twin\n", a.runs[0]);
     SSDLAB_ASSIGN_OR_RETURN(twin_doc, RerunOnTwin(doc, target));
     std::string tests;
-    for (const auto& t : twin_doc["tests"]) tests += (tests.empty() ? "" : ", ") + t.value("name", "");
+    for (const auto& t : twin_doc["tests"])
+      tests += (tests.empty() ? "" : ", ") + t.value("name", "");
     tr.method = "Exact: the run's own tests (" + tests +
                 ") re-run with its stored options on the twin, through the suite (purge, "
                 "preconditioning, rounds to steady state); the twin's run stands beside the "
@@ -83,8 +84,8 @@ Result<TwinReport> MakeTwinReport(const ReportArgs& a, const nlohmann::json& doc
   }
   SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::FigureFit> fits, CompareOnTwin(doc, target, twin_doc));
   for (const twin::FigureFit& f : fits)
-    tr.figures.push_back({f.figure.test, f.figure.Name(), f.figure.metric, f.figure.x,
-                          f.figure.value, f.simulated});
+    tr.figures.push_back(
+        {f.figure.test, f.figure.Name(), f.figure.metric, f.figure.x, f.figure.value, f.simulated});
   if (a.what_if) {
     std::cerr << "ssdlab report: what-if runs on the twin (OP advisor, WSAT, RAID 10, RAID 5)\n";
     SSDLAB_ASSIGN_OR_RETURN(std::vector<WhatIfRun> runs, WhatIfRuns(target, WhatIfOptions{}));

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "base/output_file.h"
@@ -35,7 +36,39 @@ struct FitArgs {
   std::string db, base, fit, train_tests, out;
   uint64_t seed = 1;
   uint32_t max_evals = 0;
+  std::string correct = "auto";
 };
+
+// Per figure: the full tests' value / the cheap evaluator's, both on the base (the run's tests
+// re-run on it, cli/twin_runs.h); 1 for runs without PTS options (imports) and figures either
+// misses. Clamped to 1/4 .. 4.
+Result<std::vector<double>> BiasFactors(Store& store, const std::vector<std::string>& runs,
+                                        const sim::SimParams& base,
+                                        const std::vector<twin::Figure>& figures,
+                                        const twin::RunShape& shape,
+                                        const twin::SimulateOptions& so) {
+  std::vector<double> factor(figures.size(), 1.0);
+  twin::SimulateOptions final_sim = so;
+  final_sim.hir_cycles = shape.hir_cycles;
+  SSDLAB_ASSIGN_OR_RETURN(std::vector<double> cheap,
+                          twin::SimulateFigures(base, figures, shape, final_sim));
+  for (const std::string& run : runs) {
+    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json doc, store.RunJson(run));
+    if (!HasPtsOptions(doc)) continue;
+    std::cerr << "sim fit: re-running run " << run << "'s tests on the base (bias correction)\n";
+    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json exact, RerunOnTwin(doc, twin::TargetOf(base)));
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> ex, twin::FiguresOfRun(exact, nullptr));
+    std::map<std::string, double> by_name;
+    for (const twin::Figure& f : ex) by_name[f.Name()] = f.value;
+    for (size_t i = 0; i < figures.size(); ++i) {
+      if (figures[i].run != run) continue;
+      auto it = by_name.find(figures[i].Name());
+      if (it == by_name.end() || !(it->second > 0) || !(cheap[i] > 0)) continue;
+      factor[i] = std::clamp(it->second / cheap[i], 0.25, 4.0);
+    }
+  }
+  return factor;
+}
 
 // The figures of every run, and the shape of the first.
 Result<std::vector<twin::Figure>> LoadFigures(Store& store, const std::vector<std::string>& runs,
@@ -89,6 +122,13 @@ int RunFit(const FitArgs& a) {
   o.seed = a.seed;
   o.max_evals = a.max_evals;
   if (Status s = twin::CheckFitKeys(o.keys, base.value()); !s.ok()) return Fail(s);
+  if (a.correct != "auto" && a.correct != "off")
+    return Fail(Status::Invalid("--correct '" + a.correct + "': expected auto or off"));
+  if (a.correct == "auto") {
+    auto f = BiasFactors(*store.value(), a.runs, base.value(), figures.value(), shape, o.sim);
+    if (!f.ok()) return Fail(f.status());
+    o.sim_factor = std::move(f.value());
+  }
   o.progress = [t0](uint32_t done, uint32_t budget, double best) {
     const int width = 30;
     const int filled = budget ? static_cast<int>(width * std::min(1.0, 1.0 * done / budget)) : 0;
@@ -267,6 +307,9 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
                   "Fit only these tests' figures (e.g. iops,lat,wsat); the others are held out. "
                   "Default: a quarter of each test's cells is held out");
   fit->add_option("--seed", a->seed, "Seed of the held-out split");
+  fit->add_option("--correct", a->correct,
+                  "auto: correct the cheap evaluator's bias per figure by the run's own tests "
+                  "re-run once on the base (runs ssdlab made); off: no correction");
   fit->add_option("--max-evals", a->max_evals, "Simulations at most (default 40 + 12 x keys)");
   fit->add_option("-o,--output", a->out, "The twin's preset file (.toml)")->required();
   fit->callback([a, exit_code] { *exit_code = RunFit(*a); });

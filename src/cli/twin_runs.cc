@@ -92,9 +92,9 @@ double DescribeNumber(const std::vector<SimFigure>& figs, const std::string& key
 }  // namespace
 
 Result<std::string> TwinTarget(const std::string& target, uint32_t scale_factor) {
-  SSDLAB_ASSIGN_OR_RETURN(sim::SimParams p, sim::ParseSimTarget(target.rfind("sim:", 0) == 0
-                                                                    ? target
-                                                                    : "sim:" + target));
+  SSDLAB_ASSIGN_OR_RETURN(
+      sim::SimParams p,
+      sim::ParseSimTarget(target.rfind("sim:", 0) == 0 ? target : "sim:" + target));
   return twin::TargetOf(p, std::max<uint32_t>(1, scale_factor));
 }
 
@@ -126,8 +126,7 @@ Result<json> RerunOnTwin(const json& run_doc, const std::string& target) {
 Result<std::vector<twin::FigureFit>> CompareOnTwin(const json& run_doc, const std::string& target,
                                                    const json& twin_doc) {
   twin::RunShape shape;
-  SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> measured,
-                          twin::FiguresOfRun(run_doc, &shape));
+  SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> measured, twin::FiguresOfRun(run_doc, &shape));
   std::vector<twin::FigureFit> out;
   if (!twin_doc.is_null()) {
     SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> sim, twin::FiguresOfRun(twin_doc, nullptr));
@@ -168,8 +167,8 @@ Result<std::vector<WhatIfRun>> WhatIfRuns(const std::string& target, const WhatI
     SSDLAB_ASSIGN_OR_RETURN(auto backend, OpenSimBackend(target));
     json config = {{"options", ProfileOptionsJson(po)}, {"profile", def.name}, {"kind", def.kind}};
     json context = {{"target", TargetJson(backend->info())}};
-    SSDLAB_ASSIGN_OR_RETURN(int64_t id,
-                            ts.store().CreateRun("op", "profile", config, context, backend->info()));
+    SSDLAB_ASSIGN_OR_RETURN(
+        int64_t id, ts.store().CreateRun("op", "profile", config, context, backend->info()));
     SSDLAB_RETURN_IF_ERROR(RunProfile(*backend, ts.store(), id, 0, def, po, nullptr, nullptr));
     SSDLAB_RETURN_IF_ERROR(ts.store().SetRunStatus(id, "done"));
     SSDLAB_ASSIGN_OR_RETURN(json doc, ts.store().RunJson("op"));
@@ -203,9 +202,9 @@ Result<std::vector<WhatIfRun>> WhatIfRuns(const std::string& target, const WhatI
     SSDLAB_ASSIGN_OR_RETURN(std::string a,
                             ArrayTarget({target, target, target, target}, layout, "64KiB"));
     SSDLAB_ASSIGN_OR_RETURN(json doc, RunBattery(ts, layout, a, arr));
-    out.push_back({fmt::format("4 x twin, {}", std::string(layout) == "raid5" ? "RAID 5"
-                                                                              : "RAID 10"),
-                   layout, std::move(doc)});
+    out.push_back(
+        {fmt::format("4 x twin, {}", std::string(layout) == "raid5" ? "RAID 5" : "RAID 10"), layout,
+         std::move(doc)});
   }
   return out;
 }

@@ -32,12 +32,11 @@ bool IsLatency(const std::string& key) { return key.rfind("lat_", 0) == 0; }
 
 std::string Workload(const json& c) {
   const double read = Num(c, "read_pct");
-  return fmt::format("{} {} {}, {}T x QD{}", Get(c, "sequential").is_boolean() &&
-                                                     Get(c, "sequential").get<bool>()
-                                                 ? "seq"
-                                                 : "rnd",
-                     BlockLabel(static_cast<uint64_t>(Num(c, "block_bytes"))), MixLabel(read),
-                     Num(c, "threads", 1), Num(c, "qd", 1));
+  return fmt::format(
+      "{} {} {}, {}T x QD{}",
+      Get(c, "sequential").is_boolean() && Get(c, "sequential").get<bool>() ? "seq" : "rnd",
+      BlockLabel(static_cast<uint64_t>(Num(c, "block_bytes"))), MixLabel(read),
+      Num(c, "threads", 1), Num(c, "qd", 1));
 }
 
 // The x position of a cell on a curve ("x" of the CSV: WSAT GiB written, HIR wait in s).
@@ -96,7 +95,7 @@ json ImportedSections(Ctx& ctx) {
           if (curve) row.push_back(has_x ? FmtNum(Num(c, "x"), 4) : "plateau");
           for (const MetricDef& m : shown) {
             const json& v = Get(c, m.key);
-            row.push_back(!v.is_number()       ? "-"
+            row.push_back(!v.is_number()                 ? "-"
                           : std::string(m.key) == "iops" ? FmtInt(v.get<double>())
                                                          : FmtNum(v.get<double>(), 4));
           }
@@ -107,7 +106,9 @@ json ImportedSections(Ctx& ctx) {
           for (const MetricDef& m : shown) {
             const json& v = Get(c, m.key);
             if (!v.is_number()) continue;
-            json p = {{"cell", label}, {"metric", m.title}, {"value", R6(v.get<double>())},
+            json p = {{"cell", label},
+                      {"metric", m.title},
+                      {"value", R6(v.get<double>())},
                       {"x", has_x ? json(R6(Num(c, "x"))) : json(nullptr)}};
             if (ctx.multi) p["drive"] = r.label;
             charted[IsLatency(m.key) ? "lat" : m.key].push_back(p);
@@ -126,14 +127,15 @@ json ImportedSections(Ctx& ctx) {
       json with_x = json::array(), without_x = json::array();
       for (json& v : values) (v["x"].is_null() ? without_x : with_x).push_back(v);
       if (!with_x.empty())
-        blocks.push_back(ChartBlock(
-            ctx.Id(stem + "-curve"), what + " along the curve",
-            LineSpec(what + " of " + name, with_x, Q("x", XTitle(name)), Q("value", what),
-                     "metric", "Figure", ctx, nullptr, "x")));
+        blocks.push_back(
+            ChartBlock(ctx.Id(stem + "-curve"), what + " along the curve",
+                       LineSpec(what + " of " + name, with_x, Q("x", XTitle(name)),
+                                Q("value", what), "metric", "Figure", ctx, nullptr, "x")));
       if (!without_x.empty()) {
         json s = BarSpec(what + " of " + name, without_x, N("cell", "Workload", nullptr),
                          Q("value", what), N("metric", "Figure"), ctx, "", true,
                          std::max(220, 40 * static_cast<int>(without_x.size())));
+        s["encoding"]["xOffset"] = N("metric", "Figure");  // side by side, never stacked
         blocks.push_back(ChartBlock(ctx.Id(stem + "-bars"), what + " by cell", s));
       }
     };
@@ -145,10 +147,10 @@ json ImportedSections(Ctx& ctx) {
                                                           : "Latency, µs";
       chart(it->second, what, "imported-" + name + "-" + k);
     }
-    sections.push_back(Section(
-        "imported-" + name, "Imported: " + pts::TestTitle(name),
-        "Figures measured elsewhere and stored with ssdlab import (not re-measured here).",
-        blocks));
+    sections.push_back(
+        Section("imported-" + name, "Imported: " + pts::TestTitle(name),
+                "Figures measured elsewhere and stored with ssdlab import (not re-measured here).",
+                blocks));
   }
   return sections;
 }

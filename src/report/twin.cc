@@ -60,12 +60,12 @@ json Figures(Ctx& ctx, const TwinReport& tr) {
                                    fmt::format("{} of {}", within, e.size())}));
   }
   if (!tr.figures.empty())
-    summary.push_back(json::array({"All figures", errors["all"].size(),
-                                   FmtPct(100 * Median(errors["all"])), ""}));
-  blocks.push_back(TableBlock(
-      ctx.Id("twin-errors"), "Median relative error |simulated - measured| / measured, per test",
-      json::array({"Test", "Figures", "Median error", "Within 10%"}), summary,
-      json::array({tr.method})));
+    summary.push_back(json::array(
+        {"All figures", errors["all"].size(), FmtPct(100 * Median(errors["all"])), ""}));
+  blocks.push_back(TableBlock(ctx.Id("twin-errors"),
+                              "Median relative error |simulated - measured| / measured, per test",
+                              json::array({"Test", "Figures", "Median error", "Within 10%"}),
+                              summary, json::array({tr.method})));
 
   // Measured against simulated, every figure, on log axes: on the diagonal is a perfect twin.
   json pts = json::array();
@@ -80,8 +80,8 @@ json Figures(Ctx& ctx, const TwinReport& tr) {
     hi = std::max({hi, f.measured, f.simulated});
   }
   if (!pts.empty()) {
-    json s = Spec("Every figure: measured vs simulated on the twin", json::array(), kNarrow,
-                  kNarrow);
+    json s =
+        Spec("Every figure: measured vs simulated on the twin", json::array(), kNarrow, kNarrow);
     s.erase("data");
     json points = {{"data", {{"values", pts}}},
                    {"mark", {{"type", "point"}, {"filled", true}, {"tooltip", true}}},
@@ -117,8 +117,8 @@ json Figures(Ctx& ctx, const TwinReport& tr) {
       json values = json::array();
       for (const TwinFigure& f : tr.figures) {
         if (f.test != t || f.metric != m) continue;
-        for (const auto& [what, v] : {std::pair<const char*, double>{"measured", f.measured},
-                                      {"twin", f.simulated}}) {
+        for (const auto& [what, v] :
+             {std::pair<const char*, double>{"measured", f.measured}, {"twin", f.simulated}}) {
           if (!(v > 0)) continue;
           values.push_back(
               {{"cell", CellOf(f)}, {"x", R6(f.x)}, {"value", R6(v)}, {"source", what}});
@@ -127,18 +127,18 @@ json Figures(Ctx& ctx, const TwinReport& tr) {
       const std::string title = pts::TestTitle(t) + ": " + MetricTitle(m);
       const bool curve = t == "wsat" || t == "hir";
       json spec =
-          curve ? LineSpec(title, values,
-                           Q("x", t == "wsat" ? "Capacities written" : "Wait between bursts, s"),
-                           Q("value", MetricTitle(m)), "source", "", one, nullptr, "x", kNarrow,
-                           kShort)
-                : [&] {
-                    json b = BarSpec(title, values, N("cell", "Cell", nullptr),
-                                     Q("value", MetricTitle(m)), N("source", ""), one, "", true,
-                                     std::max(220, 36 * static_cast<int>(values.size() / 2)),
-                                     kShort);
-                    b["encoding"]["xOffset"] = N("source", "");
-                    return b;
-                  }();
+          curve
+              ? LineSpec(title, values,
+                         Q("x", t == "wsat" ? "Capacities written" : "Wait between bursts, s"),
+                         Q("value", MetricTitle(m)), "source", "", one, nullptr, "x", kNarrow,
+                         kShort)
+              : [&] {
+                  json b = BarSpec(title, values, N("cell", "Cell", nullptr),
+                                   Q("value", MetricTitle(m)), N("source", ""), one, "", true,
+                                   std::max(220, 36 * static_cast<int>(values.size() / 2)), kShort);
+                  b["encoding"]["xOffset"] = N("source", "");
+                  return b;
+                }();
       charts.push_back(ChartBlock(ctx.Id("twin-" + t + "-" + m), title, spec));
     }
   }
@@ -146,9 +146,9 @@ json Figures(Ctx& ctx, const TwinReport& tr) {
 
   json rows = json::array();
   for (const TwinFigure& f : tr.figures)
-    rows.push_back(json::array({f.name, FmtNum(f.measured, 4),
-                                f.simulated > 0 ? FmtNum(f.simulated, 4) : "-",
-                                f.simulated > 0 ? FmtPct(100 * RelError(f)) : "-"}));
+    rows.push_back(
+        json::array({f.name, FmtNum(f.measured, 4), f.simulated > 0 ? FmtNum(f.simulated, 4) : "-",
+                     f.simulated > 0 ? FmtPct(100 * RelError(f)) : "-"}));
   blocks.push_back(TableBlock(ctx.Id("twin-figures"), "Every figure",
                               json::array({"Figure", "Measured", "Twin", "Error"}), rows,
                               json::array({"'-': the twin's run has no such figure (e.g. WSAT "
@@ -172,10 +172,10 @@ json OpBlocks(Ctx& ctx, const ReportRun& r) {
                           {"iops", R6(Num(p, k))},
                           {"what", std::string(k) == "initial_iops" ? "fresh (first tenth)"
                                                                     : "sustained (last third)"}});
-      rows.push_back(json::array(
-          {FmtNum(Num(p, "op_pct"), 3) + "%", FmtInt(Num(p, "initial_iops")),
-           FmtInt(Num(p, "sustained_iops")),
-           base > 0 ? FmtPct(100 * (Num(p, "sustained_iops") / base - 1)) : "-"}));
+      rows.push_back(
+          json::array({FmtNum(Num(p, "op_pct"), 3) + "%", FmtInt(Num(p, "initial_iops")),
+                       FmtInt(Num(p, "sustained_iops")),
+                       base > 0 ? FmtPct(100 * (Num(p, "sustained_iops") / base - 1)) : "-"}));
     }
     if (rows.empty()) continue;
     Ctx one{ctx.runs, false};
@@ -243,9 +243,9 @@ json ArrayBlocks(Ctx& ctx, const TwinReport& tr) {
                      N("cell", "Cell", nullptr), Q("value", unit), N("config", "Drive"), one, "",
                      true, 320, kShort);
     s["encoding"]["xOffset"] = N("config", "Drive", nullptr);
-    blocks.push_back(ChartBlock(ctx.Id(std::string("whatif-arrays-") +
-                                       (std::string(unit) == "IOPS" ? "iops" : "tp")),
-                                std::string("Steady ") + unit + " (PTS rounds, short)", s));
+    blocks.push_back(ChartBlock(
+        ctx.Id(std::string("whatif-arrays-") + (std::string(unit) == "IOPS" ? "iops" : "tp")),
+        std::string("Steady ") + unit + " (PTS rounds, short)", s));
   }
   blocks.push_back(TableBlock(ctx.Id("whatif-arrays-table"), "One twin, RAID 10 and RAID 5 of four",
                               json::array({"Drive", "Cell", "Steady state"}), rows,

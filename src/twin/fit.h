@@ -35,6 +35,11 @@ struct FitOptions {
   uint32_t max_evals = 0;  // 0: 40 + 12 x keys
   double max_factor = 3;   // each value within base / max_factor .. base x max_factor
   SimulateOptions sim;
+  // Per figure (in the order of Fit's `figures`): every value the cheap evaluator gives for
+  // that figure is multiplied by this factor, in the objective and in the result (a correction
+  // of the evaluator's bias against the full tests: the full tests' value / the evaluator's, both
+  // on the base). Empty: no correction.
+  std::vector<double> sim_factor;
   // Called after each evaluation: evaluations done, budget, best objective so far.
   std::function<void(uint32_t, uint32_t, double)> progress;
 };
