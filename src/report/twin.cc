@@ -56,8 +56,9 @@ json Figures(Ctx& ctx, const TwinReport& tr) {
   for (const std::string& t : tests) {
     const auto& e = errors[t];
     const auto within = std::count_if(e.begin(), e.end(), [](double x) { return x <= 0.1; });
-    summary.push_back(json::array({pts::TestTitle(t), e.size(), FmtPct(100 * Median(e)),
-                                   fmt::format("{} of {}", within, e.size())}));
+    summary.push_back(
+        json::array({pts::TestTitle(t), std::to_string(e.size()), FmtPct(100 * Median(e)),
+                     fmt::format("{} of {}", within, e.size())}));
   }
   if (!tr.figures.empty())
     summary.push_back(json::array(
