@@ -66,6 +66,28 @@ class Problem {
     return p;
   }
 
+  // The weak prior towards the base at normalised point u: with few figures, keys they do not
+  // pin stay put.
+  static double Prior(const std::vector<double>& u) {
+    double prior = 0;
+    for (double x : u) prior += x * x;
+    return u.empty() ? 0 : kPriorWeight * prior / static_cast<double>(u.size());
+  }
+
+  // The objective at p (the drive at normalised point u) plus the prior; the best point of
+  // every evaluation so far is kept (best_params_, best_u_), whichever step evaluated it.
+  double Total(const sim::SimParams& p, const std::vector<double>& u) {
+    const double raw = Objective(p);
+    const double total = raw + Prior(u);
+    if (total < best_total_) {
+      best_total_ = total;
+      best_raw_ = raw;
+      best_params_ = p;
+      best_u_ = u;
+    }
+    return total;
+  }
+
   double Objective(const sim::SimParams& p) {
     ++evals_;
     const std::string key = TargetOf(p);
@@ -101,6 +123,9 @@ class Problem {
 
   uint32_t evals_ = 0, budget_ = 0;
   double best_ = HUGE_VAL;
+  double best_total_ = HUGE_VAL, best_raw_ = HUGE_VAL;
+  sim::SimParams best_params_;
+  std::vector<double> best_u_;
   const std::vector<std::string>& keys() const { return keys_; }
 
  private:
@@ -120,7 +145,7 @@ std::vector<double> Minimise(Problem& pb, const sim::SimParams& cat, std::vector
   const size_t n = u0.size();
   if (n == 0) {
     auto p = pb.At(u0, cat);
-    *best = p.ok() ? pb.Objective(p.value()) : kFailedObjective;
+    *best = p.ok() ? pb.Total(p.value(), u0) : kFailedObjective;
     return u0;
   }
   nlopt::opt opt(nlopt::LN_SBPLX, static_cast<unsigned>(n));
@@ -139,21 +164,18 @@ std::vector<double> Minimise(Problem& pb, const sim::SimParams& cat, std::vector
         auto* c = static_cast<Ctx*>(data);
         auto p = c->pb->At(u, *c->cat);
         if (!p.ok()) return ++c->pb->evals_, kFailedObjective;
-        // A weak prior towards the base: with few figures, keys they do not pin stay put.
-        double prior = 0;
-        for (double x : u) prior += x * x;
-        return c->pb->Objective(p.value()) + kPriorWeight * prior / static_cast<double>(u.size());
+        return c->pb->Total(p.value(), u);
       },
       &ctx);
   double f = kFailedObjective;
   try {
     opt.optimize(u0, f);
   } catch (const std::exception&) {
-    // nlopt throws on roundoff-limited or forced stops; u0 holds the best point found.
-    f = opt.last_optimum_value();
+    // nlopt throws on roundoff-limited or forced stops; the best point is the Problem's.
   }
-  *best = f;
-  return u0;
+  (void)f;
+  *best = pb.best_total_;
+  return pb.best_u_;
 }
 
 }  // namespace
@@ -254,14 +276,14 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   std::vector<double> u(numbers.size(), 0.0);
   double best = 0;
   sim::SimParams cat = base;
-  res.base_objective = pb.Objective(base);
+  res.base_objective = pb.Total(base, u);
   best = res.base_objective;
   auto left = [&] { return budget > pb.evals_ ? budget - pb.evals_ : 0; };
   // Evaluates the point (t, c); true (and the new best) when it beats the best so far.
   auto better = [&](const std::vector<double>& t, const sim::SimParams& c) {
     auto p = pb.At(t, c);
     if (!p.ok()) return false;
-    const double f = pb.Objective(p.value());
+    const double f = pb.Total(p.value(), t);
     if (!(f < best - 1e-12)) return false;
     best = f;
     return true;
@@ -306,8 +328,9 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   if (local > 0) u = Minimise(pb, cat, u, local, &best);
   SSDLAB_ASSIGN_OR_RETURN(bool changed, try_categories());
   if (changed && left() > 0) u = Minimise(pb, cat, u, left(), &best);
-  SSDLAB_ASSIGN_OR_RETURN(res.params, pb.At(u, cat));
-  res.objective = best;
+  // The best point any step evaluated (the base itself when none beat it).
+  res.params = pb.best_params_;
+  res.objective = pb.best_raw_;
   res.evaluations = pb.evals_;
 
   // The training and held-out figures are simulated apart (cells share a drive in turn, so
