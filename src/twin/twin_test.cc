@@ -157,6 +157,25 @@ TEST(Twin, CorrectionFactorsScaleTheSimulatedFigures) {
   EXPECT_FALSE(Fit(Params("sim:tiny"), figs, shape, o).ok());
 }
 
+// Figures of the base itself: no step of the search may leave the fit worse than its start.
+TEST(Twin, FitIsNeverWorseThanTheBase) {
+  std::vector<Figure> figs = {Cell("iops", 100, 4096, 4, 8, "iops"),
+                              Cell("iops", 0, 4096, 4, 8, "iops"),
+                              Cell("lat", 100, 4096, 1, 1, "lat_mean_us")};
+  RunShape shape;
+  auto v = SimulateFigures(Params("sim:tiny"), figs, shape);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = v.value()[i];
+  FitOptions o;
+  o.keys = {"ctrl_read_us", "ctrl_write_us", "gc_lazy"};
+  o.train_tests = {"iops", "lat"};
+  o.max_evals = 20;
+  auto r = Fit(Params("sim:tiny"), figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_LE(r->objective, r->base_objective);
+  for (const FigureFit& f : r->figures) EXPECT_LT(f.RelError(), 0.01) << f.figure.Name();
+}
+
 TEST(Twin, BadFitKeysAreNamed) {
   const sim::SimParams base = Params("sim:tiny");
   auto st = CheckFitKeys({"ctrl_read_us", "colour"}, base);
