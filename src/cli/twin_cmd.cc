@@ -302,7 +302,7 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
                   "simulated target");
   fit->add_option("--fit", a->fit,
                   "Comma-separated parameter keys to fit (default: cmd_us, ctrl_*_us, "
-                  "t_read_us, t_prog_us, ch_mb_s, op, link_mb_s; gc and gc_lazy allowed)");
+                  "t_read_us, t_prog_us, ch_mb_s, op, link_mb_s, gc, gc_lazy)");
   fit->add_option("--train-tests", a->train_tests,
                   "Fit only these tests' figures (e.g. iops,lat,wsat); the others are held out. "
                   "Default: a quarter of each test's cells is held out");
@@ -310,7 +310,7 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
   fit->add_option("--correct", a->correct,
                   "auto: correct the cheap evaluator's bias per figure by the run's own tests "
                   "re-run once on the base (runs ssdlab made); off: no correction");
-  fit->add_option("--max-evals", a->max_evals, "Simulations at most (default 40 + 12 x keys)");
+  fit->add_option("--max-evals", a->max_evals, "Simulations at most (default 40 + 16 x keys)");
   fit->add_option("-o,--output", a->out, "The twin's preset file (.toml)")->required();
   fit->callback([a, exit_code] { *exit_code = RunFit(*a); });
 
