@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 
 #include "e2e_util.h"
 
@@ -14,6 +15,25 @@ const char* const kHeader =
     "lat_p99_99_us,lat_max_us,role,source\n";
 
 void Write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// The charts of a report page: chart id -> Vega-Lite spec (the page's embedded specs).
+nlohmann::json ChartsOf(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"ssdlab-specs\">";
+  const size_t b = html.find(open);
+  if (b == std::string::npos) return nlohmann::json::object();
+  const size_t e = html.find("</script>", b);
+  return nlohmann::json::parse(html.substr(b + open.size(), e - b - open.size()));
+}
+
+// The data rows of chart `prefix`-N (the first chart whose id starts so), or null.
+nlohmann::json ChartValues(const nlohmann::json& charts, const std::string& prefix) {
+  for (const auto& [id, spec] : charts.items()) {
+    if (id.rfind(prefix + "-", 0) != 0) continue;
+    if (spec.contains("layer")) return spec["layer"].back()["data"]["values"];
+    return spec["data"]["values"];
+  }
+  return nullptr;
+}
 
 TEST(E2eTwin, DescribePrintsAPresetFileThatLoadsBack) {
   TempDir dir;
@@ -106,6 +126,97 @@ TEST(E2eTwin, ImportsFioJson) {
   Proc bad = RunSsdlab({"import", dir / "junk.json", "--db", db, "--run", "junk"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_TRUE(Has(bad.err, "jobs")) << bad.err;
+}
+
+TEST(E2eTwin, ReportOfAnImportedRunShowsItsFigures) {
+  TempDir dir;
+  const std::string db = dir / "r.db";
+  Write(dir / "fig.csv", std::string(kHeader) +
+                             "iops,4k,100,4,8,,30000,,,,,,,calibration,table 1\n"
+                             "iops,4k,0,4,8,,9000,,,,,,,calibration,table 1\n"
+                             "tp,128k,100,1,32,,,520,,,,,,predicted,table 3\n"
+                             "wsat,4k,0,4,32,0,41000,,,,,,,calibration,figure 2\n"
+                             "wsat,4k,0,4,32,800,12000,,,,,,,calibration,figure 2\n");
+  ASSERT_EQ(RunSsdlab({"import", dir / "fig.csv", "--db", db, "--run", "pub"}).exit_code, 0);
+  Proc rep = RunSsdlab({"report", "pub", "--db", db, "-o", dir / "pub.html"});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  const std::string html = ReadFile(dir / "pub.html");
+  EXPECT_TRUE(Has(html, "id=\"sec-imported-iops\"")) << "no IOPS section";
+  EXPECT_TRUE(Has(html, "id=\"sec-imported-tp\""));
+  EXPECT_TRUE(Has(html, "id=\"sec-imported-wsat\""));
+  const auto charts = ChartsOf(html);
+  const auto iops = ChartValues(charts, "imported-iops-iops-bars");
+  ASSERT_TRUE(iops.is_array()) << charts.dump().substr(0, 400);
+  ASSERT_EQ(iops.size(), 2u);
+  EXPECT_EQ(iops[0]["value"], 30000);
+  const auto wsat = ChartValues(charts, "imported-wsat-iops-curve");
+  ASSERT_TRUE(wsat.is_array());
+  ASSERT_EQ(wsat.size(), 2u);
+  EXPECT_EQ(wsat[1]["x"], 800);
+  EXPECT_EQ(wsat[1]["value"], 12000);
+}
+
+// A short battery on the simulator, its report against twins: the same drive re-run exactly
+// (every figure equal: the simulator is deterministic), a drive with more spare area, and the
+// what-if runs.
+TEST(E2eTwin, ReportAgainstATwinWithWhatIf) {
+  TempDir dir;
+  const std::string db = dir / "r.db";
+  const std::string target = "sim:tiny?logical_block=512";
+  Proc pts = RunSsdlab({"pts", "--target", target, "--run", "m", "--db", db, "--spec", "review",
+                        "--tests", "iops,lat,wsat", "--round", "2s", "--wsat-round", "2s",
+                        "--max-rounds", "6", "--progress", "none"});
+  ASSERT_EQ(pts.exit_code, 0) << pts.err;
+  Proc same = RunSsdlab({"report", "m", "--db", db, "-o", dir / "same.html", "--twin", target});
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  const std::string html = ReadFile(dir / "same.html");
+  EXPECT_TRUE(Has(html, "id=\"sec-twin\""));
+  EXPECT_TRUE(Has(html, "Exact: the run's own tests (iops, lat, wsat)")) << "method not shown";
+  const auto scatter = ChartValues(ChartsOf(html), "twin-scatter");
+  ASSERT_TRUE(scatter.is_array());
+  EXPECT_GT(scatter.size(), 10u);
+  for (const auto& p : scatter) EXPECT_EQ(p["measured"], p["simulated"]) << p.dump();
+
+  Proc what =
+      RunSsdlab({"report", "m", "--db", db, "-o", dir / "what.html", "--twin",
+                 "sim:tiny?logical_block=512&op=12", "--twin-method", "cheap", "--what-if"});
+  ASSERT_EQ(what.exit_code, 0) << what.err;
+  const std::string w = ReadFile(dir / "what.html");
+  EXPECT_TRUE(Has(w, "id=\"sec-whatif\""));
+  EXPECT_TRUE(Has(w, "Cheap evaluator"));
+  const auto charts = ChartsOf(w);
+  // More spare area, more sustained random write IOPS.
+  const auto op = ChartValues(charts, "whatif-op");
+  ASSERT_TRUE(op.is_array());
+  double at0 = 0, at50 = 0;
+  for (const auto& p : op) {
+    if (p["what"] != "sustained (last third)") continue;
+    if (p["op"] == 0) at0 = p["iops"];
+    if (p["op"] == 50) at50 = p["iops"];
+  }
+  EXPECT_GT(at0, 0);
+  EXPECT_GT(at50, 1.2 * at0);
+  const auto wsat = ChartValues(charts, "whatif-wsat");
+  ASSERT_TRUE(wsat.is_array());
+  EXPECT_GE(wsat.back()["x"].get<double>(), 4.0);
+  // Four drives read and write more than one (RAID 10: each write on two of them).
+  const auto arrays = ChartValues(charts, "whatif-arrays-iops");
+  ASSERT_TRUE(arrays.is_array());
+  std::map<std::string, double> read, write;
+  for (const auto& v : arrays) {
+    const std::string cell = v["cell"];
+    if (cell == "rnd rw=100/0 bs=4KiB") read[v["config"]] = v["value"];
+    if (cell == "rnd rw=0/100 bs=4KiB") write[v["config"]] = v["value"];
+  }
+  ASSERT_EQ(read.size(), 3u) << arrays.dump();
+  EXPECT_GT(read["4 x twin, RAID 10"], 1.5 * read["one twin"]);
+  EXPECT_GT(write["4 x twin, RAID 10"], 1.3 * write["one twin"]);
+  EXPECT_GT(write["4 x twin, RAID 5"], 0);
+
+  Proc bad = RunSsdlab({"report", "m", "--db", db, "-o", dir / "b.html", "--what-if"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(Has(bad.err, "--twin")) << bad.err;
+  EXPECT_EQ(CountLines(bad.err), 1) << bad.err;
 }
 
 }  // namespace

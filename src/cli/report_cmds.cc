@@ -4,10 +4,12 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "base/output_file.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/twin_runs.h"
 #include "cli/version.h"
 #include "report/report.h"
 #include "store/store.h"
@@ -48,7 +50,50 @@ struct ReportArgs {
   std::vector<std::string> runs;
   std::string db, out, spec, title;
   std::string flag = "-o";
+  std::string twin, twin_method = "auto";
+  uint32_t twin_scale = 1;
+  bool what_if = false;
 };
+
+// The twin's part of the report (--twin): figures measured vs simulated (exact: the run's tests
+// re-run on the twin, whose run is returned in `twin_run` to stand beside the measured one;
+// cheap: twin/simulate.h) and, with --what-if, the what-if runs.
+Result<TwinReport> MakeTwinReport(const ReportArgs& a, const nlohmann::json& doc,
+                                  std::optional<ReportRun>* twin_run) {
+  SSDLAB_ASSIGN_OR_RETURN(std::string target, TwinTarget(a.twin, a.twin_scale));
+  if (a.twin_method != "auto" && a.twin_method != "exact" && a.twin_method != "cheap")
+    return Status::Invalid("--twin-method '" + a.twin_method + "': expected auto, exact or cheap");
+  const bool exact = a.twin_method == "exact" || (a.twin_method == "auto" && HasPtsOptions(doc));
+  TwinReport tr;
+  tr.target = a.twin + (a.twin_scale > 1 ? fmt::format(" (at {}x its scale)", a.twin_scale) : "");
+  nlohmann::json twin_doc;
+  if (exact) {
+    std::cerr << fmt::format("ssdlab report: re-running run {}'s tests on the twin\n", a.runs[0]);
+    SSDLAB_ASSIGN_OR_RETURN(twin_doc, RerunOnTwin(doc, target));
+    std::string tests;
+    for (const auto& t : twin_doc["tests"])
+      tests += (tests.empty() ? "" : ", ") + t.value("name", "");
+    tr.method = "Exact: the run's own tests (" + tests +
+                ") re-run with its stored options on the twin, through the suite (purge, "
+                "preconditioning, rounds to steady state); the twin's run stands beside the "
+                "measured one in the sections above.";
+    *twin_run = ReportRun{"twin (" + a.twin + ")", twin_doc};
+  } else {
+    tr.method =
+        "Cheap evaluator (the one sim fit uses): each cell a short window on a drive brought to "
+        "its test's state, not the full test; it differs from the full tests by a few to ~25%.";
+  }
+  SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::FigureFit> fits, CompareOnTwin(doc, target, twin_doc));
+  for (const twin::FigureFit& f : fits)
+    tr.figures.push_back(
+        {f.figure.test, f.figure.Name(), f.figure.metric, f.figure.x, f.figure.value, f.simulated});
+  if (a.what_if) {
+    std::cerr << "ssdlab report: what-if runs on the twin (OP advisor, WSAT, RAID 10, RAID 5)\n";
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<WhatIfRun> runs, WhatIfRuns(target, WhatIfOptions{}));
+    for (WhatIfRun& w : runs) tr.what_if.push_back({w.role, ReportRun{w.label, std::move(w.doc)}});
+  }
+  return tr;
+}
 
 int RunReport(const ReportArgs& a) {
   if (!CheckOutputs({{a.flag, a.out}}, {{"--db", a.db}, {"--spec", a.spec}})) return kExitUsage;
@@ -66,6 +111,18 @@ int RunReport(const ReportArgs& a) {
   auto runs = LoadReportRuns([&](const std::string& n) { return store->RunJson(n); }, a.runs);
   if (!runs.ok()) {
     return Fail(runs.status());
+  }
+  if (a.what_if && a.twin.empty())
+    return Fail(Status::Invalid("--what-if needs --twin sim:TWIN.toml (the drive it asks)"));
+  if (!a.twin.empty()) {
+    if (a.runs.size() != 1)
+      return Fail(Status::Invalid("--twin compares one run; " + std::to_string(a.runs.size()) +
+                                  " were given"));
+    std::optional<ReportRun> twin_run;
+    auto tr = MakeTwinReport(a, runs->front().doc, &twin_run);
+    if (!tr.ok()) return Fail(tr.status());
+    options.twin = std::move(tr.value());
+    if (twin_run) runs->push_back(std::move(*twin_run));
   }
   options.generated_at = IsoTime(static_cast<double>(time(nullptr)));
   options.generated_at = options.generated_at.substr(0, 16) + " UTC";
@@ -161,6 +218,18 @@ void AddReportCommands(CLI::App& app, int* exit_code) {
   rep->add_option("-o,--output", r->out, "HTML file to write")->required();
   rep->add_option("--spec", r->spec, "Vendor claims file (TOML, see specs/) to check against");
   rep->add_option("--title", r->title, "Title of the report");
+  rep->add_option("--twin", r->twin,
+                  "A simulated drive (sim:TWIN.toml from sim fit) to compare the run with: a "
+                  "'Measured vs twin' section");
+  rep->add_option("--twin-method", r->twin_method,
+                  "exact (re-run the run's tests on the twin), cheap (sim fit's evaluator) or "
+                  "auto (exact for ssdlab runs, cheap for imported ones)");
+  rep->add_option("--twin-scale", r->twin_scale,
+                  "Simulate the twin at this many times its scale (faster; 1)")
+      ->check(CLI::Range(1u, 4096u));
+  rep->add_flag("--what-if", r->what_if,
+                "With --twin: OP advisor, WSAT to 4 capacities, RAID 10 and RAID 5 of four "
+                "twins, simulated (a 'What if' section)");
   rep->callback([r, exit_code] { *exit_code = RunReport(*r); });
 
   auto e = std::make_shared<ExportArgs>();

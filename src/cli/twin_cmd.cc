@@ -5,11 +5,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "base/output_file.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/twin_runs.h"
 #include "sim/params.h"
 #include "sim/preset_file.h"
 #include "store/store.h"
@@ -34,7 +36,39 @@ struct FitArgs {
   std::string db, base, fit, train_tests, out;
   uint64_t seed = 1;
   uint32_t max_evals = 0;
+  std::string correct = "auto";
 };
+
+// Per figure: the full tests' value / the cheap evaluator's, both on the base (the run's tests
+// re-run on it, cli/twin_runs.h); 1 for runs without PTS options (imports) and figures either
+// misses. Clamped to 1/4 .. 4.
+Result<std::vector<double>> BiasFactors(Store& store, const std::vector<std::string>& runs,
+                                        const sim::SimParams& base,
+                                        const std::vector<twin::Figure>& figures,
+                                        const twin::RunShape& shape,
+                                        const twin::SimulateOptions& so) {
+  std::vector<double> factor(figures.size(), 1.0);
+  twin::SimulateOptions final_sim = so;
+  final_sim.hir_cycles = shape.hir_cycles;
+  SSDLAB_ASSIGN_OR_RETURN(std::vector<double> cheap,
+                          twin::SimulateFigures(base, figures, shape, final_sim));
+  for (const std::string& run : runs) {
+    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json doc, store.RunJson(run));
+    if (!HasPtsOptions(doc)) continue;
+    std::cerr << "sim fit: re-running run " << run << "'s tests on the base (bias correction)\n";
+    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json exact, RerunOnTwin(doc, twin::TargetOf(base)));
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> ex, twin::FiguresOfRun(exact, nullptr));
+    std::map<std::string, double> by_name;
+    for (const twin::Figure& f : ex) by_name[f.Name()] = f.value;
+    for (size_t i = 0; i < figures.size(); ++i) {
+      if (figures[i].run != run) continue;
+      auto it = by_name.find(figures[i].Name());
+      if (it == by_name.end() || !(it->second > 0) || !(cheap[i] > 0)) continue;
+      factor[i] = std::clamp(it->second / cheap[i], 0.25, 4.0);
+    }
+  }
+  return factor;
+}
 
 // The figures of every run, and the shape of the first.
 Result<std::vector<twin::Figure>> LoadFigures(Store& store, const std::vector<std::string>& runs,
@@ -88,6 +122,13 @@ int RunFit(const FitArgs& a) {
   o.seed = a.seed;
   o.max_evals = a.max_evals;
   if (Status s = twin::CheckFitKeys(o.keys, base.value()); !s.ok()) return Fail(s);
+  if (a.correct != "auto" && a.correct != "off")
+    return Fail(Status::Invalid("--correct '" + a.correct + "': expected auto or off"));
+  if (a.correct == "auto") {
+    auto f = BiasFactors(*store.value(), a.runs, base.value(), figures.value(), shape, o.sim);
+    if (!f.ok()) return Fail(f.status());
+    o.sim_factor = std::move(f.value());
+  }
   o.progress = [t0](uint32_t done, uint32_t budget, double best) {
     const int width = 30;
     const int filled = budget ? static_cast<int>(width * std::min(1.0, 1.0 * done / budget)) : 0;
@@ -133,29 +174,33 @@ int RunFit(const FitArgs& a) {
 
 struct CompareArgs {
   std::string run, db, target;
+  bool exact = false;
 };
 
 int RunCompare(const CompareArgs& a) {
   auto store = Store::Open(a.db, Store::Mode::kReadOnly);
   if (!store.ok()) return Fail(store.status());
-  twin::RunShape shape;
-  std::string run_target;
-  auto figures = LoadFigures(*store.value(), {a.run}, &shape, &run_target);
-  if (!figures.ok()) return Fail(figures.status());
-  auto p = sim::ParseSimTarget(a.target.rfind("sim:", 0) == 0 ? a.target : "sim:" + a.target);
-  if (!p.ok()) return Fail(p.status());
-  twin::SimulateOptions o;
-  o.hir_cycles = shape.hir_cycles;
-  auto values = twin::SimulateFigures(p.value(), figures.value(), shape, o);
-  if (!values.ok()) return Fail(values.status());
+  auto doc = store.value()->RunJson(a.run);
+  if (!doc.ok()) return Fail(doc.status());
+  auto target = TwinTarget(a.target, 1);
+  if (!target.ok()) return Fail(target.status());
+  nlohmann::json twin_doc;
+  if (a.exact) {
+    auto rerun = RerunOnTwin(doc.value(), target.value());
+    if (!rerun.ok()) return Fail(rerun.status());
+    twin_doc = std::move(rerun.value());
+  }
+  auto fits = CompareOnTwin(doc.value(), target.value(), twin_doc);
+  if (!fits.ok()) return Fail(fits.status());
   std::vector<twin::FigureFit> rows;
-  std::cout << fmt::format("run {} measured vs {} simulated\n", a.run, a.target);
+  std::cout << fmt::format("run {} measured vs {} simulated ({})\n", a.run, a.target,
+                           a.exact ? "exact: the run's tests re-run on it" : "cheap evaluator");
   std::cout << fmt::format("  {:<58} {:>12} {:>12} {:>8}\n", "figure", "measured", "simulated",
                            "error");
-  for (size_t i = 0; i < figures->size(); ++i) {
-    rows.push_back({(*figures)[i], values.value()[i], false});
-    std::cout << fmt::format("  {:<58} {:>12.4g} {:>12.4g} {:>7.1f}%\n", (*figures)[i].Name(),
-                             (*figures)[i].value, values.value()[i], 100 * rows.back().RelError());
+  for (const twin::FigureFit& f : fits.value()) {
+    rows.push_back(f);
+    std::cout << fmt::format("  {:<58} {:>12.4g} {:>12.4g} {:>7.1f}%\n", f.figure.Name(),
+                             f.figure.value, f.simulated, 100 * f.RelError());
   }
   for (const auto& [test, e] : twin::MedianErrors(rows, false))
     std::cout << fmt::format("  median error {:<6} {:.1f}%\n", test, 100 * e);
@@ -257,12 +302,15 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
                   "simulated target");
   fit->add_option("--fit", a->fit,
                   "Comma-separated parameter keys to fit (default: cmd_us, ctrl_*_us, "
-                  "t_read_us, t_prog_us, ch_mb_s, op, link_mb_s; gc and gc_lazy allowed)");
+                  "t_read_us, t_prog_us, ch_mb_s, op, link_mb_s, gc, gc_lazy)");
   fit->add_option("--train-tests", a->train_tests,
                   "Fit only these tests' figures (e.g. iops,lat,wsat); the others are held out. "
                   "Default: a quarter of each test's cells is held out");
   fit->add_option("--seed", a->seed, "Seed of the held-out split");
-  fit->add_option("--max-evals", a->max_evals, "Simulations at most (default 40 + 12 x keys)");
+  fit->add_option("--correct", a->correct,
+                  "auto: correct the cheap evaluator's bias per figure by the run's own tests "
+                  "re-run once on the base (runs ssdlab made); off: no correction");
+  fit->add_option("--max-evals", a->max_evals, "Simulations at most (default 40 + 16 x keys)");
   fit->add_option("-o,--output", a->out, "The twin's preset file (.toml)")->required();
   fit->callback([a, exit_code] { *exit_code = RunFit(*a); });
 
@@ -273,6 +321,9 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
   compare->add_option("run", c->run, "Stored run")->required();
   compare->add_option("--db", c->db, "Results database")->required();
   compare->add_option("--target", c->target, "sim:TWIN.toml (or any sim: target)")->required();
+  compare->add_flag("--exact", c->exact,
+                    "Re-run the run's own tests on the target through the suite (slower; "
+                    "default: the cheap evaluator sim fit uses)");
   compare->callback([c, exit_code] { *exit_code = RunCompare(*c); });
 }
 

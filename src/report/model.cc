@@ -668,9 +668,12 @@ json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& o
   for (const report::PtsSectionDef& t : report::PtsSections()) add(t.build(pts, t.name));
   ctx.next_id = std::max(ctx.next_id, pts.next_id);
   for (json& s : report::ProfileSections(ctx)) add(std::move(s));
+  for (json& s : report::ImportedSections(ctx)) add(std::move(s));
   add(report::AppSection(ctx));
   add(report::ReplaySection(ctx));
   add(report::TraceStatsSection(ctx));
+  if (options.twin)
+    for (json& s : report::TwinSections(ctx, *options.twin)) add(std::move(s));
   add(report::SimSection(ctx));
   add(report::TemperatureSection(ctx));
   model["sections"] = sections;

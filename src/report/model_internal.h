@@ -105,4 +105,18 @@ bool IsTraceStatsTest(const json& test);
 json TraceStatsRunFacts(const ReportRun& run);
 json TraceStatsSection(Ctx& ctx);
 
+// ---- Imported figures (imported.cc) ----
+
+// True for a test stored by `ssdlab import` (results with "imported_cells").
+bool IsImportedTest(const json& test);
+// One section per imported test (table of the cells as published, bars or curves of their
+// figures), runs side by side. Empty array when no run holds one.
+json ImportedSections(Ctx& ctx);
+
+// ---- The digital twin (twin.cc) ----
+
+// "Measured vs twin" (when the twin report has figures) and "What if (on the twin)" (when it
+// has what-if runs); an empty array when neither.
+json TwinSections(Ctx& ctx, const TwinReport& twin);
+
 }  // namespace ssdlab::report

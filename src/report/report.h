@@ -66,11 +66,34 @@ Result<Claims> LoadClaimsFile(const std::string& path);
 
 // ---- The report ----
 
+// ---- The digital twin (ssdlab report --twin) ----
+
+// One figure of the run (twin/figures.h): measured, and simulated on the twin.
+struct TwinFigure {
+  std::string test;    // "iops", "tp", "lat", "lvi", "wsat", "hir"
+  std::string name;    // e.g. "lat rnd rw=0/100 bs=4 KiB T1 Q1 lat_p99_us" (unique in the run)
+  std::string metric;  // "iops", "mb_s", "lat_mean_us", ...
+  double x = 0;        // wsat: capacities written; hir: wait in s; else 0
+  double measured = 0, simulated = 0;  // simulated 0: the twin has no such figure
+};
+
+// What the CLI computed on the twin (cli/twin_runs.h): the figures side by side and the runs of
+// the what-if questions, each a run document with its role: "op" (the OP advisor profile),
+// "wsat" (WSAT to 4 capacities), "single", "raid10", "raid5" (IOPS and TP of one twin and of
+// arrays of four). Sections: "Measured vs twin" and "What if (on the twin)".
+struct TwinReport {
+  std::string target;  // the twin as given
+  std::string method;  // how the simulated figures were made, one sentence (shown)
+  std::vector<TwinFigure> figures;
+  std::vector<std::pair<std::string, ReportRun>> what_if;  // role, run
+};
+
 struct ReportOptions {
   std::string title;  // default: "SSD test report: <labels>"
   std::optional<Claims> claims;
   std::string generated_at;  // shown in the header; empty = not shown (golden tests)
   std::string tool_version;  // e.g. "ssdlab 0.1.0 (abc123)"
+  std::optional<TwinReport> twin;
 };
 
 // The report as data: {"title", "subtitle", "runs": [...], "sections": [{"id", "title",

@@ -47,9 +47,10 @@ double LogRatio(double sim, double meas) {
 
 class Problem {
  public:
-  Problem(const sim::SimParams& base, const std::vector<Figure>& train, const RunShape& shape,
-          const FitOptions& o, std::vector<std::string> keys)
-      : base_(base), train_(train), shape_(shape), o_(o), keys_(std::move(keys)) {
+  Problem(const sim::SimParams& base, const std::vector<Figure>& train,
+          const std::vector<double>& factor, const RunShape& shape, const FitOptions& o,
+          std::vector<std::string> keys)
+      : base_(base), train_(train), factor_(factor), shape_(shape), o_(o), keys_(std::move(keys)) {
     for (const Figure& f : train_) tests_.insert(f.test);
   }
 
@@ -65,6 +66,28 @@ class Problem {
     return p;
   }
 
+  // The weak prior towards the base at normalised point u: with few figures, keys they do not
+  // pin stay put.
+  static double Prior(const std::vector<double>& u) {
+    double prior = 0;
+    for (double x : u) prior += x * x;
+    return u.empty() ? 0 : kPriorWeight * prior / static_cast<double>(u.size());
+  }
+
+  // The objective at p (the drive at normalised point u) plus the prior; the best point of
+  // every evaluation so far is kept (best_params_, best_u_), whichever step evaluated it.
+  double Total(const sim::SimParams& p, const std::vector<double>& u) {
+    const double raw = Objective(p);
+    const double total = raw + Prior(u);
+    if (total < best_total_) {
+      best_total_ = total;
+      best_raw_ = raw;
+      best_params_ = p;
+      best_u_ = u;
+    }
+    return total;
+  }
+
   double Objective(const sim::SimParams& p) {
     ++evals_;
     const std::string key = TargetOf(p);
@@ -74,7 +97,10 @@ class Problem {
       obj = it->second;
     } else {
       auto values = SimulateFigures(p, train_, shape_, o_.sim);
-      if (values.ok()) obj = Score(train_, values.value());
+      if (values.ok()) {
+        for (size_t i = 0; i < factor_.size(); ++i) values.value()[i] *= factor_[i];
+        obj = Score(train_, values.value());
+      }
       cache_[key] = obj;
     }
     if (obj < best_) best_ = obj;
@@ -97,11 +123,15 @@ class Problem {
 
   uint32_t evals_ = 0, budget_ = 0;
   double best_ = HUGE_VAL;
+  double best_total_ = HUGE_VAL, best_raw_ = HUGE_VAL;
+  sim::SimParams best_params_;
+  std::vector<double> best_u_;
   const std::vector<std::string>& keys() const { return keys_; }
 
  private:
   const sim::SimParams& base_;
   const std::vector<Figure>& train_;
+  const std::vector<double>& factor_;  // per training figure (empty: none)
   const RunShape& shape_;
   const FitOptions& o_;
   std::vector<std::string> keys_;
@@ -115,7 +145,7 @@ std::vector<double> Minimise(Problem& pb, const sim::SimParams& cat, std::vector
   const size_t n = u0.size();
   if (n == 0) {
     auto p = pb.At(u0, cat);
-    *best = p.ok() ? pb.Objective(p.value()) : kFailedObjective;
+    *best = p.ok() ? pb.Total(p.value(), u0) : kFailedObjective;
     return u0;
   }
   nlopt::opt opt(nlopt::LN_SBPLX, static_cast<unsigned>(n));
@@ -134,21 +164,18 @@ std::vector<double> Minimise(Problem& pb, const sim::SimParams& cat, std::vector
         auto* c = static_cast<Ctx*>(data);
         auto p = c->pb->At(u, *c->cat);
         if (!p.ok()) return ++c->pb->evals_, kFailedObjective;
-        // A weak prior towards the base: with few figures, keys they do not pin stay put.
-        double prior = 0;
-        for (double x : u) prior += x * x;
-        return c->pb->Objective(p.value()) + kPriorWeight * prior / static_cast<double>(u.size());
+        return c->pb->Total(p.value(), u);
       },
       &ctx);
   double f = kFailedObjective;
   try {
     opt.optimize(u0, f);
   } catch (const std::exception&) {
-    // nlopt throws on roundoff-limited or forced stops; u0 holds the best point found.
-    f = opt.last_optimum_value();
+    // nlopt throws on roundoff-limited or forced stops; the best point is the Problem's.
   }
-  *best = f;
-  return u0;
+  (void)f;
+  *best = pb.best_total_;
+  return pb.best_u_;
 }
 
 }  // namespace
@@ -158,9 +185,10 @@ double FigureFit::RelError() const {
 }
 
 const std::vector<std::string>& DefaultFitKeys() {
-  static const std::vector<std::string> keys = {
-      "cmd_us",    "ctrl_read_us", "ctrl_write_us", "ctrl_gc_us", "ctrl_unit_us",
-      "t_read_us", "t_prog_us",    "ch_mb_s",       "op",         "link_mb_s"};
+  static const std::vector<std::string> keys = {"cmd_us",     "ctrl_read_us", "ctrl_write_us",
+                                                "ctrl_gc_us", "ctrl_unit_us", "t_read_us",
+                                                "t_prog_us",  "ch_mb_s",      "op",
+                                                "link_mb_s",  "gc",           "gc_lazy"};
   return keys;
 }
 
@@ -222,12 +250,16 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
     std::shuffle(cells.begin(), cells.end(), rng);
     for (size_t i = 0; i < (cells.size() + 3) / 4; ++i) held_cells.insert(test + "|" + cells[i]);
   }
+  if (!o.sim_factor.empty() && o.sim_factor.size() != figures.size())
+    return Status::Invalid("sim fit: one correction factor per figure expected");
+  auto factor = [&](size_t i) { return o.sim_factor.empty() ? 1.0 : o.sim_factor[i]; };
   std::vector<Figure> train;
+  std::vector<double> train_factor;
   std::vector<bool> held(figures.size());
   for (size_t i = 0; i < figures.size(); ++i) {
     held[i] = by_role ? figures[i].role != "calibration"
                       : held_cells.count(figures[i].test + "|" + cell_of(figures[i])) > 0;
-    if (!held[i]) train.push_back(figures[i]);
+    if (!held[i]) train.push_back(figures[i]), train_factor.push_back(factor(i));
   }
   if (train.empty())
     return Status::Invalid(
@@ -236,39 +268,69 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
 
   std::vector<std::string> numbers, cats;
   for (const std::string& k : o.keys) (IsCategorical(k) ? cats : numbers).push_back(k);
-  Problem pb(base, train, shape, o, numbers);
+  Problem pb(base, train, train_factor, shape, o, numbers);
   const uint32_t budget =
-      o.max_evals ? o.max_evals : 40 + 12 * static_cast<uint32_t>(o.keys.size());
+      o.max_evals ? o.max_evals : 40 + 16 * static_cast<uint32_t>(o.keys.size());
   pb.budget_ = budget;
   FitResult res;
   std::vector<double> u(numbers.size(), 0.0);
   double best = 0;
   sim::SimParams cat = base;
-  res.base_objective = pb.Objective(base);
-  const uint32_t first = cats.empty() ? budget : budget * 2 / 3;
-  u = Minimise(pb, cat, u, first > pb.evals_ ? first - pb.evals_ : 1, &best);
-  // Categorical keys: each alternative at the best point so far, then refine.
-  bool changed = false;
-  for (const std::string& k : cats) {
-    const std::vector<std::string> values =
-        k == "gc" ? std::vector<std::string>{"greedy", "fifo", "dchoices", "costbenefit"}
-                  : std::vector<std::string>{"0", "1"};
-    for (const std::string& v : values) {
-      sim::SimParams alt = cat;
-      SSDLAB_RETURN_IF_ERROR(sim::FindParam(k)->set(alt, v));
-      auto p = pb.At(u, alt);
-      if (!p.ok()) continue;
-      const double f = pb.Objective(p.value());
-      if (f < best - 1e-12) {
-        best = f;
-        cat = alt;
-        changed = true;
+  res.base_objective = pb.Total(base, u);
+  best = res.base_objective;
+  auto left = [&] { return budget > pb.evals_ ? budget - pb.evals_ : 0; };
+  // Evaluates the point (t, c); true (and the new best) when it beats the best so far.
+  auto better = [&](const std::vector<double>& t, const sim::SimParams& c) {
+    auto p = pb.At(t, c);
+    if (!p.ok()) return false;
+    const double f = pb.Total(p.value(), t);
+    if (!(f < best - 1e-12)) return false;
+    best = f;
+    return true;
+  };
+  // Categorical keys: each alternative at the point `u`, keeping the best; true when one changed.
+  auto try_categories = [&]() -> Result<bool> {
+    bool changed = false;
+    for (const std::string& k : cats) {
+      const std::vector<std::string> values =
+          k == "gc" ? std::vector<std::string>{"greedy", "fifo", "dchoices", "costbenefit"}
+                    : std::vector<std::string>{"0", "1"};
+      for (const std::string& v : values) {
+        if (left() == 0) return changed;
+        sim::SimParams alt = cat;
+        SSDLAB_RETURN_IF_ERROR(sim::FindParam(k)->set(alt, v));
+        if (better(u, alt)) {
+          cat = alt;
+          changed = true;
+        }
+      }
+    }
+    return changed;
+  };
+  // 1. The policies at the base point: they change the curves' shape (WSAT's fall, HIR's
+  //    recovery) more than any time does, so they are chosen before the times.
+  SSDLAB_RETURN_IF_ERROR(try_categories().status());
+  // 2. One sweep of coordinate steps (each key to base x/÷ max_factor^0.35, kept when better):
+  //    a coarse start that the local search (Subplex, whose first simplex is small) refines.
+  for (size_t i = 0; i < numbers.size(); ++i) {
+    for (double step : {0.35, -0.35}) {
+      if (left() < 2) break;
+      std::vector<double> t = u;
+      t[i] += step;
+      if (better(t, cat)) {
+        u = t;
+        break;
       }
     }
   }
-  if (changed && budget > pb.evals_) u = Minimise(pb, cat, u, budget - pb.evals_, &best);
-  SSDLAB_ASSIGN_OR_RETURN(res.params, pb.At(u, cat));
-  res.objective = best;
+  // 3. Subplex over the numbers; 4. the policies again at its best point, and refine.
+  const uint32_t local = cats.empty() ? left() : left() * 3 / 4;
+  if (local > 0) u = Minimise(pb, cat, u, local, &best);
+  SSDLAB_ASSIGN_OR_RETURN(bool changed, try_categories());
+  if (changed && left() > 0) u = Minimise(pb, cat, u, left(), &best);
+  // The best point any step evaluated (the base itself when none beat it).
+  res.params = pb.best_params_;
+  res.objective = pb.best_raw_;
   res.evaluations = pb.evals_;
 
   // The training and held-out figures are simulated apart (cells share a drive in turn, so
@@ -287,7 +349,8 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
     for (auto [params, values] : runs) {
       auto v = SimulateFigures(*params, part, shape, final_sim);
       if (!v.ok()) return v.status();
-      for (size_t k = 0; k < where.size(); ++k) (*values)[where[k]] = v.value()[k];
+      for (size_t k = 0; k < where.size(); ++k)
+        (*values)[where[k]] = v.value()[k] * factor(where[k]);
     }
   }
   for (size_t i = 0; i < figures.size(); ++i) {

@@ -1,6 +1,7 @@
 // Fits a simulated drive's free parameters to measured figures (twin/figures.h) with a
-// derivative-free optimiser (NLopt's Subplex on normalised log-parameters), and writes the
-// result as a preset file (sim/preset_file.h) with a [fit] table.
+// derivative-free search (the categorical keys first, one sweep of coordinate steps, then
+// NLopt's Subplex on normalised log-parameters; the result is the best point evaluated), and
+// writes the result as a preset file (sim/preset_file.h) with a [fit] table.
 //
 // The figures are split once, deterministically from `seed`: `train` figures are fitted,
 // the rest are held out and only reported. By default a quarter of each test's figures is
@@ -32,9 +33,14 @@ struct FitOptions {
   std::vector<std::string> keys;         // parameter keys (numbers), or gc / gc_lazy
   std::vector<std::string> train_tests;  // empty: a random quarter of each test is held out
   uint64_t seed = 1;
-  uint32_t max_evals = 0;  // 0: 40 + 12 x keys
+  uint32_t max_evals = 0;  // 0: 40 + 16 x keys
   double max_factor = 3;   // each value within base / max_factor .. base x max_factor
   SimulateOptions sim;
+  // Per figure (in the order of Fit's `figures`): every value the cheap evaluator gives for
+  // that figure is multiplied by this factor, in the objective and in the result (a correction
+  // of the evaluator's bias against the full tests: the full tests' value / the evaluator's, both
+  // on the base). Empty: no correction.
+  std::vector<double> sim_factor;
   // Called after each evaluation: evaluations done, budget, best objective so far.
   std::function<void(uint32_t, uint32_t, double)> progress;
 };

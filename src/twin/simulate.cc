@@ -115,10 +115,13 @@ Result<std::vector<double>> SimulateFigures(const sim::SimParams& p,
       const std::string key = CellKey(f);
       auto it = done.find(key);
       if (it == done.end()) {
-        // LAT at QD1 and TP's deep queues of large blocks need longer windows.
+        // LAT at QD1 and TP's deep queues of large blocks need longer windows; random cells
+        // of large blocks too (16 x QD8 of 1 MiB writes are 128 MiB in flight: a short window
+        // would measure a GC stall or nothing), with about as many I/Os as a small block's.
+        const double big = std::clamp(static_cast<double>(f.block_bytes) / 32768.0, 1.0, 8.0);
         const uint64_t ns = f.test == "lat"  ? 2 * o.cell_ns
                             : f.test == "tp" ? 4 * o.cell_ns
-                                             : o.cell_ns;
+                                             : static_cast<uint64_t>(big * o.cell_ns);
         // Sequential writes of many streams: a capacity first, so that GC mixes the streams
         // as in the TP test's rounds.
         const bool seq_write = f.sequential && f.read_pct < 100;

@@ -133,6 +133,49 @@ TEST(Twin, FitGetsCloseToPerturbedTimings) {
   EXPECT_NE(toml.find("runs = [\"r1\"]"), std::string::npos);
 }
 
+// The bias correction multiplies each figure's simulated value by its factor, in the result
+// and in what the fit minimises: figures measured at twice the drive's values are matched
+// at the base when the factors are 2.
+TEST(Twin, CorrectionFactorsScaleTheSimulatedFigures) {
+  std::vector<Figure> figs = {Cell("iops", 100, 4096, 4, 8, "iops"),
+                              Cell("iops", 0, 4096, 4, 8, "iops")};
+  RunShape shape;
+  auto v = SimulateFigures(Params("sim:tiny"), figs, shape);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = 2 * v.value()[i];
+  FitOptions o;
+  o.keys = {"ctrl_read_us"};
+  o.train_tests = {"iops"};
+  o.max_evals = 3;
+  o.sim_factor = {2, 2};
+  auto r = Fit(Params("sim:tiny"), figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->base_figures.size(), 2u);
+  for (const FigureFit& f : r->base_figures) EXPECT_NEAR(f.RelError(), 0, 1e-9) << f.figure.Name();
+  EXPECT_NEAR(r->base_objective, 0, 1e-12);
+  o.sim_factor = {2};
+  EXPECT_FALSE(Fit(Params("sim:tiny"), figs, shape, o).ok());
+}
+
+// Figures of the base itself: no step of the search may leave the fit worse than its start.
+TEST(Twin, FitIsNeverWorseThanTheBase) {
+  std::vector<Figure> figs = {Cell("iops", 100, 4096, 4, 8, "iops"),
+                              Cell("iops", 0, 4096, 4, 8, "iops"),
+                              Cell("lat", 100, 4096, 1, 1, "lat_mean_us")};
+  RunShape shape;
+  auto v = SimulateFigures(Params("sim:tiny"), figs, shape);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = v.value()[i];
+  FitOptions o;
+  o.keys = {"ctrl_read_us", "ctrl_write_us", "gc_lazy"};
+  o.train_tests = {"iops", "lat"};
+  o.max_evals = 20;
+  auto r = Fit(Params("sim:tiny"), figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_LE(r->objective, r->base_objective);
+  for (const FigureFit& f : r->figures) EXPECT_LT(f.RelError(), 0.01) << f.figure.Name();
+}
+
 TEST(Twin, BadFitKeysAreNamed) {
   const sim::SimParams base = Params("sim:tiny");
   auto st = CheckFitKeys({"ctrl_read_us", "colour"}, base);

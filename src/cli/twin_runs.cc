@@ -1,0 +1,212 @@
+#include "cli/twin_runs.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "cli/output.h"
+#include "sim/params.h"
+#include "sim/sim.h"
+#include "store/store.h"
+#include "suite/profile.h"
+#include "suite/pts.h"
+#include "twin/simulate.h"
+
+namespace ssdlab {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// The tests a twin is compared on (twin/figures.h).
+const std::vector<std::string> kTwinTests = {"iops", "tp", "lat", "lvi", "wsat", "hir"};
+
+// A results database in a fresh temporary directory, removed with it.
+class TempStore {
+ public:
+  static Result<TempStore> Make() {
+    std::string tmpl = (fs::temp_directory_path() / "ssdlab-twin-XXXXXX").string();
+    if (!mkdtemp(tmpl.data()))
+      return Status::Io("cannot create a temporary directory under " +
+                        fs::temp_directory_path().string());
+    TempStore t;
+    t.dir_ = tmpl;
+    SSDLAB_ASSIGN_OR_RETURN(t.store_, Store::Open((fs::path(tmpl) / "twin.db").string()));
+    return t;
+  }
+  TempStore() = default;
+  TempStore(TempStore&& o) noexcept : dir_(std::move(o.dir_)), store_(std::move(o.store_)) {
+    o.dir_.clear();
+  }
+  ~TempStore() {
+    store_.reset();
+    if (!dir_.empty()) {
+      std::error_code ec;
+      fs::remove_all(dir_, ec);
+    }
+  }
+  Store& store() { return *store_; }
+
+ private:
+  std::string dir_;
+  std::unique_ptr<Store> store_;
+};
+
+// Runs a PTS battery on `target` as run `name` of `ts` and returns its document.
+Result<json> RunBattery(TempStore& ts, const std::string& name, const std::string& target,
+                        const PtsOptions& o) {
+  SSDLAB_RETURN_IF_ERROR(ValidatePtsOptions(o));
+  auto backend = OpenSimBackend(target);
+  if (!backend.ok()) return backend.status();
+  SSDLAB_RETURN_IF_ERROR(CheckPtsTarget(o, (*backend)->info()));
+  json config = {{"options", PtsOptionsJson(o)}};
+  json context = {{"target", TargetJson((*backend)->info())}};
+  SSDLAB_ASSIGN_OR_RETURN(int64_t id,
+                          ts.store().CreateRun(name, "pts", config, context, (*backend)->info()));
+  Status st = RunPts(**backend, ts.store(), id, o, nullptr, nullptr);
+  SSDLAB_RETURN_IF_ERROR(ts.store().SetRunStatus(id, st.ok() ? "done" : "failed"));
+  if (!st.ok()) return st.WithContext("on the twin " + target);
+  return ts.store().RunJson(name);
+}
+
+const json& OptionsOf(const json& doc) {
+  static const json null;
+  auto ctx = doc.find("context");
+  if (ctx == doc.end() || !ctx->is_object()) return null;
+  auto config = ctx->find("config");
+  if (config == ctx->end() || !config->is_object()) return null;
+  auto it = config->find("options");
+  return it != config->end() && it->is_object() ? *it : null;
+}
+
+double DescribeNumber(const std::vector<SimFigure>& figs, const std::string& key) {
+  for (const SimFigure& f : figs)
+    if (f.key == key) return std::strtod(f.value.c_str(), nullptr);
+  return 0;
+}
+
+}  // namespace
+
+Result<std::string> TwinTarget(const std::string& target, uint32_t scale_factor) {
+  SSDLAB_ASSIGN_OR_RETURN(
+      sim::SimParams p,
+      sim::ParseSimTarget(target.rfind("sim:", 0) == 0 ? target : "sim:" + target));
+  return twin::TargetOf(p, std::max<uint32_t>(1, scale_factor));
+}
+
+bool HasPtsOptions(const json& run_doc) {
+  const json& o = OptionsOf(run_doc);
+  return o.is_object() && o.contains("spec") && o.contains("round_ns");
+}
+
+Result<json> RerunOnTwin(const json& run_doc, const std::string& target) {
+  const std::string run = run_doc.value("context", json::object()).value("run", "?");
+  if (!HasPtsOptions(run_doc))
+    return Status::Invalid("run '" + run +
+                           "' holds no PTS options to re-run (an imported run is compared with "
+                           "the cheap evaluator)");
+  SSDLAB_ASSIGN_OR_RETURN(PtsOptions o, PtsOptionsFromJson(OptionsOf(run_doc)));
+  o.tests.clear();
+  for (const std::string& t : PtsTestNames()) {
+    if (std::find(kTwinTests.begin(), kTwinTests.end(), t) == kTwinTests.end()) continue;
+    for (const json& test : run_doc.value("tests", json::array()))
+      if (test.value("name", "") == t && test.value("status", "") == "done") o.tests.push_back(t);
+  }
+  if (o.tests.empty())
+    return Status::Invalid("run '" + run + "' has none of the tests a twin re-runs (finished " +
+                           "iops, tp, lat, lvi, wsat or hir)");
+  SSDLAB_ASSIGN_OR_RETURN(TempStore ts, TempStore::Make());
+  return RunBattery(ts, "twin-of-" + run, target, o);
+}
+
+Result<std::vector<twin::FigureFit>> CompareOnTwin(const json& run_doc, const std::string& target,
+                                                   const json& twin_doc) {
+  twin::RunShape shape;
+  SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> measured, twin::FiguresOfRun(run_doc, &shape));
+  std::vector<twin::FigureFit> out;
+  if (!twin_doc.is_null()) {
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> sim, twin::FiguresOfRun(twin_doc, nullptr));
+    std::map<std::string, double> by_name;
+    for (const twin::Figure& f : sim) by_name[f.Name()] = f.value;
+    for (const twin::Figure& f : measured) {
+      auto it = by_name.find(f.Name());
+      out.push_back({f, it != by_name.end() ? it->second : 0, false});
+    }
+    return out;
+  }
+  SSDLAB_ASSIGN_OR_RETURN(sim::SimParams p, sim::ParseSimTarget(target));
+  twin::SimulateOptions so;
+  so.hir_cycles = shape.hir_cycles;
+  SSDLAB_ASSIGN_OR_RETURN(std::vector<double> v, twin::SimulateFigures(p, measured, shape, so));
+  for (size_t i = 0; i < measured.size(); ++i) out.push_back({measured[i], v[i], false});
+  return out;
+}
+
+Result<std::vector<WhatIfRun>> WhatIfRuns(const std::string& target, const WhatIfOptions& w) {
+  SSDLAB_ASSIGN_OR_RETURN(std::vector<SimFigure> desc, DescribeSim(target));
+  SSDLAB_ASSIGN_OR_RETURN(TempStore ts, TempStore::Make());
+  std::vector<WhatIfRun> out;
+
+  // The OP advisor: each point purged, then `op_capacities` of the (smaller) range written.
+  {
+    SSDLAB_ASSIGN_OR_RETURN(ProfileDef def, BuiltinProfile("op-advisor"));
+    ProfileOptions po;
+    po.op_pcts = w.op_pcts;
+    const double bytes = DescribeNumber(desc, "user_bytes_simulated");
+    const double iops = std::max(1.0, DescribeNumber(desc, "write_iops_4k_steady"));
+    po.time_ns = static_cast<uint64_t>(w.op_capacities * bytes / (iops * 4096) * 1e9);
+    po.time_ns = std::max<uint64_t>(po.time_ns, 2'000'000'000);
+    po.interval_ns = std::max<uint64_t>(po.time_ns / 60, 100'000'000);
+    po.threads = 4;
+    po.qd = 32;
+    SSDLAB_RETURN_IF_ERROR(ValidateProfileOptions(def, po));
+    SSDLAB_ASSIGN_OR_RETURN(auto backend, OpenSimBackend(target));
+    json config = {{"options", ProfileOptionsJson(po)}, {"profile", def.name}, {"kind", def.kind}};
+    json context = {{"target", TargetJson(backend->info())}};
+    SSDLAB_ASSIGN_OR_RETURN(
+        int64_t id, ts.store().CreateRun("op", "profile", config, context, backend->info()));
+    SSDLAB_RETURN_IF_ERROR(RunProfile(*backend, ts.store(), id, 0, def, po, nullptr, nullptr));
+    SSDLAB_RETURN_IF_ERROR(ts.store().SetRunStatus(id, "done"));
+    SSDLAB_ASSIGN_OR_RETURN(json doc, ts.store().RunJson("op"));
+    out.push_back({"twin: OP advisor", "op", std::move(doc)});
+  }
+  PtsOptions base = SpecDefaults(PtsSpec::kReview);
+  base.threads = w.threads;
+  base.qd = w.qd;
+  // WSAT to 4 capacities.
+  {
+    PtsOptions o = base;
+    o.tests = {"wsat"};
+    o.wsat_capacity_multiple = 4;
+    o.wsat_round_ns = w.round_ns;
+    SSDLAB_ASSIGN_OR_RETURN(json doc, RunBattery(ts, "wsat", target, o));
+    out.push_back({"twin: WSAT", "wsat", std::move(doc)});
+  }
+  // One twin and arrays of four: IOPS of 4 KiB random cells, TP of 128 KiB sequential.
+  PtsOptions arr = base;
+  arr.tests = {"iops", "tp"};
+  arr.round_ns = w.round_ns;
+  arr.max_rounds = 8;
+  arr.steady.window_rounds = 3;
+  arr.iops_block_bytes = {4096};
+  arr.iops_mixes = {Mix{100}, Mix{70}, Mix{0}};
+  arr.tp_block_bytes = {128 * 1024};
+  arr.wipc_multiple = 1;
+  SSDLAB_ASSIGN_OR_RETURN(json single, RunBattery(ts, "single", target, arr));
+  out.push_back({"one twin", "single", std::move(single)});
+  for (const char* layout : {"raid10", "raid5"}) {
+    SSDLAB_ASSIGN_OR_RETURN(std::string a,
+                            ArrayTarget({target, target, target, target}, layout, "64KiB"));
+    SSDLAB_ASSIGN_OR_RETURN(json doc, RunBattery(ts, layout, a, arr));
+    out.push_back(
+        {fmt::format("4 x twin, {}", std::string(layout) == "raid5" ? "RAID 5" : "RAID 10"), layout,
+         std::move(doc)});
+  }
+  return out;
+}
+
+}  // namespace ssdlab

@@ -1,0 +1,58 @@
+// Runs on a digital twin (a simulated drive, usually a `sim fit` preset file) for
+// `sim compare --exact` and `report --twin`: the stored run's own tests re-run through the
+// suite (RunPts with the run's stored options), and the what-if runs (the OP advisor profile,
+// WSAT to 4 capacities, RAID 10 and RAID 5 arrays of four twins beside one twin). Each runs in
+// a temporary results database (under the system's temporary directory, removed afterwards);
+// the run documents are what the report and twin/figures.h read.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "twin/figures.h"
+#include "twin/fit.h"
+
+namespace ssdlab {
+
+// "sim:FILE.toml" or "FILE.toml" or any sim: target, as one target string with every key of the
+// resolved parameters and the scale multiplied by `scale_factor` (coarser: state changes take
+// that many times fewer I/Os; throughput stays the full drive's). Invalid as ParseSimTarget.
+Result<std::string> TwinTarget(const std::string& target, uint32_t scale_factor);
+
+// True when the run document holds the options of an ssdlab PTS battery (not an import).
+bool HasPtsOptions(const nlohmann::json& run_doc);
+
+// The run's finished iops, tp, lat, lvi, wsat and hir tests re-run with the run's own options on
+// `target` (the suite's code path: purge, preconditioning, rounds to steady state). Invalid
+// naming the run when it holds no PTS options (an imported run) or none of those tests.
+Result<nlohmann::json> RerunOnTwin(const nlohmann::json& run_doc, const std::string& target);
+
+// Measured figures against the twin's: `twin_doc` a rerun's document (exact: figures matched by
+// name; a figure the twin's run does not have is simulated 0) or null (the cheap evaluator,
+// twin/simulate.h, on `target`).
+Result<std::vector<twin::FigureFit>> CompareOnTwin(const nlohmann::json& run_doc,
+                                                   const std::string& target,
+                                                   const nlohmann::json& twin_doc);
+
+struct WhatIfRun {
+  std::string label;  // e.g. "twin: OP advisor", "4 x twin, RAID 5"
+  std::string role;   // "op", "wsat", "single", "raid10", "raid5"
+  nlohmann::json doc;
+};
+
+struct WhatIfOptions {
+  std::vector<double> op_pcts = {0, 7, 15, 28, 50};
+  double op_capacities = 2.5;  // written per OP point (at the fresh drive's 4 KiB write rate)
+  uint64_t round_ns = 2'000'000'000;  // array cells and WSAT rounds
+  uint32_t threads = 16, qd = 8;
+};
+
+// The what-if runs on `target` (a TwinTarget): the OP advisor profile at `op_pcts`, WSAT to 4
+// capacities, and 4 KiB random read / 70/30 / write (IOPS) and 128 KiB sequential (TP) on one
+// twin, on a RAID 10 and on a RAID 5 (64 KiB chunks) of four.
+Result<std::vector<WhatIfRun>> WhatIfRuns(const std::string& target, const WhatIfOptions& o);
+
+}  // namespace ssdlab

@@ -1,0 +1,158 @@
+// Figures measured elsewhere (`ssdlab import`, twin/import.h) in the report: one section per
+// imported test, with the cells as published (table) and their figures as bars or curves.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "report/model_internal.h"
+#include "report/pts_sections.h"
+
+namespace ssdlab::report {
+namespace {
+
+struct MetricDef {
+  const char* key;
+  const char* title;
+};
+// Throughput metrics first: the first one a test's cells have is the one charted.
+const std::vector<MetricDef>& Metrics() {
+  static const std::vector<MetricDef> m = {{"iops", "IOPS"},
+                                           {"mb_s", "MB/s"},
+                                           {"lat_mean_us", "Mean latency, µs"},
+                                           {"lat_p99_us", "p99, µs"},
+                                           {"lat_p99_9_us", "p99.9, µs"},
+                                           {"lat_p99_99_us", "p99.99, µs"},
+                                           {"lat_max_us", "Max, µs"}};
+  return m;
+}
+
+bool IsLatency(const std::string& key) { return key.rfind("lat_", 0) == 0; }
+
+std::string Workload(const json& c) {
+  const double read = Num(c, "read_pct");
+  return fmt::format(
+      "{} {} {}, {}T x QD{}",
+      Get(c, "sequential").is_boolean() && Get(c, "sequential").get<bool>() ? "seq" : "rnd",
+      BlockLabel(static_cast<uint64_t>(Num(c, "block_bytes"))), MixLabel(read),
+      Num(c, "threads", 1), Num(c, "qd", 1));
+}
+
+// The x position of a cell on a curve ("x" of the CSV: WSAT GiB written, HIR wait in s).
+std::string XTitle(const std::string& test) {
+  if (test == "wsat") return "GiB written";
+  if (test == "hir") return "Wait between write bursts, s";
+  return "Position";
+}
+
+}  // namespace
+
+bool IsImportedTest(const json& test) {
+  return Get(Get(test, "results"), "imported_cells").is_array();
+}
+
+json ImportedSections(Ctx& ctx) {
+  // Test names in the order the runs hold them.
+  std::vector<std::string> names;
+  for (const ReportRun& r : ctx.runs)
+    for (const json& t : Get(r.doc, "tests"))
+      if (IsImportedTest(t) && std::find(names.begin(), names.end(), Str(t, "name")) == names.end())
+        names.push_back(Str(t, "name"));
+  json sections = json::array();
+  for (const std::string& name : names) {
+    std::set<std::string> present;
+    bool curve = false;
+    for (const ReportRun& r : ctx.runs)
+      for (const json& t : Get(r.doc, "tests"))
+        if (IsImportedTest(t) && Str(t, "name") == name)
+          for (const json& c : Get(Get(t, "results"), "imported_cells")) {
+            for (const MetricDef& m : Metrics())
+              if (Get(c, m.key).is_number()) present.insert(m.key);
+            curve |= Get(c, "x").is_number();
+          }
+    std::vector<MetricDef> shown;
+    for (const MetricDef& m : Metrics())
+      if (present.count(m.key)) shown.push_back(m);
+    json columns = json::array();
+    if (ctx.multi) columns.push_back("Drive");
+    columns.push_back("Workload");
+    if (curve) columns.push_back(XTitle(name));
+    for (const MetricDef& m : shown) columns.push_back(m.title);
+    columns.push_back("Role");
+    columns.push_back("Source");
+    json rows = json::array();
+    std::map<std::string, json> charted;  // "iops", "mb_s", "lat": points
+    for (const ReportRun& r : ctx.runs) {
+      for (const json& t : Get(r.doc, "tests")) {
+        if (!IsImportedTest(t) || Str(t, "name") != name) continue;
+        for (const json& c : Get(Get(t, "results"), "imported_cells")) {
+          json row = json::array();
+          if (ctx.multi) row.push_back(r.label);
+          const std::string w = Workload(c);
+          row.push_back(w);
+          const bool has_x = Get(c, "x").is_number();
+          if (curve) row.push_back(has_x ? FmtNum(Num(c, "x"), 4) : "plateau");
+          for (const MetricDef& m : shown) {
+            const json& v = Get(c, m.key);
+            row.push_back(!v.is_number()                 ? "-"
+                          : std::string(m.key) == "iops" ? FmtInt(v.get<double>())
+                                                         : FmtNum(v.get<double>(), 4));
+          }
+          row.push_back(Str(c, "role", "-"));
+          row.push_back(Str(c, "source"));
+          rows.push_back(row);
+          const std::string label = curve && !has_x ? w + ", plateau" : w;
+          for (const MetricDef& m : shown) {
+            const json& v = Get(c, m.key);
+            if (!v.is_number()) continue;
+            json p = {{"cell", label},
+                      {"metric", m.title},
+                      {"value", R6(v.get<double>())},
+                      {"x", has_x ? json(R6(Num(c, "x"))) : json(nullptr)}};
+            if (ctx.multi) p["drive"] = r.label;
+            charted[IsLatency(m.key) ? "lat" : m.key].push_back(p);
+          }
+        }
+      }
+    }
+    json blocks = json::array();
+    blocks.push_back(TableBlock(ctx.Id("imported-" + name), "Imported cells of " + name, columns,
+                                rows,
+                                json::array({"As published (ssdlab import); '-': not given. "
+                                             "Role: calibration figures are what `sim fit` "
+                                             "fits, predicted ones it holds out."})));
+    auto chart = [&](json values, const std::string& what, const std::string& stem) {
+      if (values.empty()) return;
+      json with_x = json::array(), without_x = json::array();
+      for (json& v : values) (v["x"].is_null() ? without_x : with_x).push_back(v);
+      if (!with_x.empty())
+        blocks.push_back(
+            ChartBlock(ctx.Id(stem + "-curve"), what + " along the curve",
+                       LineSpec(what + " of " + name, with_x, Q("x", XTitle(name)),
+                                Q("value", what), "metric", "Figure", ctx, nullptr, "x")));
+      if (!without_x.empty()) {
+        json s = BarSpec(what + " of " + name, without_x, N("cell", "Workload", nullptr),
+                         Q("value", what), N("metric", "Figure"), ctx, "", true,
+                         std::max(220, 40 * static_cast<int>(without_x.size())));
+        s["encoding"]["xOffset"] = N("metric", "Figure");  // side by side, never stacked
+        blocks.push_back(ChartBlock(ctx.Id(stem + "-bars"), what + " by cell", s));
+      }
+    };
+    for (const char* k : {"iops", "mb_s", "lat"}) {
+      auto it = charted.find(k);
+      if (it == charted.end()) continue;
+      const std::string what = std::string(k) == "iops"   ? "IOPS"
+                               : std::string(k) == "mb_s" ? "MB/s"
+                                                          : "Latency, µs";
+      chart(it->second, what, "imported-" + name + "-" + k);
+    }
+    sections.push_back(
+        Section("imported-" + name, "Imported: " + pts::TestTitle(name),
+                "Figures measured elsewhere and stored with ssdlab import (not re-measured here).",
+                blocks));
+  }
+  return sections;
+}
+
+}  // namespace ssdlab::report
