@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trace speed and memory (issue 18's targets), on generated traces in a temporary directory
+# Trace speed and memory (the replay's speed and memory targets), on generated traces in a temporary directory
 # (deleted afterwards):
 #   1. reading blktrace binary and MSR CSV from .zst on one core (records/s);
 #   2. a large trace (default 100 M records) replayed against sim:dc-sata-mixed with

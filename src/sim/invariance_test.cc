@@ -1,4 +1,4 @@
-// Invariants of the model (issue 15): results must not depend on how the drive is scaled, on
+// Invariants of the model: results must not depend on how the drive is scaled, on
 // how a sustained test is cut into rounds, and background GC must be bounded by idle time.
 // Virtual time only: nothing here depends on wall-clock timing.
 #include <gtest/gtest.h>
