@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "report/model_internal.h"
+#include "results/phase_metrics.h"
 
 namespace ssdlab {
 namespace report {
@@ -250,7 +251,12 @@ Measured Measure(const ReportRun& r, const Claim& claim) {
         double rp;
         uint64_t bs;
         if (!ParseCellName(Str(c, "cell"), &rp, &bs) || rp != (read ? 100 : 0)) continue;
-        double v = Num(Get(c, "total"), "bw_bytes_per_s") / 1e6;
+        auto metrics = results::PhaseMetricsFromJson(c, "tp cell " + Str(c, "cell"));
+        if (!metrics.ok()) {
+          m.why_not = metrics.status().message();
+          return m;
+        }
+        double v = metrics->total.bw_bytes_per_s / 1e6;
         if (v > m.value) {
           m.value = v;
           m.how = "TP, SEQ " + BlockLabel(bs) + (read ? " read, " : " write, ") +
@@ -274,8 +280,13 @@ Measured Measure(const ReportRun& r, const Claim& claim) {
       double rp;
       uint64_t b;
       if (ParseCellName(Str(c, "cell"), &rp, &b) && b == bs && rp == (read ? 100 : 0)) {
+        auto metrics = results::PhaseMetricsFromJson(c, "iops cell " + Str(c, "cell"));
+        if (!metrics.ok()) {
+          m.why_not = metrics.status().message();
+          return m;
+        }
         m.ok = true;
-        m.value = Num(Get(c, "total"), "iops");
+        m.value = metrics->total.iops;
         m.how = "IOPS test, steady state, " + Str(Get(c, "workload"), "description");
       }
     }
@@ -293,13 +304,19 @@ Measured Measure(const ReportRun& r, const Claim& claim) {
       m.why_not = "no latency test with a 4KiB " + std::string(read ? "100/0" : "0/100") + " cell";
       return m;
     }
-    const json& l = Get(Get(*c, read ? "read" : "write"), "lat_ns");
-    if (!Get(l, stat).is_number()) {
+    auto metrics = results::PhaseMetricsFromJson(*c, "lat cell " + Str(*c, "cell"));
+    if (!metrics.ok()) {
+      m.why_not = metrics.status().message();
+      return m;
+    }
+    const results::LatencySummaryNs& l = (read ? metrics->read : metrics->write).lat_ns;
+    const auto p = l.percentiles.find(stat);
+    if (stat != "mean" && p == l.percentiles.end()) {
       m.why_not = "the run did not record the " + stat + " percentile";
       return m;
     }
     m.ok = true;
-    m.value = l[stat].get<double>() / 1000;
+    m.value = (stat == "mean" ? l.mean : p->second) / 1000;
     m.how = "LAT test, " + Str(Get(*c, "workload"), "description") + ", " +
             (stat == "mean" ? "mean" : stat);
     return m;

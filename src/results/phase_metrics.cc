@@ -39,7 +39,7 @@ Status DirectionFromJson(const json& j, const std::string& where, DirectionMetri
           internal::Count(*lat, at, k, k == "min" ? d.lat_ns.min : d.lat_ns.max));
     } else if (k == "mean") {
       SSDLAB_RETURN_IF_ERROR(internal::Number(*lat, at, k, d.lat_ns.mean));
-    } else if (k.size() > 1 && k[0] == 'p') {
+    } else if (k.size() > 1 && k[0] == 'p' && !v.is_null()) {
       SSDLAB_RETURN_IF_ERROR(internal::Number(*lat, at, k, d.lat_ns.percentiles[k]));
     }
   }

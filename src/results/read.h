@@ -20,8 +20,11 @@ Status Read(const nlohmann::json& j, const std::string& where, const std::string
   out = it->template get<T>();
   return Status::Ok();
 }
+// A non-negative number (a fractional one is read truncated).
 inline bool IsCount(const nlohmann::json& v) {
-  return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+  if (v.is_number_unsigned()) return true;
+  if (v.is_number_integer()) return v.get<int64_t>() >= 0;
+  return v.is_number_float() && v.get<double>() >= 0;
 }
 template <class T>
 Status Number(const nlohmann::json& j, const std::string& where, const std::string& key, T& out) {

@@ -96,7 +96,7 @@ TEST(PhaseMetrics, DamagedDocumentsAreRefusedNamingTheKey) {
       {{{"read", 3}}, "cell.read"},
       {{{"read", {{"ios", -1}}}}, "cell.read.ios"},
       {{{"total", {{"lat_ns", {{"p99", "slow"}}}}}}, "cell.total.lat_ns.p99"},
-      {{{"total", {{"lat_ns", {{"max", 1.5}}}}}}, "cell.total.lat_ns.max"},
+      {{{"total", {{"lat_ns", {{"max", -1.5}}}}}}, "cell.total.lat_ns.max"},
       {{{"sim", {{"erases", "many"}}}}, "cell.sim.erases"},
   };
   for (const auto& [doc, key] : cases) {
