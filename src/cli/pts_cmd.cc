@@ -349,11 +349,13 @@ Status PrintVerdicts(const json& doc, std::ostream& out) {
   const json& tests = doc.is_object() && doc.contains("tests") ? doc["tests"] : json::array();
   if (!tests.is_array()) return Status::Invalid("the run document's tests are not a list");
   for (const json& t : tests) {
+    if (!t.is_object()) return Status::Invalid("a test of the run document is not an object");
     const std::string name = text(t, "name"), status = text(t, "status");
-    auto ss = results::SteadyStateFromJson(t.is_object() ? t.value("steady_state", json()) : t);
+    static const json kNone;
+    auto ss = results::SteadyStateFromJson(t.contains("steady_state") ? t["steady_state"] : kNone);
     if (!ss.ok()) return ss.status().WithContext("test '" + name + "'");
     std::string verdict = "no steady-state requirement";
-    const json& r = t.is_object() ? t.value("results", json()) : json();
+    const json& r = t.contains("results") ? t["results"] : kNone;
     if (r.is_object() && r.contains("tps")) {  // an application test (ssdlab app)
       const json& p99 = r.value("latency_ms", json::object()).value("p99", json());
       verdict =

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "results/read.h"
 
@@ -11,12 +12,12 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kDirectionKeys[] = {"read", "write", "total"};
+// Each direction's stored key and the member that holds it.
+constexpr std::pair<const char*, DirectionMetrics PhaseMetrics::*> kDirections[] = {
+    {"read", &PhaseMetrics::read},
+    {"write", &PhaseMetrics::write},
+    {"total", &PhaseMetrics::total}};
 constexpr const char* kCounterNames[] = {"sim"};  // the backends that report counters
-
-DirectionMetrics* DirectionOf(PhaseMetrics& m, int i) {
-  return i == 0 ? &m.read : i == 1 ? &m.write : &m.total;
-}
 
 json ToJson(const DirectionMetrics& d) {
   json lat = {{"mean", d.lat_ns.mean}, {"min", d.lat_ns.min}, {"max", d.lat_ns.max}};
@@ -76,10 +77,8 @@ PhaseMetrics MetricsOf(const PhaseResult& r, const std::vector<double>& pcts) {
 }
 
 json ToJson(const PhaseMetrics& m) {
-  json out = {{"read", ToJson(m.read)},
-              {"write", ToJson(m.write)},
-              {"total", ToJson(m.total)},
-              {"measured_ns", m.measured_ns}};
+  json out = {{"measured_ns", m.measured_ns}};
+  for (const auto& [key, member] : kDirections) out[key] = ToJson(m.*member);
   if (!m.counters_name.empty()) {
     json c = json::object();
     for (const auto& [k, v] : m.counters) c[k] = v;
@@ -91,11 +90,9 @@ json ToJson(const PhaseMetrics& m) {
 Result<PhaseMetrics> PhaseMetricsFromJson(const json& j, const std::string& where) {
   SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
   PhaseMetrics m;
-  for (int i = 0; i < 3; ++i) {
-    auto it = j.find(kDirectionKeys[i]);
-    if (it != j.end())
-      SSDLAB_RETURN_IF_ERROR(
-          DirectionFromJson(*it, where + "." + kDirectionKeys[i], *DirectionOf(m, i)));
+  for (const auto& [key, member] : kDirections) {
+    auto it = j.find(key);
+    if (it != j.end()) SSDLAB_RETURN_IF_ERROR(DirectionFromJson(*it, where + "." + key, m.*member));
   }
   SSDLAB_RETURN_IF_ERROR(internal::Count(j, where, "measured_ns", m.measured_ns));
   for (const char* name : kCounterNames) {
