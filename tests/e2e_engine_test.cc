@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -53,7 +54,11 @@ TEST(EngineE2E, DefaultsAreAdaptiveAndReported) {
   EXPECT_TRUE(e["requested"]["cpus_allowed"].is_null());
   const json& g = e["granted"];
   EXPECT_EQ(g["batch_submit"], 1);
-  EXPECT_EQ(g["batch_complete_min"], 1) << "exact intervals by default: wait for one completion";
+  EXPECT_EQ(g["batch_complete_min"], "auto (a quarter of the depth, 1..32)");
+  EXPECT_EQ(e["requested"]["force_async"], "auto");
+  EXPECT_EQ(g["nowait_target"], true) << "a file takes requests without blocking";
+  EXPECT_EQ(g["force_async"], false) << "so nothing is forced async";
+  EXPECT_TRUE(g["async_workers"].is_null());
   EXPECT_EQ(g["sqpoll"], false);
   EXPECT_EQ(g["hipri"], false);
   for (const char* k :
@@ -77,6 +82,8 @@ TEST(EngineE2E, BatchFlagsKeepCountsAndDataExact) {
        std::vector<std::vector<std::string>>{{"--batch-submit", "4"},
                                              {"--batch-complete", "3"},
                                              {"--batch-complete", "auto"},
+                                             {"--batch-complete", "1"},
+                                             {"--force-async", "on"},
                                              {"--batch-complete", "2:5", "--batch-submit", "8"},
                                              {"--batch-submit", "64", "--batch-complete", "64"}}) {
     std::string what = flags[0] + " " + flags[1];
@@ -108,6 +115,62 @@ TEST(EngineE2E, BatchFlagsKeepCountsAndDataExact) {
   EXPECT_EQ(e["requested"]["batch_complete_max"], 5);
   EXPECT_EQ(e["granted"]["batch_complete_min"], 2);
   EXPECT_EQ(e["granted"]["batch_complete_max"], 5);
+}
+
+TEST(EngineE2E, ForceAsyncOnIsGrantedAndReported) {
+  TempDir t;
+  Proc p = RunSsdlab(
+      Base(t, {"--rw", "randread", "--qd", "8", "--io-size", "1MiB", "--force-async", "on"}));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json e = ReadJson(t / "r.json")["context"]["engine"];
+  EXPECT_EQ(e["requested"]["force_async"], "on");
+  EXPECT_EQ(e["granted"]["force_async"], true);
+  std::string features = e["granted"]["features"];
+  EXPECT_NE(features.find("+async"), std::string::npos) << features;
+  // The io-wq limit is the job's share of the CPUs it may use (here: every CPU, one job).
+  cpu_set_t set;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+  EXPECT_EQ(e["granted"]["async_workers"], CPU_COUNT(&set));
+}
+
+// A zram device the test adds itself (and removes): the kernel takes no request to it
+// without blocking, so io_uring would run every one in a single io-wq worker per ring. The
+// adaptive default forces them async over one worker per CPU; `off` leaves them as they are.
+TEST(EngineE2E, ForceAsyncFollowsTheTargetByDefault) {
+  if (geteuid() != 0) GTEST_SKIP() << "zram devices need root";
+  std::string id = SysfsLine("/sys/class/zram-control/hot_add");
+  if (id.empty()) GTEST_SKIP() << "the kernel has no zram (/sys/class/zram-control)";
+  struct Remove {
+    std::string id;
+    ~Remove() { std::ofstream("/sys/class/zram-control/hot_remove") << id; }
+  } remove{id};
+  const std::string dev = "/dev/zram" + id;
+  std::ofstream("/sys/block/zram" + id + "/disksize") << (16u << 20);
+  for (int i = 0; i < 100 && access(dev.c_str(), F_OK) != 0; ++i) usleep(20000);
+  cpu_set_t set;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+  const bool spread = CPU_COUNT(&set) > 1;
+  TempDir t;
+  auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run", "--target",   dev, "--bs",   "4KiB",      "--qd",
+                                     "16",  "--interval", "0", "--json", t / "r.json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunSsdlab(args);
+  };
+  Proc w = run({"--rw", "write", "--verify", "--destructive"});
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  json e = ReadJson(t / "r.json")["context"]["engine"]["granted"];
+  EXPECT_EQ(e["nowait_target"], false);
+  EXPECT_EQ(e["force_async"], spread);
+  EXPECT_EQ(ReadJson(t / "r.json")["results"]["write"]["bytes"], 16u << 20);
+  // Forced async changes where requests run, never what they read.
+  Proc r = run({"--rw", "randread", "--io-size", "4MiB", "--verify"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadJson(t / "r.json")["verify"]["failures"], 0);
+  EXPECT_EQ(ReadJson(t / "r.json")["context"]["engine"]["granted"]["force_async"], spread);
+  Proc off = run({"--rw", "randread", "--io-size", "1MiB", "--force-async", "off"});
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_EQ(ReadJson(t / "r.json")["context"]["engine"]["granted"]["force_async"], false);
 }
 
 TEST(EngineE2E, BatchFlagsWorkWithEveryEngine) {
@@ -243,6 +306,8 @@ TEST(EngineE2E, BadEngineFlagsFailCleanly) {
       {{"--sqpoll", "--engine", "libaio"}, "--sqpoll needs --engine io_uring"},
       {{"--hipri", "--engine", "psync"}, "--hipri needs --engine io_uring"},
       {{"--hipri", "--buffered"}, "--hipri needs O_DIRECT"},
+      {{"--force-async", "yes"}, "--force-async 'yes'"},
+      {{"--force-async", "on", "--engine", "libaio"}, "--force-async on needs --engine io_uring"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = {"run",  "--target",  t / "f",     "--size", "8MiB",

@@ -31,7 +31,7 @@ struct RunArgs {
   std::string size;
   std::string engine = "io_uring";
   // Engine options as text (empty: the default), parsed by ParseEngineArgs.
-  std::string batch_submit, batch_complete, sqpoll_cpu, cpus_allowed;
+  std::string batch_submit, batch_complete, sqpoll_cpu, cpus_allowed, force_async;
   bool sqpoll = false, hipri = false, no_ring_fd = false;
   bool buffered = false;
   bool destructive = false;
@@ -61,6 +61,11 @@ Status ParseEngineArgs(const RunArgs& a, EngineOptions& o) {
   }
   o.hipri = a.hipri;
   o.register_ring_fd = !a.no_ring_fd;
+  if (!a.force_async.empty()) {
+    auto fa = ParseForceAsync(a.force_async);
+    if (!fa.ok()) return fa.status();
+    o.force_async = fa.value();
+  }
   if (!a.cpus_allowed.empty()) {
     auto cpus = ParseCpuList(a.cpus_allowed);
     if (!cpus.ok()) return cpus.status();
@@ -87,6 +92,7 @@ nlohmann::json EngineJson(const std::string& name, const EngineReport* r) {
       {"sqpoll_cpu", q.sqpoll_cpu >= 0 ? nlohmann::json(q.sqpoll_cpu) : nlohmann::json(nullptr)},
       {"hipri", q.hipri},
       {"register_ring_fd", q.register_ring_fd},
+      {"force_async", ForceAsyncName(q.force_async)},
       {"cpus_allowed", q.cpus_allowed.empty() ? nlohmann::json(nullptr)
                                               : nlohmann::json(FormatCpuList(q.cpus_allowed))},
   };
@@ -113,6 +119,10 @@ nlohmann::json EngineJson(const std::string& name, const EngineReport* r) {
         {"registered_ring_fd", g.registered_ring_fd},
         {"fixed_buffers", g.fixed_buffers},
         {"fixed_files", g.fixed_files},
+        {"nowait_target", r->nowait_target},
+        {"force_async", g.force_async},
+        {"async_workers",
+         g.async_workers ? nlohmann::json(g.async_workers) : nlohmann::json(nullptr)},
     });
   }
   j["granted"] = granted;
@@ -170,12 +180,12 @@ int RunClient(RunArgs a, MpiClients* mpi) {
     PrintError(s.message());
     return kExitUsage;
   }
-  if (IsSimTarget(a.target) &&
-      (a.sqpoll || a.hipri || !a.cpus_allowed.empty() || !a.batch_submit.empty() ||
-       !a.batch_complete.empty() || !a.sqpoll_cpu.empty() || a.no_ring_fd)) {
+  if (IsSimTarget(a.target) && (a.sqpoll || a.hipri || !a.cpus_allowed.empty() ||
+                                !a.batch_submit.empty() || !a.batch_complete.empty() ||
+                                !a.sqpoll_cpu.empty() || a.no_ring_fd || !a.force_async.empty())) {
     PrintError(
-        "the engine flags (--batch-*, --sqpoll*, --hipri, --cpus-allowed, --no-ring-fd) apply to "
-        "real targets, not a simulated drive");
+        "the engine flags (--batch-*, --sqpoll*, --hipri, --cpus-allowed, --no-ring-fd, "
+        "--force-async) apply to real targets, not a simulated drive");
     return kExitUsage;
   }
   // Syntax first, so that a typo never creates or touches the target.
@@ -396,7 +406,8 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--batch-submit", a->batch_submit,
                   "Refill once N slots are free (fio iodepth_batch_submit; default adaptive)");
   cmd->add_option("--batch-complete", a->batch_complete,
-                  "MIN[:MAX] completions waited for / reaped per system call (default adaptive)");
+                  "auto|MIN[:MAX] completions waited for / reaped per system call (default "
+                  "auto: a quarter of the depth; 1 = exact intervals)");
   cmd->add_flag("--sqpoll", a->sqpoll,
                 "io_uring submission-queue polling thread (IORING_SETUP_SQPOLL)");
   cmd->add_option("--sqpoll-cpu", a->sqpoll_cpu, "CPU of the SQPOLL thread");
@@ -404,6 +415,9 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                 "Polled completions (IORING_SETUP_IOPOLL); needs a device with poll queues");
   cmd->add_flag("--no-ring-fd", a->no_ring_fd,
                 "Do not register the ring fd (io_uring_register_ring_fd)");
+  cmd->add_option("--force-async", a->force_async,
+                  "auto|on|off: IOSQE_ASYNC on every request, over one io-wq worker per CPU "
+                  "(auto: where the target cannot take requests without blocking)");
   cmd->add_option("--cpus-allowed", a->cpus_allowed,
                   "CPUs of the job threads, e.g. 0,2-3 (default: the device's NUMA node)");
   cmd->add_option("--data", a->w.data, "random|zero|compressible:N|dedupe:N")

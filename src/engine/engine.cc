@@ -127,6 +127,8 @@ struct PhaseShared {
   const RunControl& control;
   const EngineOptions& options;
   const std::vector<uint32_t>& cpus;  // the job threads' CPUs; empty = not pinned
+  bool force_async;                   // io_uring: IOSQE_ASYNC, at most async_workers per ring
+  uint32_t async_workers;
   std::latch ready;
   std::latch go{1};
   std::atomic<bool> abort{false};
@@ -169,6 +171,8 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
                      sh.file_bytes};
     setup.reap_max = opt.batch_complete_max;
     setup.options = &opt;
+    setup.force_async = sh.force_async;
+    setup.async_workers = sh.async_workers;
     out.status = q.Init(setup);
     out.grant = q.grant();
     out.features = q.features();
@@ -252,9 +256,10 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   };
 
   // Submission/completion policy (options.h): refill once `submit_batch` slots are free, wait
-  // for `complete_min` completions per enter (1 by default; auto: AdaptiveWaitMin).
+  // for `complete_min` completions per enter (by default and with auto: AdaptiveWaitMin).
   const uint32_t submit_batch = std::clamp<uint32_t>(opt.batch_submit, 1, depth);
-  const bool auto_wait = opt.batch_complete_min == kBatchCompleteAuto;
+  const bool auto_wait =
+      opt.batch_complete_min == 0 || opt.batch_complete_min == kBatchCompleteAuto;
   const uint32_t complete_min =
       auto_wait ? 0 : std::clamp<uint32_t>(opt.batch_complete_min, 1, depth);
   uint64_t now = MonotonicNs();
@@ -418,6 +423,7 @@ class RealBackend : public Backend {
     report_.batch_complete_min = eo.batch_complete_min;
     report_.batch_complete_max = eo.batch_complete_max;
     report_.numa_node = DeviceNumaNode(BlockSysDir(o.files.empty() ? o.path : o.files.front()));
+    if (o.engine == EngineKind::kIoUring) report_.nowait_target = IssuesWithoutBlocking(fd_);
     if (!eo.cpus_allowed.empty()) {
       report_.cpus = eo.cpus_allowed;
       report_.cpus_source = "cpus_allowed";
@@ -579,11 +585,16 @@ class RealBackend : public Backend {
   template <class Q>
   Result<PhaseResult> Run(const WorkloadSpec& spec, const RunControl& control) {
     DataFiller filler(spec);
-    PhaseShared sh{spec,         filler,
-                   fd_,          block_device_,
-                   fds_,         file_bytes_,
-                   control,      report_.requested,
-                   report_.cpus, std::latch(spec.jobs)};
+    // Forced async requests where the kernel would run them in one io-wq worker per ring.
+    const ForceAsync fa = report_.requested.force_async;
+    const uint32_t workers =
+        AsyncWorkers(report_.cpus.empty() ? AllowedCpus().size() : report_.cpus.size(), spec.jobs);
+    const bool force = engine_ == EngineKind::kIoUring &&
+                       (fa == ForceAsync::kOn ||
+                        (fa == ForceAsync::kAuto && !report_.nowait_target && workers > 1));
+    PhaseShared sh{spec,         filler,      fd_,     block_device_,
+                   fds_,         file_bytes_, control, report_.requested,
+                   report_.cpus, force,       workers, std::latch(spec.jobs)};
     std::vector<std::unique_ptr<JobOutput>> outs;
     std::vector<std::thread> threads;
     for (uint32_t j = 0; j < spec.jobs; ++j) outs.push_back(std::make_unique<JobOutput>());
@@ -633,8 +644,9 @@ class RealBackend : public Backend {
     const uint32_t depth = std::min<uint32_t>(spec.queue_depth, Q::kMaxDepth);
     report_.batch_submit = std::clamp<uint32_t>(report_.requested.batch_submit, 1, depth);
     const uint32_t asked = report_.requested.batch_complete_min;
-    report_.batch_complete_min =
-        asked == kBatchCompleteAuto ? kBatchCompleteAuto : std::clamp<uint32_t>(asked, 1, depth);
+    report_.batch_complete_min = asked == 0 || asked == kBatchCompleteAuto
+                                     ? kBatchCompleteAuto
+                                     : std::clamp<uint32_t>(asked, 1, depth);
     report_.ran = true;
 
     PhaseResult r;
@@ -705,7 +717,10 @@ namespace {
 Status CheckEngineOptions(const RealTargetOptions& o) {
   const EngineOptions& e = o.engine_options;
   if (o.engine != EngineKind::kIoUring) {
-    const char* flag = e.sqpoll ? "--sqpoll" : e.hipri ? "--hipri" : nullptr;
+    const char* flag = e.sqpoll                           ? "--sqpoll"
+                       : e.hipri                          ? "--hipri"
+                       : e.force_async == ForceAsync::kOn ? "--force-async on"
+                                                          : nullptr;
     if (flag)
       return Status::Invalid(std::string(flag) + " needs --engine io_uring (not " +
                              EngineKindName(o.engine) + ")");

@@ -42,11 +42,12 @@ struct EngineReport {
   EngineGrant granted;        // of the last phase's first job (io_uring only)
   std::string features;       // e.g. "io_uring+defer_taskrun+ring_fd+fixed_buffers+fixed_file"
   uint32_t batch_submit = 1;  // in effect: refill once this many slots are free
-  uint32_t batch_complete_min = 0;  // in effect; 0 = adaptive (AdaptiveWaitMin)
+  uint32_t batch_complete_min = 0;  // in effect; kBatchCompleteAuto = AdaptiveWaitMin
   uint32_t batch_complete_max = 0;  // 0 = all available
   std::vector<uint32_t> cpus;       // CPUs the job threads were pinned to; empty = not pinned
   std::string cpus_source;          // "cpus_allowed", "numa_node N", or "none (...reason...)"
   int numa_node = -1;               // the target device's node per sysfs; -1 = none named
+  bool nowait_target = true;        // io_uring: IssuesWithoutBlocking (engine/options.h)
   bool ran = false;                 // a phase ran (granted/features are filled in)
 };
 // The report of a backend opened by OpenRealBackend; null for any other backend.

@@ -3,8 +3,11 @@
 #include <sched.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <fstream>
 
 #include "base/units.h"
@@ -84,6 +87,40 @@ Status ParseBatchComplete(const std::string& text, uint32_t& min, uint32_t& max)
   min = lo;
   max = hi;
   return Status::Ok();
+}
+
+Result<ForceAsync> ParseForceAsync(const std::string& text) {
+  if (text == "auto") return ForceAsync::kAuto;
+  if (text == "on") return ForceAsync::kOn;
+  if (text == "off") return ForceAsync::kOff;
+  return Status::Invalid("--force-async '" + text + "': expected auto, on or off");
+}
+
+const char* ForceAsyncName(ForceAsync f) {
+  switch (f) {
+    case ForceAsync::kOn:
+      return "on";
+    case ForceAsync::kOff:
+      return "off";
+    case ForceAsync::kAuto:
+      break;
+  }
+  return "auto";
+}
+
+uint32_t AsyncWorkers(size_t cpus, uint32_t jobs) {
+  return std::max<uint32_t>(1, static_cast<uint32_t>(cpus / std::max<uint32_t>(jobs, 1)));
+}
+
+bool IssuesWithoutBlocking(int fd) {
+  constexpr size_t kBytes = 4096;
+  void* buf = nullptr;
+  if (posix_memalign(&buf, kBytes, kBytes) != 0) return true;
+  iovec iov{buf, kBytes};
+  const ssize_t n = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
+  const int err = n < 0 ? errno : 0;
+  free(buf);
+  return err != EOPNOTSUPP;
 }
 
 std::vector<uint32_t> AllowedCpus() {

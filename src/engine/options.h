@@ -12,6 +12,8 @@
 
 namespace ssdlab {
 
+enum class ForceAsync : uint8_t { kAuto, kOn, kOff };
+
 struct EngineOptions {
   // Submission: a turn prepares requests only once at least this many slots are free (fio's
   // iodepth_batch_submit; the queue refills when it has drained to depth - N, fio's
@@ -20,10 +22,10 @@ struct EngineOptions {
   uint32_t batch_submit = 0;
   // Completion: each io_uring_enter waits for at least `batch_complete_min` completions (fio's
   // iodepth_batch_complete_min; capped by the I/Os in flight) and a turn reaps at most
-  // `batch_complete_max` (0 = every completion available). 0 = the default, 1: every I/O's
-  // interval ends at the first reap after its completion, so nothing but the device and the
-  // kernel path lies inside it. kBatchCompleteAuto = AdaptiveWaitMin (fewer wake-ups at depth,
-  // intervals that can include waiting for later completions of the batch).
+  // `batch_complete_max` (0 = every completion available). 1: every I/O's interval ends at the
+  // first reap after its completion, so nothing but the device and the kernel path lies inside
+  // it. 0 (the default) and kBatchCompleteAuto = AdaptiveWaitMin (fewer
+  // wake-ups at depth, intervals that can include waiting for later completions of the batch).
   uint32_t batch_complete_min = 0;
   uint32_t batch_complete_max = 0;
   // io_uring features. Each is asked for only when set; what the kernel granted is reported.
@@ -32,6 +34,12 @@ struct EngineOptions {
   uint32_t sqpoll_idle_ms = 1000;  // the thread sleeps after this long without submissions
   bool hipri = false;              // IORING_SETUP_IOPOLL: completions are polled, no interrupts
   bool register_ring_fd = true;    // io_uring_register_ring_fd (kernel >= 5.18), where available
+  // IOSQE_ASYNC on every request, spread over up to AsyncWorkers() kernel io-wq workers per
+  // ring. kAuto: only where the target cannot take a request without blocking (the kernel
+  // would hand every request to one io-wq worker per ring anyway, which then runs them one at
+  // a time: a RAM disk such as zram, a bio-based device without nowait support) and more than
+  // one worker per job fits the CPUs.
+  ForceAsync force_async = ForceAsync::kAuto;
   // CPUs the job threads may run on (shared by all jobs, as fio's cpus_allowed_policy=shared).
   // Empty: the CPUs of the target device's NUMA node where sysfs names one, else unpinned.
   std::vector<uint32_t> cpus_allowed;
@@ -48,6 +56,8 @@ struct EngineGrant {
   bool registered_ring_fd = false;
   bool fixed_buffers = false;
   bool fixed_files = false;
+  bool force_async = false;    // IOSQE_ASYNC on every request
+  uint32_t async_workers = 0;  // the io-wq worker limit set for it; 0 = the kernel's
 };
 
 // Completions the adaptive policy waits for per io_uring_enter at depth `depth` with
@@ -90,6 +100,17 @@ std::vector<uint32_t> NodeCpus(int node);
 // queue/io_poll of the device of `sys_dir` (also its parent disk's): 1 when it has poll
 // queues, 0 when not, -1 when sysfs does not say.
 int DevicePollQueues(const std::string& sys_dir);
+
+// "auto", "on" or "off" for --force-async; Invalid naming the flag otherwise.
+Result<ForceAsync> ParseForceAsync(const std::string& text);
+const char* ForceAsyncName(ForceAsync f);
+// io-wq workers per ring when requests are forced async: the CPUs the job threads may use
+// shared by the jobs, at least 1.
+uint32_t AsyncWorkers(size_t cpus, uint32_t jobs);
+// False when the kernel refuses a non-blocking (RWF_NOWAIT) O_DIRECT read of `fd` with
+// EOPNOTSUPP: the device cannot take a request without blocking, so io_uring runs each of its
+// requests in an io-wq worker. True otherwise (also when the probe read fails otherwise).
+bool IssuesWithoutBlocking(int fd);
 
 // "0-3,8" for sorted CPU numbers.
 std::string FormatCpuList(const std::vector<uint32_t>& cpus);

@@ -1,9 +1,11 @@
 // Unit tests of the engine options' parsers and sysfs look-ups (on fake sysfs trees).
 #include "engine/options.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -51,6 +53,41 @@ TEST(EngineOptions, AdaptiveWaitIsAQuarterOfTheDepthWithinBounds) {
   EXPECT_EQ(AdaptiveWaitMin(32, 3), 3u);  // never more than in flight (the end of a run)
   EXPECT_EQ(AdaptiveWaitMin(128, 128), 32u);
   EXPECT_EQ(AdaptiveWaitMin(4096, 4096), kAdaptiveWaitMax);
+}
+
+TEST(EngineOptions, ForceAsyncValuesAndWorkersPerJob) {
+  EXPECT_EQ(ParseForceAsync("auto").value(), ForceAsync::kAuto);
+  EXPECT_EQ(ParseForceAsync("on").value(), ForceAsync::kOn);
+  EXPECT_EQ(ParseForceAsync("off").value(), ForceAsync::kOff);
+  for (const char* bad : {"", "yes", "ON", "1"}) {
+    auto r = ParseForceAsync(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--force-async"), std::string::npos);
+  }
+  for (ForceAsync f : {ForceAsync::kAuto, ForceAsync::kOn, ForceAsync::kOff})
+    EXPECT_EQ(ParseForceAsync(ForceAsyncName(f)).value(), f);
+  EXPECT_EQ(AsyncWorkers(2, 1), 2u);  // one job on two CPUs: two workers
+  EXPECT_EQ(AsyncWorkers(2, 2), 1u);
+  EXPECT_EQ(AsyncWorkers(2, 8), 1u);  // never none
+  EXPECT_EQ(AsyncWorkers(64, 4), 16u);
+  EXPECT_EQ(AsyncWorkers(0, 1), 1u);
+}
+
+// The probe asks the kernel itself: a regular file takes non-blocking reads; a procfs file
+// has no FMODE_NOWAIT, and the kernel refuses RWF_NOWAIT on it with EOPNOTSUPP, as it does for
+// a device that cannot take a request without blocking.
+TEST(EngineOptions, NonBlockingProbeAsksTheKernel) {
+  char path[] = "/tmp/ssdlab-nowait-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, 8192), 0);
+  EXPECT_TRUE(IssuesWithoutBlocking(fd));
+  close(fd);
+  unlink(path);
+  int proc = open("/proc/self/status", O_RDONLY);
+  ASSERT_GE(proc, 0);
+  EXPECT_FALSE(IssuesWithoutBlocking(proc));
+  close(proc);
 }
 
 TEST(EngineOptions, CpusCheckedAgainstTheAffinityMask) {

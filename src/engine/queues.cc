@@ -108,6 +108,13 @@ Status UringQueue::Init(const QueueSetup& s) {
   if (fixed_file_) features_ += "+fixed_file";
   grant_.fixed_buffers = fixed_buffers_;
   grant_.fixed_files = fixed_file_;
+  force_async_ = grant_.force_async = s.force_async;
+  if (s.force_async && s.async_workers) {
+    unsigned workers[2] = {s.async_workers, s.async_workers};  // bounded, unbounded
+    if (io_uring_register_iowq_max_workers(&ring_, workers) == 0)
+      grant_.async_workers = s.async_workers;
+  }
+  if (force_async_) features_ += "+async";
   return Status::Ok();
 }
 
@@ -141,6 +148,7 @@ void UringQueue::Prep(uint32_t slot, Direction dir, uint64_t offset, uint32_t by
       break;
   }
   if (fixed_file_) sqe->flags |= IOSQE_FIXED_FILE;
+  if (force_async_) sqe->flags |= IOSQE_ASYNC;
   io_uring_sqe_set_data64(sqe, slot);
 }
 

@@ -36,6 +36,10 @@ struct QueueSetup {
   uint32_t reap_max = 0;  // completions reaped per turn at most; 0 = all available
   // io_uring features asked for (sqpoll, hipri, registered ring fd); null = the defaults.
   const EngineOptions* options = nullptr;
+  // io_uring: every request with IOSQE_ASYNC, at most `async_workers` io-wq workers (0: the
+  // kernel's limit). Decided per phase by the engine (EngineOptions::force_async).
+  bool force_async = false;
+  uint32_t async_workers = 0;
 };
 
 // Maps an offset of a multi-file range to (file index, offset in the file).
@@ -80,6 +84,7 @@ class UringQueue {
   bool ready_ = false;
   bool fixed_buffers_ = false;
   bool fixed_file_ = false;
+  bool force_async_ = false;
   int fd_ = -1;
   uint8_t* buffers_ = nullptr;
   uint64_t buffer_bytes_ = 0;
