@@ -9,8 +9,9 @@ and 128 with 1 and 2 jobs, 4 KiB random write QD32, 128 KiB sequential read QD8.
 
 Each round runs fio default (io_uring, no options), fio tuned (iodepth_batch_submit=QD,
 iodepth_batch_complete_min=1, iodepth_batch_complete_max=QD, fixedbufs, registerfiles) and
-`ssdlab run` (defaults: exact intervals, wait for 1) and `ssdlab run --batch-complete auto`
-(wait for a quarter of the depth) once each, in an order that rotates from round to round; the figures
+`ssdlab run` (its defaults: wait for a quarter of the depth, requests forced async where the
+target cannot take them without blocking) and `ssdlab run --batch-complete 1 --force-async off`
+(exact intervals, the kernel's own io-wq use: the engine before its adaptive default) once each, in an order that rotates from round to round; the figures
 are medians over the rounds. Printed per case, as ssdlab/fio ratios against each fio: IOPS
 (>1: ssdlab faster), CPU microseconds per I/O (process CPU of the child, user + system,
 getrusage; <1: ssdlab cheaper) and mean latency (fio's lat_ns, submission to reap; <1:
@@ -36,7 +37,7 @@ CASES = [
     ("4k-randwrite-qd32", "randwrite", 4, 32, 1),
     ("128k-seqread-qd8", "read", 128, 8, 1),
 ]
-TOOLS = ("fio", "fio-tuned", "ssdlab", "ssdlab-auto")
+TOOLS = ("fio", "fio-tuned", "ssdlab", "ssdlab-exact")
 
 
 def run_measured(cmd):
@@ -68,12 +69,12 @@ def fio_run(fio, path, size, runtime, case, tuned):
     return {"iops": ios / secs, "mean_ns": mean, "cpu_us_per_io": cpu * 1e6 / ios}
 
 
-def ssdlab_run(ssdlab, path, runtime, case, block, auto):
+def ssdlab_run(ssdlab, path, runtime, case, block, exact):
     _, rw, bs, qd, jobs = case
     cmd = [ssdlab, "run", "--target", path, "--rw", rw, "--bs", f"{bs}KiB", "--qd", str(qd),
            "--jobs", str(jobs), "--runtime", f"{runtime}s", "--interval", "0", "--json", "-"]
-    if auto:
-        cmd += ["--batch-complete", "auto"]
+    if exact:
+        cmd += ["--batch-complete", "1", "--force-async", "off"]
     if block and rw != "read" and rw != "randread":
         cmd.append("--destructive")
     out, cpu = run_measured(cmd)
@@ -144,7 +145,7 @@ def main():
           f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
     print(f"{'case':<22}{'target':<7}{'ssdlab IOPS':>12}{'CPU us/IO':>10}{'mean':>9}"
           f" | {'vs tuned: IOPS':>14}{'CPU':>6}{'lat':>6} | {'vs default: IOPS':>16}{'CPU':>6}{'lat':>6}"
-          f" | {'auto vs tuned: IOPS':>19}{'CPU':>6}{'lat':>6}")
+          f" | {'exact vs tuned: IOPS':>20}{'CPU':>6}{'lat':>6}")
     record = {"rounds": args.rounds, "runtime_s": args.runtime, "load_at_start": load, "cases": []}
     try:
         for setup in targets:
@@ -155,20 +156,20 @@ def main():
                     order = TOOLS[r % len(TOOLS):] + TOOLS[:r % len(TOOLS)]  # rotate who goes first
                     for tool in order:
                         if tool.startswith("ssdlab"):
-                            s = ssdlab_run(args.ssdlab, path, args.runtime, case, block, tool == "ssdlab-auto")
+                            s = ssdlab_run(args.ssdlab, path, args.runtime, case, block, tool == "ssdlab-exact")
                         else:
                             s = fio_run(args.fio, path, size, args.runtime, case, tool == "fio-tuned")
                         samples[tool].append(s)
                 med = {t: {m: statistics.median(x[m] for x in v) for m in v[0]} for t, v in samples.items()}
                 ratio = {p: {m: med["ssdlab"][m] / med[p][m] if med[p][m] else float("nan")
                              for m in med[p]} for p in ("fio", "fio-tuned")}
-                ratio["auto-vs-tuned"] = {m: med["ssdlab-auto"][m] / med["fio-tuned"][m]
+                ratio["exact-vs-tuned"] = {m: med["ssdlab-exact"][m] / med["fio-tuned"][m]
                                           if med["fio-tuned"][m] else float("nan") for m in med["fio-tuned"]}
-                s, rt, rd, ra = med["ssdlab"], ratio["fio-tuned"], ratio["fio"], ratio["auto-vs-tuned"]
+                s, rt, rd, ra = med["ssdlab"], ratio["fio-tuned"], ratio["fio"], ratio["exact-vs-tuned"]
                 print(f"{case[0]:<22}{tname:<7}{s['iops']:>12.0f}{s['cpu_us_per_io']:>10.2f}"
                       f"{s['mean_ns'] / 1e3:>8.1f}u | {rt['iops']:>14.2f}{rt['cpu_us_per_io']:>6.2f}"
                       f"{rt['mean_ns']:>6.2f} | {rd['iops']:>16.2f}{rd['cpu_us_per_io']:>6.2f}{rd['mean_ns']:>6.2f}"
-                      f" | {ra['iops']:>19.2f}{ra['cpu_us_per_io']:>6.2f}{ra['mean_ns']:>6.2f}",
+                      f" | {ra['iops']:>20.2f}{ra['cpu_us_per_io']:>6.2f}{ra['mean_ns']:>6.2f}",
                       flush=True)
                 record["cases"].append({"case": case[0], "target": tname, "samples": samples,
                                         "median": med, "ratio": ratio})
