@@ -559,6 +559,19 @@ TEST_F(StoredRun, AWronglyTypedVerdictIsAOneLineErrorNamingTheKey) {
   EXPECT_FALSE(Has(p.err, "unexpected")) << p.err;
 }
 
+TEST_F(StoredRun, AWronglyTypedContextIsNamedByShowAndLs) {
+  // The run's context names its target by an object; a string there is damage, not a crash.
+  Exec(db(), "UPDATE runs SET context=json_set(context, '$.target', '/dev/sda') WHERE name='r'");
+  Proc show = RunSsdlab({"show", "r", "--db", db()});
+  EXPECT_NE(show.exit_code, 0) << show.out;
+  ExpectOneLineError(show, "run 'r': context.target is not an object");
+  EXPECT_FALSE(Has(show.err, "unexpected")) << show.err;
+  Proc ls = RunSsdlab({"ls", "--db", db()});
+  EXPECT_EQ(ls.exit_code, 0) << ls.err;
+  EXPECT_TRUE(Has(ls.out, "DAMAGED")) << ls.out;
+  EXPECT_TRUE(Has(ls.out, "context.target is not an object")) << ls.out;
+}
+
 TEST_F(StoredRun, ADamagedPageIsCalledDamaged) {
   // Overwrite the root page of the tests table (after checkpointing the WAL into the file).
   Exec(db(), "PRAGMA wal_checkpoint(TRUNCATE)");

@@ -16,6 +16,7 @@
 #include "cli/report_cmds.h"
 #include "cli/suite_cli.h"
 #include "lab/mpi.h"
+#include "results/run_context.h"
 #include "results/steady_state.h"
 #include "store/store.h"
 
@@ -63,8 +64,9 @@ std::string RowOf(Store& s, const RunRecord& r) {
       if (rounds.ok()) round = std::to_string(rounds->size());
     }
   }
-  std::string host = r.context.value("host", "");
-  std::string drive = r.context.contains("target") ? r.context["target"].value("path", "") : "";
+  auto c = results::RunContextFromJson(r.context, "context");
+  std::string host = c.ok() ? c->host : "?";
+  std::string drive = c.ok() ? c->target_path : c.status().message();
   std::string rank = r.name.substr(r.name.rfind("-r") + 2);
   return fmt::format("{:>4}  {:<12} {:<28} {:<9} {:>5}  {} of {} done tests in steady state  {}",
                      rank, host.substr(0, 12), drive.substr(0, 28), test, round, reached, done,

@@ -23,6 +23,7 @@
 #include "device/device_backend.h"
 #include "device/device_json.h"
 #include "device/safety.h"
+#include "results/run_context.h"
 #include "results/steady_state.h"
 #include "store/store.h"
 #include "suite/pts.h"
@@ -716,11 +717,11 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
     std::cout << fmt::format("{:<28} {:<8} {:<12} {:<22} {}\n", "run", "kind", "status", "created",
                              "target");
     for (const RunRecord& r : (*store)->ListRuns()) {
-      std::string target =
-          r.context.contains("target") ? r.context["target"].value("path", "") : "";
+      auto c = results::RunContextFromJson(r.context, "context");
+      std::string damage = !r.damage.empty() ? r.damage : c.ok() ? "" : c.status().message();
       std::cout << fmt::format("{:<28} {:<8} {:<12} {:<22} {}\n", r.name, r.kind,
-                               r.damage.empty() ? r.status : "DAMAGED", r.created_at,
-                               r.damage.empty() ? target : r.damage);
+                               damage.empty() ? r.status : "DAMAGED", r.created_at,
+                               damage.empty() ? c->target_path : damage);
     }
     *exit_code = kExitOk;
   });
@@ -746,11 +747,13 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
     if (*show_json) {
       std::cout << doc->dump(1) << "\n";
     } else {
-      const json& c = doc->at("context");
-      std::cout << fmt::format("run {} ({}), {} .. {}\ntarget {}\n", c.value("run", ""),
-                               c.value("status", ""), c.value("created_at", ""),
-                               c.value("finished_at", ""),
-                               c.contains("target") ? c["target"].value("path", "") : "");
+      auto c = results::RunContextFromJson(doc->value("context", json()), "context");
+      if (!c.ok()) {
+        *exit_code = Fail(c.status().WithContext("run '" + *show_name + "'"));
+        return;
+      }
+      std::cout << fmt::format("run {} ({}), {} .. {}\ntarget {}\n", c->run, c->status,
+                               c->created_at, c->finished_at, c->target_path);
       if (Status v = PrintVerdicts(doc.value(), std::cout); !v.ok()) {
         *exit_code = Fail(v.WithContext("run '" + *show_name + "'"));
         return;

@@ -12,6 +12,7 @@
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/twin_runs.h"
+#include "results/run_context.h"
 #include "sim/params.h"
 #include "sim/preset_file.h"
 #include "store/store.h"
@@ -80,9 +81,10 @@ Result<std::vector<twin::Figure>> LoadFigures(Store& store, const std::vector<st
     SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> f, twin::FiguresOfRun(doc, &s));
     if (i == 0) {
       *shape = s;
-      const nlohmann::json& ctx = doc["context"];
-      const std::string target = ctx.value("target", nlohmann::json::object()).value("path", "");
-      if (target.rfind("sim:", 0) == 0) *sim_target = target;
+      SSDLAB_ASSIGN_OR_RETURN(results::RunContext ctx,
+                              results::RunContextFromJson(doc.value("context", nlohmann::json()),
+                                                          "run '" + runs[i] + "': context"));
+      if (ctx.target_path.rfind("sim:", 0) == 0) *sim_target = ctx.target_path;
     }
     all.insert(all.end(), f.begin(), f.end());
   }

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "cli/output.h"
+#include "results/run_context.h"
 #include "sim/params.h"
 #include "sim/sim.h"
 #include "store/store.h"
@@ -104,7 +105,9 @@ bool HasPtsOptions(const json& run_doc) {
 }
 
 Result<json> RerunOnTwin(const json& run_doc, const std::string& target) {
-  const std::string run = run_doc.value("context", json::object()).value("run", "?");
+  auto ctx = results::RunContextFromJson(run_doc.value("context", json()), "context");
+  if (!ctx.ok()) return ctx.status();
+  const std::string run = ctx->run.empty() ? "?" : ctx->run;
   if (!HasPtsOptions(run_doc))
     return Status::Invalid("run '" + run +
                            "' holds no PTS options to re-run (an imported run is compared with "
