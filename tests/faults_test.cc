@@ -479,7 +479,10 @@ TEST(Faults, KillsAtManyPointsLoseNothingRecorded) {
     before = now;
     if (code == 0) break;  // the run finished before this kill
     ++kills;
-    EXPECT_TRUE(code == 128 + SIGKILL || code == 130) << code << ReadFile(t / "err");
+    // 128 + SIGTERM: the signal came before the program set its handlers (a loaded machine
+    // can take longer than the shortest wait to start it), so it died as from a SIGKILL.
+    EXPECT_TRUE(code == 128 + SIGKILL || code == 130 || code == 128 + SIGTERM)
+        << code << ReadFile(t / "err");
     if (code == 130) {  // SIGTERM: stopped cleanly, marked interrupted
       EXPECT_EQ(Rows(t / "r.db", "SELECT status FROM runs"),
                 std::vector<std::string>{"interrupted"});

@@ -27,8 +27,10 @@ void AddSimCommand(CLI::App& app, int* exit_code);
 void AddSimTwinCommands(CLI::App& sim, int* exit_code);
 // `import`: fio JSON and CSVs of published figures as stored runs (twin/import.h).
 void AddImportCommand(CLI::App& app, int* exit_code);
-// `pts`, `ls` and `show`.
+// `pts` (cli/pts_cmd.cc).
 void AddPtsCommands(CLI::App& app, int* exit_code);
+// `ls` and `show`: the runs of a results database (cli/runs_cmds.cc).
+void AddRunsCommands(CLI::App& app, int* exit_code);
 // `profile`: the review-lab profiles (suite/profile.h).
 void AddProfileCommand(CLI::App& app, int* exit_code);
 // `app`: application tests on real database servers (apps/app.h).

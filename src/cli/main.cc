@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
   AddSimCommand(app, &exit_code);
   AddImportCommand(app, &exit_code);
   AddPtsCommands(app, &exit_code);
+  AddRunsCommands(app, &exit_code);
   AddInfoCommand(app, &exit_code);
   AddPurgeCommand(app, &exit_code);
   AddProfileCommand(app, &exit_code);

@@ -1,0 +1,122 @@
+// `ssdlab ls` and `ssdlab show`: the runs of a results database, and one run's verdicts.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "base/units.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/verdicts.h"
+#include "results/run_context.h"
+#include "results/steady_state.h"
+#include "store/store.h"
+
+namespace ssdlab {
+
+using nlohmann::json;
+
+// One-line verdicts of a run's tests; Invalid naming the run's test and key when the document
+// is damaged (nothing of that test printed).
+Status PrintVerdicts(const json& doc, std::ostream& out) {
+  auto text = [](const json& j, const char* key) {
+    return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>()
+                                                                  : std::string();
+  };
+  const json& tests = doc.is_object() && doc.contains("tests") ? doc["tests"] : json::array();
+  if (!tests.is_array()) return Status::Invalid("the run document's tests are not a list");
+  for (const json& t : tests) {
+    if (!t.is_object()) return Status::Invalid("a test of the run document is not an object");
+    const std::string name = text(t, "name"), status = text(t, "status");
+    static const json kNone;
+    auto ss = results::SteadyStateFromJson(t.contains("steady_state") ? t["steady_state"] : kNone);
+    if (!ss.ok()) return ss.status().WithContext("test '" + name + "'");
+    std::string verdict = "no steady-state requirement";
+    const json& r = t.contains("results") ? t["results"] : kNone;
+    if (r.is_object() && r.contains("tps")) {  // an application test (ssdlab app)
+      const json lat = r.contains("latency_ms") && r["latency_ms"].is_object() ? r["latency_ms"]
+                                                                               : json::object();
+      const json p99 = lat.contains("p99") ? lat["p99"] : json();
+      verdict =
+          fmt::format("{:.1f} TPS, p99 {}{}", r["tps"].is_number() ? r["tps"].get<double>() : 0,
+                      p99.is_number() ? fmt::format("{:.2f} ms", p99.get<double>()) : "-",
+                      text(r, "error").empty() ? "" : ", " + text(r, "error"));
+    } else if (status != "done") {
+      size_t measured = 0;  // the purge and preconditioning steps are stored as rounds too
+      for (const json& rd : t.value("rounds", json::array())) {
+        const json& tracking = rd.is_object() ? rd.value("tracking", json()) : json();
+        measured += !(tracking.is_object() && tracking.contains("purge_method"));
+      }
+      verdict = fmt::format("unfinished: {} rounds stored (continue with --resume)", measured);
+    } else if (ss->required) {
+      verdict = ss->reached ? fmt::format("steady state reached in {} rounds (window {}, mean {})",
+                                          ss->headline.rounds_run, ss->headline.window_rounds,
+                                          FormatNumber(ss->headline.mean))
+                            : fmt::format("STEADY STATE NOT REACHED after {} rounds",
+                                          ss->headline.rounds_run);
+    }
+    out << fmt::format("  {:<6} {:<8} {}\n", name, status, verdict);
+  }
+  return Status::Ok();
+}
+
+void AddRunsCommands(CLI::App& app, int* exit_code) {
+  auto db = std::make_shared<std::string>();
+  CLI::App* ls = app.add_subcommand("ls", "List the runs in a results database");
+  ls->add_option("--db", *db, "Results database")->required();
+  ls->callback([db, exit_code] {
+    auto store = Store::Open(*db, Store::Mode::kReadOnly);
+    if (!store.ok()) {
+      *exit_code = Fail(store.status());
+      return;
+    }
+    std::cout << fmt::format("{:<28} {:<8} {:<12} {:<22} {}\n", "run", "kind", "status", "created",
+                             "target");
+    for (const RunRecord& r : (*store)->ListRuns()) {
+      auto c = results::RunContextFromJson(r.context, "context");
+      std::string damage = !r.damage.empty() ? r.damage : c.ok() ? "" : c.status().message();
+      std::cout << fmt::format("{:<28} {:<8} {:<12} {:<22} {}\n", r.name, r.kind,
+                               damage.empty() ? r.status : "DAMAGED", r.created_at,
+                               damage.empty() ? c->target_path : damage);
+    }
+    *exit_code = kExitOk;
+  });
+
+  auto show_db = std::make_shared<std::string>();
+  auto show_name = std::make_shared<std::string>();
+  auto show_json = std::make_shared<bool>(false);
+  CLI::App* show = app.add_subcommand("show", "Show one run with its steady-state verdicts");
+  show->add_option("name", *show_name, "Run name")->required();
+  show->add_option("--db", *show_db, "Results database")->required();
+  show->add_flag("--json", *show_json, "Print the whole run as JSON");
+  show->callback([show_db, show_name, show_json, exit_code] {
+    auto store = Store::Open(*show_db, Store::Mode::kReadOnly);
+    if (!store.ok()) {
+      *exit_code = Fail(store.status());
+      return;
+    }
+    auto doc = (*store)->RunJson(*show_name);
+    if (!doc.ok()) {
+      *exit_code = Fail(doc.status());
+      return;
+    }
+    if (*show_json) {
+      std::cout << doc->dump(1) << "\n";
+    } else {
+      auto c = results::RunContextFromJson(doc->value("context", json()), "context");
+      if (!c.ok()) {
+        *exit_code = Fail(c.status().WithContext("run '" + *show_name + "'"));
+        return;
+      }
+      std::cout << fmt::format("run {} ({}), {} .. {}\ntarget {}\n", c->run, c->status,
+                               c->created_at, c->finished_at, c->target_path);
+      if (Status v = PrintVerdicts(doc.value(), std::cout); !v.ok()) {
+        *exit_code = Fail(v.WithContext("run '" + *show_name + "'"));
+        return;
+      }
+    }
+    *exit_code = kExitOk;
+  });
+}
+
+}  // namespace ssdlab
