@@ -9,28 +9,31 @@
 
 namespace ssdlab::report::pts {
 
+std::vector<ParamFact<results::MatrixResults>> MatrixFacts(const std::string& test) {
+  using results::MatrixResults;
+  return {
+      {"Stimulus",
+       [](const ReportRun&, const MatrixResults& t) { return StimulusOf("random", t.cells); }},
+      {"Block sizes",
+       [test](const ReportRun& r, const MatrixResults&) {
+         return ListBytes(Get(Options(r), test + "_block_bytes"));
+       }},
+      {"Read/write mixes",
+       [test](const ReportRun& r, const MatrixResults&) {
+         return ListMixes(Get(Options(r), test + "_read_pcts"));
+       }},
+  };
+}
+
 json IopsSection(Ctx& ctx, const std::string& name) {
   using results::MatrixResults;
   const auto runs = ReadResults<MatrixResults>(ctx, name, results::MatrixResultsFromJson);
   json blocks = json::array();
-  blocks.push_back(ParamsTable<MatrixResults>(
-      ctx, name, runs,
-      {
-          {"Stimulus",
-           [](const ReportRun&, const MatrixResults& t) { return StimulusOf("random", t.cells); }},
-          {"Block sizes",
-           [](const ReportRun& r, const MatrixResults&) {
-             return ListBytes(Get(Options(r), "iops_block_bytes"));
-           }},
-          {"Read/write mixes",
-           [](const ReportRun& r, const MatrixResults&) {
-             return ListMixes(Get(Options(r), "iops_read_pcts"));
-           }},
-          {"Round",
-           [](const ReportRun& r, const MatrixResults&) {
-             return FmtDurationNs(Num(Options(r), "round_ns")) + " per cell";
-           }},
-      }));
+  std::vector<ParamFact<MatrixResults>> facts = MatrixFacts(name);
+  facts.push_back({"Round", [](const ReportRun& r, const MatrixResults&) {
+                     return FmtDurationNs(Num(Options(r), "round_ns")) + " per cell";
+                   }});
+  blocks.push_back(ParamsTable(ctx, name, runs, facts));
   json values = json::array();
   json tables = json::array();
   std::set<std::pair<uint64_t, std::string>> bss;

@@ -24,20 +24,7 @@ json LatSection(Ctx& ctx, const std::string& name) {
   using results::MatrixResults;
   const auto runs = ReadResults<MatrixResults>(ctx, name, results::MatrixResultsFromJson);
   json blocks = json::array();
-  blocks.push_back(ParamsTable<MatrixResults>(
-      ctx, name, runs,
-      {
-          {"Stimulus",
-           [](const ReportRun&, const MatrixResults& t) { return StimulusOf("random", t.cells); }},
-          {"Block sizes",
-           [](const ReportRun& r, const MatrixResults&) {
-             return ListBytes(Get(Options(r), "lat_block_bytes"));
-           }},
-          {"Read/write mixes",
-           [](const ReportRun& r, const MatrixResults&) {
-             return ListMixes(Get(Options(r), "lat_read_pcts"));
-           }},
-      }));
+  blocks.push_back(ParamsTable(ctx, name, runs, MatrixFacts(name)));
   json values = json::array();
   const std::vector<std::pair<std::string, std::string>> stats = {{"mean", "Mean"},
                                                                   {"p99", "99%"},

@@ -17,6 +17,7 @@
 #include "report/model_internal.h"
 #include "results/cells.h"
 #include "results/lvi.h"
+#include "results/matrix.h"
 #include "results/steady_state.h"
 
 namespace ssdlab::report::pts {
@@ -127,6 +128,10 @@ json ParamsTable(Ctx& ctx, const std::string& name, const std::vector<RunResults
   rows.push_back(verdict);
   return TableBlock(ctx.Id("params-" + name), "Test parameters: " + TestTitle(name), cols, rows);
 }
+
+// The parameters IOPS and LAT share (pts_iops.cc): stimulus, block sizes and mixes (the
+// options TEST_block_bytes, TEST_read_pcts).
+std::vector<ParamFact<results::MatrixResults>> MatrixFacts(const std::string& test);
 
 // ---- Blocks the sections share (pts_sections.cc) ----
 
