@@ -2,7 +2,8 @@
 // (pts_iops.cc, pts_tp.cc, ...; the registry PtsSections() and the blocks they share in
 // pts_sections.cc), and the run facts and labels they share with the rest of the model
 // (model.cc). A section reads its test's results through their typed form (results/): a run
-// whose results are damaged shows why in the test's parameter table instead of its figures.
+// whose results are damaged shows why ("damaged: KEY is not ...") in the test's verdict cells
+// (the overview's and the parameter table's) instead of its figures.
 #pragma once
 
 #include <functional>
@@ -34,7 +35,7 @@ struct PtsSectionDef {
 };
 const std::vector<PtsSectionDef>& PtsSections();
 
-// The section builders (null when no run holds the test), one file each.
+// The section builders (null when no run holds readable results of the test), one file each.
 json IopsSection(Ctx& ctx, const std::string& name);   // pts_iops.cc
 json TpSection(Ctx& ctx, const std::string& name);     // pts_tp.cc
 json LatSection(Ctx& ctx, const std::string& name);    // pts_lat.cc
