@@ -27,7 +27,7 @@ ALLOWED = {
     "suite": {"base", "workload", "stats", "backend", "results"},
     "report": {"base", "stats", "results"},
     "apps": {"base", "stats", "device"},
-    "twin": {"base", "workload", "stats", "backend", "sim"},
+    "twin": {"base", "workload", "stats", "backend", "sim", "results"},
     "lab": {"base", "stats", "store"},
     "cli": None,  # the top: may use everything
 }

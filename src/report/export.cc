@@ -2,10 +2,19 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "base/output_file.h"
 #include "report/model_internal.h"
+#include "results/hir.h"
+#include "results/lvi.h"
+#include "results/matrix.h"
+#include "results/op.h"
+#include "results/sweep.h"
+#include "results/tp.h"
+#include "results/wsat.h"
+#include "results/xsr.h"
 
 namespace ssdlab {
 namespace report {
@@ -62,49 +71,110 @@ class CsvTable {
   std::vector<ojson> rows_;
 };
 
-// Flattens PhaseMetrics ({total, read, write: {ios, iops, bw_bytes_per_s, lat_ns{...}}, sim})
-// into `row` with prefixes "total_", "read_", "write_", "sim_".
-void Flatten(const json& m, ojson& row) {
-  for (const char* dir : {"total", "read", "write"}) {
-    const json& d = Get(m, dir);
-    if (!d.is_object()) continue;
-    for (const char* k : {"ios", "iops", "bw_bytes_per_s"}) {
-      if (d.contains(k)) row[std::string(dir) + "_" + k] = d[k];
-    }
-    for (auto& [k, v] : Get(d, "lat_ns").items()) row[std::string(dir) + "_lat_" + k + "_ns"] = v;
+// Flattens a phase's figures into `row` with prefixes "total_", "read_", "write_" (latency keys
+// in the stored order: max, mean, min, then the percentiles) and "sim_".
+void Flatten(const results::PhaseMetrics& m, ojson& row) {
+  const std::pair<const char*, const results::DirectionMetrics*> dirs[] = {
+      {"total", &m.total}, {"read", &m.read}, {"write", &m.write}};
+  for (const auto& [dir, dp] : dirs) {
+    const results::DirectionMetrics& d = *dp;
+    const std::string p = dir;
+    row[p + "_ios"] = d.ios;
+    row[p + "_iops"] = d.iops;
+    row[p + "_bw_bytes_per_s"] = d.bw_bytes_per_s;
+    row[p + "_lat_max_ns"] = d.lat_ns.max;
+    row[p + "_lat_mean_ns"] = d.lat_ns.mean;
+    row[p + "_lat_min_ns"] = d.lat_ns.min;
+    for (const auto& [k, v] : d.lat_ns.percentiles) row[p + "_lat_" + k + "_ns"] = v;
   }
-  for (auto& [k, v] : Get(m, "sim").items()) row["sim_" + k] = v;
+  for (const auto& [k, v] : m.counters) row[m.counters_name + "_" + k] = v;
 }
 
-void CellRows(CsvTable& t, const json& cells, ojson base) {
-  for (const json& c : cells) {
-    ojson row = base;
-    row["cell"] = Str(c, "cell");
+void CellRows(CsvTable& t, const std::vector<results::CellResult>& cells) {
+  for (const results::CellResult& c : cells) {
+    ojson row;
+    row["cell"] = c.cell;
     double rp;
     uint64_t bs;
-    if (ParseCellName(Str(c, "cell"), &rp, &bs)) {
+    if (ParseCellName(c.cell, &rp, &bs)) {
       row["read_pct"] = rp;
       row["block_bytes"] = bs;
     }
-    row["workload"] = Str(Get(c, "workload"), "description");
-    Flatten(c, row);
+    row["workload"] = c.workload.description;
+    Flatten(c.metrics, row);
     t.Add(row);
   }
 }
 
-void CurveRows(CsvTable& t, const json& curves, ojson base) {
-  for (const json& c : curves) {
-    for (const json& p : Get(c, "points")) {
+void CurveRows(CsvTable& t, const std::vector<results::Curve>& curves, ojson base) {
+  for (const results::Curve& c : curves) {
+    for (const results::CurvePoint& p : c.points) {
       ojson row = base;
-      row["curve"] = Str(c, "curve");
-      row["read_pct"] = Get(c, "read_pct");
-      row["block_bytes"] = Get(c, "block_bytes");
-      row["threads"] = Get(p, "threads");
-      row["qd"] = Get(p, "qd");
-      Flatten(p, row);
+      row["curve"] = c.curve;
+      row["read_pct"] = c.read_pct;
+      row["block_bytes"] = c.block_bytes;
+      row["threads"] = p.threads;
+      row["qd"] = p.qd;
+      Flatten(p.metrics, row);
       t.Add(row);
     }
   }
+}
+
+// The rows of PTS test `name` (results `res`, as stored) in `files`; a damaged document is
+// Invalid naming the test and the key.
+Status TestRows(const std::string& name, const json& res, std::map<std::string, CsvTable>& files) {
+  const std::string where = name + ".results";
+  CsvTable& t = files[name];
+  if (name == "iops" || name == "lat") {
+    SSDLAB_ASSIGN_OR_RETURN(auto m, results::MatrixResultsFromJson(res, where));
+    CellRows(t, m.cells);
+  } else if (name == "dirth" || name == "ecw") {
+    SSDLAB_ASSIGN_OR_RETURN(auto s, results::SweepResultsFromJson(res, where));
+    CellRows(t, s.cells);
+    for (const results::SweepPoint& p : s.selected) {
+      for (const auto& [low, count] : p.histogram)
+        files[name + "_histograms"].Add({{"point", p.point}, {"lower_ns", low}, {"count", count}});
+    }
+  } else if (name == "tp") {
+    SSDLAB_ASSIGN_OR_RETURN(auto tp, results::TpResultsFromJson(res, where));
+    for (const results::TpBlock& b : tp.by_block) CellRows(t, b.cells);
+  } else if (name == "lvi") {
+    SSDLAB_ASSIGN_OR_RETURN(auto l, results::LviResultsFromJson(res, where));
+    CurveRows(t, l.curves, ojson::object());
+  } else if (name == "op") {
+    SSDLAB_ASSIGN_OR_RETURN(auto o, results::OpResultsFromJson(res, where));
+    for (const results::OpPoint& p : o.op_points)
+      CurveRows(t, p.curves, {{"op_pct", p.op_pct}, {"range_bytes", p.range_bytes}});
+  } else if (name == "wsat") {
+    SSDLAB_ASSIGN_OR_RETURN(auto w, results::WsatResultsFromJson(res, where));
+    for (const results::WsatRound& p : w.per_round) {
+      ojson row = {{"round", p.round},
+                   {"time_s", p.time_s},
+                   {"written_bytes", p.written_bytes},
+                   {"written_capacities", p.written_capacities}};
+      Flatten(p.metrics, row);
+      t.Add(row);
+    }
+  } else if (name == "hir") {
+    SSDLAB_ASSIGN_OR_RETURN(auto h, results::HirResultsFromJson(res, where));
+    for (const results::HirWaitState& w : h.wait_states) {
+      for (const results::HirCycle& c : w.cycles) {
+        t.Add({{"wait_ns", w.wait_ns},
+               {"cycle", c.cycle},
+               {"iops", c.iops},
+               {"mean_ns", c.mean_ns},
+               {"max_ns", c.max_ns}});
+      }
+    }
+  } else if (name == "xsr") {
+    SSDLAB_ASSIGN_OR_RETURN(auto x, results::XsrResultsFromJson(res, where));
+    for (const results::XsrSegment& s : x.segments) {
+      for (const auto& [ts, bw] : s.series_bw)
+        t.Add({{"segment", s.name}, {"t_s", ts}, {"bw_bytes_per_s", bw}});
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -159,56 +229,7 @@ Result<std::vector<std::string>> ExportRunCsv(const nlohmann::json& doc, const s
       }
       continue;
     }
-    if (name == "iops" || name == "lat" || name == "dirth" || name == "ecw")
-      CellRows(files[name], Get(res, "cells"), ojson::object());
-    if (name == "tp") {
-      for (const json& b : Get(res, "by_block"))
-        CellRows(files[name], Get(b, "cells"), ojson::object());
-    }
-    if (name == "lvi") CurveRows(files[name], Get(res, "curves"), ojson::object());
-    if (name == "op") {
-      for (const json& p : Get(res, "op_points"))
-        CurveRows(files[name], Get(p, "curves"),
-                  {{"op_pct", Get(p, "op_pct")}, {"range_bytes", Get(p, "range_bytes")}});
-    }
-    if (name == "wsat") {
-      for (const json& p : Get(res, "per_round")) {
-        ojson row = {{"round", Get(p, "round")},
-                     {"time_s", Get(p, "time_s")},
-                     {"written_bytes", Get(p, "written_bytes")},
-                     {"written_capacities", Get(p, "written_capacities")}};
-        Flatten(p, row);
-        files[name].Add(row);
-      }
-    }
-    if (name == "hir") {
-      for (const json& w : Get(res, "wait_states")) {
-        for (const json& c : Get(w, "cycles")) {
-          files[name].Add({{"wait_ns", Get(w, "wait_ns")},
-                           {"cycle", Get(c, "cycle")},
-                           {"iops", Get(c, "iops")},
-                           {"mean_ns", Get(c, "mean_ns")},
-                           {"max_ns", Get(c, "max_ns")}});
-        }
-      }
-    }
-    if (name == "xsr") {
-      for (const json& s : Get(res, "segments")) {
-        for (const json& p : Get(s, "series_bw")) {
-          if (p.is_array() && p.size() >= 2)
-            files[name].Add({{"segment", Str(s, "name")}, {"t_s", p[0]}, {"bw_bytes_per_s", p[1]}});
-        }
-      }
-    }
-    if (name == "dirth" || name == "ecw") {
-      for (const json& s : Get(res, "selected")) {
-        for (const json& b : Get(s, "histogram")) {
-          if (b.is_array() && b.size() >= 2)
-            files[name + "_histograms"].Add(
-                {{"point", Str(s, "point")}, {"lower_ns", b[0]}, {"count", b[1]}});
-        }
-      }
-    }
+    SSDLAB_RETURN_IF_ERROR(TestRows(name, res, files));
   }
   std::vector<std::string> written;
   for (auto& [name, table] : files) {

@@ -290,24 +290,11 @@ std::vector<std::string> TestsPresent(const Ctx& ctx) {
   return out;
 }
 
-// A description of the load of a test (the first stored cell's workload).
-std::string LoadOf(const json& test) {
-  const json& res = Get(test, "results");
-  const json& cells = Get(res, "cells");
-  if (cells.is_array() && !cells.empty())
-    return LoadText(Str(Get(cells[0], "workload"), "description"));
-  const json& bb = Get(res, "by_block");
-  if (bb.is_array() && !bb.empty() && Get(bb[0], "cells").is_array() &&
-      !Get(bb[0], "cells").empty()) {
-    return LoadText(Str(Get(Get(bb[0], "cells")[0], "workload"), "description"));
-  }
-  return "";
-}
 }  // namespace pts
 
 namespace {
 
-using namespace pts;  // NOLINT: the helpers shared with pts_sections.cc
+using namespace pts;  // NOLINT: the helpers shared with the PTS sections
 
 // ---------------------------------------------------------------- overview
 
@@ -447,8 +434,7 @@ json OverviewSection(Ctx& ctx) {
     json rw = json::array({TestTitle(name)});
     for (const ReportRun& r : ctx.runs) {
       if (ProfileRunFacts(r).is_object()) continue;
-      const json* t = FindTest(r.doc, name);
-      rw.push_back(t ? VerdictCell(Get(*t, "steady_state")) : Cell("not run", "muted"));
+      rw.push_back(TestVerdictCell(r.doc, name));
     }
     vrows.push_back(rw);
   }

@@ -1045,5 +1045,47 @@ TEST_F(ReportTest, AppRunsHaveTheirSectionAndStayOutOfPtsSections) {
   EXPECT_NE(model["sections"][0].dump().find("ssdlab app pgbench"), std::string::npos);
 }
 
+// A run whose stored results of a PTS test are damaged (a key of the wrong type) still gets its
+// report: the test's verdict cells say what is damaged, naming the test and the key, and the CSV
+// export refuses it with the same words; nothing throws.
+TEST(ReportDamaged, ATestWithDamagedResultsSaysWhyInItsVerdictCells) {
+  std::ifstream in(fs::path(SSDLAB_REPORT_TESTDATA) / "pts_runs.json");
+  ASSERT_TRUE(in) << "missing testdata/pts_runs.json";
+  const json docs = json::parse(in);
+  const json& doc = docs[0];
+  const json& other = docs[1];  // a PTS-E run of iops, tp, lat and wsat
+  const std::map<std::string, std::string> list_of = {
+      {"iops", "cells"},     {"tp", "by_block"},     {"lat", "cells"},    {"lvi", "curves"},
+      {"wsat", "per_round"}, {"hir", "wait_states"}, {"xsr", "segments"}, {"dirth", "selected"},
+      {"ecw", "selected"},   {"op", "op_points"}};
+  const fs::path dir = TempDir("damaged");
+  for (const auto& [test, key] : list_of) {
+    json damaged = doc;
+    bool found = false;
+    for (json& t : damaged["tests"]) {
+      if (t["name"] != test) continue;
+      t["results"][key] = 3;
+      found = true;
+    }
+    ASSERT_TRUE(found) << test;
+    const std::string why = "damaged: " + test + ".results." + key + " is not a list";
+    json model;
+    ASSERT_NO_THROW(model = BuildReportModel({{"tiny", damaged}, {"op28", other}}, {})) << test;
+    const std::string text = model.dump();
+    size_t n = 0;
+    for (size_t p = text.find(why); p != std::string::npos; p = text.find(why, p + 1)) ++n;
+    // The overview's verdict table; and the test's parameter table when the section is there
+    // (the other run holds the test).
+    bool in_other = false;
+    for (const json& t : other["tests"]) in_other |= t["name"] == test;
+    EXPECT_EQ(n, in_other ? 2u : 1u) << test << ": " << why;
+    auto csv = ExportRunCsv(damaged, (dir / test).string());
+    ASSERT_FALSE(csv.ok()) << test;
+    EXPECT_NE(csv.status().message().find(test + ".results." + key), std::string::npos)
+        << csv.status().message();
+  }
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ssdlab

@@ -49,6 +49,15 @@ Status DirectionFromJson(const json& j, const std::string& where, DirectionMetri
 
 }  // namespace
 
+std::optional<double> LatencySummaryNs::Stat(const std::string& key) const {
+  if (key == "mean") return mean;
+  if (key == "min") return static_cast<double>(min);
+  if (key == "max") return static_cast<double>(max);
+  auto it = percentiles.find(key);
+  if (it == percentiles.end()) return std::nullopt;
+  return it->second;
+}
+
 std::string PercentileKey(double p) {
   char key[32];
   std::snprintf(key, sizeof key, "p%g", p);

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct LatencySummaryNs {
   double mean = 0;
   uint64_t min = 0, max = 0;
   std::map<std::string, double> percentiles;  // by stored key: "p99", "p99_9", ...
+
+  // A statistic by its stored key ("mean", "min", "max", "p99_9"); none when not recorded.
+  std::optional<double> Stat(const std::string& key) const;
 };
 
 struct DirectionMetrics {

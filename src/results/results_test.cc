@@ -1,9 +1,18 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
+#include "results/hir.h"
+#include "results/lvi.h"
+#include "results/matrix.h"
+#include "results/op.h"
 #include "results/phase_metrics.h"
 #include "results/steady_state.h"
+#include "results/sweep.h"
+#include "results/tp.h"
+#include "results/wsat.h"
+#include "results/xsr.h"
 
 namespace ssdlab::results {
 namespace {
@@ -149,6 +158,88 @@ TEST(SteadyState, DamagedDocumentsAreRefusedNamingTheKey) {
     ASSERT_FALSE(s.ok()) << doc.dump();
     EXPECT_NE(s.status().message().find(key), std::string::npos) << s.status().message();
   }
+}
+
+// ---- The results of each PTS test ----
+
+// Every stored results object of test `name` in the fixture reads into the typed form `from`
+// gives and writes back to the same document, to the letter (the same keys, values and number
+// types: what the suite stores through ToJson); keys the battery adds beside (health) stay out.
+template <class From>
+void ExpectStoredResultsRoundTrip(const std::vector<std::string>& names, From from) {
+  size_t seen = 0;
+  for (const json& run : Fixture()) {
+    for (const json& t : run["tests"]) {
+      const std::string name = t["name"];
+      if (std::find(names.begin(), names.end(), name) == names.end()) continue;
+      ++seen;
+      json stored = t["results"];
+      stored.erase("health");
+      auto r = from(t["results"], name + ".results");
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      EXPECT_EQ(ToJson(*r).dump(), stored.dump()) << name;
+    }
+  }
+  EXPECT_GT(seen, 0u) << names[0];
+}
+
+TEST(TestResults, StoredDocumentsRoundTrip) {
+  ExpectStoredResultsRoundTrip({"iops", "lat"}, MatrixResultsFromJson);
+  ExpectStoredResultsRoundTrip({"tp"}, TpResultsFromJson);
+  ExpectStoredResultsRoundTrip({"lvi"}, LviResultsFromJson);
+  ExpectStoredResultsRoundTrip({"wsat"}, WsatResultsFromJson);
+  ExpectStoredResultsRoundTrip({"hir"}, HirResultsFromJson);
+  ExpectStoredResultsRoundTrip({"xsr"}, XsrResultsFromJson);
+  ExpectStoredResultsRoundTrip({"dirth", "ecw"}, SweepResultsFromJson);
+  ExpectStoredResultsRoundTrip({"op"}, OpResultsFromJson);
+}
+
+// Each damaged results object (JSON text) is refused with Invalid naming the test and the key.
+template <class From>
+void ExpectRefused(From from, const std::string& test,
+                   const std::vector<std::pair<const char*, std::string>>& cases) {
+  for (const auto& [text, key] : cases) {
+    auto r = from(json::parse(text), test + ".results");
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+    EXPECT_NE(r.status().message().find(test + ".results" + key), std::string::npos)
+        << r.status().message();
+  }
+}
+
+TEST(TestResults, DamagedDocumentsAreRefusedNamingTestAndKey) {
+  ExpectRefused(MatrixResultsFromJson, "iops",
+                {{"[]", ""},
+                 {R"({"range_bytes": -1})", ".range_bytes"},
+                 {R"({"purge_method": 3})", ".purge_method"},
+                 {R"({"cells": [{"cell": "c", "total": {"iops": "x"}}]})", ".cells[0].total.iops"},
+                 {R"({"cells": [{"workload": {"seed": "s"}}]})", ".cells[0].workload.seed"}});
+  ExpectRefused(TpResultsFromJson, "tp",
+                {{R"({"by_block": [{"steady_state": {"reached": "y"}}]})",
+                  ".by_block[0].steady_state.reached"},
+                 {R"({"by_block": [{"block_bytes": "big"}]})", ".by_block[0].block_bytes"}});
+  ExpectRefused(LviResultsFromJson, "lvi",
+                {{R"({"curves": [{"points": [{"qd": "deep"}]}]})", ".curves[0].points[0].qd"},
+                 {R"({"curves": 3})", ".curves"}});
+  ExpectRefused(WsatResultsFromJson, "wsat",
+                {{R"({"per_round": [{"time_s": "late"}]})", ".per_round[0].time_s"},
+                 {R"({"stopped_by": 3})", ".stopped_by"}});
+  ExpectRefused(
+      HirResultsFromJson, "hir",
+      {{R"({"wait_states": [{"cycles": [{"max_ns": -1}]}]})", ".wait_states[0].cycles[0].max_ns"},
+       {R"({"wait_states": [{"return_series": [{"iops": "x"}]}]})",
+        ".wait_states[0].return_series[0].iops"},
+       {R"({"wait_states": [{"cycle_metrics": 1}]})", ".wait_states[0].cycle_metrics"}});
+  ExpectRefused(XsrResultsFromJson, "xsr",
+                {{R"({"segments": [{"series_bw": [[1]]}]})", ".segments[0].series_bw[0]"},
+                 {R"({"recovered": "no"})", ".recovered"}});
+  ExpectRefused(SweepResultsFromJson, "dirth",
+                {{R"({"selected": [{"histogram": [["a", 1]]}]})", ".selected[0].histogram[0]"},
+                 {R"({"max_mean_latency_ns": "5ms"})", ".max_mean_latency_ns"}});
+  ExpectRefused(
+      OpResultsFromJson, "op",
+      {{R"({"op_points": [{"curves": 3}]})", ".op_points[0].curves"},
+       {R"({"op_points": [{"steady_state": {"mean": "m"}}]})", ".op_points[0].steady_state.mean"}});
 }
 
 }  // namespace

@@ -48,8 +48,7 @@ json ToJson(const TestSteadyState& s) {
   return out;
 }
 
-Result<TestSteadyState> SteadyStateFromJson(const json& j) {
-  const std::string where = "steady_state";
+Result<TestSteadyState> SteadyStateFromJson(const json& j, const std::string& where) {
   TestSteadyState s;
   if (j.is_null() || (j.is_object() && j.empty())) return s;
   SSDLAB_ASSIGN_OR_RETURN(s.headline, VerdictFromJson(j, where));

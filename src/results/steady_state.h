@@ -35,7 +35,9 @@ Result<SteadyStateVerdict> VerdictFromJson(const nlohmann::json& j, const std::s
 // The headline verdict's keys with `reached` overwritten by the all-variables flag, plus
 // "variables" and "tracking"; {} when not required.
 nlohmann::json ToJson(const TestSteadyState& s);
-// Null or {} -> not required. Invalid naming the key on a wrong type.
-Result<TestSteadyState> SteadyStateFromJson(const nlohmann::json& j);
+// Null or {} -> not required. Invalid naming the key on a wrong type; `where` names the object
+// in errors (a TP block's "tp.results.by_block[1].steady_state").
+Result<TestSteadyState> SteadyStateFromJson(const nlohmann::json& j,
+                                            const std::string& where = "steady_state");
 
 }  // namespace ssdlab::results

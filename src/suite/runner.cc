@@ -228,22 +228,25 @@ json RoundsJson(const RoundsResult& rr) {
   return out;
 }
 
-json WindowResults(const RoundsResult& rr, uint32_t window, const std::vector<double>& pcts) {
-  json cells = json::array();
+std::vector<results::CellResult> WindowResults(const RoundsResult& rr, uint32_t window,
+                                               const std::vector<double>& pcts) {
+  std::vector<results::CellResult> cells;
   if (rr.rounds.empty()) return cells;
   size_t first = rr.rounds.size() > window ? rr.rounds.size() - window : 0;
-  for (size_t c = 0; c < rr.rounds.back().size(); ++c) {
-    const std::string& name = rr.rounds.back()[c].cell;
+  for (const StoredPhase& last : rr.rounds.back()) {
     std::vector<const PhaseResult*> phases;
     for (size_t r = first; r < rr.rounds.size(); ++r) {
       for (const StoredPhase& p : rr.rounds[r]) {
-        if (p.cell == name) phases.push_back(&p.result);
+        if (p.cell == last.cell) phases.push_back(&p.result);
       }
     }
-    json m = PhaseMetrics(MergePhases(phases), pcts);
-    m["cell"] = name;
-    m["workload"] = rr.rounds.back()[c].workload;
-    cells.push_back(m);
+    results::CellResult c{last.cell, {}, results::MetricsOf(MergePhases(phases), pcts)};
+    const json& wl = last.workload;
+    if (auto d = wl.find("description"); d != wl.end() && d->is_string())
+      c.workload.description = d->get<std::string>();
+    if (auto seed = wl.find("seed"); seed != wl.end() && seed->is_number_unsigned())
+      c.workload.seed = seed->get<uint64_t>();
+    cells.push_back(std::move(c));
   }
   return cells;
 }

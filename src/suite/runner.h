@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "results/cells.h"
 #include "results/phase_metrics.h"
 #include "results/steady_state.h"
 #include "suite/journal.h"
@@ -108,8 +109,10 @@ Result<RoundsResult> RunRounds(Runner& r, int first_step, uint32_t max_rounds,
 // figures, reached over all variables, each variable's verdict.
 results::TestSteadyState SteadyStateOf(const RoundsResult& rr);
 inline json SteadyStateJson(const RoundsResult& rr) { return results::ToJson(SteadyStateOf(rr)); }
-// Per cell: metrics merged over the steady-state window's rounds (the last `window` rounds).
-json WindowResults(const RoundsResult& rr, uint32_t window, const std::vector<double>& pcts);
+// Per cell of the last round, in its order: metrics merged over the steady-state window's rounds
+// (the last `window` rounds) and the last round's workload.
+std::vector<results::CellResult> WindowResults(const RoundsResult& rr, uint32_t window,
+                                               const std::vector<double>& pcts);
 // Rounds as stored in the run JSON: [{"round": i, "tracking": {...}}].
 json RoundsJson(const RoundsResult& rr);
 

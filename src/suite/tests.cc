@@ -4,6 +4,14 @@
 #include <cmath>
 
 #include "base/units.h"
+#include "results/hir.h"
+#include "results/lvi.h"
+#include "results/matrix.h"
+#include "results/op.h"
+#include "results/sweep.h"
+#include "results/tp.h"
+#include "results/wsat.h"
+#include "results/xsr.h"
 
 namespace ssdlab::pts {
 namespace {
@@ -61,14 +69,22 @@ TrackFn TrackCells(std::vector<std::pair<std::string, std::string>> cells_and_me
   };
 }
 
-TestOutcome Finish(const RoundsResult& rr, const PtsOptions& o, nlohmann::json extra) {
+// What a test stores: its verdict, its typed results (results/) and its rounds.
+TestOutcome Outcome(nlohmann::json steady_state, nlohmann::json typed, nlohmann::json rounds) {
   TestOutcome t;
-  t.steady_state = SteadyStateJson(rr);
-  t.results = std::move(extra);
-  t.results["cells"] = WindowResults(rr, o.steady.window_rounds, o.percentiles);
-  t.results["rounds"] = RoundsJson(rr);
+  t.steady_state = std::move(steady_state);
+  t.results = std::move(typed);
+  t.results["rounds"] = std::move(rounds);
   return t;
 }
+
+// The cells of `rr` averaged over the steady-state window.
+std::vector<results::CellResult> WindowCells(const RoundsResult& rr, const PtsOptions& o) {
+  return WindowResults(rr, o.steady.window_rounds, o.percentiles);
+}
+
+// The latency percentiles of the LVI points and the WSAT rounds.
+const std::vector<double> kTailPercentiles = {99, 99.9, 99.99, 99.999};
 
 // ---- IOPS ----
 Result<TestOutcome> Iops(Runner& r) {
@@ -93,17 +109,17 @@ Result<TestOutcome> Iops(Runner& r) {
   SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr,
                           MatrixRounds(r, 1, o.iops_mixes, o.iops_block_bytes, LoadOf(o, "iops"),
                                        false, range, TrackCells(track)));
-  return Finish(rr, o, {{"purge_method", purge}, {"range_bytes", range}});
+  return Outcome(SteadyStateJson(rr),
+                 results::ToJson(results::MatrixResults{purge, range, WindowCells(rr, o)}),
+                 RoundsJson(rr));
 }
 
 // ---- Throughput ----
 Result<TestOutcome> Throughput(Runner& r) {
   const PtsOptions& o = r.options();
   uint64_t range = r.default_range_end();
-  TestOutcome out;
-  out.results = {{"range_bytes", range},
-                 {"by_block", nlohmann::json::array()},
-                 {"rounds", nlohmann::json::array()}};
+  results::TpResults tp{range, {}};
+  nlohmann::json rounds = nlohmann::json::array();
   results::TestSteadyState steady;  // the first block's figures, reached over all blocks
   int step = 0;
   for (uint64_t bs : o.tp_block_bytes) {
@@ -121,16 +137,11 @@ Result<TestOutcome> Throughput(Runner& r) {
       steady.reached = steady.reached && ss.reached;
       steady.variables.insert(ss.variables.begin(), ss.variables.end());
     }
-    out.results["by_block"].push_back(
-        {{"block_bytes", bs},
-         {"purge_method", purge},
-         {"steady_state", results::ToJson(ss)},
-         {"cells", WindowResults(rr, o.steady.window_rounds, o.percentiles)}});
-    for (auto& rd : RoundsJson(rr)) out.results["rounds"].push_back(rd);
+    tp.by_block.push_back({bs, purge, ss, WindowCells(rr, o)});
+    for (auto& rd : RoundsJson(rr)) rounds.push_back(rd);
   }
   if (!steady.required) steady = {true, true};  // no block sizes: nothing to reach
-  out.steady_state = results::ToJson(steady);
-  return out;
+  return Outcome(results::ToJson(steady), results::ToJson(tp), rounds);
 }
 
 // ---- Latency ----
@@ -150,7 +161,9 @@ Result<TestOutcome> Latency(Runner& r) {
   SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr,
                           MatrixRounds(r, 1, o.lat_mixes, o.lat_block_bytes, {1, 1}, false, range,
                                        TrackCells({{CellName(track_mix, track_bs), "mean_ns"}})));
-  return Finish(rr, o, {{"purge_method", purge}, {"range_bytes", range}});
+  return Outcome(SteadyStateJson(rr),
+                 results::ToJson(results::MatrixResults{purge, range, WindowCells(rr, o)}),
+                 RoundsJson(rr));
 }
 
 // Rounds of 4 KiB random writes until steady: the workload-dependent preconditioning before
@@ -169,10 +182,11 @@ Result<RoundsResult> WritePreconditionToSteady(Runner& r, int first_step, uint64
 }
 
 // One LVI curve family: for each (mix, bs), every threads x QD point (warm-up + measured).
-Result<nlohmann::json> LviSweep(Runner& r, int& step, const std::vector<Mix>& mixes,
-                                const std::vector<uint64_t>& sizes, uint64_t range, uint64_t salt) {
+Result<std::vector<results::Curve>> LviSweep(Runner& r, int& step, const std::vector<Mix>& mixes,
+                                             const std::vector<uint64_t>& sizes, uint64_t range,
+                                             uint64_t salt) {
   const PtsOptions& o = r.options();
-  nlohmann::json curves = nlohmann::json::array();
+  std::vector<results::Curve> curves;
   for (const Mix& m : mixes) {
     for (uint64_t bs : sizes) {
       SSDLAB_RETURN_IF_ERROR(CheckBlock(r, bs));
@@ -200,15 +214,12 @@ Result<nlohmann::json> LviSweep(Runner& r, int& step, const std::vector<Mix>& mi
       };
       salt += 1000;
       SSDLAB_ASSIGN_OR_RETURN(auto phases, r.Step(step++, body, nullptr));
-      nlohmann::json points = nlohmann::json::array();
+      results::Curve c{curve, m.read_pct, bs, {}};
       for (const StoredPhase& p : phases) {
-        nlohmann::json m = PhaseMetrics(p.result, {99, 99.9, 99.99, 99.999});
-        m["threads"] = p.workload.value("threads", 0);
-        m["qd"] = p.workload.value("qd", 0);
-        points.push_back(m);
+        c.points.push_back({p.workload.value("threads", 0u), p.workload.value("qd", 0u),
+                            results::MetricsOf(p.result, kTailPercentiles)});
       }
-      curves.push_back(
-          {{"curve", curve}, {"read_pct", m.read_pct}, {"block_bytes", bs}, {"points", points}});
+      curves.push_back(std::move(c));
     }
   }
   return curves;
@@ -221,15 +232,11 @@ Result<TestOutcome> Lvi(Runner& r) {
   SSDLAB_ASSIGN_OR_RETURN(std::string purge, r.PurgeAndPrecondition(0, range, true));
   SSDLAB_ASSIGN_OR_RETURN(RoundsResult pre, WritePreconditionToSteady(r, 1, range, 0x1f1));
   int step = pre.next_step;
-  SSDLAB_ASSIGN_OR_RETURN(nlohmann::json curves,
+  SSDLAB_ASSIGN_OR_RETURN(auto curves,
                           LviSweep(r, step, o.lvi_mixes, o.lvi_block_bytes, range, 0x1f100));
-  TestOutcome t;
-  t.steady_state = SteadyStateJson(pre);
-  t.results = {{"purge_method", purge},
-               {"range_bytes", range},
-               {"curves", curves},
-               {"rounds", RoundsJson(pre)}};
-  return t;
+  return Outcome(SteadyStateJson(pre),
+                 results::ToJson(results::LviResults{purge, range, std::move(curves)}),
+                 RoundsJson(pre));
 }
 
 // ---- Write saturation ----
@@ -253,27 +260,16 @@ Result<TestOutcome> Wsat(Runner& r) {
   SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr,
                           RunRounds(r, 1, o.wsat_max_rounds, cells,
                                     TrackCells({{"rw=0/100 bs=4KiB", "iops"}}), false, done));
-  nlohmann::json per_round = nlohmann::json::array();
+  results::WsatResults wsat{purge, range, {}, done(rr) ? "capacity written" : "round limit"};
   double written = 0, t = 0;
   for (size_t i = 0; i < rr.rounds.size(); ++i) {
     const PhaseResult& p = rr.rounds[i][0].result;
     written += static_cast<double>(p.dirs[1].bytes);
     t += static_cast<double>(p.measured_ns) / 1e9;
-    nlohmann::json m = PhaseMetrics(p, {99, 99.9, 99.99, 99.999});
-    m["round"] = i + 1;
-    m["time_s"] = t;
-    m["written_bytes"] = written;
-    m["written_capacities"] = written / static_cast<double>(range);
-    per_round.push_back(m);
+    wsat.per_round.push_back({i + 1, t, written, written / static_cast<double>(range),
+                              results::MetricsOf(p, kTailPercentiles)});
   }
-  TestOutcome out;
-  out.steady_state = SteadyStateJson(rr);
-  out.results = {{"purge_method", purge},
-                 {"range_bytes", range},
-                 {"per_round", per_round},
-                 {"rounds", RoundsJson(rr)},
-                 {"stopped_by", done(rr) ? "capacity written" : "round limit"}};
-  return out;
+  return Outcome(SteadyStateJson(rr), results::ToJson(wsat), RoundsJson(rr));
 }
 
 // ---- Host idle recovery ----
@@ -287,7 +283,7 @@ Result<TestOutcome> Hir(Runner& r) {
   Load load = LoadOf(o, "hir");
   int step = pre.next_step;
   uint64_t salt = 0x41700;
-  nlohmann::json states = nlohmann::json::array();
+  results::HirResults hir{purge, baseline, {}};
   for (uint64_t wait : o.hir_wait_ns) {
     auto body = [&]() -> Result<std::vector<StoredPhase>> {
       std::vector<StoredPhase> out;
@@ -325,42 +321,31 @@ Result<TestOutcome> Hir(Runner& r) {
           return nlohmann::json{
               {"mean_cycle_iops", ph.size() > 1 ? sum / static_cast<double>(ph.size() - 1) : 0}};
         }));
-    nlohmann::json cycles = nlohmann::json::array();
+    results::HirWaitState ws;
+    ws.wait_ns = wait;
     std::vector<const PhaseResult*> writes;
     for (size_t i = 0; i + 1 < phases.size(); ++i) {
       const PhaseResult& p = phases[i].result;
       writes.push_back(&p);
-      cycles.push_back({{"cycle", i + 1},
-                        {"iops", p.Iops(p.Total())},
-                        {"mean_ns", p.Total().latency.Mean()},
-                        {"max_ns", p.Total().latency.max()}});
+      ws.cycles.push_back(
+          {i + 1, p.Iops(p.Total()), p.Total().latency.Mean(), p.Total().latency.max()});
     }
     PhaseResult merged = MergePhases(writes);
     const PhaseResult& back = phases.back().result;
-    nlohmann::json series = nlohmann::json::array();
     for (const IntervalSample& iv : back.intervals) {
       double secs = static_cast<double>(iv.t_end_ns - iv.t_begin_ns) / 1e9;
-      series.push_back({{"t_end_s", static_cast<double>(iv.t_end_ns) / 1e9},
-                        {"iops", secs > 0 ? static_cast<double>(iv.dirs[1].ios) / secs : 0}});
+      ws.return_series.push_back({static_cast<double>(iv.t_end_ns) / 1e9,
+                                  secs > 0 ? static_cast<double>(iv.dirs[1].ios) / secs : 0});
     }
-    double cycle_iops = merged.Iops(merged.Total());
     double continuous = back.Iops(back.Total());
-    states.push_back({{"wait_ns", wait},
-                      {"cycles", cycles},
-                      {"mean_cycle_iops", cycle_iops},
-                      {"gain_vs_baseline", baseline > 0 ? cycle_iops / baseline : 0},
-                      {"gain_vs_continuous", continuous > 0 ? cycle_iops / continuous : 0},
-                      {"cycle_metrics", PhaseMetrics(merged, o.percentiles)},
-                      {"return_to_baseline", PhaseMetrics(back, o.percentiles)},
-                      {"return_series", series}});
+    ws.mean_cycle_iops = merged.Iops(merged.Total());
+    ws.gain_vs_baseline = baseline > 0 ? ws.mean_cycle_iops / baseline : 0;
+    ws.gain_vs_continuous = continuous > 0 ? ws.mean_cycle_iops / continuous : 0;
+    ws.cycle_metrics = results::MetricsOf(merged, o.percentiles);
+    ws.return_to_baseline = results::MetricsOf(back, o.percentiles);
+    hir.wait_states.push_back(std::move(ws));
   }
-  TestOutcome out;
-  out.steady_state = SteadyStateJson(pre);
-  out.results = {{"purge_method", purge},
-                 {"baseline_iops", baseline},
-                 {"wait_states", states},
-                 {"rounds", RoundsJson(pre)}};
-  return out;
+  return Outcome(SteadyStateJson(pre), results::ToJson(hir), RoundsJson(pre));
 }
 
 // ---- Cross-stimulus recovery ----
@@ -377,8 +362,7 @@ Result<TestOutcome> Xsr(Runner& r) {
   const Access access[3] = {{"A: SEQ 1024KiB write", true, 1024 * kKiB},
                             {"B: RND 8KiB write", false, 8 * kKiB},
                             {"C: SEQ 1024KiB write", true, 1024 * kKiB}};
-  std::vector<PhaseResult> results;
-  nlohmann::json segments = nlohmann::json::array();
+  std::vector<PhaseResult> phases;
   for (int i = 0; i < 3; ++i) {
     auto body = [&]() -> Result<std::vector<StoredPhase>> {
       WorkloadSpec s = r.Spec(access[i].sequential, 0, access[i].bs, load.threads, load.qd,
@@ -392,8 +376,8 @@ Result<TestOutcome> Xsr(Runner& r) {
       return std::vector<StoredPhase>{
           {i + 1, access[i].name, {{"description", DescribeWorkload(s)}}, std::move(res)}};
     };
-    SSDLAB_ASSIGN_OR_RETURN(auto phases, r.Step(i + 1, body, nullptr));
-    results.push_back(phases[0].result);
+    SSDLAB_ASSIGN_OR_RETURN(auto step, r.Step(i + 1, body, nullptr));
+    phases.push_back(step[0].result);
   }
   auto bw_series = [](const PhaseResult& p) {
     std::vector<std::pair<double, double>> v;
@@ -406,34 +390,24 @@ Result<TestOutcome> Xsr(Runner& r) {
     return v;
   };
   // A's settled throughput: the mean of its last 10% of intervals.
-  auto a = bw_series(results[0]);
+  auto a = bw_series(phases[0]);
   double settled = 0;
   size_t tail = std::max<size_t>(1, a.size() / 10);
   for (size_t i = a.size() - std::min(tail, a.size()); i < a.size(); ++i) settled += a[i].second;
   settled /= static_cast<double>(std::min(tail, a.size()));
   double recovery_s = -1;
-  for (const auto& [t, bw] : bw_series(results[2])) {
+  for (const auto& [t, bw] : bw_series(phases[2])) {
     if (bw >= 0.9 * settled) {
       recovery_s = t;
       break;
     }
   }
+  results::XsrResults xsr{purge, {}, settled, recovery_s, recovery_s >= 0};
   for (int i = 0; i < 3; ++i) {
-    nlohmann::json series = nlohmann::json::array();
-    for (const auto& [t, bw] : bw_series(results[i])) series.push_back({t, bw});
-    segments.push_back({{"name", access[i].name},
-                        {"metrics", PhaseMetrics(results[i], o.percentiles)},
-                        {"series_bw", series}});
+    xsr.segments.push_back(
+        {access[i].name, results::MetricsOf(phases[i], o.percentiles), bw_series(phases[i])});
   }
-  TestOutcome out;
-  out.steady_state = nlohmann::json::object();
-  out.results = {{"purge_method", purge},
-                 {"segments", segments},
-                 {"settled_seq_write_bytes_per_s", settled},
-                 {"recovery_time_s", recovery_s},
-                 {"recovered", recovery_s >= 0},
-                 {"rounds", nlohmann::json::array()}};
-  return out;
+  return Outcome(nlohmann::json::object(), results::ToJson(xsr), nlohmann::json::array());
 }
 
 // ---- DIRTH and ECW: threads x QD sweeps ----
@@ -467,25 +441,23 @@ Result<TestOutcome> Sweep(Runner& r, bool ecw) {
   std::string tracked = name(o.dirth_threads.front(), o.dirth_qds.front());
   SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr,
                           RunRounds(r, 1, o.max_rounds, cells, TrackCells({{tracked, "iops"}})));
-  nlohmann::json map = WindowResults(rr, o.steady.window_rounds, o.percentiles);
+  results::SweepResults sweep{purge, range, WindowCells(rr, o), {}, o.dirth_max_mean_ns};
+  const std::vector<results::CellResult>& map = sweep.cells;
+  auto iops_of = [&](int i) { return map[i].metrics.total.iops; };
   // Selected points: the max IOPS with a mean below the limit, the min, and the one nearest the
   // middle.
   int best = -1, lowest = -1;
   for (size_t i = 0; i < map.size(); ++i) {
-    double iops = map[i]["total"]["iops"], mean = map[i]["total"]["lat_ns"]["mean"];
-    if (mean <= static_cast<double>(o.dirth_max_mean_ns) &&
-        (best < 0 || iops > map[best]["total"]["iops"].get<double>()))
+    double iops = map[i].metrics.total.iops, mean = map[i].metrics.total.lat_ns.mean;
+    if (mean <= static_cast<double>(o.dirth_max_mean_ns) && (best < 0 || iops > iops_of(best)))
       best = static_cast<int>(i);
-    if (lowest < 0 || iops < map[lowest]["total"]["iops"].get<double>())
-      lowest = static_cast<int>(i);
+    if (lowest < 0 || iops < iops_of(lowest)) lowest = static_cast<int>(i);
   }
   if (best < 0) best = lowest;
-  double mid_iops =
-      (map[best]["total"]["iops"].get<double>() + map[lowest]["total"]["iops"].get<double>()) / 2;
+  double mid_iops = (iops_of(best) + iops_of(lowest)) / 2;
   int mid = best;
   for (size_t i = 0; i < map.size(); ++i) {
-    if (std::fabs(map[i]["total"]["iops"].get<double>() - mid_iops) <
-        std::fabs(map[mid]["total"]["iops"].get<double>() - mid_iops))
+    if (std::fabs(iops_of(static_cast<int>(i)) - mid_iops) < std::fabs(iops_of(mid) - mid_iops))
       mid = static_cast<int>(i);
   }
   struct Pick {
@@ -496,8 +468,9 @@ Result<TestOutcome> Sweep(Runner& r, bool ecw) {
   auto body = [&]() -> Result<std::vector<StoredPhase>> {
     std::vector<StoredPhase> out;
     for (const Pick& p : picks) {
-      const nlohmann::json& wl = map[p.index]["workload"];
-      std::string cell = map[p.index]["cell"];
+      // The cells are the last round's, in its order (WindowResults).
+      const nlohmann::json& wl = rr.rounds.back()[p.index].workload;
+      const std::string& cell = map[p.index].cell;
       uint32_t t = static_cast<uint32_t>(std::stoul(cell.substr(1)));
       uint32_t q = static_cast<uint32_t>(std::stoul(cell.substr(cell.find('Q') + 1)));
       SSDLAB_ASSIGN_OR_RETURN(
@@ -508,21 +481,11 @@ Result<TestOutcome> Sweep(Runner& r, bool ecw) {
     return out;
   };
   SSDLAB_ASSIGN_OR_RETURN(auto hist_phases, r.Step(rr.next_step, body, nullptr));
-  nlohmann::json selected = nlohmann::json::array();
   for (const StoredPhase& p : hist_phases) {
-    nlohmann::json buckets = nlohmann::json::array();
-    for (auto [low, c] : p.result.Total().latency.NonEmptyBuckets()) buckets.push_back({low, c});
-    nlohmann::json m = PhaseMetrics(p.result, o.percentiles);
-    m["point"] = p.cell;
-    m["histogram"] = buckets;
-    selected.push_back(m);
+    sweep.selected.push_back({p.cell, p.result.Total().latency.NonEmptyBuckets(),
+                              results::MetricsOf(p.result, o.percentiles)});
   }
-  TestOutcome out = Finish(rr, o,
-                           {{"purge_method", purge},
-                            {"range_bytes", range},
-                            {"selected", selected},
-                            {"max_mean_latency_ns", o.dirth_max_mean_ns}});
-  return out;
+  return Outcome(SteadyStateJson(rr), results::ToJson(sweep), RoundsJson(rr));
 }
 
 // ---- Over-provisioning study ----
@@ -531,9 +494,8 @@ Result<TestOutcome> OpStudy(Runner& r) {
   std::vector<double> ops = o.op_pcts;
   if (std::find(ops.begin(), ops.end(), 0.0) == ops.end()) ops.insert(ops.begin(), 0.0);
   int step = 0;
-  nlohmann::json points = nlohmann::json::array();
+  results::OpResults op_study;
   bool all = true;
-  results::TestSteadyState first_steady;
   nlohmann::json rounds = nlohmann::json::array();
   for (double op : ops) {
     uint64_t range =
@@ -545,27 +507,21 @@ Result<TestOutcome> OpStudy(Runner& r) {
         WritePreconditionToSteady(r, step, range, 0x0b00 + static_cast<uint64_t>(op * 10)));
     step = pre.next_step;
     all &= pre.all_reached;
-    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json curves,
-                            LviSweep(r, step, {{0}, {70}}, {4 * kKiB}, range,
-                                     0x0b0000 + static_cast<uint64_t>(op * 1000)));
+    SSDLAB_ASSIGN_OR_RETURN(auto curves, LviSweep(r, step, {{0}, {70}}, {4 * kKiB}, range,
+                                                  0x0b0000 + static_cast<uint64_t>(op * 1000)));
     for (auto& rd : RoundsJson(pre)) {
       rd["op_pct"] = op;
       rounds.push_back(rd);
     }
-    if (points.empty()) first_steady = SteadyStateOf(pre);
-    points.push_back({{"op_pct", op},
-                      {"range_bytes", range},
-                      {"purge_method", purge},
-                      {"steady_state", SteadyStateJson(pre)},
-                      {"steady_write_iops", pre.verdicts.begin()->second.mean},
-                      {"curves", curves}});
+    op_study.op_points.push_back({op, range, purge, SteadyStateOf(pre),
+                                  pre.verdicts.begin()->second.mean, std::move(curves)});
   }
-  TestOutcome out;
-  results::TestSteadyState steady = first_steady;  // the first OP point's, reached over all
+  // The first OP point's verdict, reached over all.
+  results::TestSteadyState steady = op_study.op_points.empty()
+                                        ? results::TestSteadyState{}
+                                        : op_study.op_points.front().steady_state;
   steady.reached = all;
-  out.steady_state = results::ToJson(steady);
-  out.results = {{"op_points", points}, {"rounds", rounds}};
-  return out;
+  return Outcome(results::ToJson(steady), results::ToJson(op_study), rounds);
 }
 
 }  // namespace

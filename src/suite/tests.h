@@ -10,11 +10,13 @@ namespace ssdlab::pts {
 
 struct TestOutcome {
   nlohmann::json steady_state;  // {} for tests without a steady-state requirement
-  nlohmann::json results;       // includes "rounds"
+  nlohmann::json results;       // the ToJson of the test's results (results/), plus "rounds"
 };
 
-// One PTS test: the battery's registry entry. Adding a test is one entry in kTests
-// (tests.cc) with its run function, plus its report section (report/pts_sections.cc PtsSections()).
+// One PTS test: the battery's registry entry. Adding a test is one entry in Tests() (tests.cc)
+// with its run function, which stores its typed results (results/TEST.h) through their ToJson,
+// plus its report section (report/pts_TEST.cc and its entry in report/pts_sections.cc
+// PtsSections()); docs/architecture.md lists the files.
 struct TestDef {
   const char* name;   // as --tests takes it
   const char* title;  // for messages

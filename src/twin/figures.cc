@@ -7,6 +7,11 @@
 #include <tuple>
 
 #include "base/units.h"
+#include "results/hir.h"
+#include "results/lvi.h"
+#include "results/matrix.h"
+#include "results/tp.h"
+#include "results/wsat.h"
 
 namespace ssdlab::twin {
 namespace {
@@ -40,20 +45,20 @@ bool ParseCell(const std::string& cell, const std::string& description, Figure* 
   return true;
 }
 
-// The figures of one metrics object (PhaseMetrics: read/write/total with iops, bw, lat_ns).
-void AddMetrics(const Figure& cell, const json& m, std::vector<Figure>* out) {
-  const json& total = m.value("total", json::object());
-  const json& lat = total.value("lat_ns", json::object());
+// The figures of one phase's metrics (their total).
+void AddMetrics(const Figure& cell, const results::PhaseMetrics& m, std::vector<Figure>* out) {
+  const results::DirectionMetrics& total = m.total;
+  auto pct = [&](const char* key) { return total.lat_ns.Stat(key).value_or(0); };
   for (const std::string& metric : MetricsOf(cell.test)) {
     Figure f = cell;
     f.metric = metric;
-    if (metric == "iops") f.value = Num(total, "iops");
-    if (metric == "mb_s") f.value = Num(total, "bw_bytes_per_s") / 1e6;
-    if (metric == "lat_mean_us") f.value = Num(lat, "mean") / 1e3;
-    if (metric == "lat_p99_us") f.value = Num(lat, "p99") / 1e3;
-    if (metric == "lat_p99_9_us") f.value = Num(lat, "p99_9") / 1e3;
-    if (metric == "lat_p99_99_us") f.value = Num(lat, "p99_99") / 1e3;
-    if (metric == "lat_max_us") f.value = Num(lat, "max") / 1e3;
+    if (metric == "iops") f.value = total.iops;
+    if (metric == "mb_s") f.value = total.bw_bytes_per_s / 1e6;
+    if (metric == "lat_mean_us") f.value = total.lat_ns.mean / 1e3;
+    if (metric == "lat_p99_us") f.value = pct("p99") / 1e3;
+    if (metric == "lat_p99_9_us") f.value = pct("p99_9") / 1e3;
+    if (metric == "lat_p99_99_us") f.value = pct("p99_99") / 1e3;
+    if (metric == "lat_max_us") f.value = static_cast<double>(total.lat_ns.max) / 1e3;
     if (f.value > 0) out->push_back(f);
   }
 }
@@ -63,19 +68,26 @@ Status Shape(const std::string& run, const std::string& test, const std::string&
                          " (not as ssdlab stores it)");
 }
 
-Status Cells(const std::string& run, const std::string& test, const json& cells,
-             std::vector<Figure>* out) {
-  if (!cells.is_array()) return Shape(run, test, "no cells");
-  for (const json& c : cells) {
+Status Cells(const std::string& run, const std::string& test,
+             const std::vector<results::CellResult>& cells, std::vector<Figure>* out) {
+  for (const results::CellResult& c : cells) {
     Figure f;
     f.test = test;
     f.run = run;
-    const std::string desc = c.value("workload", json::object()).value("description", "");
-    if (!ParseCell(c.value("cell", ""), desc, &f))
-      return Shape(run, test, "cell '" + c.value("cell", "") + "' has no workload");
-    AddMetrics(f, c, out);
+    if (!ParseCell(c.cell, c.workload.description, &f))
+      return Shape(run, test, "cell '" + c.cell + "' has no workload");
+    AddMetrics(f, c.metrics, out);
   }
   return Status::Ok();
+}
+
+// The typed results of a stored test (a results/ FromJson), a damaged one naming the run.
+template <class From>
+auto Read(From from, const json& results, const std::string& run, const std::string& test)
+    -> decltype(from(results, test)) {
+  auto r = from(results, test + ".results");
+  if (!r.ok()) return r.status().WithContext("run '" + run + "'");
+  return r;
 }
 
 // Threads x QD of the write load of WSAT and HIR: the run's --threads/--qd, else its spec's
@@ -175,31 +187,36 @@ Result<std::vector<Figure>> FiguresOfRun(const json& doc, RunShape* shape) {
         }
       }
     } else if (name == "iops" || name == "lat") {
-      SSDLAB_RETURN_IF_ERROR(Cells(run, name, r.value("cells", json()), &out));
+      SSDLAB_ASSIGN_OR_RETURN(auto m, Read(results::MatrixResultsFromJson, r, run, name));
+      if (!r.contains("cells")) return Shape(run, name, "no cells");
+      SSDLAB_RETURN_IF_ERROR(Cells(run, name, m.cells, &out));
     } else if (name == "tp") {
-      for (const json& b : r.value("by_block", json::array()))
-        SSDLAB_RETURN_IF_ERROR(Cells(run, name, b.value("cells", json()), &out));
+      SSDLAB_ASSIGN_OR_RETURN(auto tp, Read(results::TpResultsFromJson, r, run, name));
+      for (const results::TpBlock& b : tp.by_block)
+        SSDLAB_RETURN_IF_ERROR(Cells(run, name, b.cells, &out));
     } else if (name == "lvi") {
-      for (const json& c : r.value("curves", json::array())) {
-        for (const json& p : c.value("points", json::array())) {
+      SSDLAB_ASSIGN_OR_RETURN(auto lvi, Read(results::LviResultsFromJson, r, run, name));
+      for (const results::Curve& c : lvi.curves) {
+        for (const results::CurvePoint& p : c.points) {
           Figure f;
           f.test = name;
           f.run = run;
-          f.read_pct = Num(c, "read_pct");
-          f.block_bytes = static_cast<uint64_t>(Num(c, "block_bytes"));
-          f.threads = static_cast<uint32_t>(Num(p, "threads"));
-          f.qd = static_cast<uint32_t>(Num(p, "qd"));
+          f.read_pct = c.read_pct;
+          f.block_bytes = c.block_bytes;
+          f.threads = p.threads;
+          f.qd = p.qd;
           if (!f.block_bytes || !f.threads || !f.qd) return Shape(run, name, "a curve point");
-          AddMetrics(f, p, &out);
+          AddMetrics(f, p.metrics, &out);
         }
       }
     } else if (name == "wsat") {
+      SSDLAB_ASSIGN_OR_RETURN(auto wsat, Read(results::WsatResultsFromJson, r, run, name));
       // The curve in bins of kWsatBin capacities: IOPS = I/Os / time of the rounds ending in it.
       std::map<int, std::pair<double, double>> bins;  // bin -> (ios, seconds)
-      for (const json& p : r.value("per_round", json::array())) {
-        const double x = Num(p, "written_capacities");
-        const double ios = Num(p.value("total", json::object()), "ios");
-        const double secs = Num(p, "measured_ns") / 1e9;
+      for (const results::WsatRound& p : wsat.per_round) {
+        const double x = p.written_capacities;
+        const double ios = static_cast<double>(p.metrics.total.ios);
+        const double secs = static_cast<double>(p.metrics.measured_ns) / 1e9;
         if (x <= 0 || secs <= 0) continue;
         auto& b = bins[static_cast<int>(std::ceil(x / kWsatBin)) - 1];
         b.first += ios;
@@ -216,14 +233,15 @@ Result<std::vector<Figure>> FiguresOfRun(const json& doc, RunShape* shape) {
         if (f.value > 0) out.push_back(f);
       }
     } else if (name == "hir") {
-      for (const json& w : r.value("wait_states", json::array())) {
+      SSDLAB_ASSIGN_OR_RETURN(auto hir, Read(results::HirResultsFromJson, r, run, name));
+      for (const results::HirWaitState& w : hir.wait_states) {
         Figure f;
         f.test = name;
         f.run = run;
         f.metric = "iops";
         std::tie(f.threads, f.qd) = WriteLoad(opts);
-        f.x = Num(w, "wait_ns") / 1e9;
-        f.value = Num(w, "mean_cycle_iops");
+        f.x = static_cast<double>(w.wait_ns) / 1e9;
+        f.value = w.mean_cycle_iops;
         if (f.value > 0) out.push_back(f);
       }
     }

@@ -1,0 +1,143 @@
+// The HIR test's section: the write bursts' IOPS per wait state against the baseline and the
+// continuous writing that follows (results/hir.h).
+#include <fmt/format.h>
+
+#include <set>
+
+#include "report/pts_sections.h"
+#include "results/hir.h"
+
+namespace ssdlab::report::pts {
+
+json HirSection(Ctx& ctx, const std::string& name) {
+  using results::HirResults;
+  const auto runs = ReadResults<HirResults>(ctx, name, results::HirResultsFromJson);
+  json blocks = json::array();
+  blocks.push_back(ParamsTable<HirResults>(
+      ctx, name, runs,
+      {
+          {"Stimulus",
+           [](const ReportRun& r, const HirResults&) {
+             return fmt::format(
+                 "4KiB random write: {} write then a pause, {:g} cycles per wait state",
+                 FmtDurationNs(Num(Options(r), "hir_write_ns")), Num(Options(r), "hir_cycles"));
+           }},
+          {"Wait states",
+           [](const ReportRun& r, const HirResults&) {
+             std::string s;
+             for (const json& w : Get(Options(r), "hir_wait_ns"))
+               s += (s.empty() ? "" : ", ") + FmtDurationNs(w.get<double>());
+             return s;
+           }},
+          {"Return to baseline",
+           [](const ReportRun& r, const HirResults&) {
+             return FmtDurationNs(Num(Options(r), "hir_baseline_ns")) +
+                    " continuous write after each wait state";
+           }},
+      }));
+  json seq = json::array(), bars = json::array(), trows = json::array();
+  json wait_sort = json::array({"continuous (preconditioning)"});
+  const std::string kReturn = "continuous (return to baseline)";
+  std::set<double> waits;
+  for (const auto& [run, test, res] : runs) {
+    if (!res.ok()) continue;
+    const ReportRun& r = *run;
+    int x = 0;
+    for (const json& rd : Get(*test, "rounds")) {
+      for (auto& [k, v] : Get(rd, "tracking").items()) {
+        if (v.is_number()) {
+          seq.push_back({{"drive", r.label},
+                         {"x", ++x},
+                         {"state", "continuous (preconditioning)"},
+                         {"segment", "preconditioning"},
+                         {"iops", R6(v.get<double>())}});
+        }
+      }
+    }
+    const double baseline = res->baseline_iops;
+    for (const results::HirWaitState& ws : res->wait_states) {
+      const double wait = static_cast<double>(ws.wait_ns);
+      waits.insert(wait);
+      std::string label = "wait " + FmtDurationNs(wait);
+      for (const results::HirCycle& c : ws.cycles) {
+        seq.push_back({{"drive", r.label},
+                       {"x", ++x},
+                       {"state", label},
+                       {"segment", label},
+                       {"iops", R6(c.iops)},
+                       {"mean_us", R6(c.mean_ns / 1000)}});
+      }
+      // The continuous writing after the bursts, in at most 15 steps of the sequence.
+      json series = json::array();
+      for (const results::HirSample& p : ws.return_series)
+        series.push_back({{"t_end_s", p.t_end_s}, {"iops", p.iops}});
+      for (const json& p : ThinSeries(series, "t_end_s", "iops", 15)) {
+        seq.push_back({{"drive", r.label},
+                       {"x", ++x},
+                       {"state", kReturn},
+                       {"segment", "return after " + label},
+                       {"t_s", R6(Num(p, "t_end_s"))},
+                       {"iops", R6(Num(p, "iops"))}});
+      }
+      bars.push_back({{"drive", r.label},
+                      {"state", label},
+                      {"wait_s", wait / 1e9},
+                      {"iops", R6(ws.mean_cycle_iops)},
+                      {"baseline", R6(baseline)}});
+      const results::LatencySummaryNs& l = ws.cycle_metrics.total.lat_ns;
+      trows.push_back(json::array({r.label, FmtDurationNs(wait), FmtInt(ws.mean_cycle_iops),
+                                   fmt::format("{:.2f}x", ws.gain_vs_baseline),
+                                   fmt::format("{:.2f}x", ws.gain_vs_continuous), FmtUs(l.mean),
+                                   FmtUs(l.Stat("p99_99").value_or(0)),
+                                   FmtInt(ws.return_to_baseline.total.iops)}));
+    }
+  }
+  if (seq.empty()) return nullptr;
+  for (double w : waits) wait_sort.push_back("wait " + FmtDurationNs(w));
+  wait_sort.push_back(kReturn);
+  blocks.push_back(TableBlock(
+      ctx.Id("hir-table"),
+      "IOPS of the write bursts per wait state, against the steady-state baseline and against the "
+      "continuous writing that follows",
+      json::array({"Drive", "Wait", "Mean IOPS of the bursts", "vs baseline", "vs continuous",
+                   "Mean, µs", "99.99%, µs", "Return to baseline, IOPS"}),
+      trows));
+  json s1 =
+      LineSpec("HIR: IOPS by round / burst", seq,
+               Q("x", "Round (continuous) / burst (with pauses) / step of the return to baseline"),
+               Q("iops", "IOPS"), "state", "Load", ctx, wait_sort);
+  s1["mark"] = {{"type", "line"}, {"point", {{"size", 10}}}, {"tooltip", true}};
+  s1["encoding"]["detail"] = N("segment", "Segment");
+  blocks.push_back(ChartBlock(ctx.Id("hir-iops"),
+                              "Continuous writing (preconditioning), then write bursts separated "
+                              "by growing pauses, each wait state followed by continuous "
+                              "writing (return to baseline, its time series in at most 15 steps)",
+                              s1));
+  json s2 = Spec("HIR: mean IOPS of the bursts by wait state", bars, kNarrow, kShort);
+  json enc = {{"x", O("state", "Wait state", wait_sort)},
+              {"y", Q("iops", "IOPS")},
+              {"color", ctx.multi ? DriveEnc() : N("state", "Wait state", wait_sort)}};
+  if (ctx.multi) enc["xOffset"] = N("drive", "Drive");
+  s2["layer"] = json::array(
+      {{{"mark", {{"type", "bar"}, {"tooltip", true}}}, {"encoding", enc}},
+       {{"mark", {{"type", "tick"}, {"color", "#333"}, {"thickness", 2}, {"size", 40}}},
+        {"encoding", {{"x", O("state", "Wait state", wait_sort)}, {"y", Q("baseline", "IOPS")}}}}});
+  json s3 = LineSpec("HIR: mean latency by burst", seq, Q("x", "Round / burst"),
+                     Q("mean_us", "Mean latency, µs", true), "state", "Load", ctx, wait_sort, "",
+                     kNarrow, kShort);
+  s3["transform"] = json::array({{{"filter", "datum.mean_us > 0"}}});
+  s3["mark"] = {{"type", "line"}, {"point", {{"size", 10}}}, {"tooltip", true}};
+  blocks.push_back(RowBlock(json::array(
+      {ChartBlock(
+           ctx.Id("hir-bars"),
+           "Mean IOPS of the bursts per wait state; the black tick is the steady-state baseline",
+           s2),
+       ChartBlock(ctx.Id("hir-lat"), "Mean latency of each burst (log scale)", s3)})));
+  Append(blocks, SteadyStateBlocks(ctx, name, "preconditioning to the baseline"));
+  return Section(name, "Host idle recovery",
+                 "After saturation, 4KiB random-write bursts alternate with pauses: the longer the "
+                 "pause, the more garbage collection the drive does in the background.",
+                 blocks);
+}
+
+}  // namespace ssdlab::report::pts

@@ -1,0 +1,122 @@
+// The LVI test's section: latency against IOPS as the load grows (results/lvi.h), and the curve
+// rows and charts the OP study draws too.
+#include <fmt/format.h>
+
+#include "report/pts_sections.h"
+
+namespace ssdlab::report::pts {
+
+std::string CurveName(const results::Curve& c) {
+  const double rp = c.read_pct;
+  std::string mix = rp >= 100 ? "read" : rp <= 0 ? "write" : MixLabel(rp);
+  return BlockLabel(c.block_bytes) + " " + mix;
+}
+
+void AddCurves(CurveRows& out, const std::vector<results::Curve>& curves, const std::string& drive,
+               const std::string& extra_key, const std::string& extra) {
+  for (const results::Curve& c : curves) {
+    for (const results::CurvePoint& p : c.points) {
+      const results::DirectionMetrics& tot = p.metrics.total;
+      auto us = [&](const char* key) { return R6(tot.lat_ns.Stat(key).value_or(0) / 1000); };
+      int th = static_cast<int>(p.threads);
+      out.threads.insert(th);
+      json row = {{"drive", drive},
+                  {"curve", CurveName(c)},
+                  {"threads", th},
+                  {"qd", static_cast<double>(p.qd)},
+                  {"iops", R6(tot.iops)},
+                  {"mean_us", us("mean")},
+                  {"p99_us", us("p99")},
+                  {"p99_9_us", us("p99_9")},
+                  {"p99_99_us", us("p99_99")},
+                  {"max_us", us("max")}};
+      if (!extra_key.empty()) row[extra_key] = extra;
+      out.values.push_back(row);
+    }
+  }
+}
+
+json CurveChart(const std::string& title, const CurveRows& rows, const std::string& y_field,
+                const std::string& y_title, const std::string& series,
+                const std::string& series_title, const Ctx& ctx, const std::string& dash,
+                int width) {
+  json s = Spec(title, rows.values, width, kTall);
+  std::vector<int> th(rows.threads.begin(), rows.threads.end());
+  s["params"] = ThreadsParam(th);
+  s["transform"] = json::array(
+      {{{"filter", "datum.threads == threads && datum.iops > 0 && datum." + y_field + " > 0"}}});
+  s["mark"] = {{"type", "line"}, {"point", true}, {"tooltip", true}};
+  json enc = {{"x", Q("iops", "IOPS", true)},
+              {"y", Q(y_field, y_title, true)},
+              {"color", N(series, series_title)},
+              {"order", {{"field", "qd"}, {"type", "quantitative"}}}};
+  if (!dash.empty()) {
+    enc["strokeDash"] = N(dash, dash == "drive" ? "Drive" : "Mix");
+    enc["shape"] = N(dash, dash == "drive" ? "Drive" : "Mix");
+  } else if (ctx.multi) {
+    enc["strokeDash"] = DriveEnc();
+    enc["shape"] = DriveEnc();
+  }
+  enc["detail"] = N("drive", "Drive");
+  s["encoding"] = enc;
+  return s;
+}
+
+json LviSection(Ctx& ctx, const std::string& name) {
+  using results::LviResults;
+  const auto runs = ReadResults<LviResults>(ctx, name, results::LviResultsFromJson);
+  json blocks = json::array();
+  blocks.push_back(ParamsTable<LviResults>(
+      ctx, name, runs,
+      {
+          {"Stimulus",
+           [](const ReportRun& r, const LviResults&) {
+             return fmt::format("random; threads {} x QD {}",
+                                ListNums(Get(Options(r), "lvi_threads")),
+                                ListNums(Get(Options(r), "lvi_qds")));
+           }},
+          {"Block sizes",
+           [](const ReportRun& r, const LviResults&) {
+             return ListBytes(Get(Options(r), "lvi_block_bytes"));
+           }},
+          {"Read/write mixes",
+           [](const ReportRun& r, const LviResults&) {
+             return ListMixes(Get(Options(r), "lvi_read_pcts"));
+           }},
+          {"Each point",
+           [](const ReportRun& r, const LviResults&) {
+             return FmtDurationNs(Num(Options(r), "lvi_warmup_ns")) + " warm-up + " +
+                    FmtDurationNs(Num(Options(r), "lvi_measure_ns")) + " measured";
+           }},
+          {"Preconditioning",
+           [](const ReportRun&, const LviResults&) {
+             return std::string("4KiB random write rounds until steady state");
+           }},
+      }));
+  CurveRows rows;
+  for (const auto& [run, test, res] : runs) {
+    if (res.ok()) AddCurves(rows, res->curves, run->label);
+  }
+  if (rows.values.empty()) return nullptr;
+  const std::vector<std::pair<std::string, std::string>> metrics = {{"mean_us", "Mean latency"},
+                                                                    {"p99_us", "99% latency"},
+                                                                    {"p99_9_us", "99.9% latency"},
+                                                                    {"p99_99_us", "99.99% latency"},
+                                                                    {"max_us", "Maximum latency"}};
+  json charts = json::array();
+  for (const auto& [field, title] : metrics) {
+    charts.push_back(ChartBlock(
+        ctx.Id("lvi-" + field.substr(0, field.size() - 3)),
+        title + " against IOPS; each point one queue depth at the selected thread count (log axes)",
+        CurveChart(title + " vs IOPS", rows, field, title + ", µs", "curve", "Block size, mix", ctx,
+                   "", kNarrow + 60)));
+  }
+  blocks.push_back(RowBlock(charts));
+  Append(blocks, SteadyStateBlocks(ctx, name, "workload-dependent preconditioning"));
+  return Section(name, "Latency vs IOPS",
+                 "Latency against IOPS as the queue depth grows (1..32) at a chosen thread count: "
+                 "the throughput a drive delivers at a given response time.",
+                 blocks);
+}
+
+}  // namespace ssdlab::report::pts

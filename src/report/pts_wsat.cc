@@ -1,0 +1,131 @@
+// The WSAT test's section: IOPS, latency and the simulator's write amplification over the
+// rounds of continuous random writes from a fresh drive (results/wsat.h).
+#include <fmt/format.h>
+
+#include "report/pts_sections.h"
+#include "results/wsat.h"
+
+namespace ssdlab::report::pts {
+
+json WsatSection(Ctx& ctx, const std::string& name) {
+  using results::WsatResults;
+  const auto runs = ReadResults<WsatResults>(ctx, name, results::WsatResultsFromJson);
+  json blocks = json::array();
+  blocks.push_back(ParamsTable<WsatResults>(
+      ctx, name, runs,
+      {
+          {"Stimulus",
+           [](const ReportRun&, const WsatResults& t) {
+             return "4KiB random write, continuous, from a purged (fresh) drive; " +
+                    std::to_string(t.per_round.size()) + " rounds";
+           }},
+          {"Round",
+           [](const ReportRun& r, const WsatResults&) {
+             return FmtDurationNs(Num(Options(r), "wsat_round_ns"));
+           }},
+          {"Ends after",
+           [](const ReportRun& r, const WsatResults&) {
+             return fmt::format("{:g}x the capacity written or {:g} rounds",
+                                Num(Options(r), "wsat_capacity_multiple"),
+                                Num(Options(r), "wsat_max_rounds"));
+           }},
+      }));
+  json values = json::array();
+  json lat_charts = json::array();
+  json trows = json::array();
+  bool any_sim = false;
+  for (const auto& [run, test, res] : runs) {
+    if (!res.ok() || res->per_round.empty()) continue;
+    const ReportRun& r = *run;
+    const std::vector<results::WsatRound>& pr = res->per_round;
+    json lat = json::array();
+    for (const results::WsatRound& p : pr) {
+      const results::LatencySummaryNs& l = p.metrics.total.lat_ns;
+      json row = {{"drive", r.label},
+                  {"round", static_cast<double>(p.round)},
+                  {"time_min", R6(p.time_s / 60)},
+                  {"written_gb", R6(p.written_bytes / 1e9)},
+                  {"capacities", R6(p.written_capacities)},
+                  {"iops", R6(p.metrics.total.iops)}};
+      if (p.metrics.counters_name == "sim") {
+        any_sim = true;
+        auto counter = [&](const char* k) {
+          auto it = p.metrics.counters.find(k);
+          return it == p.metrics.counters.end() ? 0.0 : it->second;
+        };
+        row["wa"] = R6(counter("write_amplification"));
+        row["free_blocks"] = counter("free_blocks");
+      }
+      values.push_back(row);
+      for (const auto& [k, label] :
+           std::vector<std::pair<std::string, std::string>>{{"mean", "mean"},
+                                                            {"p99", "99%"},
+                                                            {"p99_9", "99.9%"},
+                                                            {"p99_99", "99.99%"},
+                                                            {"max", "max"}}) {
+        const std::optional<double> v = l.Stat(k);
+        if (v && *v > 0)
+          lat.push_back({{"time_min", R6(p.time_s / 60)}, {"stat", label}, {"us", R6(*v / 1000)}});
+      }
+    }
+    json ls = Spec("WSAT latency per round: " + r.label, lat, ctx.multi ? kNarrow : kWide, kTall);
+    ls["mark"] = {{"type", "line"}, {"tooltip", true}};
+    ls["encoding"] = {
+        {"x", Q("time_min", "Time, minutes")},
+        {"y", Q("us", "Latency, µs", true)},
+        {"color", N("stat", "Statistic", json::array({"max", "99.99%", "99.9%", "99%", "mean"}))}};
+    lat_charts.push_back(ChartBlock(
+        ctx.Id("wsat-lat"), "Latency per round (mean, percentiles and maximum), " + r.label, ls));
+    double first = pr.front().metrics.total.iops;
+    auto ss = results::SteadyStateFromJson(Get(*test, "steady_state"));
+    double steady = ss.ok() ? ss->headline.mean : 0;
+    const results::WsatRound& last = pr.back();
+    trows.push_back(json::array(
+        {r.label, FmtInt(static_cast<double>(pr.size())), FmtDurationNs(last.time_s * 1e9),
+         fmt::format("{:.1f} GB ({:.2f}x the range)", last.written_bytes / 1e9,
+                     last.written_capacities),
+         FmtInt(first), FmtInt(steady), first > 0 ? FmtPct(100 * steady / first, 0) : "-",
+         res->stopped_by}));
+  }
+  if (values.empty()) return nullptr;
+  blocks.push_back(
+      TableBlock(ctx.Id("wsat-table"),
+                 "Write saturation summary: the first round against the last window (steady state)",
+                 json::array({"Drive", "Rounds", "Duration", "Written", "IOPS, first round",
+                              "IOPS, last window", "Last / first", "Stopped by"}),
+                 trows));
+  json c1 = LineSpec("WSAT: IOPS against time", values, Q("time_min", "Time, minutes"),
+                     Q("iops", "IOPS"), "", "", ctx, nullptr, "", 520);
+  c1["mark"] = {{"type", "line"}, {"point", {{"size", 12}}}, {"tooltip", true}};
+  json c2 =
+      LineSpec("WSAT: IOPS against data written", values, Q("written_gb", "Total written, GB"),
+               Q("iops", "IOPS"), "", "", ctx, nullptr, "", 520);
+  c2["mark"] = {{"type", "line"}, {"point", {{"size", 12}}}, {"tooltip", true}};
+  blocks.push_back(RowBlock(json::array(
+      {ChartBlock(ctx.Id("wsat-time"), "4KiB random write IOPS by round against time", c1),
+       ChartBlock(ctx.Id("wsat-gb"), "The same rounds against the total data written", c2)})));
+  blocks.push_back(RowBlock(lat_charts));
+  if (any_sim) {
+    json wa =
+        LineSpec("Write amplification (simulator)", values, Q("written_gb", "Total written, GB"),
+                 Q("wa", "Write amplification"), "", "", ctx, nullptr, "", kNarrow, kShort);
+    json fb =
+        LineSpec("Free blocks (simulator)", values, Q("written_gb", "Total written, GB"),
+                 Q("free_blocks", "Free erase blocks"), "", "", ctx, nullptr, "", kNarrow, kShort);
+    wa["mark"] = fb["mark"] = {{"type", "line"}, {"tooltip", true}};
+    blocks.push_back(RowBlock(json::array(
+        {ChartBlock(ctx.Id("wsat-wa"),
+                    "Write amplification of the simulated FTL (NAND pages written / host pages)",
+                    wa),
+         ChartBlock(ctx.Id("wsat-free"),
+                    "Free erase blocks of the simulated drive: garbage collection starts when the "
+                    "pool runs out",
+                    fb)})));
+  }
+  return Section(name, "Write saturation",
+                 "Continuous 4KiB random writes from a fresh drive: fast until the pool of free "
+                 "NAND blocks runs out, then garbage collection sets the pace.",
+                 blocks);
+}
+
+}  // namespace ssdlab::report::pts
