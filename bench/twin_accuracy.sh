@@ -9,8 +9,9 @@
 # 2. Published tables: bench/fidelity/seed_000.csv (Kingston DC400) and seed_002.csv (Seagate
 #    Nytro 3732) imported and fitted from the hand-calibrated presets, two ways: on their
 #    calibration rows, the predicted rows held out; and on a seeded half of each test's rows
-#    (`--holdout 0.5`, seeds 1 to 3), the other half held out. Each time the held-out rows'
-#    median error of the twin and of the preset, on the same rows.
+#    (`--holdout 0.5`, seeds 1 to 3), the other half held out; with the squared and the
+#    absolute loss. Each time the held-out rows' median error of the twin and of the preset,
+#    on the same rows.
 #
 # Usage: bench/twin_accuracy.sh [BUILD_DIR]   (about 30-40 minutes on 2 cores)
 # PART=1 or PART=2 runs one part only; SPLIT_SEEDS (default "1 2 3") the seeds of part 2's split.
@@ -51,11 +52,14 @@ for table in 000:dc-sata-read-intensive:1600321314816 002:dc-sas-write-intensive
   echo "== 2. published table seed_$n.csv, from $preset"
   "$ssdlab" import "$here/bench/fidelity/seed_$n.csv" --db "$db" --run "seed$n" \
     --capacity "$cap" >/dev/null
-  echo "-- fitted on the calibration rows, the predicted rows held out:"
-  "$ssdlab" sim fit "seed$n" --db "$db" --base "$preset" -o "$work/seed$n.toml" 2>/dev/null
-  for split in ${SPLIT_SEEDS:-1 2 3}; do
-    echo "-- fitted on half of each test's rows (--holdout 0.5 --seed $split), half held out:"
-    "$ssdlab" sim fit "seed$n" --db "$db" --base "$preset" --holdout 0.5 --seed "$split" \
-      -o "$work/seed$n-half$split.toml" 2>/dev/null
+  for loss in squared abs; do
+    echo "-- --loss $loss, fitted on the calibration rows, the predicted rows held out:"
+    "$ssdlab" sim fit "seed$n" --db "$db" --base "$preset" --loss $loss \
+      -o "$work/seed$n.toml" 2>/dev/null
+    for split in ${SPLIT_SEEDS:-1 2 3}; do
+      echo "-- --loss $loss, fitted on half of each test's rows (--holdout 0.5 --seed $split):"
+      "$ssdlab" sim fit "seed$n" --db "$db" --base "$preset" --loss $loss --holdout 0.5 \
+        --seed "$split" -o "$work/seed$n-half$split.toml" 2>/dev/null
+    done
   done
 done

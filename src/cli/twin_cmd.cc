@@ -33,7 +33,7 @@ std::vector<std::string> SplitList(const std::string& s) {
 
 struct FitArgs {
   std::vector<std::string> runs;
-  std::string db, base, fit, train_tests, holdout, out;
+  std::string db, base, fit, train_tests, holdout, loss = "squared", out;
   uint64_t seed = 1;
   uint32_t max_evals = 0;
   std::string correct = "auto";
@@ -127,6 +127,9 @@ int RunFit(const FitArgs& a) {
       return Fail(Status::Invalid("--train-tests: run(s) " + a.runs[0] +
                                   " have no figures of test '" + t + "'"));
   }
+  if (a.loss != "squared" && a.loss != "abs")
+    return Fail(Status::Invalid("--loss '" + a.loss + "': expected squared or abs"));
+  o.loss = a.loss == "abs" ? twin::FitOptions::Loss::kAbsolute : twin::FitOptions::Loss::kSquared;
   o.seed = a.seed;
   o.max_evals = a.max_evals;
   if (Status s = twin::CheckFitKeys(o.keys, base.value()); !s.ok()) return Fail(s);
@@ -323,6 +326,9 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
                   "Hold out this fraction of each test's cells (seeded by --seed; e.g. 0.5), "
                   "imported runs' roles ignored. Default: 0.25, imported runs by role");
   fit->add_option("--seed", a->seed, "Seed of the held-out split");
+  fit->add_option("--loss", a->loss,
+                  "squared (default) or abs: each figure's loss, its squared or absolute "
+                  "log-ratio simulated / measured (capped at 1)");
   fit->add_option("--correct", a->correct,
                   "auto: correct the cheap evaluator's bias per figure by the run's own tests "
                   "re-run once on the base (runs ssdlab made); off: no correction");

@@ -21,8 +21,8 @@ constexpr double kMaxLoss = 1.0;
 constexpr double kPriorWeight = 0.01;
 // The coordinate sweep's step, normalised (a key to base x/÷ max_factor^0.35).
 constexpr double kSweepStep = 0.35;
-// At most one number key fitted per this many training figures (PinnedKeys).
-constexpr size_t kFiguresPerKey = 2;
+// At most one number key fitted per this many training cells (PinnedKeys).
+constexpr size_t kCellsPerKey = 2;
 // A key whose sweep step moves the training figures (what the keys already chosen do not
 // explain) by an RMS log-change below this is not pinned by them.
 constexpr double kMinPinnedNorm = 0.01;
@@ -45,6 +45,13 @@ Status SetNumber(sim::SimParams& p, const std::string& key, double v) {
   Status st = d->set(p, Format(v));
   if (!st.ok()) st = d->set(p, std::to_string(std::llround(v)));
   return st;
+}
+
+// A figure's cell: its name without the metric.
+std::string CellOf(const Figure& f) {
+  Figure c = f;
+  c.metric.clear();
+  return c.Name();
 }
 
 double LogRatio(double sim, double meas) {
@@ -124,7 +131,8 @@ class Problem {
     for (size_t i = 0; i < figs.size(); ++i) {
       const double lr = LogRatio(sim[i], figs[i].value);
       auto& t = per_test[figs[i].test];
-      t.first += std::min(lr * lr, kMaxLoss);
+      t.first +=
+          std::min(o_.loss == FitOptions::Loss::kAbsolute ? std::fabs(lr) : lr * lr, kMaxLoss);
       t.second += 1;
     }
     double sum = 0;
@@ -253,11 +261,7 @@ Result<std::vector<bool>> SplitFigures(const std::vector<Figure>& figures, const
         "other whole tests)");
   // By cell within each test, so a cell's metrics are all trained or all held out.
   std::map<std::string, std::vector<std::string>> cells_of_test;
-  auto cell_of = [](const Figure& f) {
-    Figure c = f;
-    c.metric.clear();
-    return c.Name();
-  };
+  auto cell_of = CellOf;
   for (const Figure& f : figures) {
     auto& v = cells_of_test[f.test];
     if (std::find(v.begin(), v.end(), cell_of(f)) == v.end()) v.push_back(cell_of(f));
@@ -344,13 +348,15 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   for (const std::string& k : o.keys) (IsCategorical(k) ? cats : numbers).push_back(k);
   // Few figures: only the number keys they pin best, from the figures' log-change when each key
   // alone takes the sweep's first step from the base (one evaluation per key, cached).
-  const size_t max_numbers = std::max<size_t>(1, train.size() / kFiguresPerKey);
+  std::set<std::string> train_cells;  // a cell's metrics (LAT's mean and tails) move together
+  for (const Figure& f : train) train_cells.insert(CellOf(f));
+  const size_t max_numbers = std::max<size_t>(1, train_cells.size() / kCellsPerKey);
   const bool select = numbers.size() > max_numbers;
   const uint32_t budget =
       o.max_evals
           ? o.max_evals
           : (select ? static_cast<uint32_t>(numbers.size()) + 1 : 0) + 40 +
-                16 * static_cast<uint32_t>(std::min(numbers.size(), max_numbers) + cats.size());
+                16 * static_cast<uint32_t>(select ? max_numbers : numbers.size() + cats.size());
   std::map<std::string, std::vector<double>> probed;
   uint32_t probe_evals = 0;
   if (select) {
@@ -376,6 +382,8 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
       }
       numbers = PinnedKeys(numbers, std::move(columns), max_numbers);
     }
+    // Nor do a few cells pin the GC policies (they shape the WSAT and HIR curves): kept.
+    cats.clear();
     probe_evals = probe.evals_;
     probed = std::move(probe.cache_);
   }
@@ -385,8 +393,8 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   pb.budget_ = budget;
   FitResult res;
   for (const std::string& k : o.keys)
-    if (IsCategorical(k) || std::find(numbers.begin(), numbers.end(), k) != numbers.end())
-      res.fitted_keys.push_back(k);
+    for (const auto* kept : {&numbers, &cats})
+      if (std::find(kept->begin(), kept->end(), k) != kept->end()) res.fitted_keys.push_back(k);
   std::vector<double> u(numbers.size(), 0.0);
   double best = 0;
   sim::SimParams cat = base;
@@ -537,7 +545,7 @@ std::string TwinToml(const FitResult& r, const std::string& base_name,
   out += "base = " + quote(base_name) + "\n";
   out += "keys = " + list(o.keys) + "\n";
   out += "# the keys fitted: those of `keys` the training figures pin (at most one per " +
-         std::to_string(kFiguresPerKey) + " figures)\n";
+         std::to_string(kCellsPerKey) + " cells)\n";
   out += "fitted_keys = " + list(r.fitted_keys) + "\n";
   out += "train_tests = " + list(o.train_tests) + "\n";
   out += "# the fraction of each test's cells held out (0: the default split)\n";

@@ -9,14 +9,11 @@
 // figures with roles (twin/import.h) are fitted on the calibration ones, the predicted ones held
 // out. With `holdout` set, that fraction of each test's cells is held out whatever the roles.
 //
-// Few figures cannot pin many keys: when the number keys outnumber half the training figures,
-// only the keys the training figures pin best are fitted (at most half as many as the figures;
-// PinnedKeys, from the figures' sensitivity to each key at the base), the rest stay the base's.
-// Objective: the mean over tests of the mean squared log-ratio simulated / measured of their
-// training figures, each capped at 1 (a factor e), so that each test weighs the same however
-// many cells it has and a few cells the model cannot reproduce do not outweigh the rest; the
-// optimiser minimises it plus 0.01 x the mean squared normalised distance from the base (a
-// weak prior: keys the figures do not pin stay at the base's values).
+// Few figures cannot pin many keys: when the number keys outnumber half the training cells (a
+// cell's metrics, such as LAT's mean and tails, move together), only the keys the training
+// figures pin best are fitted (at most one per two cells; PinnedKeys, from the figures'
+// sensitivity to each key at the base) and the GC policies are not fitted; the rest stay the
+// base's.
 #pragma once
 
 #include <cstdint>
@@ -42,7 +39,11 @@ struct FitOptions {
   // one and at most all but one of a test's cells; a test of one cell is fitted), roles of
   // imported figures ignored. 0: the default split above.
   double holdout = 0;
-  uint64_t seed = 1;       // of the split
+  uint64_t seed = 1;  // of the split
+  // The loss of a figure in the objective: its squared log-ratio, or its absolute log-ratio
+  // (robust: a few figures the model cannot reach weigh less than with the square, and a figure
+  // already matched resists being traded for them), either capped at 1.
+  enum class Loss { kSquared, kAbsolute } loss = Loss::kSquared;
   uint32_t max_evals = 0;  // 0: 40 + 16 x keys
   double max_factor = 3;   // each value within base / max_factor .. base x max_factor
   SimulateOptions sim;
@@ -65,7 +66,7 @@ struct FigureFit {
 
 struct FitResult {
   sim::SimParams params;                 // the twin
-  std::vector<std::string> fitted_keys;  // the keys fitted: o.keys, less those PinnedKeys left out
+  std::vector<std::string> fitted_keys;  // the keys fitted: o.keys, less those few cells cannot pin
   std::vector<FigureFit> figures;        // every figure, at the twin
   std::vector<FigureFit> base_figures;   // every figure, at the base (before fitting)
   uint32_t evaluations = 0;
