@@ -100,6 +100,11 @@ TEST(E2eTwin, ImportFitAndCompare) {
     EXPECT_TRUE(Has(h.err, "--holdout")) << h.err;
     EXPECT_EQ(CountLines(h.err), 1) << h.err;
   }
+  Proc loss = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--loss", "cube", "-o",
+                         dir / "bad.toml"});
+  EXPECT_EQ(loss.exit_code, 2);
+  EXPECT_TRUE(Has(loss.err, "--loss 'cube'")) << loss.err;
+  EXPECT_EQ(CountLines(loss.err), 1) << loss.err;
   Proc both = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--holdout", "0.5",
                          "--train-tests", "iops", "-o", dir / "bad.toml"});
   EXPECT_EQ(both.exit_code, 2);
