@@ -14,6 +14,13 @@
 // figures pin best are fitted (at most one per two cells; PinnedKeys, from the figures'
 // sensitivity to each key at the base) and the GC policies are not fitted; the rest stay the
 // base's.
+//
+// Objective: the mean over tests of the mean loss (squared or absolute log-ratio simulated /
+// measured, FitOptions::loss) of their training figures, each capped at 1 (a factor e), so that
+// each test weighs the same however many cells it has and a few cells the model cannot
+// reproduce do not outweigh the rest; the optimiser minimises it plus 0.01 x the mean squared
+// normalised distance from the base (a weak prior: keys the figures do not pin stay at the
+// base's values).
 #pragma once
 
 #include <cstdint>
