@@ -79,6 +79,38 @@ TEST(E2eTwin, ImportFitAndCompare) {
   EXPECT_TRUE(Has(cmp.out, "iops rnd rw=100/0 bs=4 KiB T4 Q8 iops")) << cmp.out;
   EXPECT_TRUE(Has(cmp.out, "median error all")) << cmp.out;
 
+  // --holdout: half of each test's cells held out whatever their roles (iops: one of two; lat:
+  // its one cell fitted although predicted).
+  Proc half = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--fit",
+                         "ctrl_read_us,ctrl_write_us", "--max-evals", "8", "--holdout", "0.5", "-o",
+                         dir / "half.toml"});
+  ASSERT_EQ(half.exit_code, 0) << half.err;
+  const std::string half_twin = ReadFile(dir / "half.toml");
+  EXPECT_TRUE(Has(half_twin, "holdout = 0.5")) << half_twin;
+  size_t held = 0;
+  for (size_t at = 0; (at = half_twin.find("held_out = true", at)) != std::string::npos; ++at)
+    ++held;
+  EXPECT_EQ(held, 1u) << half_twin;
+  EXPECT_TRUE(Has(half.out, "fitted keys: ")) << half.out;
+  // A bad --holdout is refused before any simulation, in one line.
+  for (const char* bad : {"1.5", "0", "abc"}) {
+    Proc h = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--holdout", bad, "-o",
+                        dir / "bad.toml"});
+    EXPECT_EQ(h.exit_code, 2) << bad;
+    EXPECT_TRUE(Has(h.err, "--holdout")) << h.err;
+    EXPECT_EQ(CountLines(h.err), 1) << h.err;
+  }
+  Proc loss = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--loss", "cube", "-o",
+                         dir / "bad.toml"});
+  EXPECT_EQ(loss.exit_code, 2);
+  EXPECT_TRUE(Has(loss.err, "--loss 'cube'")) << loss.err;
+  EXPECT_EQ(CountLines(loss.err), 1) << loss.err;
+  Proc both = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--holdout", "0.5",
+                         "--train-tests", "iops", "-o", dir / "bad.toml"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_TRUE(Has(both.err, "exclude each other")) << both.err;
+  EXPECT_EQ(CountLines(both.err), 1) << both.err;
+
   // Bad input: an unknown key in --fit, a run without the needed tests, a malformed CSV.
   Proc key = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--fit",
                         "ctrl_read_us,colour", "-o", dir / "t2.toml"});

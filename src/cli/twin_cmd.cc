@@ -34,7 +34,7 @@ std::vector<std::string> SplitList(const std::string& s) {
 
 struct FitArgs {
   std::vector<std::string> runs;
-  std::string db, base, fit, train_tests, out;
+  std::string db, base, fit, train_tests, holdout, loss = "squared", out;
   uint64_t seed = 1;
   uint32_t max_evals = 0;
   std::string correct = "auto";
@@ -112,8 +112,16 @@ int RunFit(const FitArgs& a) {
       "sim:" + (base_name.rfind("sim:", 0) == 0 ? base_name.substr(4) : base_name));
   if (!base.ok()) return Fail(base.status());
   twin::FitOptions o;
-  o.keys = a.fit.empty() ? twin::DefaultFitKeys() : SplitList(a.fit);
+  o.keys = a.fit.empty() ? twin::DefaultFitKeys(base.value()) : SplitList(a.fit);
   o.train_tests = SplitList(a.train_tests);
+  if (!a.holdout.empty()) {
+    auto h = ParseDouble(a.holdout);
+    if (!h.ok() || !(h.value() > 0 && h.value() < 1))
+      return Fail(Status::Invalid("--holdout '" + a.holdout +
+                                  "': expected the fraction of each test's cells to hold out, "
+                                  "above 0 and below 1 (e.g. 0.5)"));
+    o.holdout = h.value();
+  }
   for (const std::string& t : o.train_tests) {
     bool found = false;
     for (const twin::Figure& f : figures.value()) found |= f.test == t;
@@ -121,9 +129,13 @@ int RunFit(const FitArgs& a) {
       return Fail(Status::Invalid("--train-tests: run(s) " + a.runs[0] +
                                   " have no figures of test '" + t + "'"));
   }
+  if (a.loss != "squared" && a.loss != "abs")
+    return Fail(Status::Invalid("--loss '" + a.loss + "': expected squared or abs"));
+  o.loss = a.loss == "abs" ? twin::FitOptions::Loss::kAbsolute : twin::FitOptions::Loss::kSquared;
   o.seed = a.seed;
   o.max_evals = a.max_evals;
   if (Status s = twin::CheckFitKeys(o.keys, base.value()); !s.ok()) return Fail(s);
+  if (auto split = twin::SplitFigures(figures.value(), o); !split.ok()) return Fail(split.status());
   if (a.correct != "auto" && a.correct != "off")
     return Fail(Status::Invalid("--correct '" + a.correct + "': expected auto or off"));
   if (a.correct == "auto") {
@@ -159,6 +171,9 @@ int RunFit(const FitArgs& a) {
   };
   std::cout << fmt::format("twin of {} from {} ({} figures, {} evaluations, {:.0f} s): {}\n",
                            a.runs[0], base_name, figures->size(), r->evaluations, wall_s, a.out);
+  std::string fitted;
+  for (const std::string& k : r->fitted_keys) fitted += (fitted.empty() ? "" : ", ") + k;
+  std::cout << "  fitted keys: " << fitted << "\n";
   std::cout << fmt::format("  {:<6} {:>14} {:>14} {:>14} {:>14}\n", "test", "fitted (twin)",
                            "held out (twin)", "fitted (base)", "held out (base)");
   auto train = twin::MedianErrors(r->figures, false);
@@ -304,11 +319,18 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
                   "simulated target");
   fit->add_option("--fit", a->fit,
                   "Comma-separated parameter keys to fit (default: cmd_us, ctrl_*_us, "
-                  "t_read_us, t_prog_us, ch_mb_s, op, link_mb_s, gc, gc_lazy)");
+                  "ctrl_*_kib_us, t_read_us, t_prog_us, ch_mb_s, op, link_mb_s (those not 0 in "
+                  "the base), gc, gc_lazy)");
   fit->add_option("--train-tests", a->train_tests,
                   "Fit only these tests' figures (e.g. iops,lat,wsat); the others are held out. "
                   "Default: a quarter of each test's cells is held out");
+  fit->add_option("--holdout", a->holdout,
+                  "Hold out this fraction of each test's cells (seeded by --seed; e.g. 0.5), "
+                  "imported runs' roles ignored. Default: 0.25, imported runs by role");
   fit->add_option("--seed", a->seed, "Seed of the held-out split");
+  fit->add_option("--loss", a->loss,
+                  "squared (default) or abs: each figure's loss, its squared or absolute "
+                  "log-ratio simulated / measured (capped at 1)");
   fit->add_option("--correct", a->correct,
                   "auto: correct the cheap evaluator's bias per figure by the run's own tests "
                   "re-run once on the base (runs ssdlab made); off: no correction");

@@ -19,6 +19,13 @@ constexpr double kFailedObjective = 1e3;
 constexpr double kMaxLoss = 1.0;
 // Weight of the mean squared normalised distance from the base in the minimised objective.
 constexpr double kPriorWeight = 0.01;
+// The coordinate sweep's step, normalised (a key to base x/÷ max_factor^0.35).
+constexpr double kSweepStep = 0.35;
+// At most one number key fitted per this many training cells (PinnedKeys).
+constexpr size_t kCellsPerKey = 2;
+// A key whose sweep step moves the training figures (what the keys already chosen do not
+// explain) by an RMS log-change below this is not pinned by them.
+constexpr double kMinPinnedNorm = 0.01;
 
 std::string Format(double v, const char* fmt = "%.6g") {
   char buf[64];
@@ -40,6 +47,13 @@ Status SetNumber(sim::SimParams& p, const std::string& key, double v) {
   return st;
 }
 
+// A figure's cell: its name without the metric.
+std::string CellOf(const Figure& f) {
+  Figure c = f;
+  c.metric.clear();
+  return c.Name();
+}
+
 double LogRatio(double sim, double meas) {
   if (!(sim > 0) || !(meas > 0)) return std::log(100.0);
   return std::log(sim / meas);
@@ -50,9 +64,7 @@ class Problem {
   Problem(const sim::SimParams& base, const std::vector<Figure>& train,
           const std::vector<double>& factor, const RunShape& shape, const FitOptions& o,
           std::vector<std::string> keys)
-      : base_(base), train_(train), factor_(factor), shape_(shape), o_(o), keys_(std::move(keys)) {
-    for (const Figure& f : train_) tests_.insert(f.test);
-  }
+      : base_(base), train_(train), factor_(factor), shape_(shape), o_(o), keys_(std::move(keys)) {}
 
   // The drive at normalised point u (one coordinate per number key), categorical values of
   // `cat` applied first.
@@ -89,23 +101,29 @@ class Problem {
   }
 
   double Objective(const sim::SimParams& p) {
-    ++evals_;
-    const std::string key = TargetOf(p);
-    auto it = cache_.find(key);
-    double obj = kFailedObjective;
-    if (it != cache_.end()) {
-      obj = it->second;
-    } else {
-      auto values = SimulateFigures(p, train_, shape_, o_.sim);
-      if (values.ok()) {
-        for (size_t i = 0; i < factor_.size(); ++i) values.value()[i] *= factor_[i];
-        obj = Score(train_, values.value());
-      }
-      cache_[key] = obj;
-    }
+    const std::vector<double>* values = Values(p);
+    const double obj = values ? Score(train_, *values) : kFailedObjective;
     if (obj < best_) best_ = obj;
     if (o_.progress) o_.progress(evals_, budget_, best_);
     return obj;
+  }
+
+  // The training figures simulated at p, corrected (one evaluation; cached by parameters), or
+  // null when the drive does not open.
+  const std::vector<double>* Values(const sim::SimParams& p) {
+    ++evals_;
+    const std::string key = TargetOf(p);
+    auto it = cache_.find(key);
+    if (it == cache_.end()) {
+      auto values = SimulateFigures(p, train_, shape_, o_.sim);
+      std::vector<double> v;
+      if (values.ok()) {
+        v = std::move(values.value());
+        for (size_t i = 0; i < factor_.size(); ++i) v[i] *= factor_[i];
+      }
+      it = cache_.emplace(key, std::move(v)).first;
+    }
+    return it->second.empty() ? nullptr : &it->second;
   }
 
   double Score(const std::vector<Figure>& figs, const std::vector<double>& sim) const {
@@ -113,7 +131,8 @@ class Problem {
     for (size_t i = 0; i < figs.size(); ++i) {
       const double lr = LogRatio(sim[i], figs[i].value);
       auto& t = per_test[figs[i].test];
-      t.first += std::min(lr * lr, kMaxLoss);
+      t.first +=
+          std::min(o_.loss == FitOptions::Loss::kAbsolute ? std::fabs(lr) : lr * lr, kMaxLoss);
       t.second += 1;
     }
     double sum = 0;
@@ -135,8 +154,9 @@ class Problem {
   const RunShape& shape_;
   const FitOptions& o_;
   std::vector<std::string> keys_;
-  std::set<std::string> tests_;
-  std::map<std::string, double> cache_;
+
+ public:
+  std::map<std::string, std::vector<double>> cache_;  // target -> Values (empty: failed)
 };
 
 // Subplex from `u0` on [-1, 1]^n for at most `evals` evaluations; returns the best point.
@@ -184,12 +204,25 @@ double FigureFit::RelError() const {
   return figure.value > 0 ? std::fabs(simulated - figure.value) / figure.value : 1;
 }
 
-const std::vector<std::string>& DefaultFitKeys() {
-  static const std::vector<std::string> keys = {"cmd_us",     "ctrl_read_us", "ctrl_write_us",
-                                                "ctrl_gc_us", "ctrl_unit_us", "t_read_us",
-                                                "t_prog_us",  "ch_mb_s",      "op",
-                                                "link_mb_s",  "gc",           "gc_lazy"};
-  return keys;
+std::vector<std::string> DefaultFitKeys(const sim::SimParams& base) {
+  static const std::vector<std::string> keys = {"cmd_us",
+                                                "ctrl_read_us",
+                                                "ctrl_write_us",
+                                                "ctrl_gc_us",
+                                                "ctrl_unit_us",
+                                                "ctrl_read_kib_us",
+                                                "ctrl_write_kib_us",
+                                                "t_read_us",
+                                                "t_prog_us",
+                                                "ch_mb_s",
+                                                "op",
+                                                "link_mb_s",
+                                                "gc",
+                                                "gc_lazy"};
+  std::vector<std::string> out;
+  for (const std::string& k : keys)
+    if (IsCategorical(k) || BaseValue(base, k) > 0) out.push_back(k);
+  return out;
 }
 
 Status CheckFitKeys(const std::vector<std::string>& keys, const sim::SimParams& base) {
@@ -217,16 +250,18 @@ Status CheckFitKeys(const std::vector<std::string>& keys, const sim::SimParams& 
   return Status::Ok();
 }
 
-Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& figures,
-                      const RunShape& shape, const FitOptions& o) {
-  SSDLAB_RETURN_IF_ERROR(CheckFitKeys(o.keys, base));
-  // The split: by cell within each test, so a cell's metrics are all trained or all held out.
+Result<std::vector<bool>> SplitFigures(const std::vector<Figure>& figures, const FitOptions& o) {
+  if (!(o.holdout >= 0 && o.holdout < 1))
+    return Status::Invalid("--holdout " + Format(o.holdout) +
+                           ": expected the fraction of each test's cells to hold out, at least 0 "
+                           "and below 1");
+  if (o.holdout > 0 && !o.train_tests.empty())
+    return Status::Invalid(
+        "--holdout and --train-tests exclude each other (one holds out cells of every test, the "
+        "other whole tests)");
+  // By cell within each test, so a cell's metrics are all trained or all held out.
   std::map<std::string, std::vector<std::string>> cells_of_test;
-  auto cell_of = [](const Figure& f) {
-    Figure c = f;
-    c.metric.clear();
-    return c.Name();
-  };
+  auto cell_of = CellOf;
   for (const Figure& f : figures) {
     auto& v = cells_of_test[f.test];
     if (std::find(v.begin(), v.end(), cell_of(f)) == v.end()) v.push_back(cell_of(f));
@@ -234,10 +269,11 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   std::set<std::string> held_cells;
   std::mt19937_64 rng(o.seed);
   // Imported published figures say which were calibration figures: the rest are held out.
-  const bool by_role =
-      o.train_tests.empty() && std::any_of(figures.begin(), figures.end(),
-                                           [](const Figure& f) { return f.role == "calibration"; });
+  const bool by_role = o.train_tests.empty() && o.holdout == 0 &&
+                       std::any_of(figures.begin(), figures.end(),
+                                   [](const Figure& f) { return f.role == "calibration"; });
   if (by_role) cells_of_test.clear();
+  const double fraction = o.holdout > 0 ? o.holdout : 0.25;
   for (auto& [test, cells] : cells_of_test) {
     const bool trained =
         o.train_tests.empty() ||
@@ -248,31 +284,117 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
     }
     if (!o.train_tests.empty() || cells.size() < 2) continue;
     std::shuffle(cells.begin(), cells.end(), rng);
-    for (size_t i = 0; i < (cells.size() + 3) / 4; ++i) held_cells.insert(test + "|" + cells[i]);
+    const size_t n = cells.size();
+    const size_t held = std::min(n - 1, static_cast<size_t>(std::ceil(fraction * n - 1e-9)));
+    for (size_t i = 0; i < held; ++i) held_cells.insert(test + "|" + cells[i]);
   }
+  std::vector<bool> held(figures.size());
+  bool any_trained = false;
+  for (size_t i = 0; i < figures.size(); ++i) {
+    held[i] = by_role ? figures[i].role != "calibration"
+                      : held_cells.count(figures[i].test + "|" + cell_of(figures[i])) > 0;
+    any_trained |= !held[i];
+  }
+  if (!any_trained)
+    return Status::Invalid(
+        "sim fit: no figures left to fit (--train-tests names none of the "
+        "run's tests)");
+  return held;
+}
+
+std::vector<std::string> PinnedKeys(const std::vector<std::string>& keys,
+                                    std::vector<std::vector<double>> columns, size_t max_keys) {
+  auto norm2 = [](const std::vector<double>& c) {
+    double s = 0;
+    for (double x : c) s += x * x;
+    return s;
+  };
+  std::vector<std::string> out;
+  std::vector<bool> taken(keys.size());
+  while (out.size() < max_keys) {
+    size_t pick = keys.size();
+    double best = kMinPinnedNorm * kMinPinnedNorm;
+    for (size_t k = 0; k < keys.size(); ++k)
+      if (!taken[k] && norm2(columns[k]) >= best) best = norm2(columns[k]), pick = k;
+    if (pick == keys.size()) break;
+    taken[pick] = true;
+    out.push_back(keys[pick]);
+    // The other columns less their component along the chosen one.
+    const std::vector<double> q = columns[pick];
+    const double qq = norm2(q);
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (taken[k]) continue;
+      double dot = 0;
+      for (size_t f = 0; f < q.size(); ++f) dot += columns[k][f] * q[f];
+      for (size_t f = 0; f < q.size(); ++f) columns[k][f] -= dot / qq * q[f];
+    }
+  }
+  return out;
+}
+
+Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& figures,
+                      const RunShape& shape, const FitOptions& o) {
+  SSDLAB_RETURN_IF_ERROR(CheckFitKeys(o.keys, base));
+  SSDLAB_ASSIGN_OR_RETURN(std::vector<bool> held, SplitFigures(figures, o));
   if (!o.sim_factor.empty() && o.sim_factor.size() != figures.size())
     return Status::Invalid("sim fit: one correction factor per figure expected");
   auto factor = [&](size_t i) { return o.sim_factor.empty() ? 1.0 : o.sim_factor[i]; };
   std::vector<Figure> train;
   std::vector<double> train_factor;
-  std::vector<bool> held(figures.size());
-  for (size_t i = 0; i < figures.size(); ++i) {
-    held[i] = by_role ? figures[i].role != "calibration"
-                      : held_cells.count(figures[i].test + "|" + cell_of(figures[i])) > 0;
+  for (size_t i = 0; i < figures.size(); ++i)
     if (!held[i]) train.push_back(figures[i]), train_factor.push_back(factor(i));
-  }
-  if (train.empty())
-    return Status::Invalid(
-        "sim fit: no figures left to fit (--train-tests names none of the "
-        "run's tests)");
 
   std::vector<std::string> numbers, cats;
   for (const std::string& k : o.keys) (IsCategorical(k) ? cats : numbers).push_back(k);
-  Problem pb(base, train, train_factor, shape, o, numbers);
+  // Few figures: only the number keys they pin best, from the figures' log-change when each key
+  // alone takes the sweep's first step from the base (one evaluation per key, cached).
+  std::set<std::string> train_cells;  // a cell's metrics (LAT's mean and tails) move together
+  for (const Figure& f : train) train_cells.insert(CellOf(f));
+  const size_t max_numbers = std::max<size_t>(1, train_cells.size() / kCellsPerKey);
+  const bool select = numbers.size() > max_numbers;
   const uint32_t budget =
-      o.max_evals ? o.max_evals : 40 + 16 * static_cast<uint32_t>(o.keys.size());
+      o.max_evals
+          ? o.max_evals
+          : (select ? static_cast<uint32_t>(numbers.size()) + 1 : 0) + 40 +
+                16 * static_cast<uint32_t>(select ? max_numbers : numbers.size() + cats.size());
+  std::map<std::string, std::vector<double>> probed;
+  uint32_t probe_evals = 0;
+  if (select) {
+    Problem probe(base, train, train_factor, shape, o, numbers);
+    probe.budget_ = budget;
+    const std::vector<double>* at_base = probe.Values(base);
+    if (at_base) {
+      const std::vector<double> v0 = *at_base;
+      std::map<std::string, double> per_test;
+      for (const Figure& f : train) per_test[f.test] += 1;
+      std::vector<std::vector<double>> columns;
+      for (size_t k = 0; k < numbers.size(); ++k) {
+        std::vector<double> t(numbers.size(), 0.0);
+        t[k] = kSweepStep;
+        auto p = probe.At(t, base);
+        const std::vector<double>* v = p.ok() ? probe.Values(p.value()) : nullptr;
+        std::vector<double> column(train.size(), 0.0);
+        for (size_t f = 0; v && f < train.size(); ++f)
+          if (v0[f] > 0 && (*v)[f] > 0)
+            column[f] = std::log((*v)[f] / v0[f]) /
+                        std::sqrt(per_test[train[f].test] * static_cast<double>(per_test.size()));
+        columns.push_back(std::move(column));
+      }
+      numbers = PinnedKeys(numbers, std::move(columns), max_numbers);
+    }
+    // Nor do a few cells pin the GC policies (they shape the WSAT and HIR curves): kept.
+    cats.clear();
+    probe_evals = probe.evals_;
+    probed = std::move(probe.cache_);
+  }
+  Problem pb(base, train, train_factor, shape, o, numbers);
+  pb.cache_ = std::move(probed);
+  pb.evals_ = probe_evals;
   pb.budget_ = budget;
   FitResult res;
+  for (const std::string& k : o.keys)
+    for (const auto* kept : {&numbers, &cats})
+      if (std::find(kept->begin(), kept->end(), k) != kept->end()) res.fitted_keys.push_back(k);
   std::vector<double> u(numbers.size(), 0.0);
   double best = 0;
   sim::SimParams cat = base;
@@ -313,7 +435,7 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   // 2. One sweep of coordinate steps (each key to base x/÷ max_factor^0.35, kept when better):
   //    a coarse start that the local search (Subplex, whose first simplex is small) refines.
   for (size_t i = 0; i < numbers.size(); ++i) {
-    for (double step : {0.35, -0.35}) {
+    for (double step : {kSweepStep, -kSweepStep}) {
       if (left() < 2) break;
       std::vector<double> t = u;
       t[i] += step;
@@ -383,7 +505,7 @@ std::string TwinToml(const FitResult& r, const std::string& base_name,
   std::string run_list;
   for (const std::string& run : runs) run_list += (run_list.empty() ? "" : ", ") + run;
   p.description = "twin of run " + run_list + " (fitted by ssdlab sim fit from " + base_name + ")";
-  for (const std::string& k : o.keys) {
+  for (const std::string& k : r.fitted_keys) {
     const std::string src =
         "fitted to run " + run_list + " (ssdlab sim fit, seed " + std::to_string(o.seed) + ")";
     auto it = std::find_if(p.sources.begin(), p.sources.end(),
@@ -422,7 +544,12 @@ std::string TwinToml(const FitResult& r, const std::string& base_name,
   out += "runs = " + list(runs) + "\n";
   out += "base = " + quote(base_name) + "\n";
   out += "keys = " + list(o.keys) + "\n";
+  out += "# the keys fitted: those of `keys` the training figures pin (at most one per " +
+         std::to_string(kCellsPerKey) + " cells)\n";
+  out += "fitted_keys = " + list(r.fitted_keys) + "\n";
   out += "train_tests = " + list(o.train_tests) + "\n";
+  out += "# the fraction of each test's cells held out (0: the default split)\n";
+  out += "holdout = " + Format(o.holdout) + "\n";
   out += "seed = " + std::to_string(o.seed) + "\n";
   out += "evaluations = " + std::to_string(r.evaluations) + "\n";
   out += "wall_s = " + Format(wall_s, "%.1f") + "\n";

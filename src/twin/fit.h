@@ -3,15 +3,24 @@
 // NLopt's Subplex on normalised log-parameters; the result is the best point evaluated), and
 // writes the result as a preset file (sim/preset_file.h) with a [fit] table.
 //
-// The figures are split once, deterministically from `seed`: `train` figures are fitted,
-// the rest are held out and only reported. By default a quarter of each test's figures is
-// held out; with `train_tests` set, the figures of the other tests are; imported figures
-// with roles (twin/import.h) are fitted on the calibration ones, the predicted ones held out.
-// Objective: the mean over tests of the mean squared log-ratio simulated / measured of their
-// training figures, each capped at 1 (a factor e), so that each test weighs the same however
-// many cells it has and a few cells the model cannot reproduce do not outweigh the rest; the
-// optimiser minimises it plus 0.01 x the mean squared normalised distance from the base (a
-// weak prior: keys the figures do not pin stay at the base's values).
+// The figures are split once, deterministically from `seed` (SplitFigures): `train` figures
+// are fitted, the rest are held out and only reported. By default a quarter of each test's
+// cells is held out; with `train_tests` set, the figures of the other tests are; imported
+// figures with roles (twin/import.h) are fitted on the calibration ones, the predicted ones held
+// out. With `holdout` set, that fraction of each test's cells is held out whatever the roles.
+//
+// Few figures cannot pin many keys: when the number keys outnumber half the training cells (a
+// cell's metrics, such as LAT's mean and tails, move together), only the keys the training
+// figures pin best are fitted (at most one per two cells; PinnedKeys, from the figures'
+// sensitivity to each key at the base) and the GC policies are not fitted; the rest stay the
+// base's.
+//
+// Objective: the mean over tests of the mean loss (squared or absolute log-ratio simulated /
+// measured, FitOptions::loss) of their training figures, each capped at 1 (a factor e), so that
+// each test weighs the same however many cells it has and a few cells the model cannot
+// reproduce do not outweigh the rest; the optimiser minimises it plus 0.01 x the mean squared
+// normalised distance from the base (a weak prior: keys the figures do not pin stay at the
+// base's values).
 #pragma once
 
 #include <cstdint>
@@ -26,13 +35,22 @@
 
 namespace ssdlab::twin {
 
-// The keys fitted when --fit is not given: controller and NAND times, spare area, GC.
-const std::vector<std::string>& DefaultFitKeys();
+// The keys fitted when --fit is not given: controller and NAND times, spare area, GC; of the
+// number keys, those that are not 0 in `base` (a 0 has no log scale: the base does without it).
+std::vector<std::string> DefaultFitKeys(const sim::SimParams& base);
 
 struct FitOptions {
   std::vector<std::string> keys;         // parameter keys (numbers), or gc / gc_lazy
   std::vector<std::string> train_tests;  // empty: a random quarter of each test is held out
-  uint64_t seed = 1;
+  // Above 0 (and below 1): this fraction of each test's cells is held out (rounded up, at least
+  // one and at most all but one of a test's cells; a test of one cell is fitted), roles of
+  // imported figures ignored. 0: the default split above.
+  double holdout = 0;
+  uint64_t seed = 1;  // of the split
+  // The loss of a figure in the objective: its squared log-ratio, or its absolute log-ratio
+  // (robust: a few figures the model cannot reach weigh less than with the square, and a figure
+  // already matched resists being traded for them), either capped at 1.
+  enum class Loss { kSquared, kAbsolute } loss = Loss::kSquared;
   uint32_t max_evals = 0;  // 0: 40 + 16 x keys
   double max_factor = 3;   // each value within base / max_factor .. base x max_factor
   SimulateOptions sim;
@@ -54,9 +72,10 @@ struct FigureFit {
 };
 
 struct FitResult {
-  sim::SimParams params;                // the twin
-  std::vector<FigureFit> figures;       // every figure, at the twin
-  std::vector<FigureFit> base_figures;  // every figure, at the base (before fitting)
+  sim::SimParams params;                 // the twin
+  std::vector<std::string> fitted_keys;  // the keys fitted: o.keys, less those few cells cannot pin
+  std::vector<FigureFit> figures;        // every figure, at the twin
+  std::vector<FigureFit> base_figures;   // every figure, at the base (before fitting)
   uint32_t evaluations = 0;
   double objective = 0, base_objective = 0;  // over the training figures
 };
@@ -64,6 +83,18 @@ struct FitResult {
 // Invalid: an unknown key or one that cannot be fitted (text keys other than gc, a base value
 // of 0), or no training figures.
 Status CheckFitKeys(const std::vector<std::string>& keys, const sim::SimParams& base);
+
+// Per figure, true when it is held out (the split above; a cell's metrics together). Invalid
+// for a holdout outside [0, 1), a holdout with train_tests, or no figure left to fit.
+Result<std::vector<bool>> SplitFigures(const std::vector<Figure>& figures, const FitOptions& o);
+
+// Of `keys` (number keys), at most `max_keys` that the figures pin, best first: columns[k][f]
+// is the (weighted) log-change of training figure f when key k moves from the base; the greedy
+// column-pivoted Gram-Schmidt picks the column of largest norm, removes its direction from the
+// others, and so on, stopping at max_keys or when no remaining column's norm is 1% or more (a
+// key whose effect the chosen keys already give, or that moves nothing, is not pinned).
+std::vector<std::string> PinnedKeys(const std::vector<std::string>& keys,
+                                    std::vector<std::vector<double>> columns, size_t max_keys);
 
 Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& figures,
                       const RunShape& shape, const FitOptions& o);

@@ -176,6 +176,109 @@ TEST(Twin, FitIsNeverWorseThanTheBase) {
   for (const FigureFit& f : r->figures) EXPECT_LT(f.RelError(), 0.01) << f.figure.Name();
 }
 
+// --holdout: a seeded split of each test's cells, stratified by test, roles ignored; a cell's
+// metrics stay together; the default split (roles of imported figures) is unchanged.
+TEST(Twin, HoldoutSplitsEveryTestsCells) {
+  std::vector<Figure> figs;
+  for (int i = 0; i < 8; ++i) {
+    figs.push_back(Cell("iops", 10.0 * i, 4096, 4, 8, "iops"));
+    figs.back().role = i < 2 ? "calibration" : "predicted";
+  }
+  for (int i = 0; i < 4; ++i)
+    for (const char* m : {"lat_mean_us", "lat_p99_us", "lat_p99_9_us"}) {
+      figs.push_back(Cell("lat", 25.0 * i, 4096, 1, 1, m));
+      figs.back().role = "predicted";
+    }
+  figs.push_back(Cell("tp", 100, 131072, 1, 32, "mb_s", true));
+  figs.back().role = "predicted";
+  auto count = [&](const std::vector<bool>& held, const std::string& test) {
+    int n = 0;
+    for (size_t i = 0; i < figs.size(); ++i) n += held[i] && figs[i].test == test;
+    return n;
+  };
+  FitOptions o;
+  o.holdout = 0.5;
+  o.seed = 7;
+  auto h = SplitFigures(figs, o);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(count(h.value(), "iops"), 4);
+  EXPECT_EQ(count(h.value(), "lat"), 6);  // 2 of 4 cells, 3 metrics each
+  EXPECT_EQ(count(h.value(), "tp"), 0);   // one cell: fitted
+  for (size_t c = 0; c < 4; ++c) {        // a lat cell's metrics together
+    const size_t first = 8 + 3 * c;
+    EXPECT_EQ(h.value()[first], h.value()[first + 1]);
+    EXPECT_EQ(h.value()[first], h.value()[first + 2]);
+  }
+  EXPECT_EQ(SplitFigures(figs, o).value(), h.value());  // deterministic
+  bool differs = false;
+  for (uint64_t seed = 1; seed < 6; ++seed) {
+    o.seed = seed;
+    differs |= SplitFigures(figs, o).value() != h.value();
+  }
+  EXPECT_TRUE(differs);
+  o.holdout = 0.1;  // rounded up: at least one cell of a test of several
+  EXPECT_EQ(count(SplitFigures(figs, o).value(), "iops"), 1);
+  o.holdout = 0.99;  // at most all but one
+  EXPECT_EQ(count(SplitFigures(figs, o).value(), "iops"), 7);
+
+  // The default: imported figures with roles are split by role.
+  o.holdout = 0;
+  auto by_role = SplitFigures(figs, o);
+  ASSERT_TRUE(by_role.ok());
+  for (size_t i = 0; i < figs.size(); ++i)
+    EXPECT_EQ(by_role.value()[i], figs[i].role != "calibration") << figs[i].Name();
+
+  for (double bad : {1.0, -0.25, 2.0}) {
+    o.holdout = bad;
+    auto e = SplitFigures(figs, o);
+    ASSERT_FALSE(e.ok());
+    EXPECT_NE(e.status().message().find("--holdout"), std::string::npos);
+  }
+  o.holdout = 0.5;
+  o.train_tests = {"iops"};
+  EXPECT_FALSE(SplitFigures(figs, o).ok());
+}
+
+// The pivoted selection: the key of the largest effect first, then what the others add beyond
+// it; a key parallel to a chosen one or moving nothing is not pinned.
+TEST(Twin, PinnedKeysAreTheIndependentSensitiveOnes) {
+  const std::vector<std::string> keys = {"a", "b", "c", "d"};
+  const std::vector<std::vector<double>> cols = {{0.1, 0.0, 0.0},   // a: b's direction, smaller
+                                                 {0.2, 0.0, 0.0},   // b
+                                                 {0.05, 0.1, 0.0},  // c: partly b's, partly its own
+                                                 {0.0, 0.0, 0.001}};  // d: moves nothing much
+  EXPECT_EQ(PinnedKeys(keys, cols, 4), (std::vector<std::string>{"b", "c"}));
+  EXPECT_EQ(PinnedKeys(keys, cols, 1), (std::vector<std::string>{"b"}));
+  EXPECT_TRUE(PinnedKeys(keys, cols, 0).empty());
+}
+
+// Two training cells pin one key: the fit moves only the one the figures depend on most; the
+// other keys, and the policies, keep the base's values.
+TEST(Twin, FewFiguresFitFewKeys) {
+  std::vector<Figure> figs = {Cell("iops", 100, 4096, 4, 8, "iops"),
+                              Cell("lat", 100, 4096, 1, 1, "lat_mean_us")};
+  const RunShape shape;
+  auto truth = SimulateFigures(Params("sim:tiny?cmd_us=40"), figs, shape);
+  ASSERT_TRUE(truth.ok()) << truth.status().message();
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = truth.value()[i];
+  FitOptions o;
+  o.keys = {"ctrl_write_us", "cmd_us", "t_prog_us", "gc_lazy"};
+  o.train_tests = {"iops", "lat"};
+  o.max_evals = 30;
+  const sim::SimParams base = Params("sim:tiny");
+  auto r = Fit(base, figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // Read figures do not depend on the write keys: cmd_us is the one pinned.
+  EXPECT_EQ(r->fitted_keys, (std::vector<std::string>{"cmd_us"}));
+  EXPECT_EQ(r->params.gc_lazy, base.gc_lazy);
+  EXPECT_EQ(r->params.ctrl_write_us, base.ctrl_write_us);
+  EXPECT_EQ(r->params.t_prog_us, base.t_prog_us);
+  EXPECT_LT(r->objective, r->base_objective);
+  EXPECT_LE(r->evaluations, 30u);
+  const std::string toml = TwinToml(r.value(), "tiny", {"r1"}, o, 1.0);
+  EXPECT_NE(toml.find("fitted_keys = [\"cmd_us\"]"), std::string::npos) << toml;
+}
+
 TEST(Twin, BadFitKeysAreNamed) {
   const sim::SimParams base = Params("sim:tiny");
   auto st = CheckFitKeys({"ctrl_read_us", "colour"}, base);
