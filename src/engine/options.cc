@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <fstream>
 
 #include "base/units.h"
@@ -113,14 +112,9 @@ uint32_t AsyncWorkers(size_t cpus, uint32_t jobs) {
 }
 
 bool IssuesWithoutBlocking(int fd) {
-  constexpr size_t kBytes = 4096;
-  void* buf = nullptr;
-  if (posix_memalign(&buf, kBytes, kBytes) != 0) return true;
-  iovec iov{buf, kBytes};
-  const ssize_t n = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
-  const int err = n < 0 ? errno : 0;
-  free(buf);
-  return err != EOPNOTSUPP;
+  alignas(4096) uint8_t buf[4096];  // O_DIRECT: an aligned block
+  iovec iov{buf, sizeof buf};
+  return preadv2(fd, &iov, 1, 0, RWF_NOWAIT) >= 0 || errno != EOPNOTSUPP;
 }
 
 std::vector<uint32_t> AllowedCpus() {
