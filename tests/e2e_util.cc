@@ -64,6 +64,14 @@ int Shell(const std::string& cmd, std::string* out) {
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+bool Unmount(const std::string& dir) {
+  for (int i = 0; i < 50; ++i) {
+    if (Shell("umount " + dir) == 0) return true;
+    usleep(100 * 1000);
+  }
+  return false;
+}
+
 std::vector<std::string> SqlRows(const std::string& db_path, const std::string& sql) {
   std::vector<std::string> out;
   sqlite3* db = nullptr;
@@ -121,7 +129,7 @@ TempDir::~TempDir() {
 }
 
 LoopDevices::~LoopDevices() {
-  for (auto m = mounts_.rbegin(); m != mounts_.rend(); ++m) Shell("umount " + *m);
+  for (auto m = mounts_.rbegin(); m != mounts_.rend(); ++m) Unmount(*m);
   for (auto d = devs_.rbegin(); d != devs_.rend(); ++d) Shell("losetup -d " + *d);
 }
 

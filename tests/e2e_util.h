@@ -31,6 +31,10 @@ pid_t StartSsdlab(const std::vector<std::string>& args, const std::string& out_p
 int Wait(pid_t pid);
 // Runs a shell command, returns its exit code; output to `out` if non-null.
 int Shell(const std::string& cmd, std::string* out = nullptr);
+// Unmounts `dir`, retrying for up to 5 s while the kernel still calls it busy: a process that
+// has just exited can hold a file of it a moment longer (io_uring releases its registered files
+// in a kernel worker after the exit). False if it is still mounted.
+bool Unmount(const std::string& dir);
 
 std::string ReadFile(const std::filesystem::path& p);
 // The rows of an SQL query on a results database opened read-only, each row's column values

@@ -75,7 +75,7 @@ class Tmpfs {
     reason_ = geteuid() != 0 ? "mounting needs root" : out;
   }
   ~Tmpfs() {
-    if (ok_) Shell("umount " + dir_);
+    if (ok_) Unmount(dir_);
   }
   bool ok() const { return ok_; }
   const std::string& reason() const { return reason_; }
@@ -622,9 +622,9 @@ TEST(Faults, ReadOnlyPlacesAreCalledReadOnly) {
   if (Shell("mount --bind " + (t / "rw") + " " + (t / "ro") + " && mount -o remount,ro,bind " +
             (t / "ro")) != 0)
     GTEST_SKIP() << "cannot make a read-only bind mount here";
-  struct Unmount {
+  struct UnmountAtEnd {
     std::string dir;
-    ~Unmount() { Shell("umount " + dir); }
+    ~UnmountAtEnd() { Unmount(dir); }
   } unmount{t / "ro"};
   p = RunSsdlab({"pts", "--target", "sim:tiny", "--db", t / "ro/r.db", "--tests", "iops",
                  "--iops-bs", "4KiB"});
