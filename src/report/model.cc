@@ -195,7 +195,12 @@ json ThreadsParam(const std::vector<int>& threads) {
 // ---------------------------------------------------------------- run facts
 
 const json& Ctxt(const ReportRun& r) { return Get(r.doc, "context"); }
-const json& Options(const ReportRun& r) { return Get(Get(Ctxt(r), "config"), "options"); }
+Result<results::PtsOptions> OptionsOf(const ReportRun& r) {
+  const json& config = Get(Ctxt(r), "config");
+  if (!Str(config, "kind").empty() || !config.contains("options"))
+    return Status::NotFound("run '" + r.label + "' is not a PTS run");
+  return results::PtsOptionsFromJson(config["options"], {});
+}
 
 std::string PurgeOf(const ReportRun& r) {
   for (const json& t : Get(r.doc, "tests")) {
@@ -220,25 +225,31 @@ std::string PurgeOf(const ReportRun& r) {
   return "-";
 }
 
+namespace {
+// The run's steady-state criteria; the defaults where it has no readable options.
+SteadyStateCriteria CriteriaOf(const ReportRun& r) {
+  auto o = OptionsOf(r);
+  return o.ok() ? o->steady : SteadyStateCriteria{};
+}
+}  // namespace
+
 double BandPct(const ReportRun& r) {
-  const json& ss = Get(Options(r), "steady_state");
-  if (Str(ss, "rule") == "snia") return Num(ss, "max_range_pct", 20) / 2;
-  return Num(ss, "band_pct", 10);
+  const SteadyStateCriteria c = CriteriaOf(r);
+  return c.rule == SteadyStateRule::kSnia ? c.max_range_pct / 2 : c.band_pct;
 }
 
 std::string RuleText(const ReportRun& r) {
-  const json& ss = Get(Options(r), "steady_state");
-  int w = static_cast<int>(Num(ss, "window", 5));
-  if (Str(ss, "rule") == "snia") {
+  const SteadyStateCriteria c = CriteriaOf(r);
+  if (c.rule == SteadyStateRule::kSnia) {
     return fmt::format(
         "window of {} rounds; data excursion <= {:g}% and slope excursion <= {:g}% of the window "
         "average (SNIA PTS)",
-        w, Num(ss, "max_range_pct", 20), Num(ss, "max_slope_pct", 10));
+        c.window_rounds, c.max_range_pct, c.max_slope_pct);
   }
   return fmt::format(
       "window of {} rounds; least-squares line within {:g}%..{:g}% of the window average "
       "(reviewers' rule)",
-      w, 100 - Num(ss, "band_pct", 10), 100 + Num(ss, "band_pct", 10));
+      c.window_rounds, 100 - c.band_pct, 100 + c.band_pct);
 }
 
 std::string SpecName(const std::string& s) {
@@ -378,40 +389,61 @@ json OverviewSection(Ctx& ctx) {
   row("Target", [](const ReportRun& r) { return Device(r).path; });
   row("Purge method", [](const ReportRun& r) { return PurgeOf(r); });
   rows.push_back(GroupRow("Set-up parameters"));
-  // A profile run has no PTS set-up: its own facts instead.
-  auto fact = [](const ReportRun& r, const char* key, const std::string& pts) {
+  // A profile run has no PTS set-up: its own facts instead; a PTS run's come from its options.
+  using results::PtsOptions;
+  auto fact = [](const ReportRun& r, const char* key,
+                 const std::function<std::string(const PtsOptions&)>& pts) {
     json f = ProfileRunFacts(r);
-    return f.is_object() ? Str(f, key) : pts;
+    if (f.is_object()) return Str(f, key);
+    auto o = OptionsOf(r);
+    if (o.ok()) return pts(*o);
+    return o.status().code() == Code::kNotFound ? std::string("-")
+                                                : "damaged: " + o.status().message();
   };
-  row("Specification",
-      [&](const ReportRun& r) { return fact(r, "spec", SpecName(Str(Options(r), "spec"))); });
+  row("Specification", [&](const ReportRun& r) {
+    return fact(r, "spec", [](const PtsOptions& o) { return SpecName(PtsSpecName(o.spec)); });
+  });
   row("Data pattern", [](const ReportRun&) { return std::string("random (incompressible)"); });
   row("Active range", [&](const ReportRun& r) {
-    double pct = Num(Options(r), "active_range_pct", 100);
-    return fact(r, "active_range",
-                fmt::format("{:g}% of the capacity (0 .. {})", pct,
-                            FmtInt(static_cast<double>(Device(r).capacity) * pct / 100)));
+    return fact(r, "active_range", [&](const PtsOptions& o) {
+      return fmt::format(
+          "{:g}% of the capacity (0 .. {})", o.active_range_pct,
+          FmtInt(static_cast<double>(Device(r).capacity) * o.active_range_pct / 100));
+    });
   });
   row("Preconditioning", [&](const ReportRun& r) {
-    return fact(
-        r, "preconditioning",
-        fmt::format("purge; SEQ 128KiB write of {:g}x the active range (workload independent); "
-                    "then the test stimulus until steady state (workload dependent)",
-                    Num(Options(r), "wipc_multiple", 2)));
+    return fact(r, "preconditioning", [](const PtsOptions& o) {
+      return fmt::format(
+          "purge; SEQ 128KiB write of {:g}x the active range (workload independent); "
+          "then the test stimulus until steady state (workload dependent)",
+          o.wipc_multiple);
+    });
   });
   row("Rounds", [&](const ReportRun& r) {
-    return fact(r, "rounds",
-                fmt::format("up to {:g} rounds; each cell {}", Num(Options(r), "max_rounds"),
-                            FmtDurationNs(Num(Options(r), "round_ns"))));
+    return fact(r, "rounds", [](const PtsOptions& o) {
+      return fmt::format("up to {} rounds; each cell {}", o.max_rounds, FmtDurationNs(o.round_ns));
+    });
   });
-  row("Steady state", [&](const ReportRun& r) { return fact(r, "steady_state", RuleText(r)); });
-  row("Percentiles", [](const ReportRun& r) {
+  row("Steady state", [&](const ReportRun& r) {
+    return fact(r, "steady_state", [&](const PtsOptions&) { return RuleText(r); });
+  });
+  // A profile run stores these two under the same keys of its own options.
+  auto raw_options = [](const ReportRun& r) -> const json& {
+    return Get(Get(Ctxt(r), "config"), "options");
+  };
+  row("Percentiles", [&](const ReportRun& r) {
+    auto o = OptionsOf(r);
+    if (o.ok()) return ListNums(o->percentiles);
     std::string s;
-    for (const json& p : Get(Options(r), "percentiles"))
-      s += (s.empty() ? "" : ", ") + fmt::format("{:g}", p.get<double>());
+    for (const json& p : Get(raw_options(r), "percentiles"))
+      if (p.is_number()) s += (s.empty() ? "" : ", ") + fmt::format("{:g}", p.get<double>());
     return s;
   });
-  row("Seed", [](const ReportRun& r) { return fmt::format("{:g}", Num(Options(r), "seed", 1)); });
+  row("Seed", [&](const ReportRun& r) {
+    auto o = OptionsOf(r);
+    return fmt::format("{:g}",
+                       o.ok() ? static_cast<double>(o->seed) : Num(raw_options(r), "seed", 1));
+  });
   rows.push_back(GroupRow("Run"));
   row("Run name", [](const ReportRun& r) { return Str(Ctxt(r), "run"); });
   row("Status", [](const ReportRun& r) { return Str(Ctxt(r), "status"); });

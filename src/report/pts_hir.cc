@@ -17,22 +17,20 @@ json HirSection(Ctx& ctx, const std::string& name) {
       ctx, name, runs,
       {
           {"Stimulus",
-           [](const ReportRun& r, const HirResults&) {
+           [](const PtsOptions& o, const HirResults&) {
              return fmt::format(
                  "4KiB random write: {} write then a pause, {:g} cycles per wait state",
-                 FmtDurationNs(Num(Options(r), "hir_write_ns")), Num(Options(r), "hir_cycles"));
+                 FmtDurationNs(o.hir_write_ns), static_cast<double>(o.hir_cycles));
            }},
           {"Wait states",
-           [](const ReportRun& r, const HirResults&) {
+           [](const PtsOptions& o, const HirResults&) {
              std::string s;
-             for (const json& w : Get(Options(r), "hir_wait_ns"))
-               s += (s.empty() ? "" : ", ") + FmtDurationNs(w.get<double>());
+             for (uint64_t w : o.hir_wait_ns) s += (s.empty() ? "" : ", ") + FmtDurationNs(w);
              return s;
            }},
           {"Return to baseline",
-           [](const ReportRun& r, const HirResults&) {
-             return FmtDurationNs(Num(Options(r), "hir_baseline_ns")) +
-                    " continuous write after each wait state";
+           [](const PtsOptions& o, const HirResults&) {
+             return FmtDurationNs(o.hir_baseline_ns) + " continuous write after each wait state";
            }},
       }));
   json seq = json::array(), bars = json::array(), trows = json::array();

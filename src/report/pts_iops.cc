@@ -13,14 +13,14 @@ std::vector<ParamFact<results::MatrixResults>> MatrixFacts(const std::string& te
   using results::MatrixResults;
   return {
       {"Stimulus",
-       [](const ReportRun&, const MatrixResults& t) { return StimulusOf("random", t.cells); }},
+       [](const PtsOptions&, const MatrixResults& t) { return StimulusOf("random", t.cells); }},
       {"Block sizes",
-       [test](const ReportRun& r, const MatrixResults&) {
-         return ListBytes(Get(Options(r), test + "_block_bytes"));
+       [test](const PtsOptions& o, const MatrixResults&) {
+         return ListBytes(test == "iops" ? o.iops_block_bytes : o.lat_block_bytes);
        }},
       {"Read/write mixes",
-       [test](const ReportRun& r, const MatrixResults&) {
-         return ListMixes(Get(Options(r), test + "_read_pcts"));
+       [test](const PtsOptions& o, const MatrixResults&) {
+         return ListMixes(test == "iops" ? o.iops_mixes : o.lat_mixes);
        }},
   };
 }
@@ -30,8 +30,8 @@ json IopsSection(Ctx& ctx, const std::string& name) {
   const auto runs = ReadResults<MatrixResults>(ctx, name, results::MatrixResultsFromJson);
   json blocks = json::array();
   std::vector<ParamFact<MatrixResults>> facts = MatrixFacts(name);
-  facts.push_back({"Round", [](const ReportRun& r, const MatrixResults&) {
-                     return FmtDurationNs(Num(Options(r), "round_ns")) + " per cell";
+  facts.push_back({"Round", [](const PtsOptions& o, const MatrixResults&) {
+                     return FmtDurationNs(o.round_ns) + " per cell";
                    }});
   blocks.push_back(ParamsTable(ctx, name, runs, facts));
   json values = json::array();

@@ -70,26 +70,21 @@ json LviSection(Ctx& ctx, const std::string& name) {
       ctx, name, runs,
       {
           {"Stimulus",
-           [](const ReportRun& r, const LviResults&) {
-             return fmt::format("random; threads {} x QD {}",
-                                ListNums(Get(Options(r), "lvi_threads")),
-                                ListNums(Get(Options(r), "lvi_qds")));
+           [](const PtsOptions& o, const LviResults&) {
+             return fmt::format("random; threads {} x QD {}", ListNums(o.lvi_threads),
+                                ListNums(o.lvi_qds));
            }},
           {"Block sizes",
-           [](const ReportRun& r, const LviResults&) {
-             return ListBytes(Get(Options(r), "lvi_block_bytes"));
-           }},
+           [](const PtsOptions& o, const LviResults&) { return ListBytes(o.lvi_block_bytes); }},
           {"Read/write mixes",
-           [](const ReportRun& r, const LviResults&) {
-             return ListMixes(Get(Options(r), "lvi_read_pcts"));
-           }},
+           [](const PtsOptions& o, const LviResults&) { return ListMixes(o.lvi_mixes); }},
           {"Each point",
-           [](const ReportRun& r, const LviResults&) {
-             return FmtDurationNs(Num(Options(r), "lvi_warmup_ns")) + " warm-up + " +
-                    FmtDurationNs(Num(Options(r), "lvi_measure_ns")) + " measured";
+           [](const PtsOptions& o, const LviResults&) {
+             return FmtDurationNs(o.lvi_warmup_ns) + " warm-up + " +
+                    FmtDurationNs(o.lvi_measure_ns) + " measured";
            }},
           {"Preconditioning",
-           [](const ReportRun&, const LviResults&) {
+           [](const PtsOptions&, const LviResults&) {
              return std::string("4KiB random write rounds until steady state");
            }},
       }));

@@ -13,20 +13,20 @@ json OpSection(Ctx& ctx, const std::string& name) {
   using results::OpResults;
   const auto runs = ReadResults<OpResults>(ctx, name, results::OpResultsFromJson);
   json blocks = json::array();
-  blocks.push_back(ParamsTable<OpResults>(
-      ctx, name, runs,
-      {
-          {"Unused capacity",
-           [](const ReportRun& r, const OpResults&) {
-             return ListNums(Get(Options(r), "op_pcts"), "%, ") + "% (and 0%)";
-           }},
-          {"Per setting",
-           [](const ReportRun&, const OpResults&) {
-             return std::string(
-                 "purge, write only the remaining range to steady state, "
-                 "then latency-vs-IOPS curves of 4KiB write and 70/30");
-           }},
-      }));
+  blocks.push_back(
+      ParamsTable<OpResults>(ctx, name, runs,
+                             {
+                                 {"Unused capacity",
+                                  [](const PtsOptions& o, const OpResults&) {
+                                    return ListNums(o.op_pcts, "%, ") + "% (and 0%)";
+                                  }},
+                                 {"Per setting",
+                                  [](const PtsOptions&, const OpResults&) {
+                                    return std::string(
+                                        "purge, write only the remaining range to steady state, "
+                                        "then latency-vs-IOPS curves of 4KiB write and 70/30");
+                                  }},
+                             }));
   json bars = json::array(), trows = json::array(), charts = json::array();
   for (const auto& [run, test, res] : runs) {
     if (!res.ok()) continue;

@@ -158,21 +158,15 @@ json VerdictOf(const json* test, const Status& results) {
 
 // ---------------------------------------------------------------- lists and cells
 
-std::string ListBytes(const json& v) {
+std::string ListBytes(const std::vector<uint64_t>& v) {
   std::string s;
-  for (const json& b : v) s += (s.empty() ? "" : ", ") + BlockLabel(b.get<uint64_t>());
+  for (uint64_t b : v) s += (s.empty() ? "" : ", ") + BlockLabel(b);
   return s;
 }
 
-std::string ListMixes(const json& v) {
+std::string ListMixes(const std::vector<results::Mix>& v) {
   std::string s;
-  for (const json& m : v) s += (s.empty() ? "" : ", ") + MixLabel(m.get<double>());
-  return s;
-}
-
-std::string ListNums(const json& v, const std::string& sep) {
-  std::string s;
-  for (const json& m : v) s += (s.empty() ? "" : sep) + fmt::format("{:g}", m.get<double>());
+  for (const results::Mix& m : v) s += (s.empty() ? "" : ", ") + MixLabel(m.read_pct);
   return s;
 }
 

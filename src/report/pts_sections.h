@@ -6,6 +6,8 @@
 // (the overview's and the parameter table's) instead of its figures.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <functional>
 #include <map>
 #include <optional>
@@ -19,9 +21,12 @@
 #include "results/cells.h"
 #include "results/lvi.h"
 #include "results/matrix.h"
+#include "results/pts_options.h"
 #include "results/steady_state.h"
 
 namespace ssdlab::report::pts {
+
+using results::PtsOptions;
 
 // One PTS test's section of the report, mirroring the suite's registry (suite/tests.h):
 // adding a test adds one entry to PtsSections(), in battery order, and its builder's file.
@@ -66,7 +71,10 @@ json ThreadsParam(const std::vector<int>& threads);
 
 // ---- Run facts ----
 const json& Ctxt(const ReportRun& r);
-const json& Options(const ReportRun& r);
+// The run's PTS options (context.config.options) read with the suite's declaration
+// (results/pts_options.h): NotFound when the run holds none (a profile or app run), Invalid
+// naming the key when they are damaged.
+Result<results::PtsOptions> OptionsOf(const ReportRun& r);
 std::string PurgeOf(const ReportRun& r);
 double BandPct(const ReportRun& r);
 std::string RuleText(const ReportRun& r);
@@ -99,12 +107,14 @@ std::vector<RunResults<T>> ReadResults(const Ctx& ctx, const std::string& name, 
   return out;
 }
 
-// A row of a test's parameter table: its name, and its text for a run (its results as read; a
-// default T when they are damaged).
+// A row of a test's parameter table: its name, and its text from a run's options and results
+// (a default T when the results are damaged).
 template <class T>
-using ParamFact = std::pair<std::string, std::function<std::string(const ReportRun&, const T&)>>;
+using ParamFact =
+    std::pair<std::string, std::function<std::string(const results::PtsOptions&, const T&)>>;
 // Test parameters as a small table: one row per fact, one column per run of ctx, and a last row
-// with the steady-state verdict ("not run", or "damaged: ..." when the results are).
+// with the steady-state verdict ("not run", or "damaged: ..." when the results are). A run whose
+// options are damaged has "damaged: ..." in its fact cells.
 template <class T>
 json ParamsTable(Ctx& ctx, const std::string& name, const std::vector<RunResults<T>>& runs,
                  const std::vector<ParamFact<T>>& facts) {
@@ -119,8 +129,15 @@ json ParamsTable(Ctx& ctx, const std::string& name, const std::vector<RunResults
   json rows = json::array();
   for (const auto& [fact, fn] : facts) {
     json rw = json::array({fact});
-    for (const RunResults<T>* rr : of_run)
-      rw.push_back(rr ? fn(*rr->run, rr->results.ok() ? *rr->results : kNone) : "not run");
+    for (const RunResults<T>* rr : of_run) {
+      if (!rr) {
+        rw.push_back("not run");
+        continue;
+      }
+      auto options = OptionsOf(*rr->run);
+      rw.push_back(options.ok() ? fn(*options, rr->results.ok() ? *rr->results : kNone)
+                                : "damaged: " + options.status().message());
+    }
     rows.push_back(rw);
   }
   json verdict = json::array({"Steady state"});
@@ -155,9 +172,14 @@ json SteadyStateBlocks(Ctx& ctx, const std::string& test_name, const std::string
 
 // "4KiB, 64KiB" of a stored option's list of byte counts; "100/0, 65/35" of read percentages;
 // "1, 2, 4" of numbers.
-std::string ListBytes(const json& v);
-std::string ListMixes(const json& v);
-std::string ListNums(const json& v, const std::string& sep = ", ");
+std::string ListBytes(const std::vector<uint64_t>& v);
+std::string ListMixes(const std::vector<results::Mix>& v);
+template <class N>
+std::string ListNums(const std::vector<N>& v, const std::string& sep = ", ") {
+  std::string s;
+  for (N n : v) s += (s.empty() ? "" : sep) + fmt::format("{:g}", static_cast<double>(n));
+  return s;
+}
 // "random, 16 threads x QD 8": the load of the first of `cells` (`what` before it).
 std::string StimulusOf(const std::string& what, const std::vector<results::CellResult>& cells);
 

@@ -39,22 +39,19 @@ json SweepSection(Ctx& ctx, const std::string& name) {
       ctx, name, runs,
       {
           {"Stimulus",
-           [ecw](const ReportRun&, const SweepResults&) {
+           [ecw](const PtsOptions&, const SweepResults&) {
              return std::string(ecw ? "Enterprise composite workload: mixed block sizes "
                                       "0.5..64KiB, 40% read, zoned access (50/5, 30/15, 20/80)"
                                     : "8KiB random, 65% read");
            }},
           {"Threads x QD",
-           [](const ReportRun& r, const SweepResults&) {
-             return "threads " + ListNums(Get(Options(r), "dirth_threads")) + " x QD " +
-                    ListNums(Get(Options(r), "dirth_qds"));
+           [](const PtsOptions& o, const SweepResults&) {
+             return "threads " + ListNums(o.dirth_threads) + " x QD " + ListNums(o.dirth_qds);
            }},
           {"Histograms",
-           [](const ReportRun& r, const SweepResults&) {
-             return FmtDurationNs(Num(Options(r), "dirth_histogram_ns")) +
-                    " at the max-IOPS point (mean below " +
-                    FmtUs(Num(Options(r), "dirth_max_mean_ns")) +
-                    " µs), a middle and the min-IOPS point";
+           [](const PtsOptions& o, const SweepResults&) {
+             return FmtDurationNs(o.dirth_histogram_ns) + " at the max-IOPS point (mean below " +
+                    FmtUs(o.dirth_max_mean_ns) + " µs), a middle and the min-IOPS point";
            }},
       }));
   json curves = json::array(), hists = json::array(), maps = json::array(), trows = json::array();

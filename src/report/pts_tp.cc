@@ -17,14 +17,12 @@ json TpSection(Ctx& ctx, const std::string& name) {
       ctx, name, runs,
       {
           {"Stimulus",
-           [](const ReportRun&, const TpResults& t) {
+           [](const PtsOptions&, const TpResults& t) {
              return StimulusOf("sequential", t.by_block.empty() ? std::vector<results::CellResult>{}
                                                                 : t.by_block.front().cells);
            }},
           {"Block sizes",
-           [](const ReportRun& r, const TpResults&) {
-             return ListBytes(Get(Options(r), "tp_block_bytes"));
-           }},
+           [](const PtsOptions& o, const TpResults&) { return ListBytes(o.tp_block_bytes); }},
       }));
   json values = json::array();
   std::set<std::pair<uint64_t, std::string>> bss;

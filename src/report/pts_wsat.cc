@@ -15,19 +15,16 @@ json WsatSection(Ctx& ctx, const std::string& name) {
       ctx, name, runs,
       {
           {"Stimulus",
-           [](const ReportRun&, const WsatResults& t) {
+           [](const PtsOptions&, const WsatResults& t) {
              return "4KiB random write, continuous, from a purged (fresh) drive; " +
                     std::to_string(t.per_round.size()) + " rounds";
            }},
           {"Round",
-           [](const ReportRun& r, const WsatResults&) {
-             return FmtDurationNs(Num(Options(r), "wsat_round_ns"));
-           }},
+           [](const PtsOptions& o, const WsatResults&) { return FmtDurationNs(o.wsat_round_ns); }},
           {"Ends after",
-           [](const ReportRun& r, const WsatResults&) {
+           [](const PtsOptions& o, const WsatResults&) {
              return fmt::format("{:g}x the capacity written or {:g} rounds",
-                                Num(Options(r), "wsat_capacity_multiple"),
-                                Num(Options(r), "wsat_max_rounds"));
+                                o.wsat_capacity_multiple, static_cast<double>(o.wsat_max_rounds));
            }},
       }));
   json values = json::array();

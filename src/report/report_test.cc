@@ -1087,5 +1087,26 @@ TEST(ReportDamaged, ATestWithDamagedResultsSaysWhyInItsVerdictCells) {
   fs::remove_all(dir);
 }
 
+// A run whose stored options are damaged still gets its report: its set-up rows and the test
+// parameter tables say which option is damaged, and its results are shown as they are.
+TEST(ReportDamaged, DamagedOptionsAreNamedInTheSetUpAndParameterCells) {
+  std::ifstream in(fs::path(SSDLAB_REPORT_TESTDATA) / "pts_runs.json");
+  ASSERT_TRUE(in) << "missing testdata/pts_runs.json";
+  const json docs = json::parse(in);
+  json damaged = docs[0];
+  damaged["context"]["config"]["options"]["round_ns"] = "a minute";
+  json model;
+  ASSERT_NO_THROW(model = BuildReportModel({{"tiny", damaged}, {"op28", docs[1]}}, {}));
+  const std::string why = "damaged: the stored options' round_ns is damaged: \\\"a minute\\\"";
+  const std::string text = model.dump();
+  size_t n = 0;
+  for (size_t p = text.find(why); p != std::string::npos; p = text.find(why, p + 1)) ++n;
+  // The overview's set-up rows (specification .. steady state: 5) and one row per fact of each
+  // parameter table of the damaged run's tests (at least one).
+  EXPECT_GT(n, 6u) << text.substr(0, 2000);
+  // The other run's set-up is read as before.
+  EXPECT_NE(text.find("SNIA PTS Enterprise 1.1"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ssdlab

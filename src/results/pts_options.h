@@ -1,0 +1,80 @@
+// The resolved options of a PTS battery and their stored form (a run's context.config.options).
+// The suite resolves and runs them (suite/pts.h); the report reads a stored run's through
+// PtsOptionsFromJson, so both use one list of keys and members (pts_options.cc PtsFields).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "stats/steady_state.h"
+
+namespace ssdlab::results {
+
+enum class PtsSpec { kPtsE, kPtsC, kReview };
+
+// A read/write mix cell: percent reads.
+struct Mix {
+  double read_pct = 100;
+};
+
+// Resolved options of a battery. Defaults come from the spec (SpecDefaults()); every field
+// can be overridden. Durations are virtual on the simulator.
+struct PtsOptions {
+  PtsSpec spec = PtsSpec::kPtsE;
+  std::vector<std::string> tests;      // subset of the suite's PtsTestNames(), in battery order
+  uint64_t round_ns = 60'000'000'000;  // duration of one cell of a round
+  uint32_t max_rounds = 25;
+  SteadyStateCriteria steady;  // window, rule and limits
+  std::string purge = "auto";
+  double wipc_multiple = 2.0;    // sequential 128 KiB preconditioning, times the range
+  uint32_t threads = 0, qd = 0;  // 0 = the spec's per-test default
+  std::vector<double> op_pcts = {15, 30, 50};  // OP study: share of capacity left unused
+  double active_range_pct = 100;               // PTS-C: 75
+  uint64_t seed = 1;
+  std::vector<double> percentiles = {99, 99.9, 99.99, 99.999};
+
+  // Per-test parameters (spec defaults).
+  std::vector<uint64_t> iops_block_bytes;  // IOPS matrix, inner loop
+  std::vector<Mix> iops_mixes;             // IOPS matrix, outer loop
+  std::vector<uint64_t> tp_block_bytes;    // TP
+  std::vector<uint64_t> lat_block_bytes;   // LAT
+  std::vector<Mix> lat_mixes;
+  std::vector<uint32_t> lvi_threads = {1, 2, 4};
+  std::vector<uint32_t> lvi_qds = {1, 2, 4, 8, 16, 32};
+  std::vector<uint64_t> lvi_block_bytes;
+  std::vector<Mix> lvi_mixes;
+  uint64_t lvi_warmup_ns = 5'000'000'000;
+  uint64_t lvi_measure_ns = 30'000'000'000;
+  double wsat_capacity_multiple = 4;  // WSAT ends after this many capacities written...
+  uint32_t wsat_max_rounds = 1200;    // ...or this many rounds
+  uint64_t wsat_round_ns = 60'000'000'000;
+  std::vector<uint64_t> hir_wait_ns = {5'000'000'000, 10'000'000'000, 15'000'000'000,
+                                       25'000'000'000, 50'000'000'000};
+  uint32_t hir_cycles = 360;
+  uint64_t hir_write_ns = 5'000'000'000;
+  uint64_t hir_baseline_ns = 1'800'000'000'000;
+  std::vector<uint64_t> xsr_ns = {8ull * 3600'000'000'000, 6ull * 3600'000'000'000,
+                                  8ull * 3600'000'000'000};
+  std::vector<uint32_t> dirth_threads = {32, 16, 8, 6, 4, 2, 1};
+  std::vector<uint32_t> dirth_qds = {32, 16, 8, 6, 4, 2, 1};
+  uint64_t dirth_max_mean_ns = 5'000'000;         // the max-IOPS point's mean latency limit
+  uint64_t dirth_histogram_ns = 600'000'000'000;  // measurement of the selected points
+};
+
+// The defaults of a spec (PTS-E 1.1, PTS-C / PTS 2.0.x client, or the reviewers' variant),
+// with `tests` = `all_tests` (the suite's registry, in battery order).
+PtsOptions SpecDefaults(PtsSpec spec, const std::vector<std::string>& all_tests);
+Result<PtsSpec> ParsePtsSpec(const std::string& name);
+const char* PtsSpecName(PtsSpec spec);
+
+// The resolved options as stored in a run's configuration ("options"), and back. A key missing
+// from an older document keeps the default of the stored spec (SpecDefaults(spec,
+// `all_tests`)); a value of the wrong type or a bad value is Invalid naming the key.
+nlohmann::json PtsOptionsJson(const PtsOptions& o);
+Result<PtsOptions> PtsOptionsFromJson(const nlohmann::json& stored,
+                                      const std::vector<std::string>& all_tests);
+
+}  // namespace ssdlab::results
