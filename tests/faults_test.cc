@@ -575,6 +575,17 @@ TEST_F(StoredRun, AWronglyTypedContextIsNamedByShowAndLs) {
   EXPECT_TRUE(Has(ls.out, "context.target is not an object")) << ls.out;
 }
 
+TEST_F(StoredRun, AWronglyTypedStoredArgumentIsNamedByResume) {
+  // A resumed run reads its stored arguments as texts; a number there is damage, not a crash.
+  Exec(db(),
+       "UPDATE runs SET status='interrupted', config=json_set(config, '$.args.target', 3) "
+       "WHERE name='r'");
+  Proc p = RunSsdlab({"pts", "--resume", "r", "--db", db(), "--progress", "none"});
+  EXPECT_NE(p.exit_code, 0) << p.out;
+  ExpectOneLineError(p, "run 'r': config.args.target is not a text");
+  EXPECT_FALSE(Has(p.err, "unexpected")) << p.err;
+}
+
 TEST_F(StoredRun, ADamagedPageIsCalledDamaged) {
   // Overwrite the root page of the tests table (after checkpointing the WAL into the file).
   Exec(db(), "PRAGMA wal_checkpoint(TRUNCATE)");

@@ -266,10 +266,26 @@ const std::vector<std::string> kResumeOptions = {
     "--destructive", "--confirm", "--temp-interval", "--report",
     "--clients-log", "--mpi",     "--range-per-rank"};
 
+// A stored run's arguments as given (config.args: a flag's key -> its text); Invalid naming the
+// key when the document holds something else there.
+Result<OptionTexts> StoredArgs(const RunRecord& run) {
+  const std::string where = "run '" + run.name + "': config.args";
+  if (!run.config.is_object() || !run.config.contains("args")) return OptionTexts{};
+  const json& args = run.config["args"];
+  if (!args.is_object()) return Status::Invalid(where + " is not an object");
+  OptionTexts out;
+  for (const auto& [key, text] : args.items()) {
+    if (!text.is_string()) return Status::Invalid(where + "." + key + " is not a text");
+    out[key] = text.get<std::string>();
+  }
+  return out;
+}
+
 // Refuses options given with --resume that would change the stored run's resolved options
 // (`stored`; `stored_args`: its arguments as text, for the message). Values that are spelled
 // differently but mean the same ("500ms" and "0.5s") are the same.
-Status CheckResumeOptions(const PtsArgs& a, const json& stored_args, const PtsOptions& stored) {
+Status CheckResumeOptions(const PtsArgs& a, const OptionTexts& stored_args,
+                          const PtsOptions& stored) {
   const json stored_json = PtsOptionsJson(stored);
   for (const std::string& flag : a.given) {
     if (std::find(kResumeOptions.begin(), kResumeOptions.end(), flag) != kResumeOptions.end())
@@ -281,7 +297,8 @@ Status CheckResumeOptions(const PtsArgs& a, const json& stored_args, const PtsOp
     }
     const bool target = flag == "--target" || flag == "--layout" || flag == "--chunk";
     const std::string key = target ? "target" : StoredKey(flag);
-    const std::string was = stored_args.value(key, "");
+    const auto stored_text = stored_args.find(key);
+    const std::string was = stored_text == stored_args.end() ? "" : stored_text->second;
     std::string now;
     if (target) {
       now = a.target;
@@ -382,11 +399,13 @@ int RunPtsCommand(PtsArgs a, PtsLaunch* launch = nullptr) {
           "--resume " + run.name +
           (a.mpi ? ": it is a single-client run; resume it without --mpi"
                  : ": it is a multi-client run; resume it under mpirun with --mpi")));
-    const json stored_args = run.config.value("args", json::object());
+    auto stored_args = StoredArgs(run);
+    if (!stored_args.ok()) return Fail(stored_args.status());
     // The stored resolved options, not a new parse of the stored texts (defaults may change).
-    auto stored = PtsOptionsFromJson(run.config.value("options", json()));
+    auto stored = PtsOptionsFromJson(
+        run.config.is_object() && run.config.contains("options") ? run.config["options"] : json());
     if (!stored.ok()) return Fail(stored.status().WithContext("--resume " + run.name));
-    if (Status s = CheckResumeOptions(a, stored_args, stored.value()); !s.ok()) {
+    if (Status s = CheckResumeOptions(a, *stored_args, stored.value()); !s.ok()) {
       return Fail(s);
     }
     auto locked = (*store)->LockRun(run.id, run.name);
@@ -394,7 +413,7 @@ int RunPtsCommand(PtsArgs a, PtsLaunch* launch = nullptr) {
       return Fail(locked.status());
     }
     lock.emplace(std::move(locked.value()));
-    a.target = stored_args.value("target", "");
+    a.target = (*stored_args)["target"];
     a.run = run.name;
     options = stored.value();
     if (Status s = ValidatePtsOptions(*options); !s.ok())

@@ -116,8 +116,11 @@ Result<json> RerunOnTwin(const json& run_doc, const std::string& target) {
   o.tests.clear();
   for (const std::string& t : PtsTestNames()) {
     if (std::find(kTwinTests.begin(), kTwinTests.end(), t) == kTwinTests.end()) continue;
-    for (const json& test : run_doc.value("tests", json::array()))
-      if (test.value("name", "") == t && test.value("status", "") == "done") o.tests.push_back(t);
+    const json& tests = run_doc.contains("tests") ? run_doc["tests"] : json::array();
+    for (const json& test : tests)  // compared as JSON: a damaged entry matches nothing
+      if (test.is_object() && test.value("name", json()) == t &&
+          test.value("status", json()) == "done")
+        o.tests.push_back(t);
   }
   if (o.tests.empty())
     return Status::Invalid("run '" + run + "' has none of the tests a twin re-runs (finished " +
