@@ -47,7 +47,11 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
     const uint32_t b = std::max<uint32_t>(1, std::min<uint32_t>(p.bits_per_cell, 4));
     const double pos = b == 1 ? 0.0 : 2.0 * (k % b) / (b - 1) - 1.0;  // -1 LSB .. +1 MSB
     type_tr_ns_[k] = UsToNs(p.t_read_us * (1.0 + pos * p.t_read_type_pct / 100.0));
+    type_tprog_ns_[k] =
+        std::max<uint64_t>(1, UsToNs(p.t_prog_us * (1.0 + pos * p.t_prog_type_pct / 100.0)));
   }
+  typed_prog_ = p.t_prog_type_pct > 0;
+  read_flush_ = p.read_flush;
   jitter_mean_ns_ = p.t_read_jitter_us * 1000.0;
   retry_base_ = p.read_retry_pct / 100.0;
   retry_per_erase_ = p.read_retry_kpe_pct / 100.0 / 1000.0;
@@ -116,10 +120,12 @@ double SimDevice::Uniform() {
   return static_cast<double>(((x * 0x2545f4914f6cdd1dull) >> 11) + 1) * 0x1.0p-53;
 }
 
+uint32_t SimDevice::PageType(uint32_t ppn) const {
+  return (prog_of_.Div(ppn) / g_.dies) % std::min<uint32_t>(4, p_.bits_per_cell);
+}
+
 uint64_t SimDevice::NoisyReadTime(uint32_t ppn) {
-  // Successive programs of a die are successive pages of its blocks: their page types cycle.
-  const uint32_t prog = prog_of_.Div(ppn);
-  const uint32_t type = (prog / g_.dies) % std::min<uint32_t>(4, p_.bits_per_cell);
+  const uint32_t type = PageType(ppn);
   uint64_t tr = type_tr_ns_[type];
   if (jitter_mean_ns_ > 0) tr += static_cast<uint64_t>(-jitter_mean_ns_ * std::log(Uniform()));
   if (retry_base_ > 0 || retry_per_erase_ > 0) {
@@ -244,6 +250,8 @@ SSDLAB_HOT uint64_t SimDevice::ProgramOnDie(uint32_t die, uint32_t units, uint64
 
 SSDLAB_HOT uint64_t SimDevice::Program(uint32_t first_ppn, uint32_t units, uint64_t ready,
                                        uint64_t t_prog) {
+  if (typed_prog_ && t_prog == t_prog_ns_) [[unlikely]]
+    t_prog = type_tprog_ns_[PageType(first_ppn)];
   return ProgramOnDie(die_mod_.Mod(prog_of_.Div(first_ppn)), units, ready, t_prog);
 }
 
@@ -391,6 +399,26 @@ void SimDevice::ProgramHostGroup() {
   const uint64_t first = grp.first_slot, size = grp.size, mask = buffer_mask_;
   for (uint64_t k = 0; k < size; ++k) ring[(first + k) & mask] = end;
   grp.count = 0;
+}
+
+void SimDevice::FlushHostGroup(uint64_t t) {
+  Group& grp = host_group_;
+  const uint32_t n = grp.count;
+  if (grp.slc) {  // the group had booked a full program's room in the SLC cache
+    slc_used_ -= grp.size - n;
+    slc_pages_ -= grp.size - n;
+  }
+  const uint64_t t_prog = grp.slc       ? slc_t_prog_ns_
+                          : typed_prog_ ? type_tprog_ns_[PageType(grp.first_ppn)]
+                                        : t_prog_ns_;
+  const uint64_t ready = std::max(t, grp.ready_ns);
+  // The die's time is booked as for any program; the controller waits for its own program
+  // only, which the die runs before the work queued on it (GC), as a suspend would allow.
+  ProgramOnDie(die_mod_.Mod(prog_of_.Div(grp.first_ppn)), n, ready, t_prog);
+  const uint64_t done = ready + n * unit_ch_ns_ + t_prog;
+  for (uint64_t k = 0; k < n; ++k) buffer_ring_[(grp.first_slot + k) & buffer_mask_] = done;
+  grp.count = 0;
+  if (ctrl_free_ < done) ctrl_free_ = done;
 }
 
 uint64_t SimDevice::Read(uint64_t offset, uint32_t bytes, uint64_t t) {

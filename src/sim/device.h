@@ -134,6 +134,8 @@ class SimDevice {
       done = bytes == kUnitBytes && offset % kUnitBytes == 0 ? WriteUnit(offset / kUnitBytes, t_ns)
                                                              : Write(offset, bytes, t_ns);
     } else if (dir == Direction::kRead) {
+      if (read_flush_ && host_group_.count > 0 && t_ns >= host_busy_until_) [[unlikely]]
+        FlushHostGroup(t_ns);
       done = Read(offset, bytes, t_ns);
     } else {
       done = Trim(offset, bytes, t_ns);
@@ -203,6 +205,9 @@ class SimDevice {
   }
   // Books the program of the full host group and the release of its buffer slots.
   void ProgramHostGroup();
+  // read_flush: programs the open host group's buffered units now, as one program, releases
+  // their buffer slots and holds the controller until it has ended. REQUIRES: count > 0.
+  void FlushHostGroup(uint64_t t);
   uint64_t Read(uint64_t offset, uint32_t bytes, uint64_t t);
   // Read() with read-ahead (read_ahead_bytes > 0): units of a stream found in the read-ahead
   // buffer skip NAND and the per-KiB controller time; a read continuing a stream reads the
@@ -224,6 +229,9 @@ class SimDevice {
   // Books a NAND read of tR `tr` on `die` at t (suspending programs or queued behind them);
   // returns when the data is in the die's register.
   uint64_t SenseOnDie(uint32_t die, uint64_t t, uint64_t tr);
+  // The page type (0 LSB .. bits - 1 MSB) of the program holding ppn: successive programs of
+  // a die are successive pages of its blocks, so their types cycle.
+  uint32_t PageType(uint32_t ppn) const;
   // tR of the page holding ppn with page type, random extra and read retries.
   uint64_t NoisyReadTime(uint32_t ppn);
   // Uniform in (0, 1] from the device's seeded generator.
@@ -291,8 +299,11 @@ class SimDevice {
   uint64_t bg_idle_ns_;
   uint64_t bg_copy_gap_ns_;  // background GC: time between copies (0: no limit)
   bool suspend_;
-  bool noisy_read_;              // any of page-type tR, jitter, read retry
-  uint64_t type_tr_ns_[4] = {};  // tR by page type
+  bool read_flush_;
+  bool typed_prog_;                 // t_prog_type_pct > 0
+  uint64_t type_tprog_ns_[4] = {};  // native tPROG by page type
+  bool noisy_read_;                 // any of page-type tR, jitter, read retry
+  uint64_t type_tr_ns_[4] = {};     // tR by page type
   double jitter_mean_ns_ = 0;
   double retry_base_ = 0, retry_per_erase_ = 0;  // probabilities
   uint64_t hk_period_ns_ = 0, hk_ns_ = 0;

@@ -171,6 +171,13 @@ const std::vector<ParamDef>& ParamTable() {
     t.push_back(DoubleParam("t_read_type_pct", "%",
                             "tR by page type: LSB to MSB spread this much around t_read_us",
                             &SimParams::t_read_type_pct, 0, 90, "0..90"));
+    t.push_back(DoubleParam("t_prog_type_pct", "%",
+                            "tPROG by page type: LSB to MSB spread this much around t_prog_us",
+                            &SimParams::t_prog_type_pct, 0, 90, "0..90"));
+    t.push_back(BoolParam("read_flush",
+                          "1: a read reaching an idle drive waits while the controller programs "
+                          "the writes its buffer holds; 0: it does not",
+                          &SimParams::read_flush));
     t.push_back(DoubleParam("t_read_jitter_us", "us",
                             "mean of a random (exponential, seeded) extra time per NAND read",
                             &SimParams::t_read_jitter_us, 0, 1e5, "0..1e5"));

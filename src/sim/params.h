@@ -77,8 +77,12 @@ struct SimParams {
   double t_erase_us = 5000;
   double ch_mb_s = 400;  // per channel
   // Spread of NAND timing (defaults: none, the old model).
-  bool suspend = true;            // reads suspend programs/erases (else queue behind them)
-  double t_read_type_pct = 0;     // tR from (1 - x) t_read (LSB) to (1 + x) t_read (MSB)
+  bool suspend = true;         // reads suspend programs/erases (else queue behind them)
+  double t_read_type_pct = 0;  // tR from (1 - x) t_read (LSB) to (1 + x) t_read (MSB)
+  double t_prog_type_pct = 0;  // tPROG from (1 - x) t_prog (LSB) to (1 + x) t_prog (MSB)
+  // A read reaching an idle drive (nothing in flight) while written data waits in the buffer
+  // for its program: the controller programs it first and serves the read once it has ended.
+  bool read_flush = false;
   double t_read_jitter_us = 0;    // mean exponential extra per NAND read (seeded)
   double read_retry_pct = 0;      // chance of one retry (an extra tR) per read, fresh block
   double read_retry_kpe_pct = 0;  // added chance per 1000 erases of the block
