@@ -270,8 +270,12 @@ TEST(ProfileE2E, OpAdvisorOnRaid10AndRaid5Arrays) {
     EXPECT_DOUBLE_EQ(c["array_member_ios_per_host_io"].get<double>(),
                      layout == "raid5" ? 4.0 : 2.0);
   }
+  // RAID 5's read-modify-write costs it sustained IOPS; spare area helps both layouts (the order
+  // of the two gains depends on the drive model: the preset's read-after-write flush holds
+  // RAID 5's member reads and not RAID 10's writes, see the README).
   EXPECT_LT(sustained["raid5"].get<double>(), sustained["raid10"].get<double>());
-  EXPECT_GT(gain["raid5"].get<double>(), gain["raid10"].get<double>());
+  EXPECT_GT(gain["raid5"].get<double>(), 20) << gain.dump();
+  EXPECT_GT(gain["raid10"].get<double>(), 20) << gain.dump();
 }
 
 TEST(ProfileE2E, FileIoOnTheSimulator) {
