@@ -22,30 +22,30 @@ namespace {
 
 using nlohmann::json;
 
-// Every stored steady state of the report's PTS fixture (whole batteries the real program ran
-// on the simulator) reads into the typed form and writes back to the same document.
-TEST(SteadyState, StoredDocumentsRoundTrip) {
+// The report's PTS fixture: whole batteries the real program ran on the simulator.
+json Fixture() {
   std::ifstream in(SSDLAB_PTS_RUNS);
-  ASSERT_TRUE(in.good());
-  json runs = json::parse(in);
+  return json::parse(in);
+}
+
+// Every stored steady state of the fixture reads into the typed form and writes back to the
+// same document.
+TEST(SteadyState, StoredDocumentsRoundTrip) {
   size_t required = 0, tests = 0;
-  for (const json& run : runs) {
+  for (const json& run : Fixture()) {
     for (const json& t : run["tests"]) {
       ++tests;
       auto s = SteadyStateFromJson(t["steady_state"]);
       ASSERT_TRUE(s.ok()) << t["name"] << ": " << s.status().message();
       required += s->required;
       EXPECT_EQ(ToJson(*s), t["steady_state"]) << t["name"];
-      if (s->required) EXPECT_FALSE(s->tracking.empty()) << t["name"];
+      if (s->required) {
+        EXPECT_FALSE(s->tracking.empty()) << t["name"];
+      }
     }
   }
   EXPECT_GT(tests, 10u);
   EXPECT_GT(required, 8u);
-}
-
-json Fixture() {
-  std::ifstream in(SSDLAB_PTS_RUNS);
-  return json::parse(in);
 }
 
 // Every metrics object anywhere in `j` (an object with a "total" holding "lat_ns").
