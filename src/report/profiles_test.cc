@@ -36,6 +36,7 @@ TEST(ReportDamaged, AProfileWithDamagedResultsSaysWhyInItsSection) {
   const json runs = Load("profile_runs.json");
   const fs::path dir =
       fs::temp_directory_path() / ("ssdlab_profiles_test_" + std::to_string(getpid()));
+  fs::create_directories(dir);
   size_t checked = 0;
   for (const json& doc : runs) {
     const std::string name = doc["tests"][0]["name"];

@@ -79,6 +79,7 @@ struct AppResults {
 
 // {"stat_path", "per_second": [...], "summary": {...}, "temperature": {...}}
 nlohmann::json ToJson(const AppDevice& d);
+Result<AppDevice> AppDeviceFromJson(const nlohmann::json& j, const std::string& where);
 // {"app", "measured", "complete", "tps", "qps", "transactions", "queries", "errors",
 // "duration_s", "latency_ms": {"mean", "min", "p50", "p95", "p99", "p99_9", "max", "samples"},
 // "per_second": [...], "per_second_latency", "device", "settings", "error"}

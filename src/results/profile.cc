@@ -1,87 +1,72 @@
 #include "results/profile.h"
 
-#include "results/read_extra.h"
+#include "results/fields_more.h"
 
 namespace ssdlab::results {
 
+namespace f = fields;
 using nlohmann::json;
 
 namespace {
 
-json LevelJson(const ProfileLevel& l) {
-  json out = {
-      {"fill_pct", internal::OrNull(l.fill_pct)},
-      {"preparation", l.preparation ? ToJson(*l.preparation) : json(nullptr)},
-      {"workspace_begin_bytes", l.workspace_begin_bytes},
-      {"summary", internal::ListJson(l.summary,
-                                     [](const SummaryFigure& f) {
-                                       return json{{"metric", f.metric}, {"value", f.value}};
-                                     })},
-      {"results", ToJson(l.results)}};
-  if (l.notes) out["notes"] = *l.notes;
-  return out;
-}
+constexpr auto kFigure = f::Object<SummaryFigure>(f::Text("metric", &SummaryFigure::metric),
+                                                  f::Number("value", &SummaryFigure::value));
 
-Result<SummaryFigure> FigureFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  SummaryFigure f;
-  SSDLAB_RETURN_IF_ERROR(internal::Text(j, where, "metric", f.metric));
-  SSDLAB_RETURN_IF_ERROR(internal::Number(j, where, "value", f.value));
-  return f;
-}
+// A level's keys but its results, which its profile's kind reads.
+constexpr auto kLevel = f::Object<ProfileLevel>(
+    f::Nullable("fill_pct", &ProfileLevel::fill_pct, f::NumberOf<double>()),
+    f::Nullable("preparation", &ProfileLevel::preparation, f::Via<FillPreparationFromJson>()),
+    f::Count("workspace_begin_bytes", &ProfileLevel::workspace_begin_bytes),
+    f::List("summary", &ProfileLevel::summary, kFigure),
+    f::List("notes", &ProfileLevel::notes, f::TextOf()));
 
-Result<ProfileDifference> DifferenceFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  ProfileDifference d;
-  SSDLAB_RETURN_IF_ERROR(internal::Text(j, where, "metric", d.metric));
-  SSDLAB_RETURN_IF_ERROR(internal::Numbers(j, where, "values", d.values));
-  SSDLAB_RETURN_IF_ERROR(internal::Number(j, where, "change_pct", d.change_pct));
-  return d;
-}
+constexpr auto kDifference = f::Object<ProfileDifference>(
+    f::Text("metric", &ProfileDifference::metric),
+    f::List("values", &ProfileDifference::values, f::NumberOf<double>()),
+    f::Number("change_pct", &ProfileDifference::change_pct));
+
+// A level of a profile of `kind` (`kind_where` names its key in errors).
+struct LevelCodec {
+  const std::string* kind = nullptr;
+  const std::string* kind_where = nullptr;
+  json Write(const ProfileLevel& l) const {
+    json out = kLevel.Write(l);
+    out["results"] = ToJson(l.results);
+    return out;
+  }
+  Status Read(const json& j, const std::string& where, ProfileLevel& l) const {
+    SSDLAB_RETURN_IF_ERROR(kLevel.Read(j, where, l));
+    auto r = ProfileKindResultsFromJson(
+        *kind, *kind_where, j.contains("results") ? j["results"] : json(), where + ".results");
+    if (!r.ok()) return r.status();
+    l.results = std::move(r).value();
+    return Status::Ok();
+  }
+};
+
+constexpr auto kProfile = f::Object<ProfileResults>(
+    f::Text("profile", &ProfileResults::profile), f::Text("kind", &ProfileResults::kind),
+    f::Text("description", &ProfileResults::description),
+    f::List("fill_levels", &ProfileResults::fill_levels, f::NumberOf<double>()),
+    f::List("differences", &ProfileResults::differences, kDifference));
 
 }  // namespace
 
 json ToJson(const ProfileResults& p) {
-  return {{"profile", p.profile},
-          {"kind", p.kind},
-          {"description", p.description},
-          {"fill_levels", p.fill_levels},
-          {"levels", internal::ListJson(p.levels, LevelJson)},
-          {"differences", internal::ListJson(p.differences, [](const ProfileDifference& d) {
-             return json{{"metric", d.metric}, {"values", d.values}, {"change_pct", d.change_pct}};
-           })}};
+  json out = kProfile.Write(p);
+  out["levels"] = f::ListOf(LevelCodec{}).Write(p.levels);
+  return out;
 }
 
 Result<ProfileResults> ProfileResultsFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
   ProfileResults p;
-  SSDLAB_RETURN_IF_ERROR(internal::Text(j, where, "profile", p.profile));
-  SSDLAB_RETURN_IF_ERROR(internal::Text(j, where, "kind", p.kind));
+  SSDLAB_RETURN_IF_ERROR(kProfile.Read(j, where, p));
+  const std::string kind_where = where + ".kind";
   if (!IsProfileKind(p.kind))
-    return Status::Invalid(where + ".kind '" + p.kind + "' is not a profile kind");
-  SSDLAB_RETURN_IF_ERROR(internal::Text(j, where, "description", p.description));
-  SSDLAB_RETURN_IF_ERROR(internal::Numbers(j, where, "fill_levels", p.fill_levels));
-  // Each level's results are read by the profile's kind.
-  auto level = [&](const json& l, const std::string& at) -> Result<ProfileLevel> {
-    SSDLAB_RETURN_IF_ERROR(internal::Object(l, at));
-    ProfileLevel out;
+    return Status::Invalid(kind_where + " '" + p.kind + "' is not a profile kind");
+  if (auto it = j.find("levels"); it != j.end() && !it->is_null())
     SSDLAB_RETURN_IF_ERROR(
-        internal::Optional(l, at, "fill_pct", internal::Number<double>, out.fill_pct));
-    SSDLAB_RETURN_IF_ERROR(
-        internal::Sub(l, at, "preparation", FillPreparationFromJson, out.preparation));
-    SSDLAB_RETURN_IF_ERROR(
-        internal::Count(l, at, "workspace_begin_bytes", out.workspace_begin_bytes));
-    SSDLAB_RETURN_IF_ERROR(internal::List(l, at, "summary", FigureFromJson, out.summary));
-    SSDLAB_RETURN_IF_ERROR(internal::Optional(l, at, "notes", internal::Texts, out.notes));
-    SSDLAB_ASSIGN_OR_RETURN(
-        out.results,
-        ProfileKindResultsFromJson(p.kind, where + ".kind",
-                                   l.contains("results") ? l["results"] : json(), at + ".results"));
-    return out;
-  };
-  SSDLAB_RETURN_IF_ERROR(internal::List(j, where, "levels", level, p.levels));
-  SSDLAB_RETURN_IF_ERROR(
-      internal::List(j, where, "differences", DifferenceFromJson, p.differences));
+        f::ListOf(LevelCodec{&p.kind, &kind_where}).Read(*it, where + ".levels", p.levels));
   return p;
 }
 

@@ -1,618 +1,300 @@
 #include "results/profile_kinds.h"
 
-#include "results/read_extra.h"
+#include "results/fields_more.h"
 
 namespace ssdlab::results {
 
-using internal::Count;
-using internal::Number;
-using internal::Text;
+namespace f = fields;
 using nlohmann::json;
+
+namespace {
+
+constexpr auto kMetrics = f::Via<PhaseMetricsFromJson>();
 
 // ---- CrystalDiskMark ----
 
-json ToJson(const CdmDirection& d) {
-  return {{"mb_s", d.mb_s},
-          {"iops", d.iops},
-          {"mean_us", d.mean_us},
-          {"best_pass", d.best_pass},
-          {"passes_mb_s", d.passes_mb_s},
-          {"metrics", ToJson(d.metrics)}};
-}
+constexpr auto kCdmDirection = f::Object<CdmDirection>(
+    f::Number("mb_s", &CdmDirection::mb_s), f::Number("iops", &CdmDirection::iops),
+    f::Number("mean_us", &CdmDirection::mean_us), f::Count("best_pass", &CdmDirection::best_pass),
+    f::List("passes_mb_s", &CdmDirection::passes_mb_s, f::NumberOf<double>()),
+    f::Sub("metrics", &CdmDirection::metrics, kMetrics));
 
-static Result<CdmDirection> CdmDirectionFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  CdmDirection d;
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "mb_s", d.mb_s));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "iops", d.iops));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "mean_us", d.mean_us));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "best_pass", d.best_pass));
-  SSDLAB_RETURN_IF_ERROR(internal::Numbers(j, where, "passes_mb_s", d.passes_mb_s));
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "metrics", PhaseMetricsFromJson, d.metrics));
-  return d;
-}
+constexpr auto kCdmItem = f::Object<CdmItem>(
+    f::Text("name", &CdmItem::name), f::Count("block_bytes", &CdmItem::block_bytes),
+    f::Count("qd", &CdmItem::qd), f::Count("threads", &CdmItem::threads),
+    f::Sub("read", &CdmItem::read, kCdmDirection), f::Sub("write", &CdmItem::write, kCdmDirection));
 
-json ToJson(const CdmItem& i) {
-  return {{"name", i.name},       {"block_bytes", i.block_bytes}, {"qd", i.qd},
-          {"threads", i.threads}, {"read", ToJson(i.read)},       {"write", ToJson(i.write)}};
-}
-
-static Result<CdmItem> CdmItemFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  CdmItem i;
-  SSDLAB_RETURN_IF_ERROR(Text(j, where, "name", i.name));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "block_bytes", i.block_bytes));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "qd", i.qd));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "threads", i.threads));
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "read", CdmDirectionFromJson, i.read));
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "write", CdmDirectionFromJson, i.write));
-  return i;
-}
-
-json ToJson(const CdmResults& c) {
-  return {{"items", internal::ListJson(c.items)},
-          {"test_file_bytes", c.test_file_bytes},
-          {"passes", c.passes},
-          {"pass_ns", c.pass_ns},
-          {"pause_ns", c.pause_ns},
-          {"rule", c.rule}};
-}
-
-static Result<CdmResults> CdmFromJson(const json& j, const std::string& where) {
-  CdmResults c;
-  SSDLAB_RETURN_IF_ERROR(internal::List(j, where, "items", CdmItemFromJson, c.items));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "test_file_bytes", c.test_file_bytes));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "passes", c.passes));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "pass_ns", c.pass_ns));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "pause_ns", c.pause_ns));
-  SSDLAB_RETURN_IF_ERROR(Text(j, where, "rule", c.rule));
-  return c;
-}
+constexpr auto kCdm = f::Object<CdmResults>(
+    f::List("items", &CdmResults::items, kCdmItem),
+    f::Count("test_file_bytes", &CdmResults::test_file_bytes),
+    f::Count("passes", &CdmResults::passes), f::Count("pass_ns", &CdmResults::pass_ns),
+    f::Count("pause_ns", &CdmResults::pause_ns), f::Text("rule", &CdmResults::rule));
 
 // ---- ATTO ----
 
-json ToJson(const AttoRow& r) {
-  return {{"block_bytes", r.block_bytes}, {"write_mb_s", r.write_mb_s}, {"read_mb_s", r.read_mb_s},
-          {"write_iops", r.write_iops},   {"read_iops", r.read_iops},   {"write", ToJson(r.write)},
-          {"read", ToJson(r.read)}};
-}
+constexpr auto kAttoRow = f::Object<AttoRow>(
+    f::Count("block_bytes", &AttoRow::block_bytes), f::Number("write_mb_s", &AttoRow::write_mb_s),
+    f::Number("read_mb_s", &AttoRow::read_mb_s), f::Number("write_iops", &AttoRow::write_iops),
+    f::Number("read_iops", &AttoRow::read_iops), f::Sub("write", &AttoRow::write, kMetrics),
+    f::Sub("read", &AttoRow::read, kMetrics));
 
-static Result<AttoRow> AttoRowFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  AttoRow r;
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "block_bytes", r.block_bytes));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "write_mb_s", r.write_mb_s));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "read_mb_s", r.read_mb_s));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "write_iops", r.write_iops));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "read_iops", r.read_iops));
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "write", PhaseMetricsFromJson, r.write));
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "read", PhaseMetricsFromJson, r.read));
-  return r;
-}
+constexpr auto kAttoSkipped = f::Object<AttoSkipped>(
+    f::Count("block_bytes", &AttoSkipped::block_bytes), f::Text("reason", &AttoSkipped::reason));
 
-static Result<AttoSkipped> AttoSkippedFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  AttoSkipped s;
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "block_bytes", s.block_bytes));
-  SSDLAB_RETURN_IF_ERROR(Text(j, where, "reason", s.reason));
-  return s;
-}
-
-json ToJson(const AttoResults& a) {
-  return {{"rows", internal::ListJson(a.rows)},
-          {"skipped",
-           internal::ListJson(a.skipped,
-                              [](const AttoSkipped& s) {
-                                return json{{"block_bytes", s.block_bytes}, {"reason", s.reason}};
-                              })},
-          {"span_bytes", a.span_bytes},
-          {"qd", a.qd}};
-}
-
-static Result<AttoResults> AttoFromJson(const json& j, const std::string& where) {
-  AttoResults a;
-  SSDLAB_RETURN_IF_ERROR(internal::List(j, where, "rows", AttoRowFromJson, a.rows));
-  SSDLAB_RETURN_IF_ERROR(internal::List(j, where, "skipped", AttoSkippedFromJson, a.skipped));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "span_bytes", a.span_bytes));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "qd", a.qd));
-  return a;
-}
+constexpr auto kAtto = f::Object<AttoResults>(
+    f::List("rows", &AttoResults::rows, kAttoRow),
+    f::List("skipped", &AttoResults::skipped, kAttoSkipped),
+    f::Count("span_bytes", &AttoResults::span_bytes), f::Count("qd", &AttoResults::qd));
 
 // ---- AS SSD ----
 
-json ToJson(const ReadWriteMbps& m) {
-  return {{"read_mb_s", m.read_mb_s}, {"write_mb_s", m.write_mb_s}};
-}
+constexpr auto kReadWrite =
+    f::Object<ReadWriteMbps>(f::Number("read_mb_s", &ReadWriteMbps::read_mb_s),
+                             f::Number("write_mb_s", &ReadWriteMbps::write_mb_s));
 
-static Result<ReadWriteMbps> ReadWriteMbpsFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  ReadWriteMbps m;
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "read_mb_s", m.read_mb_s));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "write_mb_s", m.write_mb_s));
-  return m;
-}
-
-json ToJson(const AsSsdResults& a) {
-  json seq = ToJson(a.seq);
-  seq["block_bytes"] = a.seq_block_bytes;
-  return {{"seq", seq},
-          {"4k", ToJson(a.k4)},
-          {"4k_64thrd", ToJson(a.k4_64thrd)},
-          {"access_time_ms",
-           {{"read", a.access_read_ms},
-            {"write", a.access_write_ms},
-            {"write_block_bytes", a.access_write_block_bytes}}},
-          {"score", {{"read", a.score_read}, {"write", a.score_write}, {"total", a.score_total}}},
-          {"score_formula", a.score_formula},
-          {"test_file_bytes", a.test_file_bytes},
-          {"time_ns", a.time_ns}};
-}
-
-static Result<AsSsdResults> AsSsdFromJson(const json& j, const std::string& where) {
-  AsSsdResults a;
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "seq", ReadWriteMbpsFromJson, a.seq));
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "4k", ReadWriteMbpsFromJson, a.k4));
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "4k_64thrd", ReadWriteMbpsFromJson, a.k4_64thrd));
-  if (j.contains("seq"))
-    SSDLAB_RETURN_IF_ERROR(Count(j["seq"], where + ".seq", "block_bytes", a.seq_block_bytes));
-  const std::string at = where + ".access_time_ms", sc = where + ".score";
-  const json none = json::object();
-  const json& acc = j.contains("access_time_ms") ? j["access_time_ms"] : none;
-  const json& score = j.contains("score") ? j["score"] : none;
-  SSDLAB_RETURN_IF_ERROR(internal::Object(acc, at));
-  SSDLAB_RETURN_IF_ERROR(Number(acc, at, "read", a.access_read_ms));
-  SSDLAB_RETURN_IF_ERROR(Number(acc, at, "write", a.access_write_ms));
-  SSDLAB_RETURN_IF_ERROR(Count(acc, at, "write_block_bytes", a.access_write_block_bytes));
-  SSDLAB_RETURN_IF_ERROR(internal::Object(score, sc));
-  SSDLAB_RETURN_IF_ERROR(Number(score, sc, "read", a.score_read));
-  SSDLAB_RETURN_IF_ERROR(Number(score, sc, "write", a.score_write));
-  SSDLAB_RETURN_IF_ERROR(Number(score, sc, "total", a.score_total));
-  SSDLAB_RETURN_IF_ERROR(Text(j, where, "score_formula", a.score_formula));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "test_file_bytes", a.test_file_bytes));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "time_ns", a.time_ns));
-  return a;
-}
+constexpr auto kAsSsd = f::Object<AsSsdResults>(
+    f::At<AsSsdResults>(
+        "seq", f::Object<AsSsdResults>(f::Inline(&AsSsdResults::seq, kReadWrite),
+                                       f::Count("block_bytes", &AsSsdResults::seq_block_bytes))),
+    f::Sub("4k", &AsSsdResults::k4, kReadWrite),
+    f::Sub("4k_64thrd", &AsSsdResults::k4_64thrd, kReadWrite),
+    f::At<AsSsdResults>("access_time_ms",
+                        f::Object<AsSsdResults>(f::Number("read", &AsSsdResults::access_read_ms),
+                                                f::Number("write", &AsSsdResults::access_write_ms),
+                                                f::Count("write_block_bytes",
+                                                         &AsSsdResults::access_write_block_bytes))),
+    f::At<AsSsdResults>("score",
+                        f::Object<AsSsdResults>(f::Number("read", &AsSsdResults::score_read),
+                                                f::Number("write", &AsSsdResults::score_write),
+                                                f::Number("total", &AsSsdResults::score_total))),
+    f::Text("score_formula", &AsSsdResults::score_formula),
+    f::Count("test_file_bytes", &AsSsdResults::test_file_bytes),
+    f::Count("time_ns", &AsSsdResults::time_ns));
 
 // ---- Surface ----
 
-json ToJson(const SurfacePoint& p) {
-  return {{"segment", p.segment},
-          {"position_bytes", p.position_bytes},
-          {"position_pct", p.position_pct},
-          {"write_mb_s", p.write_mb_s},
-          {"read_mb_s", p.read_mb_s}};
-}
+constexpr auto kSurfacePoint =
+    f::Object<SurfacePoint>(f::Count("segment", &SurfacePoint::segment),
+                            f::Count("position_bytes", &SurfacePoint::position_bytes),
+                            f::Number("position_pct", &SurfacePoint::position_pct),
+                            f::Number("write_mb_s", &SurfacePoint::write_mb_s),
+                            f::Number("read_mb_s", &SurfacePoint::read_mb_s));
 
-static Result<SurfacePoint> SurfacePointFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  SurfacePoint p;
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "segment", p.segment));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "position_bytes", p.position_bytes));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "position_pct", p.position_pct));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "write_mb_s", p.write_mb_s));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "read_mb_s", p.read_mb_s));
-  return p;
-}
+constexpr auto kCliffFound = f::Object<SurfaceCliff>(
+    f::Flag("found", &SurfaceCliff::found), f::Number("segment", &SurfaceCliff::segment),
+    f::Count("position_bytes", &SurfaceCliff::position_bytes),
+    f::Number("position_pct", &SurfaceCliff::position_pct),
+    f::Number("before_mb_s", &SurfaceCliff::before_mb_s),
+    f::Number("after_mb_s", &SurfaceCliff::after_mb_s));
 
 // No cliff is stored as whole zeros (and segment -1), as the suite has always written it.
-json ToJson(const SurfaceCliff& c) {
-  if (!c.found) {
+struct CliffCodec {
+  json Write(const SurfaceCliff& c) const {
+    if (c.found) return kCliffFound.Write(c);
     return {{"found", false},    {"segment", -1},    {"position_bytes", 0},
             {"position_pct", 0}, {"before_mb_s", 0}, {"after_mb_s", 0}};
   }
-  return {{"found", true},
-          {"segment", c.segment},
-          {"position_bytes", c.position_bytes},
-          {"position_pct", c.position_pct},
-          {"before_mb_s", c.before_mb_s},
-          {"after_mb_s", c.after_mb_s}};
-}
+  Status Read(const json& j, const std::string& where, SurfaceCliff& c) const {
+    return kCliffFound.Read(j, where, c);
+  }
+};
 
-static Result<SurfaceCliff> SurfaceCliffFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  SurfaceCliff c;
-  SSDLAB_RETURN_IF_ERROR(internal::Flag(j, where, "found", c.found));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "segment", c.segment));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "position_bytes", c.position_bytes));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "position_pct", c.position_pct));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "before_mb_s", c.before_mb_s));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "after_mb_s", c.after_mb_s));
-  return c;
-}
-
-json ToJson(const SurfaceResults& s) {
-  return {{"points", internal::ListJson(s.points)},
-          {"segment_bytes", s.segment_bytes},
-          {"block_bytes", s.block_bytes},
-          {"qd", s.qd},
-          {"cliff", ToJson(s.cliff)},
-          {"cliff_ratio", s.cliff_ratio},
-          {"write_mean_mb_s", s.write_mean_mb_s},
-          {"read_mean_mb_s", s.read_mean_mb_s}};
-}
-
-static Result<SurfaceResults> SurfaceFromJson(const json& j, const std::string& where) {
-  SurfaceResults s;
-  SSDLAB_RETURN_IF_ERROR(internal::List(j, where, "points", SurfacePointFromJson, s.points));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "segment_bytes", s.segment_bytes));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "block_bytes", s.block_bytes));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "qd", s.qd));
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "cliff", SurfaceCliffFromJson, s.cliff));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "cliff_ratio", s.cliff_ratio));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "write_mean_mb_s", s.write_mean_mb_s));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "read_mean_mb_s", s.read_mean_mb_s));
-  return s;
-}
+constexpr auto kSurface = f::Object<SurfaceResults>(
+    f::List("points", &SurfaceResults::points, kSurfacePoint),
+    f::Count("segment_bytes", &SurfaceResults::segment_bytes),
+    f::Count("block_bytes", &SurfaceResults::block_bytes), f::Count("qd", &SurfaceResults::qd),
+    f::Sub("cliff", &SurfaceResults::cliff, CliffCodec{}),
+    f::Number("cliff_ratio", &SurfaceResults::cliff_ratio),
+    f::Number("write_mean_mb_s", &SurfaceResults::write_mean_mb_s),
+    f::Number("read_mean_mb_s", &SurfaceResults::read_mean_mb_s));
 
 // ---- sysbench fileio ----
 
-json ToJson(const FileioMode& m) {
-  return {{"mode", m.mode},
-          {"read_iops", m.read_iops},
-          {"write_iops", m.write_iops},
-          {"read_mib_s", m.read_mib_s},
-          {"write_mib_s", m.write_mib_s},
-          {"lat_ns",
-           {{"min", m.lat_ns.min},
-            {"mean", m.lat_ns.mean},
-            {"p95", m.lat_ns.p95},
-            {"p99", m.lat_ns.p99},
-            {"max", m.lat_ns.max}}},
-          {"metrics", ToJson(m.metrics)}};
-}
+constexpr auto kFileioLatency = f::Object<FileioLatencyNs>(
+    f::Count("min", &FileioLatencyNs::min), f::Number("mean", &FileioLatencyNs::mean),
+    f::Number("p95", &FileioLatencyNs::p95), f::Number("p99", &FileioLatencyNs::p99),
+    f::Count("max", &FileioLatencyNs::max));
 
-static Result<FileioLatencyNs> FileioLatencyFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  FileioLatencyNs l;
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "min", l.min));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "mean", l.mean));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "p95", l.p95));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "p99", l.p99));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "max", l.max));
-  return l;
-}
+constexpr auto kFileioMode = f::Object<FileioMode>(
+    f::Text("mode", &FileioMode::mode), f::Number("read_iops", &FileioMode::read_iops),
+    f::Number("write_iops", &FileioMode::write_iops),
+    f::Number("read_mib_s", &FileioMode::read_mib_s),
+    f::Number("write_mib_s", &FileioMode::write_mib_s),
+    f::Sub("lat_ns", &FileioMode::lat_ns, kFileioLatency),
+    f::Sub("metrics", &FileioMode::metrics, kMetrics));
 
-static Result<FileioMode> FileioModeFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  FileioMode m;
-  SSDLAB_RETURN_IF_ERROR(Text(j, where, "mode", m.mode));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "read_iops", m.read_iops));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "write_iops", m.write_iops));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "read_mib_s", m.read_mib_s));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "write_mib_s", m.write_mib_s));
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "lat_ns", FileioLatencyFromJson, m.lat_ns));
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "metrics", PhaseMetricsFromJson, m.metrics));
-  return m;
-}
-
-json ToJson(const FileioResults& f) {
-  return {
-      {"modes", internal::ListJson(f.modes)}, {"threads", f.threads},
-      {"block_bytes", f.block_bytes},         {"time_ns", f.time_ns},
-      {"range_bytes", f.range_bytes},         {"rndrw_reads_per_write", f.rndrw_reads_per_write}};
-}
-
-static Result<FileioResults> FileioFromJson(const json& j, const std::string& where) {
-  FileioResults f;
-  SSDLAB_RETURN_IF_ERROR(internal::List(j, where, "modes", FileioModeFromJson, f.modes));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "threads", f.threads));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "block_bytes", f.block_bytes));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "time_ns", f.time_ns));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "range_bytes", f.range_bytes));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "rndrw_reads_per_write", f.rndrw_reads_per_write));
-  return f;
-}
+constexpr auto kFileio = f::Object<FileioResults>(
+    f::List("modes", &FileioResults::modes, kFileioMode),
+    f::Count("threads", &FileioResults::threads),
+    f::Count("block_bytes", &FileioResults::block_bytes),
+    f::Count("time_ns", &FileioResults::time_ns),
+    f::Count("range_bytes", &FileioResults::range_bytes),
+    f::Number("rndrw_reads_per_write", &FileioResults::rndrw_reads_per_write));
 
 // ---- vdbench-style curves ----
 
-static Result<MixBlock> MixBlockFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  MixBlock b;
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "bytes", b.bytes));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "pct", b.pct));
-  return b;
-}
+constexpr auto kMixBlock =
+    f::Object<MixBlock>(f::Count("bytes", &MixBlock::bytes), f::Number("pct", &MixBlock::pct));
 
-static Result<MixZone> MixZoneFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  MixZone z;
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "access_pct", z.access_pct));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "range_pct", z.range_pct));
-  return z;
-}
+constexpr auto kMixZone = f::Object<MixZone>(f::Number("access_pct", &MixZone::access_pct),
+                                             f::Number("range_pct", &MixZone::range_pct));
 
-json ToJson(const ProfileCurvePoint& p) {
-  return {{"target_pct", p.target_pct},
-          {"rate_iops", p.rate_iops},
-          {"iops", p.iops},
-          {"mb_s", p.mb_s},
-          {"read_iops", p.read_iops},
-          {"write_iops", p.write_iops},
-          {"mean_ns", p.mean_ns},
-          {"p99_ns", p.p99_ns},
-          {"metrics", ToJson(p.metrics)}};
-}
+constexpr auto kMix = f::Object<CurveMixRecord>(
+    f::Text("name", &CurveMixRecord::name), f::Text("pattern", &CurveMixRecord::pattern),
+    f::Number("read_pct", &CurveMixRecord::read_pct),
+    f::List("block_sizes", &CurveMixRecord::block_sizes, kMixBlock),
+    f::At<CurveMixRecord>(
+        "dist", f::Object<CurveMixRecord>(f::Text("kind", &CurveMixRecord::dist_kind),
+                                          f::Number("param", &CurveMixRecord::dist_param),
+                                          f::List("zones", &CurveMixRecord::dist_zones, kMixZone))),
+    f::Count("threads", &CurveMixRecord::threads), f::Text("source", &CurveMixRecord::source));
 
-static Result<ProfileCurvePoint> CurvePointFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  ProfileCurvePoint p;
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "target_pct", p.target_pct));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "rate_iops", p.rate_iops));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "iops", p.iops));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "mb_s", p.mb_s));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "read_iops", p.read_iops));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "write_iops", p.write_iops));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "mean_ns", p.mean_ns));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "p99_ns", p.p99_ns));
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "metrics", PhaseMetricsFromJson, p.metrics));
-  return p;
-}
+constexpr auto kPreparation =
+    f::Object<FillPreparation>(f::Text("purge_method", &FillPreparation::purge_method),
+                               f::Count("filled_bytes", &FillPreparation::filled_bytes),
+                               f::Number("mb_s", &FillPreparation::mb_s));
 
-json ToJson(const CurveResults& c) {
-  return {{"mix", ToJson(c.mix)},
-          {"section_bytes", c.section_bytes},
-          {"section_pct", c.section_pct},
-          {"preparation", c.preparation ? ToJson(*c.preparation) : json(nullptr)},
-          {"threads", c.threads},
-          {"jobs", c.jobs},
-          {"qd", c.qd},
-          {"time_ns", c.time_ns},
-          {"ramp_ns", c.ramp_ns},
-          {"max", ToJson(c.max)},
-          {"points", internal::ListJson(c.points)},
-          {"rule", c.rule}};
-}
+constexpr auto kCurvePoint = f::Object<ProfileCurvePoint>(
+    f::Number("target_pct", &ProfileCurvePoint::target_pct),
+    f::Number("rate_iops", &ProfileCurvePoint::rate_iops),
+    f::Number("iops", &ProfileCurvePoint::iops), f::Number("mb_s", &ProfileCurvePoint::mb_s),
+    f::Number("read_iops", &ProfileCurvePoint::read_iops),
+    f::Number("write_iops", &ProfileCurvePoint::write_iops),
+    f::Number("mean_ns", &ProfileCurvePoint::mean_ns),
+    f::Number("p99_ns", &ProfileCurvePoint::p99_ns),
+    f::Sub("metrics", &ProfileCurvePoint::metrics, kMetrics));
 
-static Result<CurveResults> ProfileCurveFromJson(const json& j, const std::string& where) {
-  CurveResults c;
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "mix", CurveMixFromJson, c.mix));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "section_bytes", c.section_bytes));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "section_pct", c.section_pct));
-  SSDLAB_RETURN_IF_ERROR(
-      internal::Sub(j, where, "preparation", FillPreparationFromJson, c.preparation));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "threads", c.threads));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "jobs", c.jobs));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "qd", c.qd));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "time_ns", c.time_ns));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "ramp_ns", c.ramp_ns));
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "max", CurvePointFromJson, c.max));
-  SSDLAB_RETURN_IF_ERROR(internal::List(j, where, "points", CurvePointFromJson, c.points));
-  SSDLAB_RETURN_IF_ERROR(Text(j, where, "rule", c.rule));
-  return c;
-}
+constexpr auto kCurve = f::Object<CurveResults>(
+    f::Sub("mix", &CurveResults::mix, kMix),
+    f::Count("section_bytes", &CurveResults::section_bytes),
+    f::Number("section_pct", &CurveResults::section_pct),
+    f::Nullable("preparation", &CurveResults::preparation, kPreparation),
+    f::Count("threads", &CurveResults::threads), f::Count("jobs", &CurveResults::jobs),
+    f::Count("qd", &CurveResults::qd), f::Count("time_ns", &CurveResults::time_ns),
+    f::Count("ramp_ns", &CurveResults::ramp_ns), f::Sub("max", &CurveResults::max, kCurvePoint),
+    f::List("points", &CurveResults::points, kCurvePoint), f::Text("rule", &CurveResults::rule));
 
 // ---- Fill ----
 
-json ToJson(const FillResults& f) {
-  if (!f.metrics) return {{"filled_bytes", f.filled_bytes}, {"mb_s", 0}};
-  return {{"filled_bytes", f.filled_bytes},
-          {"percent", f.percent},
-          {"mb_s", f.mb_s},
-          {"metrics", ToJson(*f.metrics)}};
-}
+constexpr auto kFill = f::Object<FillResults>(f::Count("filled_bytes", &FillResults::filled_bytes),
+                                              f::Sub("metrics", &FillResults::metrics, kMetrics),
+                                              f::Number("percent", &FillResults::percent),
+                                              f::Number("mb_s", &FillResults::mb_s));
 
-static Result<FillResults> FillFromJson(const json& j, const std::string& where) {
-  FillResults f;
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "filled_bytes", f.filled_bytes));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "percent", f.percent));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "mb_s", f.mb_s));
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "metrics", PhaseMetricsFromJson, f.metrics));
-  return f;
-}
+// Nothing written is stored as {"filled_bytes", "mb_s": 0}, as the suite has always written it.
+struct FillCodec {
+  json Write(const FillResults& r) const {
+    if (!r.metrics) return {{"filled_bytes", r.filled_bytes}, {"mb_s", 0}};
+    return kFill.Write(r);
+  }
+  Status Read(const json& j, const std::string& where, FillResults& r) const {
+    return kFill.Read(j, where, r);
+  }
+};
 
 // ---- OP advisor ----
 
-static Result<OpSample> OpSampleFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  OpSample s;
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "t_s", s.t_s));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "iops", s.iops));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "mean_ns", s.mean_ns));
-  return s;
-}
+constexpr auto kOpSample =
+    f::Object<OpSample>(f::Number("t_s", &OpSample::t_s), f::Number("iops", &OpSample::iops),
+                        f::Number("mean_ns", &OpSample::mean_ns));
 
-json ToJson(const OpAdvisorPoint& p) {
-  return {{"op_pct", p.op_pct},
-          {"range_bytes", p.range_bytes},
-          {"capacity_cost_bytes", p.capacity_cost_bytes},
-          {"purge_method", p.purge_method},
-          {"initial_iops", p.initial_iops},
-          {"sustained_iops", p.sustained_iops},
-          {"drop_at_s", p.drop_at_s},
-          {"mean_iops", p.mean_iops},
-          {"series", internal::ListJson(
-                         p.series,
-                         [](const OpSample& s) {
-                           return json{{"t_s", s.t_s}, {"iops", s.iops}, {"mean_ns", s.mean_ns}};
-                         })},
-          {"metrics", ToJson(p.metrics)}};
-}
+constexpr auto kOpPoint =
+    f::Object<OpAdvisorPoint>(f::Number("op_pct", &OpAdvisorPoint::op_pct),
+                              f::Count("range_bytes", &OpAdvisorPoint::range_bytes),
+                              f::Count("capacity_cost_bytes", &OpAdvisorPoint::capacity_cost_bytes),
+                              f::Text("purge_method", &OpAdvisorPoint::purge_method),
+                              f::Number("initial_iops", &OpAdvisorPoint::initial_iops),
+                              f::Number("sustained_iops", &OpAdvisorPoint::sustained_iops),
+                              f::Number("drop_at_s", &OpAdvisorPoint::drop_at_s),
+                              f::Number("mean_iops", &OpAdvisorPoint::mean_iops),
+                              f::List("series", &OpAdvisorPoint::series, kOpSample),
+                              f::Sub("metrics", &OpAdvisorPoint::metrics, kMetrics));
 
-static Result<OpAdvisorPoint> OpAdvisorPointFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  OpAdvisorPoint p;
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "op_pct", p.op_pct));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "range_bytes", p.range_bytes));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "capacity_cost_bytes", p.capacity_cost_bytes));
-  SSDLAB_RETURN_IF_ERROR(Text(j, where, "purge_method", p.purge_method));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "initial_iops", p.initial_iops));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "sustained_iops", p.sustained_iops));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "drop_at_s", p.drop_at_s));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "mean_iops", p.mean_iops));
-  SSDLAB_RETURN_IF_ERROR(internal::List(j, where, "series", OpSampleFromJson, p.series));
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "metrics", PhaseMetricsFromJson, p.metrics));
-  return p;
-}
+constexpr auto kOpRecommendation = f::Object<OpRecommendation>(
+    f::Number("op_pct", &OpRecommendation::op_pct),
+    f::Number("sustained_iops", &OpRecommendation::sustained_iops),
+    f::Number("baseline_op_pct", &OpRecommendation::baseline_op_pct),
+    f::Number("baseline_sustained_iops", &OpRecommendation::baseline_sustained_iops),
+    f::Number("gain_pct", &OpRecommendation::gain_pct),
+    f::Count("capacity_cost_bytes", &OpRecommendation::capacity_cost_bytes),
+    f::Number("capacity_cost_pct", &OpRecommendation::capacity_cost_pct),
+    f::Text("rule", &OpRecommendation::rule));
 
-json ToJson(const OpRecommendation& r) {
-  return {{"op_pct", r.op_pct},
-          {"sustained_iops", r.sustained_iops},
-          {"baseline_op_pct", r.baseline_op_pct},
-          {"baseline_sustained_iops", r.baseline_sustained_iops},
-          {"gain_pct", r.gain_pct},
-          {"capacity_cost_bytes", r.capacity_cost_bytes},
-          {"capacity_cost_pct", r.capacity_cost_pct},
-          {"rule", r.rule}};
-}
-
-static Result<OpRecommendation> OpRecommendationFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  OpRecommendation r;
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "op_pct", r.op_pct));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "sustained_iops", r.sustained_iops));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "baseline_op_pct", r.baseline_op_pct));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "baseline_sustained_iops", r.baseline_sustained_iops));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "gain_pct", r.gain_pct));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "capacity_cost_bytes", r.capacity_cost_bytes));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "capacity_cost_pct", r.capacity_cost_pct));
-  SSDLAB_RETURN_IF_ERROR(Text(j, where, "rule", r.rule));
-  return r;
-}
-
-json ToJson(const OpAdvisorResults& o) {
-  return {{"points", internal::ListJson(o.points)},
-          {"recommendation", ToJson(o.recommendation)},
-          {"threads", o.threads},
-          {"qd", o.qd},
-          {"time_ns", o.time_ns},
-          {"interval_ns", o.interval_ns}};
-}
-
-static Result<OpAdvisorResults> OpAdvisorFromJson(const json& j, const std::string& where) {
-  OpAdvisorResults o;
-  SSDLAB_RETURN_IF_ERROR(internal::List(j, where, "points", OpAdvisorPointFromJson, o.points));
-  SSDLAB_RETURN_IF_ERROR(
-      internal::Sub(j, where, "recommendation", OpRecommendationFromJson, o.recommendation));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "threads", o.threads));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "qd", o.qd));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "time_ns", o.time_ns));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "interval_ns", o.interval_ns));
-  return o;
-}
+constexpr auto kOpAdvisor = f::Object<OpAdvisorResults>(
+    f::List("points", &OpAdvisorResults::points, kOpPoint),
+    f::Sub("recommendation", &OpAdvisorResults::recommendation, kOpRecommendation),
+    f::Count("threads", &OpAdvisorResults::threads), f::Count("qd", &OpAdvisorResults::qd),
+    f::Count("time_ns", &OpAdvisorResults::time_ns),
+    f::Count("interval_ns", &OpAdvisorResults::interval_ns));
 
 // ---- User profiles ----
 
-json ToJson(const UserPhaseResult& p) {
-  return {{"name", p.name},
-          {"workload", p.workload},
-          {"idle_after_ns", p.idle_after_ns},
-          {"metrics", ToJson(p.metrics)},
-          {"iops", p.iops},
-          {"mb_s", p.mb_s},
-          {"mean_ns", p.mean_ns},
-          {"p99_ns", p.p99_ns}};
-}
+constexpr auto kUserPhase = f::Object<UserPhaseResult>(
+    f::Text("name", &UserPhaseResult::name), f::Text("workload", &UserPhaseResult::workload),
+    f::Count("idle_after_ns", &UserPhaseResult::idle_after_ns),
+    f::Sub("metrics", &UserPhaseResult::metrics, kMetrics),
+    f::Number("iops", &UserPhaseResult::iops), f::Number("mb_s", &UserPhaseResult::mb_s),
+    f::Number("mean_ns", &UserPhaseResult::mean_ns), f::Number("p99_ns", &UserPhaseResult::p99_ns));
 
-static Result<UserPhaseResult> UserPhaseFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  UserPhaseResult p;
-  SSDLAB_RETURN_IF_ERROR(Text(j, where, "name", p.name));
-  SSDLAB_RETURN_IF_ERROR(Text(j, where, "workload", p.workload));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "idle_after_ns", p.idle_after_ns));
-  SSDLAB_RETURN_IF_ERROR(internal::Sub(j, where, "metrics", PhaseMetricsFromJson, p.metrics));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "iops", p.iops));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "mb_s", p.mb_s));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "mean_ns", p.mean_ns));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "p99_ns", p.p99_ns));
-  return p;
-}
+constexpr auto kUser = f::Object<UserResults>(f::List("phases", &UserResults::phases, kUserPhase));
 
-json ToJson(const UserResults& u) { return {{"phases", internal::ListJson(u.phases)}}; }
+// ---- The kinds ----
 
-static Result<UserResults> UserFromJson(const json& j, const std::string& where) {
-  UserResults u;
-  SSDLAB_RETURN_IF_ERROR(internal::List(j, where, "phases", UserPhaseFromJson, u.phases));
-  return u;
-}
+// The codec of each alternative of ProfileKindResults, by its type.
+constexpr auto CodecOf(const CdmResults*) { return kCdm; }
+constexpr auto CodecOf(const AttoResults*) { return kAtto; }
+constexpr auto CodecOf(const AsSsdResults*) { return kAsSsd; }
+constexpr auto CodecOf(const SurfaceResults*) { return kSurface; }
+constexpr auto CodecOf(const FileioResults*) { return kFileio; }
+constexpr auto CodecOf(const CurveResults*) { return kCurve; }
+constexpr auto CodecOf(const FillResults*) { return FillCodec{}; }
+constexpr auto CodecOf(const OpAdvisorResults*) { return kOpAdvisor; }
+constexpr auto CodecOf(const UserResults*) { return kUser; }
 
-// Reads `j` as a T with `from` into the variant.
-template <class T>
-static Result<ProfileKindResults> As(Result<T> (*from)(const json&, const std::string&),
-                                     const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  auto r = from(j, where);
-  if (!r.ok()) return r.status();
-  return ProfileKindResults(std::move(r).value());
-}
+struct Kind {
+  const char* name;
+  size_t index;  // of its type in ProfileKindResults
+};
+constexpr Kind kKinds[] = {{"cdm", 0},        {"cdm-nvme", 0}, {"atto", 1},  {"as-ssd", 2},
+                           {"surface", 3},    {"fileio", 4},   {"curve", 5}, {"fill", 6},
+                           {"op-advisor", 7}, {"user", 8}};
 
-json ToJson(const FillPreparation& p) {
-  json out = {{"filled_bytes", p.filled_bytes}, {"mb_s", p.mb_s}};
-  if (p.purge_method) out["purge_method"] = *p.purge_method;
-  return out;
-}
-
-Result<FillPreparation> FillPreparationFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  FillPreparation p;
-  SSDLAB_RETURN_IF_ERROR(internal::Optional(j, where, "purge_method", Text, p.purge_method));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "filled_bytes", p.filled_bytes));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "mb_s", p.mb_s));
-  return p;
-}
-
-json ToJson(const CurveMixRecord& m) {
-  return {{"name", m.name},
-          {"pattern", m.pattern},
-          {"read_pct", m.read_pct},
-          {"block_sizes", internal::ListJson(m.block_sizes,
-                                             [](const MixBlock& b) {
-                                               return json{{"bytes", b.bytes}, {"pct", b.pct}};
-                                             })},
-          {"dist",
-           {{"kind", m.dist_kind},
-            {"param", m.dist_param},
-            {"zones", internal::ListJson(
-                          m.dist_zones,
-                          [](const MixZone& z) {
-                            return json{{"access_pct", z.access_pct}, {"range_pct", z.range_pct}};
-                          })}}},
-          {"threads", m.threads},
-          {"source", m.source}};
-}
-
-Result<CurveMixRecord> CurveMixFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  CurveMixRecord m;
-  SSDLAB_RETURN_IF_ERROR(Text(j, where, "name", m.name));
-  SSDLAB_RETURN_IF_ERROR(Text(j, where, "pattern", m.pattern));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "read_pct", m.read_pct));
-  SSDLAB_RETURN_IF_ERROR(internal::List(j, where, "block_sizes", MixBlockFromJson, m.block_sizes));
-  if (auto it = j.find("dist"); it != j.end() && !it->is_null()) {
-    const std::string at = where + ".dist";
-    SSDLAB_RETURN_IF_ERROR(internal::Object(*it, at));
-    SSDLAB_RETURN_IF_ERROR(Text(*it, at, "kind", m.dist_kind));
-    SSDLAB_RETURN_IF_ERROR(Number(*it, at, "param", m.dist_param));
-    SSDLAB_RETURN_IF_ERROR(internal::List(*it, at, "zones", MixZoneFromJson, m.dist_zones));
+// Reads `j` as alternative I of the variant when I is `index`.
+template <size_t I = 0>
+Result<ProfileKindResults> ReadAlternative(size_t index, const json& j, const std::string& where) {
+  if constexpr (I < std::variant_size_v<ProfileKindResults>) {
+    if (index != I) return ReadAlternative<I + 1>(index, j, where);
+    using T = std::variant_alternative_t<I, ProfileKindResults>;
+    T r{};
+    SSDLAB_RETURN_IF_ERROR(CodecOf(static_cast<const T*>(nullptr)).Read(j, where, r));
+    return ProfileKindResults(std::move(r));
+  } else {
+    return Status::Invalid(where + " has no reader");
   }
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "threads", m.threads));
-  SSDLAB_RETURN_IF_ERROR(Text(j, where, "source", m.source));
-  return m;
 }
+
+}  // namespace
+
+SSDLAB_FIELDS_JSON(CurveMixRecord, CurveMixFromJson, kMix)
+SSDLAB_FIELDS_JSON(FillPreparation, FillPreparationFromJson, kPreparation)
 
 bool IsProfileKind(const std::string& kind) {
-  for (const char* k : {"cdm", "cdm-nvme", "atto", "as-ssd", "surface", "fileio", "curve", "fill",
-                        "op-advisor", "user"}) {
-    if (kind == k) return true;
+  for (const Kind& k : kKinds) {
+    if (kind == k.name) return true;
   }
   return false;
 }
 
 json ToJson(const ProfileKindResults& r) {
-  return std::visit([](const auto& v) { return ToJson(v); }, r);
+  return std::visit([](const auto& v) { return CodecOf(&v).Write(v); }, r);
 }
 
 Result<ProfileKindResults> ProfileKindResultsFromJson(const std::string& kind,
                                                       const std::string& kind_where, const json& j,
                                                       const std::string& where) {
-  if (kind == "cdm" || kind == "cdm-nvme") return As(CdmFromJson, j, where);
-  if (kind == "atto") return As(AttoFromJson, j, where);
-  if (kind == "as-ssd") return As(AsSsdFromJson, j, where);
-  if (kind == "surface") return As(SurfaceFromJson, j, where);
-  if (kind == "fileio") return As(FileioFromJson, j, where);
-  if (kind == "curve") return As(ProfileCurveFromJson, j, where);
-  if (kind == "fill") return As(FillFromJson, j, where);
-  if (kind == "op-advisor") return As(OpAdvisorFromJson, j, where);
-  if (kind == "user") return As(UserFromJson, j, where);
+  for (const Kind& k : kKinds) {
+    if (kind == k.name) return ReadAlternative(k.index, j, where);
+  }
   return Status::Invalid(kind_where + " '" + kind + "' is not a profile kind");
 }
 

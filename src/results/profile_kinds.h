@@ -219,26 +219,4 @@ Result<CurveMixRecord> CurveMixFromJson(const nlohmann::json& j, const std::stri
 nlohmann::json ToJson(const FillPreparation& p);
 Result<FillPreparation> FillPreparationFromJson(const nlohmann::json& j, const std::string& where);
 
-// The stored object of each part (keys as the fields; read through the kind's FromJson).
-nlohmann::json ToJson(const CdmDirection& d);
-nlohmann::json ToJson(const CdmItem& i);
-nlohmann::json ToJson(const CdmResults& c);
-nlohmann::json ToJson(const AttoRow& r);
-nlohmann::json ToJson(const AttoResults& a);
-nlohmann::json ToJson(const ReadWriteMbps& m);
-nlohmann::json ToJson(const AsSsdResults& a);
-nlohmann::json ToJson(const SurfacePoint& p);
-nlohmann::json ToJson(const SurfaceCliff& c);  // no cliff: whole zeros and segment -1
-nlohmann::json ToJson(const SurfaceResults& s);
-nlohmann::json ToJson(const FileioMode& m);
-nlohmann::json ToJson(const FileioResults& f);
-nlohmann::json ToJson(const ProfileCurvePoint& p);
-nlohmann::json ToJson(const CurveResults& c);
-nlohmann::json ToJson(const FillResults& f);  // nothing written: {"filled_bytes", "mb_s": 0}
-nlohmann::json ToJson(const OpAdvisorPoint& p);
-nlohmann::json ToJson(const OpRecommendation& r);
-nlohmann::json ToJson(const OpAdvisorResults& o);
-nlohmann::json ToJson(const UserPhaseResult& p);
-nlohmann::json ToJson(const UserResults& u);
-
 }  // namespace ssdlab::results

@@ -63,12 +63,12 @@ TEST(ProfileResults, TheKindDecidesTheTypeOfEachLevel) {
 // zeros, a fill of nothing without its metrics.
 TEST(ProfileResults, EdgeCasesKeepTheirStoredShape) {
   SurfaceResults s;
-  EXPECT_EQ(ToJson(s)["cliff"].dump(),
+  EXPECT_EQ(ToJson(ProfileKindResults(s))["cliff"].dump(),
             R"({"after_mb_s":0,"before_mb_s":0,"found":false,"position_bytes":0,)"
             R"("position_pct":0,"segment":-1})");
   s.cliff = {true, 3, 3 << 20, 30.0, 500.0, 100.0};
-  EXPECT_EQ(ToJson(s)["cliff"]["position_pct"].dump(), "30.0");
-  EXPECT_EQ(ToJson(FillResults{}).dump(), R"({"filled_bytes":0,"mb_s":0})");
+  EXPECT_EQ(ToJson(ProfileKindResults(s))["cliff"]["position_pct"].dump(), "30.0");
+  EXPECT_EQ(ToJson(ProfileKindResults(FillResults{})).dump(), R"({"filled_bytes":0,"mb_s":0})");
 }
 
 // Each damaged document (JSON text) is refused with Invalid naming the key from the test.
