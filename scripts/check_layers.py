@@ -26,7 +26,7 @@ ALLOWED = {
     "store": {"base", "workload", "stats"},
     "suite": {"base", "workload", "stats", "backend", "results"},
     "report": {"base", "stats", "results"},
-    "apps": {"base", "stats", "device"},
+    "apps": {"base", "stats", "device", "results"},
     "twin": {"base", "workload", "stats", "backend", "sim", "results"},
     "lab": {"base", "stats", "store"},
     "cli": None,  # the top: may use everything

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Checks the documents the real binary writes against docs/schema/results.schema.json.
 
-Runs `ssdlab run`, a whole PTS battery and profiles on the simulator (short durations: the
-shapes matter here, not the figures), validates each document against its definition, and
-checks that a damaged copy is refused (the check can fail). The `app` definition needs
-database servers and is validated by tests/e2e_app_test.cc where they run.
+Runs `ssdlab run`, a whole PTS battery and every kind of profile on the simulator (short
+durations: the shapes matter here, not the figures), validates each document against its
+definition, and checks that a damaged copy is refused (the check can fail). The `app`
+definition needs database servers and is validated by tests/e2e_app_test.cc where they run.
 
 Usage: check_schema.py SSDLAB_BINARY SCHEMA_FILE
 """
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import jsonschema
 
+USER_PROFILE = Path(__file__).resolve().parent.parent / "profiles" / "mixed-oltp.toml"
 QUICK_PTS = ["--spec", "review", "--round", "1s", "--max-rounds", "5", "--window", "3",
              "--wsat-round", "1s", "--wsat-max-rounds", "5", "--lvi-warmup", "200ms",
              "--lvi-measure", "1s", "--hir-cycles", "3", "--hir-baseline", "5s",
@@ -50,8 +51,14 @@ def main() -> int:
         for name, extra in [("cdm", ["--size", "64MiB", "--time", "500ms", "--passes", "1",
                                      "--pause", "0s", "--fill", "0,50"]),
                             ("atto", ["--size", "16MiB", "--time", "200ms"]),
-                            ("surface", ["--segments", "8"])]:
-            out = t / f"profile-{name}.json"
+                            ("surface", ["--segments", "8"]),
+                            ("as-ssd", ["--size", "16MiB", "--time", "200ms"]),
+                            ("fileio", ["--threads", "8", "--time", "200ms"]),
+                            ("sql", ["--time", "200ms", "--ramp", "0", "--points", "50,100"]),
+                            ("fill", ["--percent", "25"]),
+                            ("op-advisor", ["--op", "0,20", "--time", "2s", "--interval", "500ms"]),
+                            (str(USER_PROFILE), [])]:
+            out = t / f"profile-{Path(name).stem}.json"
             run(binary, ["profile", name, "--target", "sim:tiny", "--db", str(t / "q.db"),
                          "--json", str(out), "--progress", "none"] + extra)
             docs.append(("profile", out))
@@ -71,6 +78,11 @@ def main() -> int:
         names = sorted(x["name"] for x in pts["tests"])
         if names != sorted(["iops", "tp", "lat", "lvi", "wsat", "hir", "xsr", "dirth", "ecw", "op"]):
             print(f"pts.json: the battery ran {names}, not every test")
+            bad += 1
+        cdm = json.loads((t / "profile-cdm.json").read_text())
+        cdm["tests"][0]["results"]["levels"][0]["results"]["items"][0]["read"]["mb_s"] = "fast"
+        if validator("profile").is_valid(cdm):
+            print("profile-cdm.json: MB/s given as text passed the schema")
             bad += 1
         damaged = copy.deepcopy(pts)
         damaged["tests"][0]["results"]["cells"][0]["total"]["iops"] = "fast"

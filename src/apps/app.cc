@@ -613,51 +613,41 @@ AppOutcome RunApp(const AppOptions& o, const DeviceIdentity& identity,
     if (status.ok() && out.client && out.client->transactions == 0)
       status = Status::Io(o.name + " completed no transactions: " + LogTail(c.client_log, 3));
   }
-  if (sampler) out.device = sampler->ToJson();
+  if (sampler) out.device = sampler->Record();
   if (o.keep_data) c.Say("kept the data directory " + c.ws.data_dir);
   out.status = status;
   return out;
 }
 
-json AppResultsJson(const AppOutcome& outcome, const std::string& app) {
-  // Every key is always present: a run that failed before measuring has zeros and nulls.
-  json r = {{"app", app}, {"measured", outcome.client.has_value()}};
+results::AppResults AppResultsOf(const AppOutcome& outcome, const std::string& app) {
+  // A run that failed before measuring has zeros and nulls.
+  results::AppResults r;
+  r.app = app;
+  r.measured = outcome.client.has_value();
   const ClientResult none;
-  {
-    const ClientResult& c = outcome.client ? *outcome.client : none;
-    const Histogram& h = c.latency;
-    auto pct = [&](double p) { return h.count() ? json(h.Percentile(p) / 1e6) : json(nullptr); };
-    r["complete"] = c.complete;
-    r["tps"] = c.tps;
-    r["qps"] = c.qps;
-    r["transactions"] = c.transactions;
-    r["queries"] = c.queries;
-    r["errors"] = c.errors;
-    r["duration_s"] = c.duration_s;
-    // An interrupted sysbench run prints no summary and no histogram: its latencies are unknown.
-    const bool known = c.complete || h.count();
-    auto ms = [&](double v) { return known ? json(v) : json(nullptr); };
-    r["latency_ms"] = {{"mean", ms(c.lat_mean_ms)},
-                       {"min", ms(c.lat_min_ms)},
-                       {"p50", pct(50)},
-                       {"p95", pct(95)},
-                       {"p99", pct(99)},
-                       {"p99_9", pct(99.9)},
-                       {"max", ms(c.lat_max_ms)},
-                       {"samples", h.count()}};
-    json per = json::array();
-    for (const ClientSecond& s : c.seconds) {
-      per.push_back({{"t_s", s.t_s},
-                     {"tps", s.tps},
-                     {"qps", s.qps},
-                     {"lat_ms", s.lat_ms},
-                     {"lat_stddev_ms", s.lat_stddev_ms},
-                     {"errors_per_s", s.errors_per_s}});
-    }
-    r["per_second"] = per;
-    r["per_second_latency"] = app == "pgbench" ? "mean" : "p99";
-  }
-  r["device"] = outcome.device;
+  const ClientResult& c = outcome.client ? *outcome.client : none;
+  const Histogram& h = c.latency;
+  auto pct = [&](double p) {
+    return h.count() ? std::optional<double>(h.Percentile(p) / 1e6) : std::nullopt;
+  };
+  r.complete = c.complete;
+  r.tps = c.tps;
+  r.qps = c.qps;
+  r.transactions = c.transactions;
+  r.queries = c.queries;
+  r.errors = c.errors;
+  r.duration_s = c.duration_s;
+  // An interrupted sysbench run prints no summary and no histogram: its latencies are unknown.
+  const bool known = c.complete || h.count();
+  auto ms = [&](double v) { return known ? std::optional<double>(v) : std::nullopt; };
+  r.latency_ms = {ms(c.lat_mean_ms), ms(c.lat_min_ms), pct(50),          pct(95),
+                  pct(99),           pct(99.9),        ms(c.lat_max_ms), h.count()};
+  for (const ClientSecond& s : c.seconds)
+    r.per_second.push_back({s.t_s, s.tps, s.qps, s.lat_ms, s.lat_stddev_ms, s.errors_per_s});
+  r.per_second_latency = app == "pgbench" ? "mean" : "p99";
+  r.device = outcome.device;
+  r.settings = outcome.settings;
+  if (!outcome.status.ok()) r.error = outcome.status.message();
   return r;
 }
 

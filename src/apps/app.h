@@ -20,6 +20,7 @@
 #include "apps/parse.h"
 #include "base/status.h"
 #include "device/identify.h"
+#include "results/app.h"
 
 namespace ssdlab {
 
@@ -60,8 +61,8 @@ struct AppOutcome {
   Status status;  // Ok, Interrupted, or why it failed
   // Versions, configuration (the server's settings as passed), scale, threads, paths.
   nlohmann::json settings;
-  std::optional<ClientResult> client;  // present once the measured run started
-  nlohmann::json device;               // DiskSampler::ToJson(), null without a device
+  std::optional<ClientResult> client;        // present once the measured run started
+  std::optional<results::AppDevice> device;  // DiskSampler::Record(), none without a device
 };
 
 // Everything checkable before anything starts: options, the directory (exists, writable,
@@ -76,9 +77,9 @@ Status CheckApp(const AppOptions& options);
 AppOutcome RunApp(const AppOptions& options, const DeviceIdentity& identity,
                   const std::atomic<bool>* stop, const AppProgress& progress);
 
-// The results JSON of a run, every key always present: {"app", "measured", "tps", "qps",
-// "transactions", "errors", "duration_s", "complete", "latency_ms": {"mean", "min", "p50", "p95",
-// "p99", "max"}, "per_second": [...], "device": {...}}.
-nlohmann::json AppResultsJson(const AppOutcome& outcome, const std::string& app);
+// The results of a run (stored through results::ToJson, every key always present): what the
+// client measured (zeros and nulls before the measured run), the device, the settings and the
+// outcome's error.
+results::AppResults AppResultsOf(const AppOutcome& outcome, const std::string& app);
 
 }  // namespace ssdlab

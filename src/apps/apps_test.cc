@@ -154,9 +154,10 @@ TEST(DiskSampler, SamplesARealStatFile) {
   s.Stop();
   ASSERT_GE(s.seconds().size(), 3u);
   EXPECT_GT(s.seconds()[1].t_s, s.seconds()[0].t_s);
-  auto j = s.ToJson();
-  EXPECT_EQ(j["per_second"].size(), s.seconds().size());
-  EXPECT_EQ(j["temperature"]["source"], "none");
+  const results::AppDevice d = s.Record();
+  EXPECT_EQ(d.per_second.size(), s.seconds().size());
+  EXPECT_EQ(d.temperature.source, "none");
+  EXPECT_EQ(d.summary.seconds, s.seconds().size());
 }
 
 bool Alive(pid_t pid) { return kill(pid, 0) == 0; }

@@ -103,23 +103,13 @@ void DiskSampler::Loop() {
   }
 }
 
-nlohmann::json DiskSampler::ToJson() const {
-  using nlohmann::json;
-  json per = json::array();
+results::AppDevice DiskSampler::Record() const {
+  results::AppDevice out;
+  out.stat_path = path_;
+  out.per_second = seconds_;
   double sum_r = 0, sum_w = 0, sum_rmb = 0, sum_wmb = 0, peak_util = 0, r_lat = 0, w_lat = 0;
   double sum_util = 0;
   for (const DiskSecond& s : seconds_) {
-    json j = {{"t_s", s.t_s},
-              {"read_iops", s.read_iops},
-              {"write_iops", s.write_iops},
-              {"read_mb_s", s.read_mb_s},
-              {"write_mb_s", s.write_mb_s},
-              {"read_lat_ms", s.read_lat_ms},
-              {"write_lat_ms", s.write_lat_ms},
-              {"util_pct", s.util_pct},
-              {"flush_per_s", s.flush_per_s}};
-    j["temperature_c"] = s.temperature_c ? json(*s.temperature_c) : json(nullptr);
-    per.push_back(j);
     sum_r += s.read_iops;
     sum_w += s.write_iops;
     sum_rmb += s.read_mb_s;
@@ -130,22 +120,19 @@ nlohmann::json DiskSampler::ToJson() const {
     peak_util = std::max(peak_util, s.util_pct);
   }
   double n = seconds_.empty() ? 1 : static_cast<double>(seconds_.size());
-  json summary = {{"seconds", seconds_.size()},
-                  {"read_iops", sum_r / n},
-                  {"write_iops", sum_w / n},
-                  {"read_mb_s", sum_rmb / n},
-                  {"write_mb_s", sum_wmb / n},
-                  {"read_lat_ms", sum_r > 0 ? r_lat / sum_r : 0},
-                  {"write_lat_ms", sum_w > 0 ? w_lat / sum_w : 0},
-                  {"util_pct", sum_util / n},
-                  {"peak_util_pct", peak_util}};
-  auto opt = [](std::optional<double> v) { return v ? json(*v) : json(nullptr); };
-  json temp = {{"source", health_ ? health_->source() : "none"},
-               {"note", health_ && !health_->available() ? health_->reason() : ""},
-               {"idle_c", opt(temps_.idle_c())},
-               {"peak_c", opt(temps_.peak_c())},
-               {"mean_c", opt(temps_.mean_c())}};
-  return {{"stat_path", path_}, {"per_second", per}, {"summary", summary}, {"temperature", temp}};
+  out.summary = {seconds_.size(),
+                 sum_r / n,
+                 sum_w / n,
+                 sum_rmb / n,
+                 sum_wmb / n,
+                 sum_r > 0 ? r_lat / sum_r : 0,
+                 sum_w > 0 ? w_lat / sum_w : 0,
+                 sum_util / n,
+                 peak_util};
+  out.temperature = {health_ ? health_->source() : "none",
+                     health_ && !health_->available() ? health_->reason() : "", temps_.idle_c(),
+                     temps_.peak_c(), temps_.mean_c()};
+  return out;
 }
 
 }  // namespace ssdlab

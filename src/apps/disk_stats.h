@@ -16,6 +16,7 @@
 
 #include "base/status.h"
 #include "device/health.h"
+#include "results/app.h"
 
 namespace ssdlab {
 
@@ -29,15 +30,8 @@ struct BlockStat {
 // Invalid when the text has fewer than the 11 classic fields.
 Result<BlockStat> ParseBlockStat(const std::string& text);
 
-struct DiskSecond {
-  double t_s = 0;  // end of the interval, seconds since the sampler started
-  double read_iops = 0, write_iops = 0;
-  double read_mb_s = 0, write_mb_s = 0;      // MB = 10^6 bytes
-  double read_lat_ms = 0, write_lat_ms = 0;  // mean time per completed I/O in the interval
-  double util_pct = 0;                       // time the device had I/O in flight
-  double flush_per_s = 0;
-  std::optional<double> temperature_c;
-};
+// One second of the counters, as stored (results/app.h).
+using DiskSecond = results::DeviceSecond;
 // The interval from `a` to `b`, `dt_s` seconds long, ending at `t_s`.
 DiskSecond DiffBlockStat(const BlockStat& a, const BlockStat& b, double dt_s, double t_s);
 
@@ -53,7 +47,8 @@ class DiskSampler {
   // Valid after Stop().
   const std::vector<DiskSecond>& seconds() const { return seconds_; }
   // {"stat_path", "per_second": [...], "summary": {means and peaks}, "temperature": {...}}.
-  nlohmann::json ToJson() const;
+  // The seconds, their means and the temperature, as stored.
+  results::AppDevice Record() const;
 
  private:
   void Loop();

@@ -69,25 +69,19 @@ TargetInfo DirectoryTarget(const DeviceIdentity& id) {
   return t;
 }
 
-void PrintSummary(const json& r, std::ostream& out) {
-  if (!r.contains("tps")) return;
-  const json& l = r["latency_ms"];
-  auto num = [](const json& v) {
-    return v.is_number() ? fmt::format("{:.2f}", v.get<double>()) : "-";
-  };
-  out << fmt::format(
-      "{}: {:.1f} TPS{}, latency mean {} ms, p95 {} ms, p99 {} ms, max {} ms\n",
-      r["app"].get<std::string>(), r["tps"].get<double>(),
-      r["qps"].get<double>() > 0 ? fmt::format(", {:.1f} QPS", r["qps"].get<double>()) : "",
-      num(l["mean"]), num(l["p95"]), num(l["p99"]), num(l["max"]));
-  if (r["device"].is_object()) {
-    const json& d = r["device"]["summary"];
+void PrintSummary(const results::AppResults& r, std::ostream& out) {
+  const results::AppLatencyMs& l = r.latency_ms;
+  auto num = [](const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; };
+  out << fmt::format("{}: {:.1f} TPS{}, latency mean {} ms, p95 {} ms, p99 {} ms, max {} ms\n",
+                     r.app, r.tps, r.qps > 0 ? fmt::format(", {:.1f} QPS", r.qps) : "", num(l.mean),
+                     num(l.p95), num(l.p99), num(l.max));
+  if (r.device) {
+    const results::DeviceSummary& d = r.device->summary;
     out << fmt::format(
         "device: {:.0f} read + {:.0f} write IOPS, {:.1f} + {:.1f} MB/s, service {:.2f} / {:.2f} "
         "ms, {:.0f}% busy\n",
-        d["read_iops"].get<double>(), d["write_iops"].get<double>(), d["read_mb_s"].get<double>(),
-        d["write_mb_s"].get<double>(), d["read_lat_ms"].get<double>(),
-        d["write_lat_ms"].get<double>(), d["util_pct"].get<double>());
+        d.read_iops, d.write_iops, d.read_mb_s, d.write_mb_s, d.read_lat_ms, d.write_lat_ms,
+        d.util_pct);
   }
 }
 
@@ -155,13 +149,11 @@ int RunAppCommand(AppArgs a) {
   }
   AppOutcome outcome = RunApp(options.value(), identity.value(), &StopFlag(), progress);
   Status st = outcome.status;
-  json results = AppResultsJson(outcome, a.name);
-  results["settings"] = outcome.settings;
-  results["error"] = st.ok() ? json(nullptr) : json(st.message());
-  if (Status s = (*store)->FinishTest(test_id.value(), nullptr, results); !s.ok())
+  const results::AppResults res = AppResultsOf(outcome, a.name);
+  if (Status s = (*store)->FinishTest(test_id.value(), nullptr, ToJson(res)); !s.ok())
     PrintError("cannot store the results: " + s.message());
   st = FinishStoredRun(**store, run_id.value(), a.run, a.db, st, a.json_path, [&](const json&) {
-    PrintSummary(results, a.json_path == "-" ? std::cerr : std::cout);
+    PrintSummary(res, a.json_path == "-" ? std::cerr : std::cout);
   });
   if (!st.ok()) {
     PrintError(st.code() == Code::kInterrupted

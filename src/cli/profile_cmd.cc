@@ -30,6 +30,7 @@
 #include "device/safety.h"
 #include "engine/engine.h"
 #include "lab/mpi.h"
+#include "results/profile.h"
 #include "store/store.h"
 #include "suite/profile.h"
 #include "workload/parse.h"
@@ -242,48 +243,50 @@ Status CheckFileioDir(const std::string& dir) {
   return Status::Ok();
 }
 
-// The human summary: each fill level's figures, then the differences.
+// The human summary: each fill level's figures, then the differences (nothing of a test whose
+// stored results are damaged but the reason).
 void PrintSummary(const json& doc, std::ostream& out) {
   for (const json& t : doc["tests"]) {
-    const json& r = t["results"];
-    if (!r.contains("levels")) continue;
-    for (const json& lv : r["levels"]) {
-      out << fmt::format("{}{}\n", t["name"].get<std::string>(),
-                         lv["fill_pct"].is_null()
-                             ? ""
-                             : fmt::format(" at {:g}% full", lv["fill_pct"].get<double>()));
-      if (lv.contains("notes"))
-        for (const json& n : lv["notes"]) out << "  note: " << n.get<std::string>() << "\n";
-      for (const json& m : lv["summary"]) {
+    const std::string name = t["name"];
+    if (!t["results"].contains("levels")) continue;
+    auto r = results::ProfileResultsFromJson(t["results"], name + ".results");
+    if (!r.ok()) {
+      out << name << ": damaged: " << r.status().message() << "\n";
+      continue;
+    }
+    for (const results::ProfileLevel& lv : r->levels) {
+      out << fmt::format("{}{}\n", name,
+                         lv.fill_pct ? fmt::format(" at {:g}% full", *lv.fill_pct) : "");
+      for (const std::string& n : lv.notes.value_or(std::vector<std::string>{}))
+        out << "  note: " << n << "\n";
+      for (const results::SummaryFigure& m : lv.summary) {
         // Small figures (access times in ms, ...) with three decimals, so 0.04 is not "0.0".
-        const double v = m["value"].get<double>();
-        out << (std::abs(v) < 10 && v != 0
-                    ? fmt::format("  {:<40} {:>12.3f}\n", m["metric"].get<std::string>(), v)
-                    : fmt::format("  {:<40} {:>12.1f}\n", m["metric"].get<std::string>(), v));
+        const double v = m.value;
+        out << (std::abs(v) < 10 && v != 0 ? fmt::format("  {:<40} {:>12.3f}\n", m.metric, v)
+                                           : fmt::format("  {:<40} {:>12.1f}\n", m.metric, v));
       }
     }
-    if (!r["differences"].empty()) {
+    if (!r->differences.empty()) {
       out << "differences (last fill level against the first):\n";
-      for (const json& d : r["differences"])
-        out << fmt::format("  {:<40} {:>+8.1f}%\n", d["metric"].get<std::string>(),
-                           d["change_pct"].get<double>());
+      for (const results::ProfileDifference& d : r->differences)
+        out << fmt::format("  {:<40} {:>+8.1f}%\n", d.metric, d.change_pct);
     }
-    const json& rec = r["levels"].back()["results"];
-    if (rec.contains("recommendation")) {
-      const json& x = rec["recommendation"];
+    if (r->levels.empty()) continue;
+    const results::ProfileKindResults& last = r->levels.back().results;
+    if (const auto* op = std::get_if<results::OpAdvisorResults>(&last)) {
+      const results::OpRecommendation& x = op->recommendation;
       out << fmt::format(
           "recommendation: OP {:g}% ({:.0f} sustained IOPS, {:+.1f}% over {:g}%), costs {} of "
           "capacity\n",
-          x["op_pct"].get<double>(), x["sustained_iops"].get<double>(), x["gain_pct"].get<double>(),
-          x["baseline_op_pct"].get<double>(),
-          FormatBytes(x["capacity_cost_bytes"].get<uint64_t>()));
+          x.op_pct, x.sustained_iops, x.gain_pct, x.baseline_op_pct,
+          FormatBytes(x.capacity_cost_bytes));
     }
-    if (rec.contains("cliff") && rec["cliff"]["found"].get<bool>()) {
-      const json& x = rec["cliff"];
+    const auto* surface = std::get_if<results::SurfaceResults>(&last);
+    if (surface && surface->cliff.found) {
+      const results::SurfaceCliff& x = surface->cliff;
       out << fmt::format("write cliff at {:.1f}% of the surface ({}): {:.0f} -> {:.0f} MB/s\n",
-                         x["position_pct"].get<double>(),
-                         FormatBytes(x["position_bytes"].get<uint64_t>()),
-                         x["before_mb_s"].get<double>(), x["after_mb_s"].get<double>());
+                         x.position_pct, FormatBytes(x.position_bytes), x.before_mb_s,
+                         x.after_mb_s);
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/model_internal.h"
+#include "results/app.h"
 
 namespace ssdlab::report {
 
@@ -11,11 +12,21 @@ bool IsAppTest(const json& test) {
   return Get(r, "app").is_string() && Get(r, "tps").is_number();
 }
 
+namespace {
+
+// A run's application test read through its typed form ("NAME.results").
+Result<results::AppResults> ReadApp(const json& test) {
+  return results::AppResultsFromJson(Get(test, "results"), Str(test, "name") + ".results");
+}
+
+}  // namespace
+
 json AppRunFacts(const ReportRun& run) {
   const json& config = Get(Get(run.doc, "context"), "config");
   std::string server, client;
   for (const json& t : Get(run.doc, "tests")) {
-    const json& s = Get(Get(t, "results"), "settings");
+    auto res = ReadApp(t);
+    const json& s = res.ok() ? res->settings : json();
     server = Str(s, "server");
     client = Str(s, "client");
   }
@@ -33,57 +44,59 @@ json AppRunFacts(const ReportRun& run) {
 }
 
 json AppSection(Ctx& ctx) {
-  json rows = json::array(), tps = json::array(), dev = json::array();
-  auto ms = [](const json& v) { return v.is_number() ? FmtNum(v.get<double>(), 4) : "-"; };
+  json rows = json::array(), tps = json::array(), dev = json::array(), damaged = json::array();
+  auto ms = [](const std::optional<double>& v) { return v ? FmtNum(*v, 4) : "-"; };
   for (const ReportRun& r : ctx.runs) {
     for (const json& t : Get(r.doc, "tests")) {
       if (!IsAppTest(t)) continue;
-      const json& res = Get(t, "results");
-      const json& l = Get(res, "latency_ms");
-      const json& s = Get(res, "settings");
-      const json& d = Get(Get(res, "device"), "summary");
-      const std::string app = Str(res, "app");
-      std::string status = Get(res, "error").is_string() ? Str(res, "error") : "complete";
+      auto read = ReadApp(t);
+      if (!read.ok()) {
+        damaged.push_back(TextBlock(r.label + ": damaged: " + read.status().message()));
+        continue;
+      }
+      const results::AppResults& res = *read;
+      const results::AppLatencyMs& l = res.latency_ms;
+      const json& s = res.settings;
+      const results::DeviceSummary* d = res.device ? &res.device->summary : nullptr;
+      std::string status = res.error ? *res.error : "complete";
       if (status.size() > 80) status = status.substr(0, 77) + "...";
       rows.push_back(json::array(
-          {r.label, app, FmtNum(Num(res, "tps"), 5),
-           Num(res, "qps") > 0 ? FmtNum(Num(res, "qps"), 5) : "-", ms(Get(l, "mean")),
-           ms(Get(l, "p95")), ms(Get(l, "p99")), ms(Get(l, "max")),
-           d.is_object() ? FmtInt(Num(d, "read_iops")) + " / " + FmtInt(Num(d, "write_iops")) : "-",
-           d.is_object() ? FmtNum(Num(d, "util_pct"), 3) + "%" : "-",
+          {r.label, res.app, FmtNum(res.tps, 5), res.qps > 0 ? FmtNum(res.qps, 5) : "-", ms(l.mean),
+           ms(l.p95), ms(l.p99), ms(l.max),
+           d ? FmtInt(d->read_iops) + " / " + FmtInt(d->write_iops) : "-",
+           d ? FmtNum(d->util_pct, 3) + "%" : "-",
            fmt::format("{} threads, {:g} s", Num(s, "threads"), Num(s, "time_s")), status}));
-      const std::string series = ctx.multi ? r.label + ": " + app : app;
-      for (const json& p : Get(res, "per_second")) {
-        json row = {{"t_s", R6(Num(p, "t_s"))},
-                    {"tps", R6(Num(p, "tps"))},
-                    {"lat_ms", R6(Num(p, "lat_ms"))},
-                    {"series", series}};
+      const std::string series = ctx.multi ? r.label + ": " + res.app : res.app;
+      for (const results::AppSecond& p : res.per_second) {
+        json row = {
+            {"t_s", R6(p.t_s)}, {"tps", R6(p.tps)}, {"lat_ms", R6(p.lat_ms)}, {"series", series}};
         if (ctx.multi) row["drive"] = r.label;
         tps.push_back(row);
       }
-      for (const json& p : Get(Get(res, "device"), "per_second")) {
-        for (const char* k : {"read_iops", "write_iops"}) {
-          json row = {{"t_s", R6(Num(p, "t_s"))},
-                      {"iops", R6(Num(p, k))},
-                      {"what", std::string(k) == "read_iops" ? "read" : "write"},
-                      {"series", series}};
+      if (!res.device) continue;
+      for (const results::DeviceSecond& p : res.device->per_second) {
+        for (const auto& [what, v] :
+             {std::pair<const char*, double>{"read", p.read_iops}, {"write", p.write_iops}}) {
+          json row = {{"t_s", R6(p.t_s)}, {"iops", R6(v)}, {"what", what}, {"series", series}};
           if (ctx.multi) row["drive"] = r.label;
           dev.push_back(row);
         }
       }
     }
   }
-  if (rows.empty()) return nullptr;
-  json blocks = json::array();
-  blocks.push_back(TableBlock(
-      ctx.Id("app-table"), "Application results (latency per transaction, ms)",
-      json::array({"Drive", "Test", "TPS", "QPS", "Mean", "p95", "p99", "Max",
-                   "Device read / write IOPS", "Device busy", "Load", "Status"}),
-      rows,
-      json::array({"sysbench percentiles come from its latency histogram (~1.2% buckets); "
-                   "pgbench percentiles from its per-transaction log.",
-                   "Device figures: the block layer's counters of the drive under the data "
-                   "directory, averaged over the measured seconds."})));
+  if (rows.empty() && damaged.empty()) return nullptr;
+  json blocks = damaged;
+  if (!rows.empty()) {
+    blocks.push_back(TableBlock(
+        ctx.Id("app-table"), "Application results (latency per transaction, ms)",
+        json::array({"Drive", "Test", "TPS", "QPS", "Mean", "p95", "p99", "Max",
+                     "Device read / write IOPS", "Device busy", "Load", "Status"}),
+        rows,
+        json::array({"sysbench percentiles come from its latency histogram (~1.2% buckets); "
+                     "pgbench percentiles from its per-transaction log.",
+                     "Device figures: the block layer's counters of the drive under the data "
+                     "directory, averaged over the measured seconds."})));
+  }
   if (!tps.empty()) {
     blocks.push_back(ChartBlock(ctx.Id("app-tps"),
                                 "Transactions per second during the measured run",

@@ -11,6 +11,7 @@
 #include "results/lvi.h"
 #include "results/matrix.h"
 #include "results/op.h"
+#include "results/profile.h"
 #include "results/sweep.h"
 #include "results/tp.h"
 #include "results/wsat.h"
@@ -218,13 +219,14 @@ Result<std::vector<std::string>> ExportRunCsv(const nlohmann::json& doc, const s
     const json& res = Get(t, "results");
     if (IsProfileTest(t)) {
       // Every summary figure of a profile at each fill level (null: the target as found).
-      for (const json& l : Get(res, "levels")) {
-        for (const json& m : Get(l, "summary")) {
+      SSDLAB_ASSIGN_OR_RETURN(auto p, results::ProfileResultsFromJson(res, name + ".results"));
+      for (const results::ProfileLevel& l : p.levels) {
+        for (const results::SummaryFigure& m : l.summary) {
           files["profile_summary"].Add({{"test", name},
-                                        {"kind", Str(res, "kind")},
-                                        {"fill_pct", Get(l, "fill_pct")},
-                                        {"metric", Get(m, "metric")},
-                                        {"value", Get(m, "value")}});
+                                        {"kind", p.kind},
+                                        {"fill_pct", l.fill_pct ? ojson(*l.fill_pct) : ojson()},
+                                        {"metric", m.metric},
+                                        {"value", m.value}});
         }
       }
       continue;

@@ -8,6 +8,7 @@
 
 #include "report/model_internal.h"
 #include "report/pts_sections.h"
+#include "results/profile.h"
 
 namespace ssdlab::report {
 namespace {
@@ -157,26 +158,31 @@ json Figures(Ctx& ctx, const TwinReport& tr) {
   return blocks;
 }
 
-// The sustained IOPS at each OP of the OP advisor run (levels[0].results.points).
+// The sustained IOPS at each OP of the OP advisor run (levels[0].results.points); a damaged
+// one says why.
 json OpBlocks(Ctx& ctx, const ReportRun& r) {
   json blocks = json::array();
   for (const json& t : Get(r.doc, "tests")) {
-    const json& levels = Get(Get(t, "results"), "levels");
-    if (!levels.is_array() || levels.empty()) continue;
-    const json& points = Get(Get(levels[0], "results"), "points");
+    if (!IsProfileTest(t)) continue;
+    auto res = results::ProfileResultsFromJson(Get(t, "results"), Str(t, "name") + ".results");
+    if (!res.ok()) {
+      blocks.push_back(TextBlock("damaged: " + res.status().message()));
+      continue;
+    }
+    if (res->levels.empty()) continue;
+    const auto* op = std::get_if<results::OpAdvisorResults>(&res->levels[0].results);
+    if (!op) continue;
     json values = json::array(), rows = json::array();
     double base = 0;
-    for (const json& p : points) {
-      if (base == 0) base = Num(p, "sustained_iops");
-      for (const char* k : {"sustained_iops", "initial_iops"})
-        values.push_back({{"op", R6(Num(p, "op_pct"))},
-                          {"iops", R6(Num(p, k))},
-                          {"what", std::string(k) == "initial_iops" ? "fresh (first tenth)"
-                                                                    : "sustained (last third)"}});
+    for (const results::OpAdvisorPoint& p : op->points) {
+      if (base == 0) base = p.sustained_iops;
+      for (const auto& [what, v] :
+           {std::pair<const char*, double>{"sustained (last third)", p.sustained_iops},
+            {"fresh (first tenth)", p.initial_iops}})
+        values.push_back({{"op", R6(p.op_pct)}, {"iops", R6(v)}, {"what", what}});
       rows.push_back(
-          json::array({FmtNum(Num(p, "op_pct"), 3) + "%", FmtInt(Num(p, "initial_iops")),
-                       FmtInt(Num(p, "sustained_iops")),
-                       base > 0 ? FmtPct(100 * (Num(p, "sustained_iops") / base - 1)) : "-"}));
+          json::array({FmtNum(p.op_pct, 3) + "%", FmtInt(p.initial_iops), FmtInt(p.sustained_iops),
+                       base > 0 ? FmtPct(100 * (p.sustained_iops / base - 1)) : "-"}));
     }
     if (rows.empty()) continue;
     Ctx one{ctx.runs, false};

@@ -1,82 +1,32 @@
 #include "results/hir.h"
 
-#include "results/read.h"
+#include "results/fields.h"
 
 namespace ssdlab::results {
 
-using internal::Count;
-using internal::Number;
-using nlohmann::json;
+namespace f = fields;
 
-namespace {
+constexpr auto kCycle = f::Object<HirCycle>(
+    f::Count("cycle", &HirCycle::cycle), f::Number("iops", &HirCycle::iops),
+    f::Number("mean_ns", &HirCycle::mean_ns), f::Count("max_ns", &HirCycle::max_ns));
 
-json CycleJson(const HirCycle& c) {
-  return {{"cycle", c.cycle}, {"iops", c.iops}, {"mean_ns", c.mean_ns}, {"max_ns", c.max_ns}};
-}
+constexpr auto kSample = f::Object<HirSample>(f::Number("t_end_s", &HirSample::t_end_s),
+                                              f::Number("iops", &HirSample::iops));
 
-Result<HirCycle> CycleFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  HirCycle c;
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "cycle", c.cycle));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "iops", c.iops));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "mean_ns", c.mean_ns));
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "max_ns", c.max_ns));
-  return c;
-}
+constexpr auto kWaitState = f::Object<HirWaitState>(
+    f::Count("wait_ns", &HirWaitState::wait_ns), f::List("cycles", &HirWaitState::cycles, kCycle),
+    f::Number("mean_cycle_iops", &HirWaitState::mean_cycle_iops),
+    f::Number("gain_vs_baseline", &HirWaitState::gain_vs_baseline),
+    f::Number("gain_vs_continuous", &HirWaitState::gain_vs_continuous),
+    f::Sub("cycle_metrics", &HirWaitState::cycle_metrics, f::Via<PhaseMetricsFromJson>()),
+    f::Sub("return_to_baseline", &HirWaitState::return_to_baseline, f::Via<PhaseMetricsFromJson>()),
+    f::List("return_series", &HirWaitState::return_series, kSample));
 
-json SampleJson(const HirSample& s) { return {{"t_end_s", s.t_end_s}, {"iops", s.iops}}; }
+constexpr auto kHir =
+    f::Object<HirResults>(f::Text("purge_method", &HirResults::purge_method),
+                          f::Number("baseline_iops", &HirResults::baseline_iops),
+                          f::List("wait_states", &HirResults::wait_states, kWaitState));
 
-Result<HirSample> SampleFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  HirSample s;
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "t_end_s", s.t_end_s));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "iops", s.iops));
-  return s;
-}
-
-json WaitJson(const HirWaitState& w) {
-  return {{"wait_ns", w.wait_ns},
-          {"cycles", internal::ListJson(w.cycles, CycleJson)},
-          {"mean_cycle_iops", w.mean_cycle_iops},
-          {"gain_vs_baseline", w.gain_vs_baseline},
-          {"gain_vs_continuous", w.gain_vs_continuous},
-          {"cycle_metrics", ToJson(w.cycle_metrics)},
-          {"return_to_baseline", ToJson(w.return_to_baseline)},
-          {"return_series", internal::ListJson(w.return_series, SampleJson)}};
-}
-
-Result<HirWaitState> WaitFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  HirWaitState w;
-  SSDLAB_RETURN_IF_ERROR(Count(j, where, "wait_ns", w.wait_ns));
-  SSDLAB_RETURN_IF_ERROR(internal::List(j, where, "cycles", CycleFromJson, w.cycles));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "mean_cycle_iops", w.mean_cycle_iops));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "gain_vs_baseline", w.gain_vs_baseline));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "gain_vs_continuous", w.gain_vs_continuous));
-  SSDLAB_RETURN_IF_ERROR(
-      internal::Sub(j, where, "cycle_metrics", PhaseMetricsFromJson, w.cycle_metrics));
-  SSDLAB_RETURN_IF_ERROR(
-      internal::Sub(j, where, "return_to_baseline", PhaseMetricsFromJson, w.return_to_baseline));
-  SSDLAB_RETURN_IF_ERROR(
-      internal::List(j, where, "return_series", SampleFromJson, w.return_series));
-  return w;
-}
-
-}  // namespace
-
-json ToJson(const HirResults& h) {
-  return {{"purge_method", h.purge_method},
-          {"baseline_iops", h.baseline_iops},
-          {"wait_states", internal::ListJson(h.wait_states, WaitJson)}};
-}
-
-Result<HirResults> HirResultsFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  HirResults h;
-  SSDLAB_RETURN_IF_ERROR(internal::Text(j, where, "purge_method", h.purge_method));
-  SSDLAB_RETURN_IF_ERROR(Number(j, where, "baseline_iops", h.baseline_iops));
-  SSDLAB_RETURN_IF_ERROR(internal::List(j, where, "wait_states", WaitFromJson, h.wait_states));
-  return h;
-}
+SSDLAB_FIELDS_JSON(HirResults, HirResultsFromJson, kHir)
 
 }  // namespace ssdlab::results

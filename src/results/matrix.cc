@@ -1,24 +1,16 @@
 #include "results/matrix.h"
 
-#include "results/read.h"
+#include "results/fields.h"
 
 namespace ssdlab::results {
 
-using nlohmann::json;
+namespace f = fields;
 
-json ToJson(const MatrixResults& m) {
-  return {{"purge_method", m.purge_method},
-          {"range_bytes", m.range_bytes},
-          {"cells", internal::ListJson(m.cells)}};
-}
+constexpr auto kMatrix =
+    f::Object<MatrixResults>(f::Text("purge_method", &MatrixResults::purge_method),
+                             f::Count("range_bytes", &MatrixResults::range_bytes),
+                             f::List("cells", &MatrixResults::cells, f::Via<CellFromJson>()));
 
-Result<MatrixResults> MatrixResultsFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  MatrixResults m;
-  SSDLAB_RETURN_IF_ERROR(internal::Text(j, where, "purge_method", m.purge_method));
-  SSDLAB_RETURN_IF_ERROR(internal::Count(j, where, "range_bytes", m.range_bytes));
-  SSDLAB_RETURN_IF_ERROR(internal::List(j, where, "cells", CellFromJson, m.cells));
-  return m;
-}
+SSDLAB_FIELDS_JSON(MatrixResults, MatrixResultsFromJson, kMatrix)
 
 }  // namespace ssdlab::results

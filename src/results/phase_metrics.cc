@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <utility>
 
-#include "results/read.h"
+#include "results/fields.h"
 
 namespace ssdlab::results {
 
@@ -12,40 +12,49 @@ using nlohmann::json;
 
 namespace {
 
-// Each direction's stored key and the member that holds it.
-constexpr std::pair<const char*, DirectionMetrics PhaseMetrics::*> kDirections[] = {
-    {"read", &PhaseMetrics::read},
-    {"write", &PhaseMetrics::write},
-    {"total", &PhaseMetrics::total}};
+namespace f = fields;
+
+// The latency percentiles stand beside mean, min and max: every key "pNN" of the object.
+bool IsPercentile(const std::string& key, const json& v) {
+  return key.size() > 1 && key[0] == 'p' && !v.is_null();
+}
+
+constexpr auto kLatency = f::Object<LatencySummaryNs>(
+    f::Number("mean", &LatencySummaryNs::mean), f::Count("min", &LatencySummaryNs::min),
+    f::Count("max", &LatencySummaryNs::max),
+    f::Inline(&LatencySummaryNs::percentiles, f::MapOf(f::NumberOf<double>(), IsPercentile)));
+
+constexpr auto kDirection = f::Object<DirectionMetrics>(
+    f::Count("ios", &DirectionMetrics::ios), f::Number("iops", &DirectionMetrics::iops),
+    f::Number("bw_bytes_per_s", &DirectionMetrics::bw_bytes_per_s),
+    f::Sub("lat_ns", &DirectionMetrics::lat_ns, kLatency));
+
 constexpr const char* kCounterNames[] = {"sim"};  // the backends that report counters
+constexpr auto kCounterValues = f::MapOf(f::NumberOf<double>());
 
-json ToJson(const DirectionMetrics& d) {
-  json lat = {{"mean", d.lat_ns.mean}, {"min", d.lat_ns.min}, {"max", d.lat_ns.max}};
-  for (const auto& [k, v] : d.lat_ns.percentiles) lat[k] = v;
-  return {{"ios", d.ios}, {"iops", d.iops}, {"bw_bytes_per_s", d.bw_bytes_per_s}, {"lat_ns", lat}};
-}
-
-Status DirectionFromJson(const json& j, const std::string& where, DirectionMetrics& d) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  SSDLAB_RETURN_IF_ERROR(internal::Count(j, where, "ios", d.ios));
-  SSDLAB_RETURN_IF_ERROR(internal::Number(j, where, "iops", d.iops));
-  SSDLAB_RETURN_IF_ERROR(internal::Number(j, where, "bw_bytes_per_s", d.bw_bytes_per_s));
-  auto lat = j.find("lat_ns");
-  if (lat == j.end()) return Status::Ok();
-  const std::string at = where + ".lat_ns";
-  SSDLAB_RETURN_IF_ERROR(internal::Object(*lat, at));
-  for (const auto& [k, v] : lat->items()) {
-    if (k == "min" || k == "max") {
-      SSDLAB_RETURN_IF_ERROR(
-          internal::Count(*lat, at, k, k == "min" ? d.lat_ns.min : d.lat_ns.max));
-    } else if (k == "mean") {
-      SSDLAB_RETURN_IF_ERROR(internal::Number(*lat, at, k, d.lat_ns.mean));
-    } else if (k.size() > 1 && k[0] == 'p' && !v.is_null()) {
-      SSDLAB_RETURN_IF_ERROR(internal::Number(*lat, at, k, d.lat_ns.percentiles[k]));
-    }
+// The backend's counters under its name ("sim"), beside the other keys.
+struct CountersCodec {
+  json Write(const PhaseMetrics& m) const {
+    json out = json::object();
+    if (!m.counters_name.empty()) out[m.counters_name] = kCounterValues.Write(m.counters);
+    return out;
   }
-  return Status::Ok();
-}
+  Status Read(const json& j, const std::string& where, PhaseMetrics& m) const {
+    for (const char* name : kCounterNames) {
+      auto it = j.find(name);
+      if (it == j.end() || it->is_null()) continue;
+      m.counters_name = name;
+      SSDLAB_RETURN_IF_ERROR(kCounterValues.Read(*it, where + "." + name, m.counters));
+    }
+    return Status::Ok();
+  }
+};
+
+constexpr auto kMetrics = f::Object<PhaseMetrics>(
+    f::Sub("read", &PhaseMetrics::read, kDirection),
+    f::Sub("write", &PhaseMetrics::write, kDirection),
+    f::Sub("total", &PhaseMetrics::total, kDirection),
+    f::Count("measured_ns", &PhaseMetrics::measured_ns), f::Merge<PhaseMetrics>(CountersCodec{}));
 
 }  // namespace
 
@@ -69,7 +78,10 @@ std::string PercentileKey(double p) {
 PhaseMetrics MetricsOf(const PhaseResult& r, const std::vector<double>& pcts) {
   PhaseMetrics m;
   auto dir = [&](const DirectionStats& d) {
-    DirectionMetrics out{d.ios, r.Iops(d), r.BytesPerS(d), {}};
+    DirectionMetrics out;
+    out.ios = d.ios;
+    out.iops = r.Iops(d);
+    out.bw_bytes_per_s = r.BytesPerS(d);
     out.lat_ns.mean = d.latency.Mean();
     out.lat_ns.min = d.latency.min();
     out.lat_ns.max = d.latency.max();
@@ -85,35 +97,10 @@ PhaseMetrics MetricsOf(const PhaseResult& r, const std::vector<double>& pcts) {
   return m;
 }
 
-json ToJson(const PhaseMetrics& m) {
-  json out = {{"measured_ns", m.measured_ns}};
-  for (const auto& [key, member] : kDirections) out[key] = ToJson(m.*member);
-  if (!m.counters_name.empty()) {
-    json c = json::object();
-    for (const auto& [k, v] : m.counters) c[k] = v;
-    out[m.counters_name] = c;
-  }
-  return out;
-}
+json ToJson(const PhaseMetrics& m) { return kMetrics.Write(m); }
 
 Result<PhaseMetrics> PhaseMetricsFromJson(const json& j, const std::string& where) {
-  SSDLAB_RETURN_IF_ERROR(internal::Object(j, where));
-  PhaseMetrics m;
-  for (const auto& [key, member] : kDirections) {
-    auto it = j.find(key);
-    if (it != j.end()) SSDLAB_RETURN_IF_ERROR(DirectionFromJson(*it, where + "." + key, m.*member));
-  }
-  SSDLAB_RETURN_IF_ERROR(internal::Count(j, where, "measured_ns", m.measured_ns));
-  for (const char* name : kCounterNames) {
-    auto it = j.find(name);
-    if (it == j.end()) continue;
-    const std::string at = where + "." + name;
-    SSDLAB_RETURN_IF_ERROR(internal::Object(*it, at));
-    m.counters_name = name;
-    for (const auto& [k, v] : it->items())
-      SSDLAB_RETURN_IF_ERROR(internal::Number(*it, at, k, m.counters[k]));
-  }
-  return m;
+  return kMetrics.Parse(j, where);
 }
 
 }  // namespace ssdlab::results

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
+#include <optional>
 
+#include "results/fields.h"
 #include "results/hir.h"
 #include "results/lvi.h"
 #include "results/matrix.h"
@@ -19,30 +22,30 @@ namespace {
 
 using nlohmann::json;
 
-// Every stored steady state of the report's PTS fixture (whole batteries the real program ran
-// on the simulator) reads into the typed form and writes back to the same document.
-TEST(SteadyState, StoredDocumentsRoundTrip) {
+// The report's PTS fixture: whole batteries the real program ran on the simulator.
+json Fixture() {
   std::ifstream in(SSDLAB_PTS_RUNS);
-  ASSERT_TRUE(in.good());
-  json runs = json::parse(in);
+  return json::parse(in);
+}
+
+// Every stored steady state of the fixture reads into the typed form and writes back to the
+// same document.
+TEST(SteadyState, StoredDocumentsRoundTrip) {
   size_t required = 0, tests = 0;
-  for (const json& run : runs) {
+  for (const json& run : Fixture()) {
     for (const json& t : run["tests"]) {
       ++tests;
       auto s = SteadyStateFromJson(t["steady_state"]);
       ASSERT_TRUE(s.ok()) << t["name"] << ": " << s.status().message();
       required += s->required;
       EXPECT_EQ(ToJson(*s), t["steady_state"]) << t["name"];
-      if (s->required) EXPECT_FALSE(s->tracking.empty()) << t["name"];
+      if (s->required) {
+        EXPECT_FALSE(s->tracking.empty()) << t["name"];
+      }
     }
   }
   EXPECT_GT(tests, 10u);
   EXPECT_GT(required, 8u);
-}
-
-json Fixture() {
-  std::ifstream in(SSDLAB_PTS_RUNS);
-  return json::parse(in);
 }
 
 // Every metrics object anywhere in `j` (an object with a "total" holding "lat_ns").
@@ -240,6 +243,73 @@ TEST(TestResults, DamagedDocumentsAreRefusedNamingTestAndKey) {
       OpResultsFromJson, "op",
       {{R"({"op_points": [{"curves": 3}]})", ".op_points[0].curves"},
        {R"({"op_points": [{"steady_state": {"mean": "m"}}]})", ".op_points[0].steady_state.mean"}});
+}
+
+// ---- The field table (results/fields.h) ----
+
+struct Inner {
+  double x = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> pairs;
+};
+struct Outer {
+  std::string name;
+  uint32_t n = 0;
+  std::optional<uint64_t> seed;
+  bool done = false;
+  Inner inner;
+  std::vector<Inner> list;
+  std::map<std::string, double> named;
+  std::string path;  // written as {"target": {"path"}}
+};
+
+constexpr auto kInner = fields::Object<Inner>(
+    fields::Number("x", &Inner::x),
+    fields::List("pairs", &Inner::pairs, fields::PairOf<uint64_t, uint64_t>()));
+constexpr auto kOuter = fields::Object<Outer>(
+    fields::Text("name", &Outer::name), fields::Count("n", &Outer::n),
+    fields::Count("seed", &Outer::seed), fields::Flag("done", &Outer::done),
+    fields::Sub("inner", &Outer::inner, kInner), fields::List("list", &Outer::list, kInner),
+    fields::Sub("named", &Outer::named, fields::MapOf(fields::NumberOf<double>())),
+    fields::At<Outer>("target", fields::Object<Outer>(fields::Text("path", &Outer::path))));
+
+TEST(Fields, OneTableWritesAndReads) {
+  Outer o{"a", 3, std::nullopt, true, {1.5, {{1, 2}}}, {{}, {2, {}}}, {{"v", 0.5}}, "/p"};
+  const json j = kOuter.Write(o);
+  EXPECT_EQ(j.dump(),
+            R"({"done":true,"inner":{"pairs":[[1,2]],"x":1.5},"list":[{"pairs":[],"x":0.0},)"
+            R"({"pairs":[],"x":2.0}],"n":3,"name":"a","named":{"v":0.5},"target":{"path":"/p"}})");
+  EXPECT_TRUE(j["n"].is_number_unsigned());
+  auto back = kOuter.Parse(j, "o");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(kOuter.Write(*back), j);
+  EXPECT_FALSE(back->seed.has_value()) << "an optional member is written only when set";
+  o.seed = 7;
+  EXPECT_EQ(kOuter.Parse(kOuter.Write(o), "o")->seed, 7u);
+  auto empty = kOuter.Parse(json{{"name", nullptr}}, "o");
+  ASSERT_TRUE(empty.ok()) << "missing and null keys keep the defaults";
+  EXPECT_EQ(empty->n, 0u);
+}
+
+TEST(Fields, OneWordingForEveryKind) {
+  const std::vector<std::pair<const char*, std::string>> cases = {
+      {"[]", "o is not an object"},
+      {R"({"name": 1})", "o.name is not a text"},
+      {R"({"n": -1})", "o.n is not a count"},
+      {R"({"seed": "s"})", "o.seed is not a count"},
+      {R"({"done": 0})", "o.done is not true or false"},
+      {R"({"inner": {"x": "y"}})", "o.inner.x is not a number"},
+      {R"({"inner": 2})", "o.inner is not an object"},
+      {R"({"list": {}})", "o.list is not a list"},
+      {R"({"list": [{}, {"pairs": [[1]]}]})", "o.list[1].pairs[0] is not a pair of numbers"},
+      {R"({"named": {"v": true}})", "o.named.v is not a number"},
+      {R"({"target": {"path": 3}})", "o.target.path is not a text"},
+  };
+  for (const auto& [text, want] : cases) {
+    auto r = kOuter.Parse(json::parse(text), "o");
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+    EXPECT_EQ(r.status().message(), want);
+  }
 }
 
 }  // namespace

@@ -17,8 +17,9 @@ struct RunContext {
   std::string target_path;  // context.target.path; "" where there is none
 };
 
-// Missing keys read as ""; Invalid naming `where`.KEY when `context` is not an object or a
-// key holds something other than a string (context.target: an object with a string "path").
+// Missing keys read as ""; Invalid "WHERE.KEY is not a text" when a key holds something other
+// than a JSON string, "WHERE is not an object" when `context` (or context.target, an object
+// with a text "path") is not one (the wording of results/fields.h).
 Result<RunContext> RunContextFromJson(const nlohmann::json& context, const std::string& where);
 
 }  // namespace ssdlab::results

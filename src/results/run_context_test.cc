@@ -39,12 +39,12 @@ TEST(RunContext, MissingKeysReadEmpty) {
 TEST(RunContext, WrongTypesNameTheKey) {
   const std::vector<std::pair<json, std::string>> cases = {
       {json::array(), "ctx is not an object"},
-      {{{"run", 7}}, "ctx.run is not a string"},
-      {{{"status", true}}, "ctx.status is not a string"},
-      {{{"created_at", json::array()}}, "ctx.created_at is not a string"},
-      {{{"host", 1.5}}, "ctx.host is not a string"},
+      {{{"run", 7}}, "ctx.run is not a text"},
+      {{{"status", true}}, "ctx.status is not a text"},
+      {{{"created_at", json::array()}}, "ctx.created_at is not a text"},
+      {{{"host", 1.5}}, "ctx.host is not a text"},
       {{{"target", "/dev/sda"}}, "ctx.target is not an object"},
-      {{{"target", {{"path", 3}}}}, "ctx.target.path is not a string"},
+      {{{"target", {{"path", 3}}}}, "ctx.target.path is not a text"},
   };
   for (const auto& [doc, want] : cases) {
     auto c = RunContextFromJson(doc, "ctx");

@@ -16,6 +16,7 @@
 
 #include "backend/backend.h"
 #include "base/status.h"
+#include "results/profile_kinds.h"
 #include "suite/journal.h"
 #include "suite/pts.h"
 #include "workload/parse.h"
@@ -36,7 +37,8 @@ struct CurveMix {
   std::string source;    // where the figures come from and why
 };
 const std::vector<CurveMix>& BuiltinCurveMixes();
-nlohmann::json CurveMixJson(const CurveMix& m);
+// The mix as stored (the test's parameters, the curve's results).
+results::CurveMixRecord CurveMixRecordOf(const CurveMix& m);
 
 // One phase of a user profile: the options of `ssdlab run`, resolved against the target.
 struct UserPhase {

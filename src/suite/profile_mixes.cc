@@ -125,23 +125,18 @@ const std::vector<CurveMix>& BuiltinCurveMixes() {
   return kMixes;
 }
 
-nlohmann::json CurveMixJson(const CurveMix& m) {
-  nlohmann::json bs = nlohmann::json::array();
-  for (const BlockShare& b : m.block_sizes) bs.push_back({{"bytes", b.bytes}, {"pct", b.pct}});
-  nlohmann::json zones = nlohmann::json::array();
-  for (const Zone& z : m.dist.zones)
-    zones.push_back({{"access_pct", z.access_pct}, {"range_pct", z.range_pct}});
-  const char* kind = "uniform";
-  if (m.dist.kind == DistKind::kZipf) kind = "zipf";
-  if (m.dist.kind == DistKind::kPareto) kind = "pareto";
-  if (m.dist.kind == DistKind::kZoned) kind = "zoned";
-  return {{"name", m.name},
-          {"pattern", m.sequential ? "sequential" : "random"},
-          {"read_pct", m.read_pct},
-          {"block_sizes", bs},
-          {"dist", {{"kind", kind}, {"param", m.dist.param}, {"zones", zones}}},
-          {"threads", m.threads},
-          {"source", m.source}};
+results::CurveMixRecord CurveMixRecordOf(const CurveMix& m) {
+  results::CurveMixRecord r{m.name,     m.sequential ? "sequential" : "random",
+                            m.read_pct, {},
+                            "uniform",  m.dist.param,
+                            {},         m.threads,
+                            m.source};
+  for (const BlockShare& b : m.block_sizes) r.block_sizes.push_back({b.bytes, b.pct});
+  for (const Zone& z : m.dist.zones) r.dist_zones.push_back({z.access_pct, z.range_pct});
+  if (m.dist.kind == DistKind::kZipf) r.dist_kind = "zipf";
+  if (m.dist.kind == DistKind::kPareto) r.dist_kind = "pareto";
+  if (m.dist.kind == DistKind::kZoned) r.dist_kind = "zoned";
+  return r;
 }
 
 }  // namespace ssdlab
