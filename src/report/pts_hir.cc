@@ -43,15 +43,13 @@ json HirSection(Ctx& ctx, const std::string& name) {
     if (!res.ok()) continue;
     const ReportRun& r = *run;
     int x = 0;
-    for (const json& rd : Get(*test, "rounds")) {
-      for (auto& [k, v] : Get(rd, "tracking").items()) {
-        if (v.is_number()) {
-          seq.push_back({{"drive", r.label},
-                         {"x", ++x},
-                         {"state", "continuous (preconditioning)"},
-                         {"segment", "preconditioning"},
-                         {"iops", R6(v.get<double>())}});
-        }
+    for (const results::TrackedRound& rd : RoundsOf(*test)) {
+      for (const auto& [k, v] : rd.tracking) {
+        seq.push_back({{"drive", r.label},
+                       {"x", ++x},
+                       {"state", "continuous (preconditioning)"},
+                       {"segment", "preconditioning"},
+                       {"iops", R6(v)}});
       }
     }
     const double baseline = res->baseline_iops;
@@ -133,11 +131,10 @@ json HirSection(Ctx& ctx, const std::string& name) {
            "Mean IOPS of the bursts per wait state; the black tick is the steady-state baseline",
            s2),
        ChartBlock(ctx.Id("hir-lat"), "Mean latency of each burst (log scale)", s3)})));
-  Append(blocks, SteadyStateBlocks(ctx, name, "preconditioning to the baseline"));
-  return Section(name, "Host idle recovery",
-                 "After saturation, 4KiB random-write bursts alternate with pauses: the longer the "
-                 "pause, the more garbage collection the drive does in the background.",
-                 blocks);
+  return SteadySection(
+      ctx, name, blocks, "preconditioning to the baseline",
+      "After saturation, 4KiB random-write bursts alternate with pauses: the longer the "
+      "pause, the more garbage collection the drive does in the background.");
 }
 
 }  // namespace ssdlab::report::pts

@@ -112,11 +112,10 @@ json LviSection(Ctx& ctx, const std::string& name) {
                    "", kNarrow + 60)));
   }
   blocks.push_back(RowBlock(charts));
-  Append(blocks, SteadyStateBlocks(ctx, name, "workload-dependent preconditioning"));
-  return Section(name, "Latency vs IOPS",
-                 "Latency against IOPS as the queue depth grows (1..32) at a chosen thread count: "
-                 "the throughput a drive delivers at a given response time.",
-                 blocks);
+  return SteadySection(
+      ctx, name, blocks, "workload-dependent preconditioning",
+      "Latency against IOPS as the queue depth grows (1..32) at a chosen thread count: "
+      "the throughput a drive delivers at a given response time.");
 }
 
 }  // namespace ssdlab::report::pts

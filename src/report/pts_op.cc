@@ -92,23 +92,17 @@ json OpSection(Ctx& ctx, const std::string& name) {
       if (res->op_points.empty()) return DefaultWindows(test);
       for (const results::OpPoint& p : res->op_points) {
         if (!p.steady_state.required) continue;
-        SteadyWindow w{fmt::format("OP +{:g}%: ", p.op_pct), p.steady_state.variables, {}};
-        for (const json& rd : Get(test, "rounds")) {
-          if (Num(rd, "op_pct", -1) != p.op_pct) continue;
-          for (auto& [k, v] : Get(rd, "tracking").items()) {
-            if (v.is_number()) w.series[k].push_back(v.get<double>());
-          }
-        }
-        out.push_back(std::move(w));
+        out.push_back({fmt::format("OP +{:g}%: ", p.op_pct), p.steady_state.variables,
+                       TrackedSeries(RoundsOf(test), p.op_pct)});
       }
     }
     return out;
   };
-  Append(blocks, SteadyStateBlocks(ctx, name, "preconditioning at each setting", windows));
-  return Section(name, "Over-provisioning study",
-                 "The latency-vs-IOPS curves repeated with part of the capacity left unused after "
-                 "a purge: more spare area, less write amplification.",
-                 blocks);
+  return SteadySection(
+      ctx, name, blocks, "preconditioning at each setting",
+      "The latency-vs-IOPS curves repeated with part of the capacity left unused after "
+      "a purge: more spare area, less write amplification.",
+      windows);
 }
 
 }  // namespace ssdlab::report::pts

@@ -143,11 +143,21 @@ struct SteadyWindow {
   std::map<std::string, SteadyStateVerdict> variables;
   std::map<std::string, std::vector<double>> series;
 };
+// The test's tracking rounds (results/steady_state.h); none when they are damaged.
+std::vector<results::TrackedRound> RoundsOf(const json& test);
+// Each tracked variable's values by round, oldest first; with `op_pct`, of the rounds of that
+// OP-study setting only.
+std::map<std::string, std::vector<double>> TrackedSeries(
+    const std::vector<results::TrackedRound>& rounds, std::optional<double> op_pct = {});
 // The test's own window: its verdict's variables over its rounds' tracking values (none when
 // its steady state is damaged).
 std::vector<SteadyWindow> DefaultWindows(const json& test);
 // The windows of a run's test when it judges several (the OP study: one per setting).
 using WindowsFn = std::function<std::vector<SteadyWindow>(const ReportRun& run, const json& test)>;
+// The section of test `name` (its title, `intro` and `blocks`) ending with its steady-state
+// blocks (SteadyStateBlocks of `what` and `windows`).
+json SteadySection(Ctx& ctx, const std::string& name, json blocks, const std::string& what,
+                   const std::string& intro, const WindowsFn& windows = nullptr);
 // Convergence plot, measurement-window plots and the excursion table of a test. By default one
 // window: the test's verdict over its rounds.
 json SteadyStateBlocks(Ctx& ctx, const std::string& test_name, const std::string& what,

@@ -70,11 +70,9 @@ json TpSection(Ctx& ctx, const std::string& name) {
                       Q("mib_s", "MiB/s"), N("direction", "Direction"), ctx, "direction", false,
                       ctx.multi ? 260 : 220);
   blocks.push_back(ChartBlock(ctx.Id("tp-bars"), "Throughput by block size, read and write", spec));
-  Append(blocks, SteadyStateBlocks(ctx, name, "throughput"));
-  return Section(
-      name, "Throughput",
-      "Sequential read and write, each block size after its own purge and preconditioning.",
-      blocks);
+  return SteadySection(
+      ctx, name, blocks, "throughput",
+      "Sequential read and write, each block size after its own purge and preconditioning.");
 }
 
 }  // namespace ssdlab::report::pts
