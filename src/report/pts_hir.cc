@@ -9,32 +9,32 @@
 
 namespace ssdlab::report::pts {
 
+// The rows of the section's parameter table.
+static std::vector<ParamFact<results::HirResults>> HirFacts() {
+  return {
+      {"Stimulus",
+       [](const ReportRun& r, const results::HirResults&) {
+         return fmt::format("4KiB random write: {} write then a pause, {:g} cycles per wait state",
+                            FmtDurationNs(Num(Options(r), "hir_write_ns")),
+                            Num(Options(r), "hir_cycles"));
+       }},
+      {"Wait states",
+       [](const ReportRun& r, const results::HirResults&) {
+         std::string s;
+         for (const json& w : Get(Options(r), "hir_wait_ns"))
+           s += (s.empty() ? "" : ", ") + FmtDurationNs(w.get<double>());
+         return s;
+       }},
+      {"Return to baseline",
+       [](const ReportRun& r, const results::HirResults&) {
+         return FmtDurationNs(Num(Options(r), "hir_baseline_ns")) +
+                " continuous write after each wait state";
+       }},
+  };
+}
+
 json HirSection(Ctx& ctx, const std::string& name) {
-  using results::HirResults;
-  const auto runs = ReadResults<HirResults>(ctx, name, results::HirResultsFromJson);
-  json blocks = json::array();
-  blocks.push_back(ParamsTable<HirResults>(
-      ctx, name, runs,
-      {
-          {"Stimulus",
-           [](const ReportRun& r, const HirResults&) {
-             return fmt::format(
-                 "4KiB random write: {} write then a pause, {:g} cycles per wait state",
-                 FmtDurationNs(Num(Options(r), "hir_write_ns")), Num(Options(r), "hir_cycles"));
-           }},
-          {"Wait states",
-           [](const ReportRun& r, const HirResults&) {
-             std::string s;
-             for (const json& w : Get(Options(r), "hir_wait_ns"))
-               s += (s.empty() ? "" : ", ") + FmtDurationNs(w.get<double>());
-             return s;
-           }},
-          {"Return to baseline",
-           [](const ReportRun& r, const HirResults&) {
-             return FmtDurationNs(Num(Options(r), "hir_baseline_ns")) +
-                    " continuous write after each wait state";
-           }},
-      }));
+  auto [runs, blocks] = OpenSection(ctx, name, results::HirResultsFromJson, HirFacts());
   json seq = json::array(), bars = json::array(), trows = json::array();
   json wait_sort = json::array({"continuous (preconditioning)"});
   const std::string kReturn = "continuous (return to baseline)";

@@ -62,37 +62,36 @@ json CurveChart(const std::string& title, const CurveRows& rows, const std::stri
   return s;
 }
 
+// The rows of the section's parameter table.
+static std::vector<ParamFact<results::LviResults>> LviFacts() {
+  return {
+      {"Stimulus",
+       [](const ReportRun& r, const results::LviResults&) {
+         return fmt::format("random; threads {} x QD {}", ListNums(Get(Options(r), "lvi_threads")),
+                            ListNums(Get(Options(r), "lvi_qds")));
+       }},
+      {"Block sizes",
+       [](const ReportRun& r, const results::LviResults&) {
+         return ListBytes(Get(Options(r), "lvi_block_bytes"));
+       }},
+      {"Read/write mixes",
+       [](const ReportRun& r, const results::LviResults&) {
+         return ListMixes(Get(Options(r), "lvi_read_pcts"));
+       }},
+      {"Each point",
+       [](const ReportRun& r, const results::LviResults&) {
+         return FmtDurationNs(Num(Options(r), "lvi_warmup_ns")) + " warm-up + " +
+                FmtDurationNs(Num(Options(r), "lvi_measure_ns")) + " measured";
+       }},
+      {"Preconditioning",
+       [](const ReportRun&, const results::LviResults&) {
+         return std::string("4KiB random write rounds until steady state");
+       }},
+  };
+}
+
 json LviSection(Ctx& ctx, const std::string& name) {
-  using results::LviResults;
-  const auto runs = ReadResults<LviResults>(ctx, name, results::LviResultsFromJson);
-  json blocks = json::array();
-  blocks.push_back(ParamsTable<LviResults>(
-      ctx, name, runs,
-      {
-          {"Stimulus",
-           [](const ReportRun& r, const LviResults&) {
-             return fmt::format("random; threads {} x QD {}",
-                                ListNums(Get(Options(r), "lvi_threads")),
-                                ListNums(Get(Options(r), "lvi_qds")));
-           }},
-          {"Block sizes",
-           [](const ReportRun& r, const LviResults&) {
-             return ListBytes(Get(Options(r), "lvi_block_bytes"));
-           }},
-          {"Read/write mixes",
-           [](const ReportRun& r, const LviResults&) {
-             return ListMixes(Get(Options(r), "lvi_read_pcts"));
-           }},
-          {"Each point",
-           [](const ReportRun& r, const LviResults&) {
-             return FmtDurationNs(Num(Options(r), "lvi_warmup_ns")) + " warm-up + " +
-                    FmtDurationNs(Num(Options(r), "lvi_measure_ns")) + " measured";
-           }},
-          {"Preconditioning",
-           [](const ReportRun&, const LviResults&) {
-             return std::string("4KiB random write rounds until steady state");
-           }},
-      }));
+  auto [runs, blocks] = OpenSection(ctx, name, results::LviResultsFromJson, LviFacts());
   CurveRows rows;
   for (const auto& [run, test, res] : runs) {
     if (res.ok()) AddCurves(rows, res->curves, run->label);

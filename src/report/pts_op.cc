@@ -9,24 +9,24 @@
 
 namespace ssdlab::report::pts {
 
+// The rows of the section's parameter table.
+static std::vector<ParamFact<results::OpResults>> OpFacts() {
+  return {
+      {"Unused capacity",
+       [](const ReportRun& r, const results::OpResults&) {
+         return ListNums(Get(Options(r), "op_pcts"), "%, ") + "% (and 0%)";
+       }},
+      {"Per setting",
+       [](const ReportRun&, const results::OpResults&) {
+         return std::string(
+             "purge, write only the remaining range to steady state, "
+             "then latency-vs-IOPS curves of 4KiB write and 70/30");
+       }},
+  };
+}
+
 json OpSection(Ctx& ctx, const std::string& name) {
-  using results::OpResults;
-  const auto runs = ReadResults<OpResults>(ctx, name, results::OpResultsFromJson);
-  json blocks = json::array();
-  blocks.push_back(ParamsTable<OpResults>(
-      ctx, name, runs,
-      {
-          {"Unused capacity",
-           [](const ReportRun& r, const OpResults&) {
-             return ListNums(Get(Options(r), "op_pcts"), "%, ") + "% (and 0%)";
-           }},
-          {"Per setting",
-           [](const ReportRun&, const OpResults&) {
-             return std::string(
-                 "purge, write only the remaining range to steady state, "
-                 "then latency-vs-IOPS curves of 4KiB write and 70/30");
-           }},
-      }));
+  auto [runs, blocks] = OpenSection(ctx, name, results::OpResultsFromJson, OpFacts());
   json bars = json::array(), trows = json::array(), charts = json::array();
   for (const auto& [run, test, res] : runs) {
     if (!res.ok()) continue;

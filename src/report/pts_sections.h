@@ -130,6 +130,21 @@ json ParamsTable(Ctx& ctx, const std::string& name, const std::vector<RunResults
   return TableBlock(ctx.Id("params-" + name), "Test parameters: " + TestTitle(name), cols, rows);
 }
 
+// A section's runs of its test with their typed results (ReadResults) and its blocks, the
+// first of them its parameter table (ParamsTable of `facts`).
+template <class T>
+struct OpenedSection {
+  std::vector<RunResults<T>> runs;
+  json blocks;
+};
+template <class T, class From>
+OpenedSection<T> OpenSection(Ctx& ctx, const std::string& name, From from,
+                             const std::vector<ParamFact<T>>& facts) {
+  OpenedSection<T> s{ReadResults<T>(ctx, name, from), json::array()};
+  s.blocks.push_back(ParamsTable<T>(ctx, name, s.runs, facts));
+  return s;
+}
+
 // The parameters IOPS and LAT share (pts_iops.cc): stimulus, block sizes and mixes (the
 // options TEST_block_bytes, TEST_read_pcts).
 std::vector<ParamFact<results::MatrixResults>> MatrixFacts(const std::string& test);

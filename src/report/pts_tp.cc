@@ -9,23 +9,23 @@
 
 namespace ssdlab::report::pts {
 
+// The rows of the section's parameter table.
+static std::vector<ParamFact<results::TpResults>> TpFacts() {
+  return {
+      {"Stimulus",
+       [](const ReportRun&, const results::TpResults& t) {
+         return StimulusOf("sequential", t.by_block.empty() ? std::vector<results::CellResult>{}
+                                                            : t.by_block.front().cells);
+       }},
+      {"Block sizes",
+       [](const ReportRun& r, const results::TpResults&) {
+         return ListBytes(Get(Options(r), "tp_block_bytes"));
+       }},
+  };
+}
+
 json TpSection(Ctx& ctx, const std::string& name) {
-  using results::TpResults;
-  const auto runs = ReadResults<TpResults>(ctx, name, results::TpResultsFromJson);
-  json blocks = json::array();
-  blocks.push_back(ParamsTable<TpResults>(
-      ctx, name, runs,
-      {
-          {"Stimulus",
-           [](const ReportRun&, const TpResults& t) {
-             return StimulusOf("sequential", t.by_block.empty() ? std::vector<results::CellResult>{}
-                                                                : t.by_block.front().cells);
-           }},
-          {"Block sizes",
-           [](const ReportRun& r, const TpResults&) {
-             return ListBytes(Get(Options(r), "tp_block_bytes"));
-           }},
-      }));
+  auto [runs, blocks] = OpenSection(ctx, name, results::TpResultsFromJson, TpFacts());
   json values = json::array();
   std::set<std::pair<uint64_t, std::string>> bss;
   std::map<std::pair<uint64_t, std::string>, std::vector<std::string>>

@@ -7,29 +7,29 @@
 
 namespace ssdlab::report::pts {
 
+// The rows of the section's parameter table.
+static std::vector<ParamFact<results::WsatResults>> WsatFacts() {
+  return {
+      {"Stimulus",
+       [](const ReportRun&, const results::WsatResults& t) {
+         return "4KiB random write, continuous, from a purged (fresh) drive; " +
+                std::to_string(t.per_round.size()) + " rounds";
+       }},
+      {"Round",
+       [](const ReportRun& r, const results::WsatResults&) {
+         return FmtDurationNs(Num(Options(r), "wsat_round_ns"));
+       }},
+      {"Ends after",
+       [](const ReportRun& r, const results::WsatResults&) {
+         return fmt::format("{:g}x the capacity written or {:g} rounds",
+                            Num(Options(r), "wsat_capacity_multiple"),
+                            Num(Options(r), "wsat_max_rounds"));
+       }},
+  };
+}
+
 json WsatSection(Ctx& ctx, const std::string& name) {
-  using results::WsatResults;
-  const auto runs = ReadResults<WsatResults>(ctx, name, results::WsatResultsFromJson);
-  json blocks = json::array();
-  blocks.push_back(ParamsTable<WsatResults>(
-      ctx, name, runs,
-      {
-          {"Stimulus",
-           [](const ReportRun&, const WsatResults& t) {
-             return "4KiB random write, continuous, from a purged (fresh) drive; " +
-                    std::to_string(t.per_round.size()) + " rounds";
-           }},
-          {"Round",
-           [](const ReportRun& r, const WsatResults&) {
-             return FmtDurationNs(Num(Options(r), "wsat_round_ns"));
-           }},
-          {"Ends after",
-           [](const ReportRun& r, const WsatResults&) {
-             return fmt::format("{:g}x the capacity written or {:g} rounds",
-                                Num(Options(r), "wsat_capacity_multiple"),
-                                Num(Options(r), "wsat_max_rounds"));
-           }},
-      }));
+  auto [runs, blocks] = OpenSection(ctx, name, results::WsatResultsFromJson, WsatFacts());
   json values = json::array();
   json lat_charts = json::array();
   json trows = json::array();
