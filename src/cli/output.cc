@@ -13,6 +13,7 @@
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/version.h"
+#include "results/phase_metrics.h"
 #include "workload/parse.h"
 
 namespace ssdlab {
@@ -110,25 +111,20 @@ json WorkloadJson(const WorkloadSpec& s) {
 
 json DirectionJson(const DirectionStats& d, uint64_t measured_ns) {
   const Histogram& h = d.latency;
-  json buckets = json::array();
-  for (auto [low, count] : h.NonEmptyBuckets()) buckets.push_back({low, count});
-  double secs = static_cast<double>(measured_ns) / 1e9;
-  return {{"ios", d.ios},
-          {"bytes", d.bytes},
-          {"iops", secs > 0 ? static_cast<double>(d.ios) / secs : 0.0},
-          {"bw_bytes_per_s", secs > 0 ? static_cast<double>(d.bytes) / secs : 0.0},
-          {"lat_ns",
-           {{"min", h.min()},
-            {"mean", h.Mean()},
-            {"stddev", h.Stddev()},
-            {"p50", h.Percentile(50)},
-            {"p90", h.Percentile(90)},
-            {"p99", h.Percentile(99)},
-            {"p99_9", h.Percentile(99.9)},
-            {"p99_99", h.Percentile(99.99)},
-            {"p99_999", h.Percentile(99.999)},
-            {"max", h.max()}}},
-          {"histogram", buckets}};
+  const double secs = static_cast<double>(measured_ns) / 1e9;
+  results::DirectionMetrics m;
+  m.ios = d.ios;
+  m.bytes = d.bytes;
+  m.iops = secs > 0 ? static_cast<double>(d.ios) / secs : 0.0;
+  m.bw_bytes_per_s = secs > 0 ? static_cast<double>(d.bytes) / secs : 0.0;
+  m.lat_ns.min = h.min();
+  m.lat_ns.mean = h.Mean();
+  m.lat_ns.stddev = h.Stddev();
+  m.lat_ns.max = h.max();
+  for (double p : {50.0, 90.0, 99.0, 99.9, 99.99, 99.999})
+    m.lat_ns.percentiles[results::PercentileKey(p)] = h.Percentile(p);
+  m.histogram = h.NonEmptyBuckets();
+  return results::ToJson(m);
 }
 
 json PhaseJson(const PhaseResult& r) {

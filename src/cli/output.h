@@ -18,6 +18,8 @@ inline constexpr int kRunSchemaVersion = 1;
 nlohmann::json PlatformJson();
 nlohmann::json TargetJson(const TargetInfo& info);
 nlohmann::json WorkloadJson(const WorkloadSpec& spec);
+// One direction of the `run` document: results/phase_metrics.h's direction with its bytes, the
+// latency's standard deviation, percentiles 50 to 99.999 and the histogram.
 nlohmann::json DirectionJson(const DirectionStats& d, uint64_t measured_ns);
 // "results", "intervals", "cpu", "errors", "verify", "interrupted", "notes" and "sim" (when
 // the backend reported counters) of a phase.

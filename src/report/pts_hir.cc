@@ -9,30 +9,29 @@
 
 namespace ssdlab::report::pts {
 
+// The rows of the section's parameter table.
+static std::vector<ParamFact<results::HirResults>> HirFacts() {
+  return {
+      {"Stimulus",
+       [](const PtsOptions& o, const results::HirResults&) {
+         return fmt::format("4KiB random write: {} write then a pause, {:g} cycles per wait state",
+                            FmtDurationNs(o.hir_write_ns), static_cast<double>(o.hir_cycles));
+       }},
+      {"Wait states",
+       [](const PtsOptions& o, const results::HirResults&) {
+         std::string s;
+         for (uint64_t w : o.hir_wait_ns) s += (s.empty() ? "" : ", ") + FmtDurationNs(w);
+         return s;
+       }},
+      {"Return to baseline",
+       [](const PtsOptions& o, const results::HirResults&) {
+         return FmtDurationNs(o.hir_baseline_ns) + " continuous write after each wait state";
+       }},
+  };
+}
+
 json HirSection(Ctx& ctx, const std::string& name) {
-  using results::HirResults;
-  const auto runs = ReadResults<HirResults>(ctx, name, results::HirResultsFromJson);
-  json blocks = json::array();
-  blocks.push_back(ParamsTable<HirResults>(
-      ctx, name, runs,
-      {
-          {"Stimulus",
-           [](const PtsOptions& o, const HirResults&) {
-             return fmt::format(
-                 "4KiB random write: {} write then a pause, {:g} cycles per wait state",
-                 FmtDurationNs(o.hir_write_ns), static_cast<double>(o.hir_cycles));
-           }},
-          {"Wait states",
-           [](const PtsOptions& o, const HirResults&) {
-             std::string s;
-             for (uint64_t w : o.hir_wait_ns) s += (s.empty() ? "" : ", ") + FmtDurationNs(w);
-             return s;
-           }},
-          {"Return to baseline",
-           [](const PtsOptions& o, const HirResults&) {
-             return FmtDurationNs(o.hir_baseline_ns) + " continuous write after each wait state";
-           }},
-      }));
+  auto [runs, blocks] = OpenSection(ctx, name, results::HirResultsFromJson, HirFacts());
   json seq = json::array(), bars = json::array(), trows = json::array();
   json wait_sort = json::array({"continuous (preconditioning)"});
   const std::string kReturn = "continuous (return to baseline)";
@@ -41,15 +40,13 @@ json HirSection(Ctx& ctx, const std::string& name) {
     if (!res.ok()) continue;
     const ReportRun& r = *run;
     int x = 0;
-    for (const json& rd : Get(*test, "rounds")) {
-      for (auto& [k, v] : Get(rd, "tracking").items()) {
-        if (v.is_number()) {
-          seq.push_back({{"drive", r.label},
-                         {"x", ++x},
-                         {"state", "continuous (preconditioning)"},
-                         {"segment", "preconditioning"},
-                         {"iops", R6(v.get<double>())}});
-        }
+    for (const results::TrackedRound& rd : RoundsOf(*test)) {
+      for (const auto& [k, v] : rd.tracking) {
+        seq.push_back({{"drive", r.label},
+                       {"x", ++x},
+                       {"state", "continuous (preconditioning)"},
+                       {"segment", "preconditioning"},
+                       {"iops", R6(v)}});
       }
     }
     const double baseline = res->baseline_iops;
@@ -131,11 +128,10 @@ json HirSection(Ctx& ctx, const std::string& name) {
            "Mean IOPS of the bursts per wait state; the black tick is the steady-state baseline",
            s2),
        ChartBlock(ctx.Id("hir-lat"), "Mean latency of each burst (log scale)", s3)})));
-  Append(blocks, SteadyStateBlocks(ctx, name, "preconditioning to the baseline"));
-  return Section(name, "Host idle recovery",
-                 "After saturation, 4KiB random-write bursts alternate with pauses: the longer the "
-                 "pause, the more garbage collection the drive does in the background.",
-                 blocks);
+  return SteadySection(
+      ctx, name, blocks, "preconditioning to the baseline",
+      "After saturation, 4KiB random-write bursts alternate with pauses: the longer the "
+      "pause, the more garbage collection the drive does in the background.");
 }
 
 }  // namespace ssdlab::report::pts

@@ -87,11 +87,10 @@ json IopsSection(Ctx& ctx, const std::string& name) {
                        Q("iops", "IOPS", true), "mix", "R/W mix", ctx, mix_sort);
   blocks.push_back(ChartBlock(
       ctx.Id("iops-2d"), "IOPS against block size, one line per read/write mix (log scale)", spec));
-  Append(blocks, SteadyStateBlocks(ctx, name, "IOPS"));
-  return Section(name, "IOPS",
-                 "Random access over the whole active range with every block size and read/write "
-                 "mix; each figure is the average over the steady-state window.",
-                 blocks);
+  return SteadySection(
+      ctx, name, blocks, "IOPS",
+      "Random access over the whole active range with every block size and read/write "
+      "mix; each figure is the average over the steady-state window.");
 }
 
 }  // namespace ssdlab::report::pts

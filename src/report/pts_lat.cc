@@ -94,11 +94,10 @@ json LatSection(Ctx& ctx, const std::string& name) {
   blocks.push_back(ChartBlock(ctx.Id("lat-profile"),
                               "Mean and percentile latency of each block size and mix (log scale)",
                               spec));
-  Append(blocks, SteadyStateBlocks(ctx, name, "latency"));
-  return Section(name, "Latency",
-                 "Response time at the minimum load (1 thread, queue depth 1), as in the DC400 "
-                 "review's table.",
-                 blocks);
+  return SteadySection(
+      ctx, name, blocks, "latency",
+      "Response time at the minimum load (1 thread, queue depth 1), as in the DC400 "
+      "review's table.");
 }
 
 }  // namespace ssdlab::report::pts

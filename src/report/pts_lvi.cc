@@ -62,32 +62,32 @@ json CurveChart(const std::string& title, const CurveRows& rows, const std::stri
   return s;
 }
 
+// The rows of the section's parameter table.
+static std::vector<ParamFact<results::LviResults>> LviFacts() {
+  return {
+      {"Stimulus",
+       [](const PtsOptions& o, const results::LviResults&) {
+         return fmt::format("random; threads {} x QD {}", ListNums(o.lvi_threads),
+                            ListNums(o.lvi_qds));
+       }},
+      {"Block sizes", [](const PtsOptions& o,
+                         const results::LviResults&) { return ListBytes(o.lvi_block_bytes); }},
+      {"Read/write mixes",
+       [](const PtsOptions& o, const results::LviResults&) { return ListMixes(o.lvi_mixes); }},
+      {"Each point",
+       [](const PtsOptions& o, const results::LviResults&) {
+         return FmtDurationNs(o.lvi_warmup_ns) + " warm-up + " + FmtDurationNs(o.lvi_measure_ns) +
+                " measured";
+       }},
+      {"Preconditioning",
+       [](const PtsOptions&, const results::LviResults&) {
+         return std::string("4KiB random write rounds until steady state");
+       }},
+  };
+}
+
 json LviSection(Ctx& ctx, const std::string& name) {
-  using results::LviResults;
-  const auto runs = ReadResults<LviResults>(ctx, name, results::LviResultsFromJson);
-  json blocks = json::array();
-  blocks.push_back(ParamsTable<LviResults>(
-      ctx, name, runs,
-      {
-          {"Stimulus",
-           [](const PtsOptions& o, const LviResults&) {
-             return fmt::format("random; threads {} x QD {}", ListNums(o.lvi_threads),
-                                ListNums(o.lvi_qds));
-           }},
-          {"Block sizes",
-           [](const PtsOptions& o, const LviResults&) { return ListBytes(o.lvi_block_bytes); }},
-          {"Read/write mixes",
-           [](const PtsOptions& o, const LviResults&) { return ListMixes(o.lvi_mixes); }},
-          {"Each point",
-           [](const PtsOptions& o, const LviResults&) {
-             return FmtDurationNs(o.lvi_warmup_ns) + " warm-up + " +
-                    FmtDurationNs(o.lvi_measure_ns) + " measured";
-           }},
-          {"Preconditioning",
-           [](const PtsOptions&, const LviResults&) {
-             return std::string("4KiB random write rounds until steady state");
-           }},
-      }));
+  auto [runs, blocks] = OpenSection(ctx, name, results::LviResultsFromJson, LviFacts());
   CurveRows rows;
   for (const auto& [run, test, res] : runs) {
     if (res.ok()) AddCurves(rows, res->curves, run->label);
@@ -107,11 +107,10 @@ json LviSection(Ctx& ctx, const std::string& name) {
                    "", kNarrow + 60)));
   }
   blocks.push_back(RowBlock(charts));
-  Append(blocks, SteadyStateBlocks(ctx, name, "workload-dependent preconditioning"));
-  return Section(name, "Latency vs IOPS",
-                 "Latency against IOPS as the queue depth grows (1..32) at a chosen thread count: "
-                 "the throughput a drive delivers at a given response time.",
-                 blocks);
+  return SteadySection(
+      ctx, name, blocks, "workload-dependent preconditioning",
+      "Latency against IOPS as the queue depth grows (1..32) at a chosen thread count: "
+      "the throughput a drive delivers at a given response time.");
 }
 
 }  // namespace ssdlab::report::pts

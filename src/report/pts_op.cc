@@ -9,24 +9,24 @@
 
 namespace ssdlab::report::pts {
 
+// The rows of the section's parameter table.
+static std::vector<ParamFact<results::OpResults>> OpFacts() {
+  return {
+      {"Unused capacity",
+       [](const PtsOptions& o, const results::OpResults&) {
+         return ListNums(o.op_pcts, "%, ") + "% (and 0%)";
+       }},
+      {"Per setting",
+       [](const PtsOptions&, const results::OpResults&) {
+         return std::string(
+             "purge, write only the remaining range to steady state, "
+             "then latency-vs-IOPS curves of 4KiB write and 70/30");
+       }},
+  };
+}
+
 json OpSection(Ctx& ctx, const std::string& name) {
-  using results::OpResults;
-  const auto runs = ReadResults<OpResults>(ctx, name, results::OpResultsFromJson);
-  json blocks = json::array();
-  blocks.push_back(
-      ParamsTable<OpResults>(ctx, name, runs,
-                             {
-                                 {"Unused capacity",
-                                  [](const PtsOptions& o, const OpResults&) {
-                                    return ListNums(o.op_pcts, "%, ") + "% (and 0%)";
-                                  }},
-                                 {"Per setting",
-                                  [](const PtsOptions&, const OpResults&) {
-                                    return std::string(
-                                        "purge, write only the remaining range to steady state, "
-                                        "then latency-vs-IOPS curves of 4KiB write and 70/30");
-                                  }},
-                             }));
+  auto [runs, blocks] = OpenSection(ctx, name, results::OpResultsFromJson, OpFacts());
   json bars = json::array(), trows = json::array(), charts = json::array();
   for (const auto& [run, test, res] : runs) {
     if (!res.ok()) continue;
@@ -92,23 +92,17 @@ json OpSection(Ctx& ctx, const std::string& name) {
       if (res->op_points.empty()) return DefaultWindows(test);
       for (const results::OpPoint& p : res->op_points) {
         if (!p.steady_state.required) continue;
-        SteadyWindow w{fmt::format("OP +{:g}%: ", p.op_pct), p.steady_state.variables, {}};
-        for (const json& rd : Get(test, "rounds")) {
-          if (Num(rd, "op_pct", -1) != p.op_pct) continue;
-          for (auto& [k, v] : Get(rd, "tracking").items()) {
-            if (v.is_number()) w.series[k].push_back(v.get<double>());
-          }
-        }
-        out.push_back(std::move(w));
+        out.push_back({fmt::format("OP +{:g}%: ", p.op_pct), p.steady_state.variables,
+                       TrackedSeries(RoundsOf(test), p.op_pct)});
       }
     }
     return out;
   };
-  Append(blocks, SteadyStateBlocks(ctx, name, "preconditioning at each setting", windows));
-  return Section(name, "Over-provisioning study",
-                 "The latency-vs-IOPS curves repeated with part of the capacity left unused after "
-                 "a purge: more spare area, less write amplification.",
-                 blocks);
+  return SteadySection(
+      ctx, name, blocks, "preconditioning at each setting",
+      "The latency-vs-IOPS curves repeated with part of the capacity left unused after "
+      "a purge: more spare area, less write amplification.",
+      windows);
 }
 
 }  // namespace ssdlab::report::pts

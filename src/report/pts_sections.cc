@@ -19,16 +19,25 @@ namespace ssdlab::report::pts {
 
 // ---------------------------------------------------------------- steady state
 
+std::vector<results::TrackedRound> RoundsOf(const json& test) {
+  auto rounds = results::RoundsFromJson(Get(test, "rounds"), Str(test, "name") + ".rounds");
+  return rounds.ok() ? std::move(rounds).value() : std::vector<results::TrackedRound>{};
+}
+
+std::map<std::string, std::vector<double>> TrackedSeries(
+    const std::vector<results::TrackedRound>& rounds, std::optional<double> op_pct) {
+  std::map<std::string, std::vector<double>> series;
+  for (const results::TrackedRound& rd : rounds) {
+    if (op_pct && rd.op_pct != op_pct) continue;
+    for (const auto& [k, v] : rd.tracking) series[k].push_back(v);
+  }
+  return series;
+}
+
 std::vector<SteadyWindow> DefaultWindows(const json& test) {
   auto ss = results::SteadyStateFromJson(Get(test, "steady_state"));
   if (!ss.ok()) return {};
-  SteadyWindow w{"", ss->variables, {}};
-  for (const json& rd : Get(test, "rounds")) {
-    for (auto& [k, v] : Get(rd, "tracking").items()) {
-      if (v.is_number()) w.series[k].push_back(v.get<double>());
-    }
-  }
-  return {w};
+  return {{"", ss->variables, TrackedSeries(RoundsOf(test))}};
 }
 
 json SteadyStateBlocks(Ctx& ctx, const std::string& test_name, const std::string& what,
@@ -44,18 +53,13 @@ json SteadyStateBlocks(Ctx& ctx, const std::string& test_name, const std::string
     if (!ss.ok() || ss->variables.empty()) continue;
     // Every numeric tracking value by round.
     json conv = json::array();
-    for (const json& rd : Get(*t, "rounds")) {
-      const json& tr = Get(rd, "tracking");
-      if (!tr.is_object()) continue;
-      for (auto& [k, v] : tr.items()) {
-        if (!v.is_number()) continue;
-        std::string var = k;
-        if (Get(rd, "op_pct").is_number())
-          var = fmt::format("OP {:g}%: {}", rd["op_pct"].get<double>(), k);
+    for (const results::TrackedRound& rd : RoundsOf(*t)) {
+      for (const auto& [k, v] : rd.tracking) {
+        const std::string var = rd.op_pct ? fmt::format("OP {:g}%: {}", *rd.op_pct, k) : k;
         conv.push_back({{"drive", r.label},
-                        {"round", Num(rd, "round")},
+                        {"round", static_cast<double>(rd.round)},
                         {"variable", VarLabel(var)},
-                        {"value", R6(VarScale(k) * v.get<double>())}});
+                        {"value", R6(VarScale(k) * v)}});
       }
     }
     if (conv.empty()) continue;
@@ -148,6 +152,12 @@ json SteadyStateBlocks(Ctx& ctx, const std::string& test_name, const std::string
                    "Slope excursion", "Fit band excursion", "Verdict"}),
       ex_rows, notes));
   return blocks;
+}
+
+json SteadySection(Ctx& ctx, const std::string& name, json blocks, const std::string& what,
+                   const std::string& intro, const WindowsFn& windows) {
+  Append(blocks, SteadyStateBlocks(ctx, name, what, windows));
+  return Section(name, TestTitle(name), intro, std::move(blocks));
 }
 
 json VerdictOf(const json* test, const Status& results) {

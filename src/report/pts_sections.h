@@ -147,6 +147,21 @@ json ParamsTable(Ctx& ctx, const std::string& name, const std::vector<RunResults
   return TableBlock(ctx.Id("params-" + name), "Test parameters: " + TestTitle(name), cols, rows);
 }
 
+// A section's runs of its test with their typed results (ReadResults) and its blocks, the
+// first of them its parameter table (ParamsTable of `facts`).
+template <class T>
+struct OpenedSection {
+  std::vector<RunResults<T>> runs;
+  json blocks;
+};
+template <class T, class From>
+OpenedSection<T> OpenSection(Ctx& ctx, const std::string& name, From from,
+                             const std::vector<ParamFact<T>>& facts) {
+  OpenedSection<T> s{ReadResults<T>(ctx, name, from), json::array()};
+  s.blocks.push_back(ParamsTable<T>(ctx, name, s.runs, facts));
+  return s;
+}
+
 // The parameters IOPS and LAT share (pts_iops.cc): stimulus, block sizes and mixes (the
 // options TEST_block_bytes, TEST_read_pcts).
 std::vector<ParamFact<results::MatrixResults>> MatrixFacts(const std::string& test);
@@ -160,11 +175,21 @@ struct SteadyWindow {
   std::map<std::string, SteadyStateVerdict> variables;
   std::map<std::string, std::vector<double>> series;
 };
+// The test's tracking rounds (results/steady_state.h); none when they are damaged.
+std::vector<results::TrackedRound> RoundsOf(const json& test);
+// Each tracked variable's values by round, oldest first; with `op_pct`, of the rounds of that
+// OP-study setting only.
+std::map<std::string, std::vector<double>> TrackedSeries(
+    const std::vector<results::TrackedRound>& rounds, std::optional<double> op_pct = {});
 // The test's own window: its verdict's variables over its rounds' tracking values (none when
 // its steady state is damaged).
 std::vector<SteadyWindow> DefaultWindows(const json& test);
 // The windows of a run's test when it judges several (the OP study: one per setting).
 using WindowsFn = std::function<std::vector<SteadyWindow>(const ReportRun& run, const json& test)>;
+// The section of test `name` (its title, `intro` and `blocks`) ending with its steady-state
+// blocks (SteadyStateBlocks of `what` and `windows`).
+json SteadySection(Ctx& ctx, const std::string& name, json blocks, const std::string& what,
+                   const std::string& intro, const WindowsFn& windows = nullptr);
 // Convergence plot, measurement-window plots and the excursion table of a test. By default one
 // window: the test's verdict over its rounds.
 json SteadyStateBlocks(Ctx& ctx, const std::string& test_name, const std::string& what,

@@ -147,13 +147,12 @@ json SweepSection(Ctx& ctx, const std::string& name) {
         ctx.Id(name + "-selected"), "Selected points (latency in µs)",
         json::array({"Drive", "Point", "IOPS", "Mean", "99%", "99.9%", "99.99%", "Max"}), trows));
   }
-  Append(blocks, SteadyStateBlocks(ctx, name, "IOPS at the largest load"));
-  return Section(name, TestTitle(name),
-                 ecw ? "The enterprise composite workload swept over thread counts and queue "
-                       "depths, with latency histograms of selected points."
-                     : "Demand intensity: IOPS and response time over thread counts and queue "
-                       "depths, with latency histograms of selected points.",
-                 blocks);
+  return SteadySection(
+      ctx, name, blocks, "IOPS at the largest load",
+      ecw ? "The enterprise composite workload swept over thread counts and queue "
+            "depths, with latency histograms of selected points."
+          : "Demand intensity: IOPS and response time over thread counts and queue "
+            "depths, with latency histograms of selected points.");
 }
 
 }  // namespace ssdlab::report::pts

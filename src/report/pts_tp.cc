@@ -9,21 +9,21 @@
 
 namespace ssdlab::report::pts {
 
+// The rows of the section's parameter table.
+static std::vector<ParamFact<results::TpResults>> TpFacts() {
+  return {
+      {"Stimulus",
+       [](const PtsOptions&, const results::TpResults& t) {
+         return StimulusOf("sequential", t.by_block.empty() ? std::vector<results::CellResult>{}
+                                                            : t.by_block.front().cells);
+       }},
+      {"Block sizes",
+       [](const PtsOptions& o, const results::TpResults&) { return ListBytes(o.tp_block_bytes); }},
+  };
+}
+
 json TpSection(Ctx& ctx, const std::string& name) {
-  using results::TpResults;
-  const auto runs = ReadResults<TpResults>(ctx, name, results::TpResultsFromJson);
-  json blocks = json::array();
-  blocks.push_back(ParamsTable<TpResults>(
-      ctx, name, runs,
-      {
-          {"Stimulus",
-           [](const PtsOptions&, const TpResults& t) {
-             return StimulusOf("sequential", t.by_block.empty() ? std::vector<results::CellResult>{}
-                                                                : t.by_block.front().cells);
-           }},
-          {"Block sizes",
-           [](const PtsOptions& o, const TpResults&) { return ListBytes(o.tp_block_bytes); }},
-      }));
+  auto [runs, blocks] = OpenSection(ctx, name, results::TpResultsFromJson, TpFacts());
   json values = json::array();
   std::set<std::pair<uint64_t, std::string>> bss;
   std::map<std::pair<uint64_t, std::string>, std::vector<std::string>>
@@ -68,11 +68,9 @@ json TpSection(Ctx& ctx, const std::string& name) {
                       Q("mib_s", "MiB/s"), N("direction", "Direction"), ctx, "direction", false,
                       ctx.multi ? 260 : 220);
   blocks.push_back(ChartBlock(ctx.Id("tp-bars"), "Throughput by block size, read and write", spec));
-  Append(blocks, SteadyStateBlocks(ctx, name, "throughput"));
-  return Section(
-      name, "Throughput",
-      "Sequential read and write, each block size after its own purge and preconditioning.",
-      blocks);
+  return SteadySection(
+      ctx, name, blocks, "throughput",
+      "Sequential read and write, each block size after its own purge and preconditioning.");
 }
 
 }  // namespace ssdlab::report::pts

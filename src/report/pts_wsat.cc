@@ -7,26 +7,26 @@
 
 namespace ssdlab::report::pts {
 
+// The rows of the section's parameter table.
+static std::vector<ParamFact<results::WsatResults>> WsatFacts() {
+  return {
+      {"Stimulus",
+       [](const PtsOptions&, const results::WsatResults& t) {
+         return "4KiB random write, continuous, from a purged (fresh) drive; " +
+                std::to_string(t.per_round.size()) + " rounds";
+       }},
+      {"Round", [](const PtsOptions& o,
+                   const results::WsatResults&) { return FmtDurationNs(o.wsat_round_ns); }},
+      {"Ends after",
+       [](const PtsOptions& o, const results::WsatResults&) {
+         return fmt::format("{:g}x the capacity written or {:g} rounds", o.wsat_capacity_multiple,
+                            static_cast<double>(o.wsat_max_rounds));
+       }},
+  };
+}
+
 json WsatSection(Ctx& ctx, const std::string& name) {
-  using results::WsatResults;
-  const auto runs = ReadResults<WsatResults>(ctx, name, results::WsatResultsFromJson);
-  json blocks = json::array();
-  blocks.push_back(ParamsTable<WsatResults>(
-      ctx, name, runs,
-      {
-          {"Stimulus",
-           [](const PtsOptions&, const WsatResults& t) {
-             return "4KiB random write, continuous, from a purged (fresh) drive; " +
-                    std::to_string(t.per_round.size()) + " rounds";
-           }},
-          {"Round",
-           [](const PtsOptions& o, const WsatResults&) { return FmtDurationNs(o.wsat_round_ns); }},
-          {"Ends after",
-           [](const PtsOptions& o, const WsatResults&) {
-             return fmt::format("{:g}x the capacity written or {:g} rounds",
-                                o.wsat_capacity_multiple, static_cast<double>(o.wsat_max_rounds));
-           }},
-      }));
+  auto [runs, blocks] = OpenSection(ctx, name, results::WsatResultsFromJson, WsatFacts());
   json values = json::array();
   json lat_charts = json::array();
   json trows = json::array();

@@ -22,12 +22,15 @@ bool IsPercentile(const std::string& key, const json& v) {
 constexpr auto kLatency = f::Object<LatencySummaryNs>(
     f::Number("mean", &LatencySummaryNs::mean), f::Count("min", &LatencySummaryNs::min),
     f::Count("max", &LatencySummaryNs::max),
-    f::Inline(&LatencySummaryNs::percentiles, f::MapOf(f::NumberOf<double>(), IsPercentile)));
+    f::Inline(&LatencySummaryNs::percentiles, f::MapOf(f::NumberOf<double>(), IsPercentile)),
+    f::Number("stddev", &LatencySummaryNs::stddev));
 
 constexpr auto kDirection = f::Object<DirectionMetrics>(
     f::Count("ios", &DirectionMetrics::ios), f::Number("iops", &DirectionMetrics::iops),
     f::Number("bw_bytes_per_s", &DirectionMetrics::bw_bytes_per_s),
-    f::Sub("lat_ns", &DirectionMetrics::lat_ns, kLatency));
+    f::Sub("lat_ns", &DirectionMetrics::lat_ns, kLatency),
+    f::Count("bytes", &DirectionMetrics::bytes),
+    f::List("histogram", &DirectionMetrics::histogram, f::PairOf<uint64_t, uint64_t>()));
 
 constexpr const char* kCounterNames[] = {"sim"};  // the backends that report counters
 constexpr auto kCounterValues = f::MapOf(f::NumberOf<double>());
@@ -96,6 +99,8 @@ PhaseMetrics MetricsOf(const PhaseResult& r, const std::vector<double>& pcts) {
   for (const auto& [k, v] : r.counters) m.counters[k] = v;
   return m;
 }
+
+json ToJson(const DirectionMetrics& d) { return kDirection.Write(d); }
 
 json ToJson(const PhaseMetrics& m) { return kMetrics.Write(m); }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -20,15 +21,20 @@ struct LatencySummaryNs {
   double mean = 0;
   uint64_t min = 0, max = 0;
   std::map<std::string, double> percentiles;  // by stored key: "p99", "p99_9", ...
+  std::optional<double> stddev;               // the `run` document's only
 
   // A statistic by its stored key ("mean", "min", "max", "p99_9"); none when not recorded.
   std::optional<double> Stat(const std::string& key) const;
 };
 
+// One direction's figures: the schema's "direction", in a stored cell and in the `run` document
+// (which adds the bytes, the latency's standard deviation and the histogram).
 struct DirectionMetrics {
   uint64_t ios = 0;
   double iops = 0, bw_bytes_per_s = 0;
   LatencySummaryNs lat_ns;
+  std::optional<uint64_t> bytes;
+  std::optional<std::vector<std::pair<uint64_t, uint64_t>>> histogram;  // (lower bound, ns; count)
 };
 
 struct PhaseMetrics {
@@ -44,8 +50,11 @@ std::string PercentileKey(double p);
 // The figures of `r`, with latency percentiles `pcts`.
 PhaseMetrics MetricsOf(const PhaseResult& r, const std::vector<double>& pcts);
 
-// {"read", "write", "total": {"ios", "iops", "bw_bytes_per_s", "lat_ns": {"mean", "min", "max",
-// "pNN"...}}, "measured_ns", COUNTERS_NAME: {...}}
+// {"ios", "iops", "bw_bytes_per_s", "lat_ns": {"mean", "min", "max", "pNN"..., "stddev"},
+//  "bytes", "histogram": [[lower_ns, count]]}, the optional keys when set.
+nlohmann::json ToJson(const DirectionMetrics& d);
+
+// {"read", "write", "total": DIRECTION, "measured_ns", COUNTERS_NAME: {...}}
 nlohmann::json ToJson(const PhaseMetrics& m);
 // `where` names the object in errors ("tests.iops.cells[2]"). Invalid naming the key on a
 // wrong type; missing keys read as zero (an older or partial document).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -160,6 +161,55 @@ TEST(SteadyState, DamagedDocumentsAreRefusedNamingTheKey) {
     auto s = SteadyStateFromJson(doc);
     ASSERT_FALSE(s.ok()) << doc.dump();
     EXPECT_NE(s.status().message().find(key), std::string::npos) << s.status().message();
+  }
+}
+
+// Every stored list of tracking rounds of the fixture reads and writes back to the letter, but
+// for the notes of a step (XSR's list is the store's own steps: its purge's "purge_method").
+TEST(Rounds, StoredDocumentsRoundTrip) {
+  size_t rounds = 0, of_op = 0, notes = 0;
+  for (const json& run : Fixture()) {
+    for (const json& t : run["tests"]) {
+      const std::string where = t["name"].get<std::string>() + ".rounds";
+      auto r = RoundsFromJson(t["rounds"], where);
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      json expected = t["rounds"];
+      for (json& rd : expected) {
+        json& tracking = rd["tracking"];
+        for (auto it = tracking.begin(); it != tracking.end();) {
+          notes += !it->is_number();
+          it = it->is_number() ? std::next(it) : tracking.erase(it);
+        }
+      }
+      EXPECT_EQ(ToJson(*r).dump(), expected.dump()) << where;
+      rounds += r->size();
+      for (const TrackedRound& rd : *r) of_op += rd.op_pct.has_value();
+    }
+  }
+  EXPECT_GT(rounds, 50u);
+  EXPECT_GT(of_op, 0u) << "the OP study's rounds carry their setting";
+  EXPECT_GT(notes, 0u) << "a step's notes are read past";
+}
+
+TEST(Rounds, NotesAreSkippedDamageIsRefused) {
+  auto notes = RoundsFromJson(json::parse(R"([{"round": 0, "tracking": {"purge_method": "format"}},
+                      {"round": 1, "tracking": {"iops": 5}}])"),
+                              "t.rounds");
+  ASSERT_TRUE(notes.ok()) << notes.status().message();
+  ASSERT_EQ(notes->size(), 2u);
+  EXPECT_TRUE((*notes)[0].tracking.empty());
+  EXPECT_EQ((*notes)[1].tracking.at("iops"), 5.0);
+  EXPECT_TRUE(RoundsFromJson(json(), "t.rounds")->empty());
+  const std::vector<std::pair<const char*, std::string>> cases = {
+      {R"({"round": 1})", "t.rounds is not a list"},
+      {R"([{"round": -1}])", "t.rounds[0].round is not a count"},
+      {R"([{}, {"tracking": [1]}])", "t.rounds[1].tracking is not an object"},
+      {R"([{"op_pct": "5%"}])", "t.rounds[0].op_pct is not a number"},
+  };
+  for (const auto& [text, want] : cases) {
+    auto r = RoundsFromJson(json::parse(text), "t.rounds");
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.status().message(), want);
   }
 }
 

@@ -23,6 +23,14 @@ constexpr auto kSteadyState = f::Object<TestSteadyState>(
     f::Sub("variables", &TestSteadyState::variables, f::MapOf(kVerdict)),
     f::List("tracking", &TestSteadyState::tracking, f::TextOf()));
 
+// A tracked variable's value: a number (the other values of a step's tracking are notes).
+bool IsValue(const std::string&, const nlohmann::json& v) { return v.is_number(); }
+
+constexpr auto kRounds = f::ListOf(f::Object<TrackedRound>(
+    f::Count("round", &TrackedRound::round),
+    f::Sub("tracking", &TrackedRound::tracking, f::MapOf(f::NumberOf<double>(), IsValue)),
+    f::Number("op_pct", &TrackedRound::op_pct)));
+
 }  // namespace
 
 nlohmann::json ToJson(const SteadyStateVerdict& v) { return kVerdict.Write(v); }
@@ -45,6 +53,15 @@ Result<TestSteadyState> SteadyStateFromJson(const nlohmann::json& j, const std::
       s.headline.reached = v->second.reached;
   }
   return s;
+}
+
+nlohmann::json ToJson(const std::vector<TrackedRound>& rounds) { return kRounds.Write(rounds); }
+
+Result<std::vector<TrackedRound>> RoundsFromJson(const nlohmann::json& j,
+                                                 const std::string& where) {
+  std::vector<TrackedRound> rounds;
+  if (!j.is_null()) SSDLAB_RETURN_IF_ERROR(kRounds.Read(j, where, rounds));
+  return rounds;
 }
 
 }  // namespace ssdlab::results

@@ -8,8 +8,10 @@
 // variable's own verdict. A test without a steady-state requirement stores {}.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,5 +41,21 @@ nlohmann::json ToJson(const TestSteadyState& s);
 // in errors (a TP block's "tp.results.by_block[1].steady_state").
 Result<TestSteadyState> SteadyStateFromJson(const nlohmann::json& j,
                                             const std::string& where = "steady_state");
+
+// A round of a steady-state loop as a stored test's `rounds` list holds it: its number, the
+// value of each tracked variable that round, and for the OP study the setting it belongs to.
+// The suite writes them; the report's steady-state blocks and HIR's preconditioning read them.
+struct TrackedRound {
+  uint64_t round = 0;                      // 1-based within its loop
+  std::map<std::string, double> tracking;  // by variable: "rw=0/100 bs=4KiB iops"
+  std::optional<double> op_pct;            // the OP study's share of capacity left unused
+};
+
+// [{"round", "tracking": {VARIABLE: value}, "op_pct" (when set)}]
+nlohmann::json ToJson(const std::vector<TrackedRound>& rounds);
+// Null -> no rounds. Tracking values that are not numbers are skipped (the stored steps of an
+// unfinished test hold notes there: a purge's "purge_method"); a wrongly typed key is Invalid
+// naming it (`where` names the list: "hir.rounds", then "hir.rounds[3].round").
+Result<std::vector<TrackedRound>> RoundsFromJson(const nlohmann::json& j, const std::string& where);
 
 }  // namespace ssdlab::results

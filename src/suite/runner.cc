@@ -218,12 +218,11 @@ results::TestSteadyState SteadyStateOf(const RoundsResult& rr) {
   return s;
 }
 
-json RoundsJson(const RoundsResult& rr) {
-  json out = json::array();
-  for (size_t i = 0; i < rr.rounds.size(); ++i) {
-    json t = json::object();
-    for (const auto& name : rr.variables) t[name] = rr.series.at(name)[i];
-    out.push_back({{"round", i + 1}, {"tracking", t}});
+std::vector<results::TrackedRound> TrackedRounds(const RoundsResult& rr) {
+  std::vector<results::TrackedRound> out(rr.rounds.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].round = i + 1;
+    for (const auto& name : rr.variables) out[i].tracking[name] = rr.series.at(name)[i];
   }
   return out;
 }

@@ -113,8 +113,8 @@ inline json SteadyStateJson(const RoundsResult& rr) { return results::ToJson(Ste
 // (the last `window` rounds) and the last round's workload.
 std::vector<results::CellResult> WindowResults(const RoundsResult& rr, uint32_t window,
                                                const std::vector<double>& pcts);
-// Rounds as stored in the run JSON: [{"round": i, "tracking": {...}}].
-json RoundsJson(const RoundsResult& rr);
+// The rounds as a test stores them (results/steady_state.h): each round's tracked values.
+std::vector<results::TrackedRound> TrackedRounds(const RoundsResult& rr);
 
 // Value of a metric of the phase for `cell` in a round ("iops", "bw", "mean_ns").
 double CellValue(const std::vector<StoredPhase>& round, const std::string& cell,

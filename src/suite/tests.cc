@@ -70,11 +70,12 @@ TrackFn TrackCells(std::vector<std::pair<std::string, std::string>> cells_and_me
 }
 
 // What a test stores: its verdict, its typed results (results/) and its rounds.
-TestOutcome Outcome(nlohmann::json steady_state, nlohmann::json typed, nlohmann::json rounds) {
+TestOutcome Outcome(nlohmann::json steady_state, nlohmann::json typed,
+                    const std::vector<results::TrackedRound>& rounds) {
   TestOutcome t;
   t.steady_state = std::move(steady_state);
   t.results = std::move(typed);
-  t.results["rounds"] = std::move(rounds);
+  t.results["rounds"] = results::ToJson(rounds);
   return t;
 }
 
@@ -111,7 +112,7 @@ Result<TestOutcome> Iops(Runner& r) {
                                        false, range, TrackCells(track)));
   return Outcome(SteadyStateJson(rr),
                  results::ToJson(results::MatrixResults{purge, range, WindowCells(rr, o)}),
-                 RoundsJson(rr));
+                 TrackedRounds(rr));
 }
 
 // ---- Throughput ----
@@ -119,7 +120,7 @@ Result<TestOutcome> Throughput(Runner& r) {
   const PtsOptions& o = r.options();
   uint64_t range = r.default_range_end();
   results::TpResults tp{range, {}};
-  nlohmann::json rounds = nlohmann::json::array();
+  std::vector<results::TrackedRound> rounds;
   results::TestSteadyState steady;  // the first block's figures, reached over all blocks
   int step = 0;
   for (uint64_t bs : o.tp_block_bytes) {
@@ -138,7 +139,7 @@ Result<TestOutcome> Throughput(Runner& r) {
       steady.variables.insert(ss.variables.begin(), ss.variables.end());
     }
     tp.by_block.push_back({bs, purge, ss, WindowCells(rr, o)});
-    for (auto& rd : RoundsJson(rr)) rounds.push_back(rd);
+    for (const results::TrackedRound& rd : TrackedRounds(rr)) rounds.push_back(rd);
   }
   if (!steady.required) steady = {true, true};  // no block sizes: nothing to reach
   return Outcome(results::ToJson(steady), results::ToJson(tp), rounds);
@@ -163,7 +164,7 @@ Result<TestOutcome> Latency(Runner& r) {
                                        TrackCells({{CellName(track_mix, track_bs), "mean_ns"}})));
   return Outcome(SteadyStateJson(rr),
                  results::ToJson(results::MatrixResults{purge, range, WindowCells(rr, o)}),
-                 RoundsJson(rr));
+                 TrackedRounds(rr));
 }
 
 // Rounds of 4 KiB random writes until steady: the workload-dependent preconditioning before
@@ -236,7 +237,7 @@ Result<TestOutcome> Lvi(Runner& r) {
                           LviSweep(r, step, o.lvi_mixes, o.lvi_block_bytes, range, 0x1f100));
   return Outcome(SteadyStateJson(pre),
                  results::ToJson(results::LviResults{purge, range, std::move(curves)}),
-                 RoundsJson(pre));
+                 TrackedRounds(pre));
 }
 
 // ---- Write saturation ----
@@ -269,7 +270,7 @@ Result<TestOutcome> Wsat(Runner& r) {
     wsat.per_round.push_back({i + 1, t, written, written / static_cast<double>(range),
                               results::MetricsOf(p, kTailPercentiles)});
   }
-  return Outcome(SteadyStateJson(rr), results::ToJson(wsat), RoundsJson(rr));
+  return Outcome(SteadyStateJson(rr), results::ToJson(wsat), TrackedRounds(rr));
 }
 
 // ---- Host idle recovery ----
@@ -345,7 +346,7 @@ Result<TestOutcome> Hir(Runner& r) {
     ws.return_to_baseline = results::MetricsOf(back, o.percentiles);
     hir.wait_states.push_back(std::move(ws));
   }
-  return Outcome(SteadyStateJson(pre), results::ToJson(hir), RoundsJson(pre));
+  return Outcome(SteadyStateJson(pre), results::ToJson(hir), TrackedRounds(pre));
 }
 
 // ---- Cross-stimulus recovery ----
@@ -407,7 +408,7 @@ Result<TestOutcome> Xsr(Runner& r) {
     xsr.segments.push_back(
         {access[i].name, results::MetricsOf(phases[i], o.percentiles), bw_series(phases[i])});
   }
-  return Outcome(nlohmann::json::object(), results::ToJson(xsr), nlohmann::json::array());
+  return Outcome(nlohmann::json::object(), results::ToJson(xsr), {});
 }
 
 // ---- DIRTH and ECW: threads x QD sweeps ----
@@ -485,7 +486,7 @@ Result<TestOutcome> Sweep(Runner& r, bool ecw) {
     sweep.selected.push_back({p.cell, p.result.Total().latency.NonEmptyBuckets(),
                               results::MetricsOf(p.result, o.percentiles)});
   }
-  return Outcome(SteadyStateJson(rr), results::ToJson(sweep), RoundsJson(rr));
+  return Outcome(SteadyStateJson(rr), results::ToJson(sweep), TrackedRounds(rr));
 }
 
 // ---- Over-provisioning study ----
@@ -496,7 +497,7 @@ Result<TestOutcome> OpStudy(Runner& r) {
   int step = 0;
   results::OpResults op_study;
   bool all = true;
-  nlohmann::json rounds = nlohmann::json::array();
+  std::vector<results::TrackedRound> rounds;
   for (double op : ops) {
     uint64_t range =
         static_cast<uint64_t>(static_cast<double>(r.default_range_end()) * (100 - op) / 100) /
@@ -509,9 +510,9 @@ Result<TestOutcome> OpStudy(Runner& r) {
     all &= pre.all_reached;
     SSDLAB_ASSIGN_OR_RETURN(auto curves, LviSweep(r, step, {{0}, {70}}, {4 * kKiB}, range,
                                                   0x0b0000 + static_cast<uint64_t>(op * 1000)));
-    for (auto& rd : RoundsJson(pre)) {
-      rd["op_pct"] = op;
-      rounds.push_back(rd);
+    for (results::TrackedRound& rd : TrackedRounds(pre)) {
+      rd.op_pct = op;
+      rounds.push_back(std::move(rd));
     }
     op_study.op_points.push_back({op, range, purge, SteadyStateOf(pre),
                                   pre.verdicts.begin()->second.mean, std::move(curves)});
