@@ -19,10 +19,11 @@ constexpr double kFailedObjective = 1e3;
 constexpr double kMaxLoss = 1.0;
 // Weight of the mean squared normalised distance from the base in the minimised objective.
 constexpr double kPriorWeight = 0.01;
-// The probe step of PinnedKeys, normalised (a key to base x max_factor^0.35).
-constexpr double kProbeStep = 0.35;
-// Levenberg-Marquardt: the Jacobian's difference step (normalised: a key x/÷ max_factor^0.1),
-// the largest step per coordinate, and the relative fall of the total below which it stops.
+// The coordinate sweep's step, normalised (a key to base x/÷ max_factor^0.35).
+constexpr double kSweepStep = 0.35;
+// Levenberg-Marquardt (the cross-validation's fold fits): the Jacobian's difference step
+// (normalised: a key x/÷ max_factor^0.1), the largest step per coordinate, and the relative fall of
+// the total below which it stops.
 constexpr double kJacobianStep = 0.1;
 constexpr double kMaxLmStep = 0.5;
 constexpr double kLmTolerance = 1e-3;
@@ -34,7 +35,7 @@ constexpr uint32_t kCvEvalsPerKey = 6;
 constexpr size_t kMinCvCells = 3;
 // At most one number key fitted per this many training cells (PinnedKeys).
 constexpr size_t kCellsPerKey = 2;
-// A key whose probe step moves the training figures (what the keys already chosen do not
+// A key whose sweep step moves the training figures (what the keys already chosen do not
 // explain) by an RMS log-change below this is not pinned by them.
 constexpr double kMinPinnedNorm = 0.01;
 
@@ -547,7 +548,7 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   std::vector<std::string> numbers, cats;
   for (const std::string& k : o.keys) (IsCategorical(k) ? cats : numbers).push_back(k);
   // Few figures: only the number keys they pin best, from the figures' log-change when each key
-  // alone takes the probe step from the base (one evaluation per key, cached).
+  // alone takes the sweep's first step from the base (one evaluation per key, cached).
   std::set<std::string> train_cells;  // a cell's metrics (LAT's mean and tails) move together
   for (const Figure& f : train) train_cells.insert(CellOf(f));
   const size_t max_numbers = std::max<size_t>(1, train_cells.size() / kCellsPerKey);
@@ -570,7 +571,7 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
       std::vector<std::vector<double>> columns;
       for (size_t k = 0; k < numbers.size(); ++k) {
         std::vector<double> t(numbers.size(), 0.0);
-        t[k] = kProbeStep;
+        t[k] = kSweepStep;
         auto p = probe.At(t, base);
         const std::vector<double>* v = p.ok() ? probe.Values(p.value()) : nullptr;
         std::vector<double> column(train.size(), 0.0);
@@ -638,19 +639,24 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   // 1. The policies at the base point: they change the curves' shape (WSAT's fall, HIR's
   //    recovery) more than any time does, so they are chosen before the times.
   SSDLAB_RETURN_IF_ERROR(try_categories().status());
-  // 2. Levenberg-Marquardt over the numbers (the objective is a sum of squares: a few
-  //    Jacobians reach what a simplex search needs hundreds of evaluations for), then Subplex
-  //    from its best point with what is left of this step's budget (the residuals of capped or
-  //    absolute losses are not smooth); 3. the policies again at the best point, and both again
-  //    when one changed.
-  auto refine = [&](uint32_t evals) {
-    const uint32_t stop = pb.evals_ + evals;
-    u = LevenbergMarquardt(pb, cat, u, evals, &best);
-    if (stop > pb.evals_) u = Minimise(pb, cat, u, stop - pb.evals_, &best);
-  };
-  refine(cats.empty() ? left() : left() * 3 / 4);
+  // 2. One sweep of coordinate steps (each key to base x/÷ max_factor^0.35, kept when better):
+  //    a coarse start that the local search (Subplex, whose first simplex is small) refines.
+  for (size_t i = 0; i < numbers.size(); ++i) {
+    for (double step : {kSweepStep, -kSweepStep}) {
+      if (left() < 2) break;
+      std::vector<double> t = u;
+      t[i] += step;
+      if (better(t, cat)) {
+        u = t;
+        break;
+      }
+    }
+  }
+  // 3. Subplex over the numbers; 4. the policies again at its best point, and refine.
+  const uint32_t local = cats.empty() ? left() : left() * 3 / 4;
+  if (local > 0) u = Minimise(pb, cat, u, local, &best);
   SSDLAB_ASSIGN_OR_RETURN(bool changed, try_categories());
-  if (changed && left() > 0) refine(left());
+  if (changed && left() > 0) u = Minimise(pb, cat, u, left(), &best);
   // The best point any step evaluated (the base itself when none beat it).
   res.params = pb.best_params_;
   res.objective = pb.best_raw_;

@@ -1,8 +1,7 @@
-// Fits a simulated drive's free parameters to measured figures (twin/figures.h) on normalised
-// log-parameters (the categorical keys first, then Levenberg-Marquardt with finite-difference
-// Jacobians on the objective's residuals, then NLopt's Subplex with the rest of the budget; the
-// result is the best point evaluated), and writes the result as a preset file
-// (sim/preset_file.h) with a [fit] table.
+// Fits a simulated drive's free parameters to measured figures (twin/figures.h) with a
+// derivative-free search (the categorical keys first, one sweep of coordinate steps, then
+// NLopt's Subplex on normalised log-parameters; the result is the best point evaluated), and
+// writes the result as a preset file (sim/preset_file.h) with a [fit] table.
 //
 // The figures are split once, deterministically from `seed` (SplitFigures): `train` figures
 // are fitted, the rest are held out and only reported. By default a quarter of each test's
@@ -54,8 +53,9 @@ struct FitOptions {
   enum class Loss { kSquared, kAbsolute } loss = Loss::kSquared;
   // The weight of the prior towards the base (the mean squared normalised distance from it) in
   // the minimised objective. Below 0 (auto): 0.01, or, when few training cells (at least 3)
-  // select the keys, the weight of 1, 0.1 and 0.01 whose fits on three quarters of the training
-  // cells best predict the other quarter (4 seeded folds; the held-out figures take no part).
+  // select the keys, the weight of 1, 0.1 and 0.01 whose fits (Levenberg-Marquardt) on all but
+  // one of 4 seeded folds of the training cells best predict the left-out fold (the held-out
+  // figures take no part).
   double prior_weight = -1;
   uint32_t max_evals = 0;  // 0: 40 + 16 x keys (the cross-validation's fits come on top)
   double max_factor = 3;   // each value within base / max_factor .. base x max_factor
