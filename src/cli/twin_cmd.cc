@@ -35,7 +35,7 @@ std::vector<std::string> SplitList(const std::string& s) {
 
 struct FitArgs {
   std::vector<std::string> runs;
-  std::string db, base, fit, train_tests, holdout, loss = "squared", prior = "auto", out;
+  std::string db, base, fit, train_tests, holdout, loss = "squared", prior = "0.01", out;
   uint64_t seed = 1;
   uint32_t max_evals = 0;
   std::string correct = "auto";
@@ -349,9 +349,9 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
                   "squared (default) or abs: each figure's loss, its squared or absolute "
                   "log-ratio simulated / measured (capped at 1)");
   fit->add_option("--prior", a->prior,
-                  "auto (default) or a number >= 0: the weight of the prior towards the base; "
-                  "auto: 0.01, or with few training cells the one of 1, 0.1, 0.01 that "
-                  "cross-validation on the training cells picks");
+                  "The weight of the prior towards the base, a number >= 0 (default 0.01), or "
+                  "auto: with few training cells the one of 1, 0.1, 0.01 that cross-validation "
+                  "on the training cells picks (else 0.01)");
   fit->add_option("--correct", a->correct,
                   "auto: correct the cheap evaluator's bias per figure by the run's own tests "
                   "re-run once on the base (runs ssdlab made); off: no correction");
