@@ -14,13 +14,20 @@
 #    on the same rows.
 #
 # Usage: bench/twin_accuracy.sh [BUILD_DIR]   (about 30-40 minutes on 2 cores)
-# PART=1 or PART=2 runs one part only; SPLIT_SEEDS (default "1 2 3") the seeds of part 2's split.
+# PART=1 or PART=2 runs one part only; SPLIT_SEEDS (default "1 2 3") the seeds of part 2's split;
+# LOSSES (default "squared abs") part 2's losses; FIT_ARGS more options of every sim fit.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
 ssdlab=${SSDLAB:-$build/ssdlab}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# WORK=DIR keeps the database and twins there (and reuses a hidden-drive run already in it).
+if [ -n "${WORK:-}" ]; then
+  work=$WORK
+  mkdir -p "$work"
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+fi
 db=$work/r.db
 
 part=${PART:-all}
@@ -29,12 +36,14 @@ if [ "$part" != 2 ]; then
   hidden="sim:dc-sata-read-intensive?cmd_us=58&ctrl_read_us=10&ctrl_write_us=27&ctrl_gc_us=18"
   hidden+="&ctrl_unit_us=2&t_read_us=60&t_prog_us=1800&ch_mb_s=150&op=24&gc=costbenefit&gc_lazy=0"
   echo "== 1. hidden drive: $hidden"
-  "$ssdlab" pts --target "$hidden" --spec review --db "$db" --run hidden \
-    --tests iops,tp,lat,lvi,wsat,hir --round 10s --wsat-round 10s --lvi-warmup 2s \
-    --lvi-measure 8s --hir-cycles 30 --hir-baseline 120s --progress none 2>/dev/null >/dev/null
+  if ! "$ssdlab" show hidden --db "$db" >/dev/null 2>&1; then
+    "$ssdlab" pts --target "$hidden" --spec review --db "$db" --run hidden \
+      --tests iops,tp,lat,lvi,wsat,hir --round 10s --wsat-round 10s --lvi-warmup 2s \
+      --lvi-measure 8s --hir-cycles 30 --hir-baseline 120s --progress none 2>/dev/null >/dev/null
+  fi
   start=$(date +%s)
   "$ssdlab" sim fit hidden --db "$db" --base dc-sata-read-intensive --train-tests iops,lat,wsat \
-    -o "$work/hidden.toml" 2>/dev/null
+    ${FIT_ARGS:-} -o "$work/hidden.toml" 2>/dev/null
   echo "sim fit: $(($(date +%s) - start)) s"
   echo "-- held-out tests re-run exactly on the twin (sim compare --exact):"
   "$ssdlab" sim compare hidden --db "$db" --target "sim:$work/hidden.toml" --exact |
@@ -50,16 +59,17 @@ fi
 for table in 000:dc-sata-read-intensive:1600321314816 002:dc-sas-write-intensive:800166076416; do
   IFS=: read -r n preset cap <<<"$table"
   echo "== 2. published table seed_$n.csv, from $preset"
-  "$ssdlab" import "$here/bench/fidelity/seed_$n.csv" --db "$db" --run "seed$n" \
-    --capacity "$cap" >/dev/null
-  for loss in squared abs; do
+  "$ssdlab" show "seed$n" --db "$db" >/dev/null 2>&1 ||
+    "$ssdlab" import "$here/bench/fidelity/seed_$n.csv" --db "$db" --run "seed$n" \
+      --capacity "$cap" >/dev/null
+  for loss in ${LOSSES:-squared abs}; do
     echo "-- --loss $loss, fitted on the calibration rows, the predicted rows held out:"
     "$ssdlab" sim fit "seed$n" --db "$db" --base "$preset" --loss $loss \
-      -o "$work/seed$n.toml" 2>/dev/null
+      ${FIT_ARGS:-} -o "$work/seed$n.toml" 2>/dev/null
     for split in ${SPLIT_SEEDS:-1 2 3}; do
       echo "-- --loss $loss, fitted on half of each test's rows (--holdout 0.5 --seed $split):"
       "$ssdlab" sim fit "seed$n" --db "$db" --base "$preset" --loss $loss --holdout 0.5 \
-        --seed "$split" -o "$work/seed$n-half$split.toml" 2>/dev/null
+        --seed "$split" ${FIT_ARGS:-} -o "$work/seed$n-half$split.toml" 2>/dev/null
     done
   done
 done

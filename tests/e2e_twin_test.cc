@@ -92,6 +92,21 @@ TEST(E2eTwin, ImportFitAndCompare) {
     ++held;
   EXPECT_EQ(held, 1u) << half_twin;
   EXPECT_TRUE(Has(half.out, "fitted keys: ")) << half.out;
+  // --prior W: that weight, no cross-validation; the twin file records it.
+  Proc prior = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--fit",
+                          "ctrl_read_us,ctrl_write_us", "--max-evals", "8", "--prior", "0.5", "-o",
+                          dir / "prior.toml"});
+  ASSERT_EQ(prior.exit_code, 0) << prior.err;
+  EXPECT_TRUE(Has(prior.out, "prior weight 0.5\n")) << prior.out;
+  const std::string prior_twin = ReadFile(dir / "prior.toml");
+  EXPECT_TRUE(Has(prior_twin, "prior_weight = 0.5\nprior_cv = []\n")) << prior_twin;
+  for (const char* bad : {"-1", "abc", "inf"}) {
+    Proc w = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--prior", bad, "-o",
+                        dir / "bad.toml"});
+    EXPECT_EQ(w.exit_code, 2) << bad;
+    EXPECT_TRUE(Has(w.err, "--prior")) << w.err;
+    EXPECT_EQ(CountLines(w.err), 1) << w.err;
+  }
   // A bad --holdout is refused before any simulation, in one line.
   for (const char* bad : {"1.5", "0", "abc"}) {
     Proc h = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--holdout", bad, "-o",

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -34,7 +35,7 @@ std::vector<std::string> SplitList(const std::string& s) {
 
 struct FitArgs {
   std::vector<std::string> runs;
-  std::string db, base, fit, train_tests, holdout, loss = "squared", out;
+  std::string db, base, fit, train_tests, holdout, loss = "squared", prior = "0.01", out;
   uint64_t seed = 1;
   uint32_t max_evals = 0;
   std::string correct = "auto";
@@ -132,6 +133,14 @@ int RunFit(const FitArgs& a) {
   if (a.loss != "squared" && a.loss != "abs")
     return Fail(Status::Invalid("--loss '" + a.loss + "': expected squared or abs"));
   o.loss = a.loss == "abs" ? twin::FitOptions::Loss::kAbsolute : twin::FitOptions::Loss::kSquared;
+  if (a.prior != "auto") {
+    auto w = ParseDouble(a.prior);
+    if (!w.ok() || !(w.value() >= 0) || !std::isfinite(w.value()))
+      return Fail(Status::Invalid("--prior '" + a.prior +
+                                  "': expected auto or the prior's weight, a number >= 0 "
+                                  "(e.g. 0.01)"));
+    o.prior_weight = w.value();
+  }
   o.seed = a.seed;
   o.max_evals = a.max_evals;
   if (Status s = twin::CheckFitKeys(o.keys, base.value()); !s.ok()) return Fail(s);
@@ -174,6 +183,14 @@ int RunFit(const FitArgs& a) {
   std::string fitted;
   for (const std::string& k : r->fitted_keys) fitted += (fitted.empty() ? "" : ", ") + k;
   std::cout << "  fitted keys: " << fitted << "\n";
+  std::string cv;
+  for (const auto& [w, loss] : r->prior_cv)
+    cv += fmt::format("{}{:g}: {:.4g}", cv.empty() ? "" : ", ", w, loss);
+  std::cout << fmt::format("  prior weight {:g}{}\n", r->prior_weight,
+                           cv.empty() ? ""
+                                      : fmt::format(" (cross-validated on the training cells, "
+                                                    "{} simulations; left-out loss {})",
+                                                    r->cv_evaluations, cv));
   std::cout << fmt::format("  {:<6} {:>14} {:>14} {:>14} {:>14}\n", "test", "fitted (twin)",
                            "held out (twin)", "fitted (base)", "held out (base)");
   auto train = twin::MedianErrors(r->figures, false);
@@ -331,6 +348,10 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
   fit->add_option("--loss", a->loss,
                   "squared (default) or abs: each figure's loss, its squared or absolute "
                   "log-ratio simulated / measured (capped at 1)");
+  fit->add_option("--prior", a->prior,
+                  "The weight of the prior towards the base, a number >= 0 (default 0.01), or "
+                  "auto: with few training cells the one of 1, 0.1, 0.01 that cross-validation "
+                  "on the training cells picks (else 0.01)");
   fit->add_option("--correct", a->correct,
                   "auto: correct the cheap evaluator's bias per figure by the run's own tests "
                   "re-run once on the base (runs ssdlab made); off: no correction");

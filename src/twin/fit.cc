@@ -21,6 +21,18 @@ constexpr double kMaxLoss = 1.0;
 constexpr double kPriorWeight = 0.01;
 // The coordinate sweep's step, normalised (a key to base x/÷ max_factor^0.35).
 constexpr double kSweepStep = 0.35;
+// Levenberg-Marquardt (the cross-validation's fold fits): the Jacobian's difference step
+// (normalised: a key x/÷ max_factor^0.1), the largest step per coordinate, and the relative fall of
+// the total below which it stops.
+constexpr double kJacobianStep = 0.1;
+constexpr double kMaxLmStep = 0.5;
+constexpr double kLmTolerance = 1e-3;
+// Few training cells: the prior weights tried by cross-validation (largest first), the folds,
+// and each fold fit's Levenberg-Marquardt budget per key (plus two).
+constexpr double kCvWeights[] = {1.0, 0.1, 0.01};
+constexpr size_t kCvFolds = 4;
+constexpr uint32_t kCvEvalsPerKey = 6;
+constexpr size_t kMinCvCells = 3;
 // At most one number key fitted per this many training cells (PinnedKeys).
 constexpr size_t kCellsPerKey = 2;
 // A key whose sweep step moves the training figures (what the keys already chosen do not
@@ -59,12 +71,33 @@ double LogRatio(double sim, double meas) {
   return std::log(sim / meas);
 }
 
+// The objective: the mean over tests of the mean capped loss of their figures.
+double Score(const std::vector<Figure>& figs, const std::vector<double>& sim,
+             FitOptions::Loss loss) {
+  std::map<std::string, std::pair<double, int>> per_test;
+  for (size_t i = 0; i < figs.size(); ++i) {
+    const double lr = LogRatio(sim[i], figs[i].value);
+    auto& t = per_test[figs[i].test];
+    t.first += std::min(loss == FitOptions::Loss::kAbsolute ? std::fabs(lr) : lr * lr, kMaxLoss);
+    t.second += 1;
+  }
+  double sum = 0;
+  for (const auto& [test, v] : per_test) sum += v.first / v.second;
+  return per_test.empty() ? 0 : sum / static_cast<double>(per_test.size());
+}
+
 class Problem {
  public:
   Problem(const sim::SimParams& base, const std::vector<Figure>& train,
           const std::vector<double>& factor, const RunShape& shape, const FitOptions& o,
-          std::vector<std::string> keys)
-      : base_(base), train_(train), factor_(factor), shape_(shape), o_(o), keys_(std::move(keys)) {}
+          std::vector<std::string> keys, double prior_weight = kPriorWeight)
+      : base_(base),
+        train_(train),
+        factor_(factor),
+        shape_(shape),
+        o_(o),
+        keys_(std::move(keys)),
+        prior_weight_(prior_weight) {}
 
   // The drive at normalised point u (one coordinate per number key), categorical values of
   // `cat` applied first.
@@ -80,16 +113,22 @@ class Problem {
 
   // The weak prior towards the base at normalised point u: with few figures, keys they do not
   // pin stay put.
-  static double Prior(const std::vector<double>& u) {
+  double Prior(const std::vector<double>& u) const {
     double prior = 0;
     for (double x : u) prior += x * x;
-    return u.empty() ? 0 : kPriorWeight * prior / static_cast<double>(u.size());
+    return u.empty() ? 0 : prior_weight_ * prior / static_cast<double>(u.size());
   }
 
   // The objective at p (the drive at normalised point u) plus the prior; the best point of
-  // every evaluation so far is kept (best_params_, best_u_), whichever step evaluated it.
-  double Total(const sim::SimParams& p, const std::vector<double>& u) {
-    const double raw = Objective(p);
+  // every evaluation so far is kept (best_params_, best_u_), whichever step evaluated it. With
+  // `residuals`, also the residuals whose squares sum to it (ResidualsOf; empty when the drive
+  // does not open).
+  double Total(const sim::SimParams& p, const std::vector<double>& u,
+               std::vector<double>* residuals = nullptr) {
+    const std::vector<double>* values = Values(p);
+    const double raw = values ? Score(train_, *values, o_.loss) : kFailedObjective;
+    if (raw < best_) best_ = raw;
+    if (o_.progress) o_.progress(evals_, budget_, best_);
     const double total = raw + Prior(u);
     if (total < best_total_) {
       best_total_ = total;
@@ -97,15 +136,28 @@ class Problem {
       best_params_ = p;
       best_u_ = u;
     }
+    if (residuals) *residuals = values ? ResidualsOf(*values, u) : std::vector<double>{};
     return total;
   }
 
-  double Objective(const sim::SimParams& p) {
-    const std::vector<double>* values = Values(p);
-    const double obj = values ? Score(train_, *values) : kFailedObjective;
-    if (obj < best_) best_ = obj;
-    if (o_.progress) o_.progress(evals_, budget_, best_);
-    return obj;
+  // The objective plus the prior as a sum of squares: per training figure the signed square
+  // root of its capped loss times its weight (1 / (tests x its test's figures)), per number key
+  // sqrt(prior weight / keys) x its normalised coordinate.
+  std::vector<double> ResidualsOf(const std::vector<double>& sim,
+                                  const std::vector<double>& u) const {
+    std::map<std::string, int> per_test;
+    for (const Figure& f : train_) per_test[f.test] += 1;
+    std::vector<double> r;
+    r.reserve(train_.size() + u.size());
+    for (size_t i = 0; i < train_.size(); ++i) {
+      const double lr = LogRatio(sim[i], train_[i].value);
+      const double loss =
+          std::min(o_.loss == FitOptions::Loss::kAbsolute ? std::fabs(lr) : lr * lr, kMaxLoss);
+      const double weight = 1.0 / (static_cast<double>(per_test.size()) * per_test[train_[i].test]);
+      r.push_back(std::copysign(std::sqrt(weight * loss), lr));
+    }
+    for (double x : u) r.push_back(std::sqrt(prior_weight_ / static_cast<double>(u.size())) * x);
+    return r;
   }
 
   // The training figures simulated at p, corrected (one evaluation; cached by parameters), or
@@ -126,20 +178,6 @@ class Problem {
     return it->second.empty() ? nullptr : &it->second;
   }
 
-  double Score(const std::vector<Figure>& figs, const std::vector<double>& sim) const {
-    std::map<std::string, std::pair<double, int>> per_test;
-    for (size_t i = 0; i < figs.size(); ++i) {
-      const double lr = LogRatio(sim[i], figs[i].value);
-      auto& t = per_test[figs[i].test];
-      t.first +=
-          std::min(o_.loss == FitOptions::Loss::kAbsolute ? std::fabs(lr) : lr * lr, kMaxLoss);
-      t.second += 1;
-    }
-    double sum = 0;
-    for (const auto& [test, v] : per_test) sum += v.first / v.second;
-    return per_test.empty() ? 0 : sum / static_cast<double>(per_test.size());
-  }
-
   uint32_t evals_ = 0, budget_ = 0;
   double best_ = HUGE_VAL;
   double best_total_ = HUGE_VAL, best_raw_ = HUGE_VAL;
@@ -154,6 +192,7 @@ class Problem {
   const RunShape& shape_;
   const FitOptions& o_;
   std::vector<std::string> keys_;
+  double prior_weight_;
 
  public:
   std::map<std::string, std::vector<double>> cache_;  // target -> Values (empty: failed)
@@ -196,6 +235,168 @@ std::vector<double> Minimise(Problem& pb, const sim::SimParams& cat, std::vector
   (void)f;
   *best = pb.best_total_;
   return pb.best_u_;
+}
+
+// Solves m x = b (n x n, row-major) by Gaussian elimination with partial pivoting; false when
+// m is singular.
+bool Solve(std::vector<double> m, std::vector<double> b, std::vector<double>* x) {
+  const size_t n = b.size();
+  for (size_t c = 0; c < n; ++c) {
+    size_t piv = c;
+    for (size_t r = c + 1; r < n; ++r)
+      if (std::fabs(m[r * n + c]) > std::fabs(m[piv * n + c])) piv = r;
+    if (!(std::fabs(m[piv * n + c]) > 1e-300)) return false;
+    for (size_t k = 0; k < n; ++k) std::swap(m[c * n + k], m[piv * n + k]);
+    std::swap(b[c], b[piv]);
+    for (size_t r = c + 1; r < n; ++r) {
+      const double f = m[r * n + c] / m[c * n + c];
+      for (size_t k = c; k < n; ++k) m[r * n + k] -= f * m[c * n + k];
+      b[r] -= f * b[c];
+    }
+  }
+  x->assign(n, 0.0);
+  for (size_t c = n; c-- > 0;) {
+    double v = b[c];
+    for (size_t k = c + 1; k < n; ++k) v -= m[c * n + k] * (*x)[k];
+    (*x)[c] = v / m[c * n + c];
+  }
+  return true;
+}
+
+// Levenberg-Marquardt on the residuals (Problem::ResidualsOf) from `u`, within [-1, 1]^n, for
+// at most `evals` evaluations: per iteration a forward-difference Jacobian (one evaluation per
+// key, a backward step at the upper bound), then damped Gauss-Newton steps (Marquardt's scaling,
+// at most kMaxLmStep per coordinate) until one lowers the total; stops when none does or the
+// total falls by less than kLmTolerance of itself. Returns the best point; *best its total.
+std::vector<double> LevenbergMarquardt(Problem& pb, const sim::SimParams& cat,
+                                       std::vector<double> u, uint32_t evals, double* best) {
+  const size_t n = u.size();
+  const uint32_t stop = pb.evals_ + evals;
+  auto left = [&] { return stop > pb.evals_ ? stop - pb.evals_ : 0; };
+  auto eval = [&](const std::vector<double>& t, std::vector<double>* r) {
+    auto p = pb.At(t, cat);
+    if (!p.ok()) {
+      ++pb.evals_;
+      r->clear();
+      return kFailedObjective;
+    }
+    return pb.Total(p.value(), t, r);
+  };
+  if (n == 0 || left() < n + 2) return u;
+  std::vector<double> r0;
+  double f0 = eval(u, &r0);  // usually a cached point
+  if (r0.empty()) return u;
+  double lambda = 1e-2;
+  while (left() >= n + 1) {
+    // J[k][i]: d residual i / d u_k.
+    std::vector<std::vector<double>> jac(n, std::vector<double>(r0.size(), 0.0));
+    for (size_t k = 0; k < n; ++k) {
+      const double h = u[k] + kJacobianStep <= 1 ? kJacobianStep : -kJacobianStep;
+      std::vector<double> t = u, rk;
+      t[k] += h;
+      eval(t, &rk);
+      if (rk.size() != r0.size()) continue;  // the drive does not open there: no direction
+      for (size_t i = 0; i < r0.size(); ++i) jac[k][i] = (rk[i] - r0[i]) / h;
+    }
+    std::vector<double> a(n * n, 0.0), g(n, 0.0);
+    for (size_t k = 0; k < n; ++k) {
+      for (size_t i = 0; i < r0.size(); ++i) g[k] += jac[k][i] * r0[i];
+      for (size_t l = 0; l <= k; ++l) {
+        double s = 0;
+        for (size_t i = 0; i < r0.size(); ++i) s += jac[k][i] * jac[l][i];
+        a[k * n + l] = a[l * n + k] = s;
+      }
+    }
+    const double before = f0;
+    bool improved = false;
+    while (!improved && left() > 0 && lambda < 1e6) {
+      std::vector<double> m = a, minus_g(n), step;
+      for (size_t k = 0; k < n; ++k) {
+        m[k * n + k] = a[k * n + k] * (1 + lambda) + 1e-12;
+        minus_g[k] = -g[k];
+      }
+      if (!Solve(m, minus_g, &step)) break;
+      double largest = 0;
+      for (double x : step) largest = std::max(largest, std::fabs(x));
+      const double scale = largest > kMaxLmStep ? kMaxLmStep / largest : 1.0;
+      std::vector<double> t = u, rt;
+      for (size_t k = 0; k < n; ++k) t[k] = std::clamp(u[k] + scale * step[k], -1.0, 1.0);
+      if (t == u) {  // against the bounds: a shorter, turned step
+        lambda *= 4;
+        continue;
+      }
+      const double ft = eval(t, &rt);
+      if (ft < f0 && rt.size() == r0.size()) {
+        u = t;
+        r0 = std::move(rt);
+        f0 = ft;
+        lambda = std::max(lambda / 4, 1e-6);
+        improved = true;
+      } else {
+        lambda *= 4;
+      }
+    }
+    if (!improved || before - f0 < kLmTolerance * before) break;
+  }
+  *best = pb.best_total_;
+  return pb.best_u_;
+}
+
+// Few training cells: of kCvWeights, the prior weight whose fits (Levenberg-Marquardt from the
+// base, the keys `numbers`) on all but one of kCvFolds seeded folds of the training cells predict
+// the left-out fold best (the sum over folds of its Score); ties go to the larger weight. The
+// held-out figures take no part. Fills the sum per weight and counts the simulations run.
+double CrossValidatedWeight(const sim::SimParams& base, const std::vector<Figure>& train,
+                            const std::vector<double>& factor, const RunShape& shape,
+                            const FitOptions& o, const std::vector<std::string>& numbers,
+                            std::vector<std::pair<double, double>>* scores, uint32_t* evals) {
+  FitOptions quiet = o;  // the fold fits report no progress
+  quiet.progress = nullptr;
+  std::vector<std::string> cells;
+  for (const Figure& f : train)
+    if (std::find(cells.begin(), cells.end(), CellOf(f)) == cells.end()) cells.push_back(CellOf(f));
+  std::sort(cells.begin(), cells.end());
+  std::mt19937_64 rng(o.seed ^ 0xc5a1b2e3d4f50617ull);
+  std::shuffle(cells.begin(), cells.end(), rng);
+  const size_t folds = std::min(kCvFolds, cells.size());
+  std::map<std::string, size_t> fold_of;
+  for (size_t i = 0; i < cells.size(); ++i) fold_of[cells[i]] = i % folds;
+  scores->clear();
+  for (double w : kCvWeights) scores->emplace_back(w, 0.0);
+  const uint32_t lm_evals = kCvEvalsPerKey * static_cast<uint32_t>(numbers.size() + 2);
+  for (size_t fold = 0; fold < folds; ++fold) {
+    std::vector<Figure> fit, check;
+    std::vector<double> fit_factor, check_factor;
+    for (size_t i = 0; i < train.size(); ++i) {
+      const bool out = fold_of[CellOf(train[i])] == fold;
+      (out ? check : fit).push_back(train[i]);
+      (out ? check_factor : fit_factor).push_back(factor[i]);
+    }
+    std::map<std::string, std::vector<double>> cache;         // shared by the weights
+    std::map<std::string, std::vector<double>> check_values;  // per fitted point
+    for (auto& [w, score] : *scores) {
+      Problem pb(base, fit, fit_factor, shape, quiet, numbers, w);
+      pb.cache_ = std::move(cache);
+      std::vector<double> u(numbers.size(), 0.0);
+      double best = pb.Total(base, u);
+      LevenbergMarquardt(pb, base, u, lm_evals, &best);
+      *evals += pb.evals_;
+      cache = std::move(pb.cache_);
+      const std::string at = TargetOf(pb.best_params_);
+      if (!check_values.count(at)) {
+        auto v = SimulateFigures(pb.best_params_, check, shape, o.sim);
+        ++*evals;
+        std::vector<double> values = v.ok() ? v.value() : std::vector<double>(check.size(), 0.0);
+        for (size_t i = 0; i < values.size(); ++i) values[i] *= check_factor[i];
+        check_values[at] = std::move(values);
+      }
+      score += Score(check, check_values[at], o.loss);
+    }
+  }
+  double chosen = scores->front().first, lowest = HUGE_VAL;
+  for (const auto& [w, score] : *scores)
+    if (score < lowest - 1e-12) lowest = score, chosen = w;
+  return chosen;
 }
 
 }  // namespace
@@ -387,11 +588,17 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
     probe_evals = probe.evals_;
     probed = std::move(probe.cache_);
   }
-  Problem pb(base, train, train_factor, shape, o, numbers);
+  FitResult res;
+  // The prior's weight: given, or with few cells (at least kMinCvCells) chosen by
+  // cross-validation on the training cells.
+  res.prior_weight = o.prior_weight >= 0 ? o.prior_weight : kPriorWeight;
+  if (o.prior_weight < 0 && select && train_cells.size() >= kMinCvCells && !numbers.empty())
+    res.prior_weight = CrossValidatedWeight(base, train, train_factor, shape, o, numbers,
+                                            &res.prior_cv, &res.cv_evaluations);
+  Problem pb(base, train, train_factor, shape, o, numbers, res.prior_weight);
   pb.cache_ = std::move(probed);
   pb.evals_ = probe_evals;
   pb.budget_ = budget;
-  FitResult res;
   for (const std::string& k : o.keys)
     for (const auto* kept : {&numbers, &cats})
       if (std::find(kept->begin(), kept->end(), k) != kept->end()) res.fitted_keys.push_back(k);
@@ -552,6 +759,15 @@ std::string TwinToml(const FitResult& r, const std::string& base_name,
   out += "holdout = " + Format(o.holdout) + "\n";
   out += "seed = " + std::to_string(o.seed) + "\n";
   out += "evaluations = " + std::to_string(r.evaluations) + "\n";
+  out += "# the prior's weight; prior_cv: [weight, summed left-out loss] per weight tried by the\n";
+  out += "# cross-validation on the training cells (empty: not cross-validated)\n";
+  out += "prior_weight = " + Format(r.prior_weight) + "\n";
+  out += "prior_cv = [";
+  for (size_t i = 0; i < r.prior_cv.size(); ++i)
+    out +=
+        (i ? ", [" : "[") + Format(r.prior_cv[i].first) + ", " + Format(r.prior_cv[i].second) + "]";
+  out += "]\n";
+  out += "cv_evaluations = " + std::to_string(r.cv_evaluations) + "\n";
   out += "wall_s = " + Format(wall_s, "%.1f") + "\n";
   out += "objective = " + Format(r.objective, "%.6g") + "\n";
   out += "base_objective = " + Format(r.base_objective, "%.6g") + "\n";

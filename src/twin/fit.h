@@ -18,9 +18,9 @@
 // Objective: the mean over tests of the mean loss (squared or absolute log-ratio simulated /
 // measured, FitOptions::loss) of their training figures, each capped at 1 (a factor e), so that
 // each test weighs the same however many cells it has and a few cells the model cannot
-// reproduce do not outweigh the rest; the optimiser minimises it plus 0.01 x the mean squared
-// normalised distance from the base (a weak prior: keys the figures do not pin stay at the
-// base's values).
+// reproduce do not outweigh the rest; the optimiser minimises it plus a weight (0.01, or with
+// few cells chosen by cross-validation: FitOptions::prior_weight) x the mean squared normalised
+// distance from the base (a prior: keys the figures do not pin stay at the base's values).
 #pragma once
 
 #include <cstdint>
@@ -51,7 +51,13 @@ struct FitOptions {
   // (robust: a few figures the model cannot reach weigh less than with the square, and a figure
   // already matched resists being traded for them), either capped at 1.
   enum class Loss { kSquared, kAbsolute } loss = Loss::kSquared;
-  uint32_t max_evals = 0;  // 0: 40 + 16 x keys
+  // The weight of the prior towards the base (the mean squared normalised distance from it) in
+  // the minimised objective. Below 0 (auto): 0.01, or, when few training cells (at least 3)
+  // select the keys, the weight of 1, 0.1 and 0.01 whose fits (Levenberg-Marquardt) on all but
+  // one of 4 seeded folds of the training cells best predict the left-out fold (the held-out
+  // figures take no part).
+  double prior_weight = -1;
+  uint32_t max_evals = 0;  // 0: 40 + 16 x keys (the cross-validation's fits come on top)
   double max_factor = 3;   // each value within base / max_factor .. base x max_factor
   SimulateOptions sim;
   // Per figure (in the order of Fit's `figures`): every value the cheap evaluator gives for
@@ -78,6 +84,11 @@ struct FitResult {
   std::vector<FigureFit> base_figures;   // every figure, at the base (before fitting)
   uint32_t evaluations = 0;
   double objective = 0, base_objective = 0;  // over the training figures
+  double prior_weight = 0;                   // the weight used
+  // Chosen by cross-validation: per weight tried, the sum over folds of the left-out loss; and
+  // the simulations it ran (beside `evaluations`).
+  std::vector<std::pair<double, double>> prior_cv;
+  uint32_t cv_evaluations = 0;
 };
 
 // Invalid: an unknown key or one that cannot be fitted (text keys other than gc, a base value

@@ -279,6 +279,52 @@ TEST(Twin, FewFiguresFitFewKeys) {
   EXPECT_NE(toml.find("fitted_keys = [\"cmd_us\"]"), std::string::npos) << toml;
 }
 
+// Few training cells: the prior's weight is the one cross-validation on them picks (the lowest
+// summed left-out loss of the weights tried); a given weight is used as it is, and a very
+// large one keeps the twin at the base.
+TEST(Twin, FewCellsCrossValidateThePriorWeight) {
+  std::vector<Figure> figs = {
+      Cell("iops", 100, 4096, 4, 8, "iops"), Cell("iops", 0, 4096, 4, 8, "iops"),
+      Cell("lat", 100, 4096, 1, 1, "lat_mean_us"), Cell("lat", 0, 4096, 1, 1, "lat_mean_us")};
+  const RunShape shape;
+  auto truth = SimulateFigures(Params("sim:tiny?cmd_us=40&ctrl_write_us=14"), figs, shape);
+  ASSERT_TRUE(truth.ok()) << truth.status().message();
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = truth.value()[i];
+  FitOptions o;
+  o.keys = {"ctrl_read_us", "ctrl_write_us", "cmd_us"};  // 3 keys > 4 cells / 2: few cells
+  o.train_tests = {"iops", "lat"};
+  o.max_evals = 20;
+  const sim::SimParams base = Params("sim:tiny");
+  auto r = Fit(base, figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->prior_cv.size(), 3u);
+  double lowest = HUGE_VAL, chosen = 0;
+  for (const auto& [w, loss] : r->prior_cv) {
+    EXPECT_GE(loss, 0);
+    if (loss < lowest - 1e-12) lowest = loss, chosen = w;
+  }
+  EXPECT_EQ(r->prior_weight, chosen);
+  EXPECT_GT(r->cv_evaluations, 0u);
+  EXPECT_LE(r->evaluations, 20u);  // --max-evals bounds the final fit
+  EXPECT_NE(TwinToml(r.value(), "tiny", {"r1"}, o, 1.0).find("prior_cv = [[1, "),
+            std::string::npos);
+
+  o.prior_weight = 0.1;
+  auto given = Fit(base, figs, shape, o);
+  ASSERT_TRUE(given.ok()) << given.status().message();
+  EXPECT_EQ(given->prior_weight, 0.1);
+  EXPECT_TRUE(given->prior_cv.empty());
+  EXPECT_EQ(given->cv_evaluations, 0u);
+
+  o.prior_weight = 1e9;
+  auto stiff = Fit(base, figs, shape, o);
+  ASSERT_TRUE(stiff.ok()) << stiff.status().message();
+  ASSERT_FALSE(stiff->fitted_keys.empty());
+  EXPECT_NEAR(stiff->params.cmd_us, base.cmd_us, 1e-3 * base.cmd_us);
+  EXPECT_NEAR(stiff->params.ctrl_write_us, base.ctrl_write_us, 1e-3 * base.ctrl_write_us);
+  EXPECT_NEAR(stiff->params.ctrl_read_us, base.ctrl_read_us, 1e-3 * base.ctrl_read_us);
+}
+
 TEST(Twin, BadFitKeysAreNamed) {
   const sim::SimParams base = Params("sim:tiny");
   auto st = CheckFitKeys({"ctrl_read_us", "colour"}, base);
