@@ -4,9 +4,11 @@
 Runs `ssdlab run`, a whole PTS battery and every kind of profile on the simulator (short
 durations: the shapes matter here, not the figures), validates each document against its
 definition, and checks that a damaged copy is refused (the check can fail). The `app`
-definition needs database servers and is validated by tests/e2e_app_test.cc where they run.
+definition needs database servers: tests/e2e_app_test.cc, where they run, validates the
+documents it makes with the second form.
 
 Usage: check_schema.py SSDLAB_BINARY SCHEMA_FILE
+       check_schema.py --doc KIND DOCUMENT SCHEMA_FILE   (one document against $defs/KIND)
 """
 import copy
 import json
@@ -30,13 +32,35 @@ def run(binary, args):
         sys.exit(f"ssdlab {' '.join(args)} failed ({p.returncode}): {p.stderr.strip()}")
 
 
-def main() -> int:
-    binary, schema_path = sys.argv[1], sys.argv[2]
-    schema = json.loads(Path(schema_path).read_text())
+def validator_of(schema):
     jsonschema.Draft202012Validator.check_schema(schema)
 
     def validator(kind):
         return jsonschema.Draft202012Validator({"$ref": "#/$defs/" + kind, "$defs": schema["$defs"]})
+    return validator
+
+
+def problems(validator, kind, path, doc):
+    """Prints the first errors of `doc` against `kind`; returns how many there are."""
+    errors = sorted(validator(kind).iter_errors(doc), key=lambda e: list(e.absolute_path))
+    for e in errors[:10]:
+        print(f"{path.name}: {kind} at {'/'.join(map(str, e.absolute_path))}: {e.message[:300]}")
+    return len(errors)
+
+
+def check_one(kind, doc_path, schema_path) -> int:
+    validator = validator_of(json.loads(Path(schema_path).read_text()))
+    path = Path(doc_path)
+    bad = problems(validator, kind, path, json.loads(path.read_text()))
+    print(f"{path.name}: {bad} problem(s) against {kind}")
+    return 1 if bad else 0
+
+
+def main() -> int:
+    if sys.argv[1] == "--doc":
+        return check_one(sys.argv[2], sys.argv[3], sys.argv[4])
+    binary, schema_path = sys.argv[1], sys.argv[2]
+    validator = validator_of(json.loads(Path(schema_path).read_text()))
 
     bad = 0
     with tempfile.TemporaryDirectory(prefix="ssdlab_schema_") as tmp:
@@ -64,10 +88,7 @@ def main() -> int:
             docs.append(("profile", out))
         for kind, path in docs:
             doc = json.loads(path.read_text())
-            errors = sorted(validator(kind).iter_errors(doc), key=lambda e: list(e.absolute_path))
-            for e in errors[:10]:
-                print(f"{path.name}: {kind} at {'/'.join(map(str, e.absolute_path))}: {e.message[:300]}")
-            bad += len(errors)
+            bad += problems(validator, kind, path, doc)
             # A damaged copy must be refused: a number turned into text, a required key dropped.
             damaged = copy.deepcopy(doc)
             damaged.pop("context")

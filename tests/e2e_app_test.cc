@@ -122,6 +122,14 @@ TEST_P(AppTest, RunsStoresAndCleansUp) {
   ASSERT_EQ(p.exit_code, 0) << p.err;
   EXPECT_EQ(RunStatus(d / "r.db", "r1"), "app:done");
   json doc = ReadJson(d / "r1.json");
+  // The document as docs/schema/results.schema.json defines an app run.
+  std::string schema_out;
+  EXPECT_EQ(Shell(std::string(SSDLAB_PYTHON) + " " + SSDLAB_SOURCE_DIR +
+                      "/scripts/check_schema.py --doc app " + d / "r1.json" + " " +
+                      SSDLAB_SOURCE_DIR + "/docs/schema/results.schema.json",
+                  &schema_out),
+            0)
+      << schema_out;
   EXPECT_EQ(doc["tests"][0]["name"], GetParam());
   EXPECT_EQ(doc["tests"][0]["status"], "done");
   const json& r = Results(doc);
