@@ -250,8 +250,6 @@ SSDLAB_HOT uint64_t SimDevice::ProgramOnDie(uint32_t die, uint32_t units, uint64
 
 SSDLAB_HOT uint64_t SimDevice::Program(uint32_t first_ppn, uint32_t units, uint64_t ready,
                                        uint64_t t_prog) {
-  if (typed_prog_ && t_prog == t_prog_ns_) [[unlikely]]
-    t_prog = type_tprog_ns_[PageType(first_ppn)];
   return ProgramOnDie(die_mod_.Mod(prog_of_.Div(first_ppn)), units, ready, t_prog);
 }
 
@@ -295,7 +293,8 @@ SSDLAB_HOT uint64_t SimDevice::CopyPageLeft(GcHot& h, uint64_t t, uint32_t* left
   if (++h.grp_count == g_.units_per_prog) {
     // The GC frontier fills blocks in order from their first page and a block holds whole
     // programs, so the group is the last units_per_prog pages up to dst.
-    end = std::max(end, Program(dst + 1 - h.grp_count, h.grp_count, h.grp_ready, t_prog_ns_));
+    end = std::max(end, Program(dst + 1 - h.grp_count, h.grp_count, h.grp_ready,
+                                NativeProgNs(dst + 1 - h.grp_count)));
     h.grp_count = 0;
     h.grp_ready = 0;
   }
@@ -393,8 +392,7 @@ void SimDevice::OpenHostGroup(uint64_t slot) {
 
 void SimDevice::ProgramHostGroup() {
   Group& grp = host_group_;
-  const uint64_t end =
-      Program(grp.first_ppn, grp.size, grp.ready_ns, grp.slc ? slc_t_prog_ns_ : t_prog_ns_);
+  const uint64_t end = Program(grp.first_ppn, grp.size, grp.ready_ns, HostProgNs(grp));
   uint64_t* const ring = buffer_ring_.data();
   const uint64_t first = grp.first_slot, size = grp.size, mask = buffer_mask_;
   for (uint64_t k = 0; k < size; ++k) ring[(first + k) & mask] = end;
@@ -408,9 +406,7 @@ void SimDevice::FlushHostGroup(uint64_t t) {
     slc_used_ -= grp.size - n;
     slc_pages_ -= grp.size - n;
   }
-  const uint64_t t_prog = grp.slc       ? slc_t_prog_ns_
-                          : typed_prog_ ? type_tprog_ns_[PageType(grp.first_ppn)]
-                                        : t_prog_ns_;
+  const uint64_t t_prog = HostProgNs(grp);
   const uint64_t ready = std::max(t, grp.ready_ns);
   // The die's time is booked as for any program; the controller waits for its own program
   // only, which the die runs before the work queued on it (GC), as a suspend would allow.

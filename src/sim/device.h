@@ -232,6 +232,14 @@ class SimDevice {
   // The page type (0 LSB .. bits - 1 MSB) of the program holding ppn: successive programs of
   // a die are successive pages of its blocks, so their types cycle.
   uint32_t PageType(uint32_t ppn) const;
+  // tPROG of a native-mode program starting at ppn (by page type with t_prog_type_pct).
+  uint64_t NativeProgNs(uint32_t ppn) const {
+    return typed_prog_ ? type_tprog_ns_[PageType(ppn)] : t_prog_ns_;
+  }
+  // tPROG of the open host group's program (SLC mode or native).
+  uint64_t HostProgNs(const Group& grp) const {
+    return grp.slc ? slc_t_prog_ns_ : NativeProgNs(grp.first_ppn);
+  }
   // tR of the page holding ppn with page type, random extra and read retries.
   uint64_t NoisyReadTime(uint32_t ppn);
   // Uniform in (0, 1] from the device's seeded generator.
