@@ -121,20 +121,23 @@ json ParamsTable(Ctx& ctx, const std::string& name, const std::vector<RunResults
   static const T kNone{};
   json cols = json::array({"Parameter"});
   std::vector<const RunResults<T>*> of_run;  // per run of ctx; null when it does not hold it
+  std::vector<Result<results::PtsOptions>> options_of;  // per run of ctx, read once
   for (const ReportRun& r : ctx.runs) {
     cols.push_back(r.label);
     of_run.push_back(nullptr);
     for (const RunResults<T>& rr : runs) of_run.back() = rr.run == &r ? &rr : of_run.back();
+    options_of.push_back(OptionsOf(r));
   }
   json rows = json::array();
   for (const auto& [fact, fn] : facts) {
     json rw = json::array({fact});
-    for (const RunResults<T>* rr : of_run) {
+    for (size_t i = 0; i < of_run.size(); ++i) {
+      const RunResults<T>* rr = of_run[i];
+      const Result<results::PtsOptions>& options = options_of[i];
       if (!rr) {
         rw.push_back("not run");
         continue;
       }
-      auto options = OptionsOf(*rr->run);
       rw.push_back(options.ok() ? fn(*options, rr->results.ok() ? *rr->results : kNone)
                                 : "damaged: " + options.status().message());
     }
