@@ -52,6 +52,7 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
   }
   typed_prog_ = p.t_prog_type_pct > 0;
   read_flush_ = p.read_flush;
+  gc_yield_ = p.gc_yield;
   jitter_mean_ns_ = p.t_read_jitter_us * 1000.0;
   retry_base_ = p.read_retry_pct / 100.0;
   retry_per_erase_ = p.read_retry_kpe_pct / 100.0 / 1000.0;
@@ -69,6 +70,7 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
   dies_.assign(g.dies, Die{});
   for (uint32_t d = 0; d < g.dies; ++d) dies_[d].ch = d % p.channels;
   ch_free_.assign(p.channels, 0);
+  ch_host_free_.assign(p.channels, 0);
   buffer_ring_.assign(g.buffer_pages, 0);
   buffer_mask_ = g.buffer_pages - 1;
   ahead_units_ = p.read_ahead_bytes / kUnitBytes;
@@ -86,9 +88,13 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   ftl_.Reset();
   link_free_[0] = link_free_[1] = now_ns;
   shared_link_.Reset();
-  ctrl_free_ = now_ns;
-  for (Die& d : dies_) d.free_ns = d.read_free_ns = now_ns;
+  ctrl_free_ = gc_ctrl_free_ = now_ns;
+  ctrl_cal_.Reset();
+  gc_pending_ = false;
+  gc_target_ = 0;
+  for (Die& d : dies_) d.free_ns = d.read_free_ns = d.host_read_free_ns = now_ns;
   std::fill(ch_free_.begin(), ch_free_.end(), now_ns);
+  std::fill(ch_host_free_.begin(), ch_host_free_.end(), now_ns);
   std::fill(buffer_ring_.begin(), buffer_ring_.end(), now_ns);
   buffer_seq_ = 0;
   host_busy_until_ = now_ns;
@@ -104,7 +110,7 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   host_read_pages_ = unmapped_read_pages_ = 0;
   fold_seq_ = 0;
   noise_.rng = (p_.seed ^ 0x9e3779b97f4a7c15ull) | 1;
-  hk_hold_until_ = 0;
+  write_hold_until_ = 0;
   for (ReadStream& st : streams_) st = ReadStream{};
   stream_victim_ = 0;
   std::fill(ahead_.begin(), ahead_.end(), AheadUnit{});
@@ -140,7 +146,7 @@ void SimDevice::Housekeeping(uint64_t t) {
   // shorter than the period).
   const uint64_t k = (t - noise_.next_hk_ns) / hk_period_ns_;
   const uint64_t start = noise_.next_hk_ns + k * hk_period_ns_;
-  hk_hold_until_ = start + hk_ns_;
+  write_hold_until_ = start + hk_ns_;
   noise_.next_hk_ns = start + hk_period_ns_;
 }
 
@@ -256,13 +262,39 @@ SSDLAB_HOT uint64_t SimDevice::Program(uint32_t first_ppn, uint32_t units, uint6
 SSDLAB_HOT uint64_t SimDevice::NandRead(uint32_t ppn, bool sense, uint64_t t, uint64_t t_read) {
   const uint32_t die = die_mod_.Mod(prog_of_.Div(ppn));
   uint64_t data = t;
+  const uint32_t ch = dies_[die].ch;
+  if (gc_yield_) [[unlikely]]
+    return HostFirstRead(die, ch, sense, t, t_read, ppn);
   if (sense) {
     data = SenseOnDie(die, t, noisy_read_ && t_read == t_read_ns_ ? NoisyReadTime(ppn) : t_read);
     ++nand_reads_;
   }
-  uint64_t& ch_free = ch_free_[dies_[die].ch];
+  uint64_t& ch_free = ch_free_[ch];
   ch_free = std::max(data, ch_free) + unit_ch_ns_;
   return ch_free;
+}
+
+uint64_t SimDevice::HostFirstRead(uint32_t die, uint32_t ch, bool sense, uint64_t t,
+                                  uint64_t t_read, uint32_t ppn) {
+  uint64_t data = t;
+  if (sense) {
+    const uint64_t tr = noisy_read_ && t_read == t_read_ns_ ? NoisyReadTime(ppn) : t_read;
+    ++nand_reads_;
+    if (suspend_) {
+      // Ahead of the GC reads queued on the die, which move back by tR.
+      Die& d = dies_[die];
+      data = d.host_read_free_ns = std::max(t, d.host_read_free_ns) + tr;
+      d.read_free_ns = std::max(t, d.read_free_ns) + tr;
+      d.free_ns = std::max(t, d.free_ns) + tr;
+    } else {
+      data = SenseOnDie(die, t, tr);
+    }
+  }
+  // Ahead of the GC transfers queued on the channel, likewise.
+  uint64_t& host_free = ch_host_free_[ch];
+  host_free = std::max(data, host_free) + unit_ch_ns_;
+  ch_free_[ch] = std::max(data, ch_free_[ch]) + unit_ch_ns_;
+  return host_free;
 }
 
 SSDLAB_HOT uint64_t SimDevice::CopyPage(GcHot& h, uint64_t t) {
@@ -303,7 +335,7 @@ SSDLAB_HOT uint64_t SimDevice::CopyPageLeft(GcHot& h, uint64_t t, uint32_t* left
 
 SimDevice::GcHot SimDevice::LoadGcHot() const {
   GcHot h;
-  h.ctrl_free = ctrl_free_;
+  h.ctrl_free = gc_yield_ ? gc_ctrl_free_ : ctrl_free_;
   h.grp_ready = gc_group_.ready_ns;
   h.grp_count = gc_group_.count;
   h.last_page = last_gc_read_page_;
@@ -312,7 +344,7 @@ SimDevice::GcHot SimDevice::LoadGcHot() const {
 }
 
 void SimDevice::StoreGcHot(const GcHot& h) {
-  ctrl_free_ = h.ctrl_free;
+  GcCtrlFree() = h.ctrl_free;
   gc_group_.ready_ns = h.grp_ready;
   gc_group_.count = h.grp_count;
   last_gc_read_page_ = h.last_page;
@@ -330,10 +362,9 @@ uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
     link = link_free_[0] = std::max(t, link_free_[0]) + write_xfer_.Ns(bytes, link_ps_per_byte_);
     if (cap_ps_per_byte_) link = std::max(link, shared_link_.Book(t, CapNs(bytes), t));
   }
-  if (link < hk_hold_until_) link = hk_hold_until_;
-  ctrl_free_ = std::max(link, ctrl_free_) + ctrl_write_ns_ +
-               ExtraCtrlNs(units * kUnitBytes, ctrl_write_ps_per_byte_);
-  const uint64_t tc = ctrl_free_;
+  if (link < write_hold_until_) link = write_hold_until_;
+  const uint64_t tc =
+      BookCtrl(link, ctrl_write_ns_ + ExtraCtrlNs(units * kUnitBytes, ctrl_write_ps_per_byte_), t);
   uint64_t done = tc;
   for (uint64_t lpn = lpn_begin; lpn < lpn_end; ++lpn) {
     const uint64_t slot = buffer_seq_++;
@@ -364,8 +395,8 @@ uint64_t SimDevice::WriteUnit(uint64_t lpn, uint64_t t) {
     link = link_free_[0] = std::max(t, link_free_[0]) + unit_link_ns_;
     if (cap_ps_per_byte_) link = std::max(link, shared_link_.Book(t, CapNs(kUnitBytes), t));
   }
-  if (link < hk_hold_until_) link = hk_hold_until_;
-  const uint64_t tc = ctrl_free_ = std::max(link, ctrl_free_) + ctrl_write_ns_;
+  if (link < write_hold_until_) link = write_hold_until_;
+  const uint64_t tc = BookCtrl(link, ctrl_write_ns_, t);
   const uint64_t slot = buffer_seq_++;
   const uint64_t ready = std::max(tc, buffer_ring_[slot & buffer_mask_]);
   Group& grp = host_group_;
@@ -414,7 +445,12 @@ void SimDevice::FlushHostGroup(uint64_t t) {
   const uint64_t done = ready + n * unit_ch_ns_ + t_prog;
   for (uint64_t k = 0; k < n; ++k) buffer_ring_[(grp.first_slot + k) & buffer_mask_] = done;
   grp.count = 0;
-  if (ctrl_free_ < done) ctrl_free_ = done;
+  // (The drive is idle: nothing of the host's is booked on the controller after t.)
+  if (gc_yield_) {
+    if (done > t) BookCtrl(t, done - t, t);
+  } else if (ctrl_free_ < done) {
+    ctrl_free_ = done;
+  }
 }
 
 uint64_t SimDevice::Read(uint64_t offset, uint32_t bytes, uint64_t t) {
@@ -422,9 +458,8 @@ uint64_t SimDevice::Read(uint64_t offset, uint32_t bytes, uint64_t t) {
   const uint64_t lpn_begin = offset / kUnitBytes;
   const uint64_t lpn_end = (offset + bytes + kUnitBytes - 1) / kUnitBytes;
   const uint64_t units = lpn_end - lpn_begin;
-  ctrl_free_ = std::max(t, ctrl_free_) + ctrl_read_ns_ +
-               ExtraCtrlNs(units * kUnitBytes, ctrl_read_ps_per_byte_);
-  const uint64_t tc = ctrl_free_;
+  const uint64_t tc =
+      BookCtrl(t, ctrl_read_ns_ + ExtraCtrlNs(units * kUnitBytes, ctrl_read_ps_per_byte_), t);
   uint64_t ready = tc;
   uint32_t last_page = UINT32_MAX;
   host_read_pages_ += units;
@@ -472,9 +507,8 @@ uint64_t SimDevice::ReadWithReadAhead(uint64_t offset, uint32_t bytes, uint64_t 
     }
   }
   const uint64_t nand_units = units - hits;
-  ctrl_free_ = std::max(t, ctrl_free_) + ctrl_read_ns_ +
-               ExtraCtrlNs(nand_units * kUnitBytes, ctrl_read_ps_per_byte_);
-  const uint64_t tc = ctrl_free_;
+  const uint64_t tc =
+      BookCtrl(t, ctrl_read_ns_ + ExtraCtrlNs(nand_units * kUnitBytes, ctrl_read_ps_per_byte_), t);
   uint64_t ready = std::max(tc, hit_ready);
   uint32_t last_page = UINT32_MAX;
   host_read_pages_ += units;
@@ -520,12 +554,12 @@ uint64_t SimDevice::ReadWithReadAhead(uint64_t offset, uint32_t bytes, uint64_t 
 }
 
 uint64_t SimDevice::Trim(uint64_t offset, uint32_t bytes, uint64_t t) {
-  ctrl_free_ = std::max(t, ctrl_free_) + ctrl_trim_ns_;
+  const uint64_t tc = BookCtrl(t, ctrl_trim_ns_, t);
   // Only whole 4 KiB units are unmapped; partial ones keep their data.
   const uint64_t lpn_begin = (offset + kUnitBytes - 1) / kUnitBytes;
   const uint64_t lpn_end = (offset + bytes) / kUnitBytes;
   for (uint64_t lpn = lpn_begin; lpn < lpn_end; ++lpn) ftl_.Trim(static_cast<uint32_t>(lpn));
-  return ctrl_free_;
+  return tc;
 }
 
 void SimDevice::SetRatio() {
@@ -565,7 +599,11 @@ bool SimDevice::GcStep(uint64_t t, uint64_t* end) {
 
 SSDLAB_HOT void SimDevice::ForegroundGc(uint64_t t) {
   if (p_.gc_lazy) {
-    LazyGc(t);
+    if (gc_yield_) {
+      YieldingGc(t);
+    } else {
+      LazyGc(t);
+    }
     return;
   } else {
     if (!ftl_.collecting()) {
@@ -628,6 +666,39 @@ void SimDevice::LazyGc(uint64_t t) {
   }
   // Never let the pool run dry: the frontiers need blocks.
   RefillPool(t);
+}
+
+void SimDevice::YieldingGc(uint64_t t) {
+  const uint32_t free = ftl_.free_blocks();
+  if (free > g_.low_free_blocks && free > g_.min_free_blocks + 1) return;
+  if (!gc_pending_) {
+    gc_pending_ = true;
+    gc_target_ = g_.low_free_blocks + g_.batch_blocks;
+  }
+  if (free > g_.min_free_blocks + 1) return;
+  // The pool has run dry: a batch is booked now and new writes wait for it; reads do not (GC
+  // has its own controller line). The rest stays pending.
+  const uint32_t dry_target = g_.min_free_blocks + 1 + g_.batch_blocks;
+  uint64_t end;
+  while (ftl_.free_blocks() < dry_target && GcStep(t, &end)) {
+  }
+  RefillPool(t);
+  if (write_hold_until_ < gc_ctrl_free_) write_hold_until_ = gc_ctrl_free_;
+}
+
+void SimDevice::GcInGaps(uint64_t t) {
+  uint64_t at = std::max(gc_ctrl_free_, ctrl_free_);
+  bool ran = false;
+  while (at < t) {
+    uint64_t end;
+    if ((!ftl_.collecting() && ftl_.free_blocks() >= gc_target_) || !GcStep(at, &end)) {
+      gc_pending_ = false;
+      break;
+    }
+    ran = true;
+    at = std::max(gc_ctrl_free_, at);
+  }
+  if (ran && gc_ctrl_free_ > t) BookCtrl(t, gc_ctrl_free_ - t, t);
 }
 
 uint64_t SimDevice::FoldStep(uint64_t t) {

@@ -52,7 +52,8 @@ struct DeviceCounters {
   uint64_t unmapped_read_pages = 0;  // of which found nothing mapped (answered without NAND)
 };
 
-// Bookings of a shared half-duplex link (SATA): busy intervals in time order. A transfer takes
+// Bookings of a resource that serves in gaps: a shared half-duplex link (SATA), or the
+// controller with gc_yield. Busy intervals in time order. A transfer takes
 // the first gap at or after the time its data is ready, so a write command's data can cross
 // the link while it would otherwise idle before a read's data (booked earlier, when the read
 // was submitted) is ready; a single "busy until" would leave such gaps unused. When every
@@ -125,6 +126,8 @@ class SimDevice {
                                          uint64_t t_ns) {
     if (t_ns >= noise_.next_hk_ns) [[unlikely]]
       Housekeeping(t_ns);
+    if (gc_pending_) [[unlikely]]
+      GcInGaps(t_ns);
     if (t_ns >= host_busy_until_ + bg_idle_ns_ &&
         (slc_used_ > 0 || ftl_.collecting() || ftl_.free_blocks() < g_.bg_free_blocks)) {
       Background(host_busy_until_ + bg_idle_ns_, t_ns);
@@ -226,6 +229,10 @@ class SimDevice {
   // the page holding ppn and the transfer of one unit to the controller; returns when the
   // data is in controller memory.
   uint64_t NandRead(uint32_t ppn, bool sense, uint64_t t, uint64_t t_read);
+  // NandRead with gc_yield: the host's read goes ahead of the GC reads and transfers queued
+  // on its die and channel (they move back by its time).
+  uint64_t HostFirstRead(uint32_t die, uint32_t ch, bool sense, uint64_t t, uint64_t t_read,
+                         uint32_t ppn);
   // Books a NAND read of tR `tr` on `die` at t (suspending programs or queued behind them);
   // returns when the data is in the die's register.
   uint64_t SenseOnDie(uint32_t die, uint64_t t, uint64_t tr);
@@ -253,6 +260,25 @@ class SimDevice {
   bool NextVictim();
   void RefillPool(uint64_t t);
   void LazyGc(uint64_t t);
+  // LazyGc with gc_yield: at the low watermark GC becomes pending (GcInGaps runs it, up to
+  // low + batch); once the pool has run dry, a batch is booked at once and new writes wait
+  // for its end.
+  void YieldingGc(uint64_t t);
+  // gc_yield: runs the pending GC's steps that start before t in the controller's idle time
+  // (after the host's work and the previous step); a host command waits for the step in
+  // progress only.
+  void GcInGaps(uint64_t t);
+  // Books `cost` ns of the controller for a host command whose data is ready at `ready`
+  // (>= now, the command's submission); returns its end. With gc_yield the controller serves
+  // host commands in the first gap (a read goes ahead of writes held by a GC stall).
+  uint64_t BookCtrl(uint64_t ready, uint64_t cost, uint64_t now) {
+    if (!gc_yield_) return ctrl_free_ = std::max(ready, ctrl_free_) + cost;
+    const uint64_t end = ctrl_cal_.Book(ready, cost, now);
+    if (end > ctrl_free_) ctrl_free_ = end;
+    return end;
+  }
+  // The controller time GC books: its own line with gc_yield, else the host's.
+  uint64_t& GcCtrlFree() { return gc_yield_ ? gc_ctrl_free_ : ctrl_free_; }
   // One step of GC at time t: select a victim if none, then copy one page (erasing the
   // victim once empty). Sets *end to when the booked work ends. False: no victim would
   // yield space.
@@ -262,7 +288,7 @@ class SimDevice {
   // State of GC copying that changes with every copy, held in registers over a run of copies
   // (members do not stay in registers across stores to the resource arrays).
   struct GcHot {
-    uint64_t ctrl_free;  // ctrl_free_
+    uint64_t ctrl_free;  // GcCtrlFree()
     uint64_t grp_ready;  // gc_group_
     uint32_t grp_count;
     uint32_t last_page;  // last_gc_read_page_
@@ -308,6 +334,7 @@ class SimDevice {
   uint64_t bg_copy_gap_ns_;  // background GC: time between copies (0: no limit)
   bool suspend_;
   bool read_flush_;
+  bool gc_yield_;
   bool typed_prog_;                 // t_prog_type_pct > 0
   uint64_t type_tprog_ns_[4] = {};  // native tPROG by page type
   bool noisy_read_;                 // any of page-type tR, jitter, read retry
@@ -315,8 +342,8 @@ class SimDevice {
   double jitter_mean_ns_ = 0;
   double retry_base_ = 0, retry_per_erase_ = 0;  // probabilities
   uint64_t hk_period_ns_ = 0, hk_ns_ = 0;
-  uint64_t hk_hold_until_ = 0;  // writes admitted from then on
-  FastDiv block_of_;            // ppn -> block
+  uint64_t write_hold_until_ = 0;  // writes admitted from then on (housekeeping, a GC stall)
+  FastDiv block_of_;               // ppn -> block
   bool half_duplex_;
   // Full-duplex links with a shared cap (link_cap_mb_s): both directions also book
   // shared_link_ at the cap's rate (0: no cap).
@@ -330,15 +357,22 @@ class SimDevice {
   // Resource state.
   uint64_t link_free_[2] = {0, 0};  // [0] host->drive, [1] drive->host (full duplex)
   LinkCalendar shared_link_;        // half duplex (SATA), or the cap of a full-duplex link
-  uint64_t ctrl_free_ = 0;
+  uint64_t ctrl_free_ = 0;          // the host's controller work booked up to then
+  LinkCalendar ctrl_cal_;           // gc_yield: the host's controller bookings
+  // gc_yield: GC's own controller line, the GC left pending and the free blocks it aims at.
+  uint64_t gc_ctrl_free_ = 0;
+  bool gc_pending_ = false;
+  uint32_t gc_target_ = 0;
   struct Die {
-    uint64_t free_ns = 0;       // programs, erases (and reads' share)
-    uint64_t read_free_ns = 0;  // reads only: they preempt queued programs
-    uint32_t ch = 0;            // its channel
+    uint64_t free_ns = 0;            // programs, erases (and reads' share)
+    uint64_t read_free_ns = 0;       // reads only: they preempt queued programs
+    uint64_t host_read_free_ns = 0;  // gc_yield: host reads only, ahead of GC's reads
+    uint32_t ch = 0;                 // its channel
   };
   std::vector<Die> dies_;
   std::vector<uint64_t> ch_free_;
-  std::vector<uint64_t> buffer_ring_;  // release time of each buffer slot
+  std::vector<uint64_t> ch_host_free_;  // gc_yield: host read transfers, ahead of GC's
+  std::vector<uint64_t> buffer_ring_;   // release time of each buffer slot
   uint64_t buffer_mask_ = 0;
   uint64_t buffer_seq_ = 0;
   uint64_t host_busy_until_ = 0;

@@ -264,6 +264,76 @@ TEST(SimDevice, ReadAheadDataRewrittenIsReadAgain) {
   EXPECT_GE(third_read_ns(true), 200000u);
 }
 
+// A lazy-GC drive whose GC is bound by controller time (20 us a copy): a batch of 10% of the
+// blocks takes tens of milliseconds.
+constexpr const char* kLazyTiny =
+    "sim:tiny?capacity=64MiB&op=50&gc_lazy=1&gc_batch_pct=10&gc_low_pct=8&ctrl_gc_us=20";
+
+// 4 KiB random writes at QD 1 with `think_ns` between a completion and the next write, over
+// `fills` times the user space: the longest write latency and the GC copies made.
+struct Qd1Writes {
+  uint64_t max_ns = 0;
+  double mean_ns = 0;
+  uint64_t gc_copies = 0;
+};
+Qd1Writes RandomWritesAtQd1(const std::string& target, int fills, uint64_t think_ns) {
+  Fixture f(target);
+  Qd1Writes out;
+  uint64_t t = 0, x = 7, sum = 0, n = 0;
+  const uint64_t writes = fills * f.g.user_pages;
+  for (uint64_t i = 0; i < writes; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const uint64_t done =
+        f.dev.Submit(Direction::kWrite, (x >> 33) % f.g.user_pages * 4096, 4096, t);
+    if (i >= writes / 2) {  // after the drive has reached its steady state
+      out.max_ns = std::max(out.max_ns, done - t);
+      sum += done - t;
+      ++n;
+    }
+    t = done + think_ns;
+  }
+  out.mean_ns = static_cast<double>(sum) / static_cast<double>(n);
+  out.gc_copies = f.dev.counters().gc_copies;
+  return out;
+}
+
+// gc_yield: with the controller idle between QD 1 writes, lazy GC runs in those gaps, so no
+// write waits for a batch; without it a write now and then waits out a whole batch.
+TEST(SimDevice, GcYieldRunsLazyGcInTheControllersIdleTime) {
+  const std::string lazy = kLazyTiny;
+  const Qd1Writes batch = RandomWritesAtQd1(lazy, 6, 1000000);
+  const Qd1Writes yield = RandomWritesAtQd1(lazy + "&gc_yield=1", 6, 1000000);
+  // Both collect (yield keeps the pool between the low watermark and a batch above it, so
+  // its write amplification is a little higher).
+  ASSERT_GT(batch.gc_copies, 0u);
+  ASSERT_GT(yield.gc_copies, 0u);
+  // A batch of 10% of the blocks takes far longer than a write; a copy step does not.
+  EXPECT_GT(batch.max_ns, 2000000u);
+  EXPECT_LT(yield.max_ns, 500000u);
+  EXPECT_LT(yield.mean_ns, batch.mean_ns);
+}
+
+// gc_yield: once the pool runs dry, new writes wait for the batch, but a read submitted then
+// goes ahead of the held writes and of GC's own work; without gc_yield it waits for the batch.
+TEST(SimDevice, GcYieldLetsAReadGoAheadOfAGcStall) {
+  auto read_in_stall = [](const std::string& target) {
+    Fixture f(target);
+    uint64_t t = 0, x = 7;
+    for (uint64_t i = 0; i < 20 * f.g.user_pages; ++i) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      const uint64_t done =
+          f.dev.Submit(Direction::kWrite, (x >> 33) % f.g.user_pages * 4096, 4096, t);
+      t += 200000;  // 200 us apart: more than the writes and their GC need, but for stalls
+      if (done - (t - 200000) > 2000000) break;  // a write held by a stall of over 2 ms
+      if (i + 1 == 20 * f.g.user_pages) ADD_FAILURE() << "no write was held by a stall";
+    }
+    return f.dev.Submit(Direction::kRead, 0, 4096, t) - t;
+  };
+  const std::string lazy = kLazyTiny;
+  EXPECT_GT(read_in_stall(lazy), 1000000u);
+  EXPECT_LT(read_in_stall(lazy + "&gc_yield=1"), 200000u);
+}
+
 TEST(SimDevice, BackgroundWorkRefillsThePool) {
   Fixture f("sim:tiny?capacity=64MiB&op=50&gc_bg_pct=20");
   uint64_t t = 0;

@@ -544,8 +544,10 @@ void SimDevice::VisitState(Ar& ar) {
   ar.Span(link_free_, 2);
   shared_link_.VisitState(ar);
   ar.Pod(ctrl_free_);
+  ctrl_cal_.VisitState(ar);
   ar.Span(dies_.data(), dies_.size());
   ar.Span(ch_free_.data(), ch_free_.size());
+  ar.Span(ch_host_free_.data(), ch_host_free_.size());
   ar.Span(buffer_ring_.data(), buffer_ring_.size());
   ar.Pod(buffer_seq_);
   ar.Pod(host_busy_until_);
@@ -562,7 +564,10 @@ void SimDevice::VisitState(Ar& ar) {
   ar.Pod(fold_seq_);
   ar.Pod(host_read_pages_);
   ar.Pod(unmapped_read_pages_);
-  ar.Pod(hk_hold_until_);
+  ar.Pod(write_hold_until_);
+  ar.Pod(gc_ctrl_free_);
+  ar.Pod(gc_pending_);
+  ar.Pod(gc_target_);
   ar.Pod(noise_);
   ar.Span(streams_, kReadStreams);
   ar.Pod(stream_victim_);
