@@ -248,8 +248,7 @@ json LastCounters(const std::string& db_path, const std::string& run) {
 
 // The DC500M over-provisioning study's question on simulated drives: the OP advisor on RAID 10 and
 // RAID 5 arrays of four DC400-class drives. RAID 5's small writes cost 4 member I/Os (read data and
-// parity, write both) against RAID 10's 2, so it sustains fewer IOPS and gains more from spare
-// area.
+// parity, write both) against RAID 10's 2, so it sustains fewer IOPS; spare area helps both.
 TEST(ProfileE2E, OpAdvisorOnRaid10AndRaid5Arrays) {
   TempDir t;
   const std::string d = "sim:dc-sata-read-intensive?scale=4096";

@@ -229,6 +229,15 @@ def main():
                     w[0]["block_size"], w[0]["read_pct"], w[1]))
                 if kind == "all":
                     summary.append((preset, role, len(rs), med))
+        tails = [r for r in rows if r[1] in ("lat_p99_us", "lat_p99_9_us", "lat_p99_99_us")
+                 and r[0]["qd"] == "1"]
+        if tails:
+            within = [r for r in tails if 0.5 <= r[3] / r[2] <= 2]
+            print("\nQD 1 tails (p99, p99.9, p99.99, all roles) within a factor of 2: %d of %d%s" % (
+                len(within), len(tails), "".join(
+                    "; out: %s %s %s%% %s %+.0f%%" % (r[0]["test"], r[0]["block_size"],
+                                                     r[0]["read_pct"], r[1], 100 * r[4])
+                    for r in tails if r not in within)))
         print("\nPublished figures not scored (no model counterpart run): %d" % not_run)
     print("\n| preset | role | cells | median abs. error |\n|---|---|---|---|")
     for p, role, n, med in summary:
