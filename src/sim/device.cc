@@ -146,7 +146,7 @@ void SimDevice::Housekeeping(uint64_t t) {
   // shorter than the period).
   const uint64_t k = (t - noise_.next_hk_ns) / hk_period_ns_;
   const uint64_t start = noise_.next_hk_ns + k * hk_period_ns_;
-  write_hold_until_ = start + hk_ns_;
+  write_hold_until_ = std::max(write_hold_until_, start + hk_ns_);
   noise_.next_hk_ns = start + hk_period_ns_;
 }
 
