@@ -3,7 +3,8 @@
 imitates (bench/fidelity/seed_*.csv), cell by cell.
 
   bench/fidelity/scoreboard.py [--ssdlab build/src/cli/ssdlab] [--only 000,002,004]
-                               [--work DIR] [--round 10s] [--markdown]
+                               [--work DIR] [--round 10s] [--cells]
+                               [--max-median 002=10,...]
 
 For every seed file it runs the preset's tests through `ssdlab` (the simulator, virtual time),
 reads the JSON results, and compares each published figure with the model's: error =
@@ -181,8 +182,20 @@ def main():
     ap.add_argument("--round", default="10s", help="PTS round length (virtual time)")
     ap.add_argument("--set", default="", help="parameters for every target: key=value&...")
     ap.add_argument("--cells", action="store_true", help="also print every cell")
+    ap.add_argument("--max-median", default="", metavar="SEED=PCT,...",
+                    help="exit 1 when a seed's median abs. error over predicted cells exceeds PCT")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
+    bounds = {}
+    for item in filter(None, a.max_median.split(",")):
+        seed, _, pct = item.partition("=")
+        try:
+            bounds[seed] = float(pct)
+        except ValueError:
+            sys.exit("scoreboard: --max-median %r: expected SEED=PCT, e.g. 002=10" % item)
+        if seed not in SEEDS:
+            sys.exit("scoreboard: --max-median %r: no seed %s (seeds: %s)" % (
+                item, seed, ",".join(SEEDS)))
     os.makedirs(a.work, exist_ok=True)
     runner = Runner(a.ssdlab, a.work, a.round, a.verbose, a.set)
     summary = []
@@ -228,7 +241,7 @@ def main():
                     role, kind, len(rs), 100 * med, 100 * w[4], w[0]["test"],
                     w[0]["block_size"], w[0]["read_pct"], w[1]))
                 if kind == "all":
-                    summary.append((preset, role, len(rs), med))
+                    summary.append((preset, role, len(rs), med, seed))
         tails = [r for r in rows if r[1] in ("lat_p99_us", "lat_p99_9_us", "lat_p99_99_us")
                  and r[0]["qd"] == "1"]
         if tails:
@@ -240,8 +253,14 @@ def main():
                     for r in tails if r not in within)))
         print("\nPublished figures not scored (no model counterpart run): %d" % not_run)
     print("\n| preset | role | cells | median abs. error |\n|---|---|---|---|")
-    for p, role, n, med in summary:
+    failed = []
+    for p, role, n, med, seed in summary:
         print("| %s | %s | %d | %.0f%% |" % (p, role, n, 100 * med))
+        if role == "predicted" and seed in bounds and 100 * med > bounds[seed]:
+            failed.append("%s (seed %s): median %.1f%% over %d predicted cells, bound %g%%" % (
+                p, seed, 100 * med, n, bounds[seed]))
+    if failed:
+        sys.exit("scoreboard: above the bound: " + "; ".join(failed))
 
 
 if __name__ == "__main__":
