@@ -52,7 +52,7 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
   }
   typed_prog_ = p.t_prog_type_pct > 0;
   read_flush_ = p.read_flush;
-  gc_yield_ = p.gc_yield;
+  gc_yield_ = p.gc_yield && p.gc_lazy;  // eager GC copies in step with the writes
   jitter_mean_ns_ = p.t_read_jitter_us * 1000.0;
   retry_base_ = p.read_retry_pct / 100.0;
   retry_per_erase_ = p.read_retry_kpe_pct / 100.0 / 1000.0;

@@ -220,7 +220,7 @@ const std::vector<ParamDef>& ParamTable() {
                           &SimParams::gc_lazy));
     t.push_back(BoolParam("gc_yield",
                           "1: lazy GC runs in the controller's idle time between host commands; "
-                          "writes wait for it only when the pool runs dry",
+                          "writes wait for it only when the pool runs dry (no effect on eager GC)",
                           &SimParams::gc_yield));
     t.push_back(DoubleParam("gc_batch_pct", "%", "lazy GC: blocks reclaimed per batch",
                             &SimParams::gc_batch_pct, 0, 25, "0..25"));
@@ -427,11 +427,6 @@ Status ValidateParams(const SimParams& p) {
   if (p.page_bytes % kUnitBytes != 0) {
     return Status::Invalid("sim parameter page_bytes=" + std::to_string(p.page_bytes) +
                            " is not a multiple of 4096");
-  }
-  if (p.gc_yield && !p.gc_lazy) {
-    return Status::Invalid(
-        "sim parameter gc_yield=1 needs gc_lazy=1 (greedy GC already copies in step with the "
-        "writes)");
   }
   if (p.channels == 0 || p.dies_per_channel == 0) {
     return Status::Invalid("sim: zero dies (channels and dies_per_channel must be >= 1)");

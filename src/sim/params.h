@@ -99,7 +99,8 @@ struct SimParams {
   // Lazy GC yields the controller to host commands: it runs in the controller's idle time
   // between them once the pool is at the low watermark (up to low + batch), so a command waits
   // at most for the copy in progress; only when the pool runs dry do new writes wait for a
-  // batch. Reads never wait for GC's controller time. Needs gc_lazy.
+  // batch. Reads never wait for GC's controller time. No effect on eager GC (gc_lazy 0), which
+  // copies in step with the writes (so `?gc_lazy=0` on a preset with it needs nothing else).
   bool gc_yield = false;
   double gc_batch_pct = 1;      // lazy: blocks reclaimed per batch, % of blocks (gc_batch 0)
   uint64_t gc_batch_bytes = 0;  // lazy: bytes of blocks per batch, full-drive size (not scaled);

@@ -65,7 +65,6 @@ TEST(SimParams, BadInputIsOneLineInvalid) {
       "sim:tiny?capacity=8TB&mem_limit=1GiB",  // does not fit in memory
       "sim:tiny?capacity=1PB",                 // beyond 32-bit page numbers
       "sim:tiny?op",                           // no value
-      "sim:tiny?gc_yield=1",                   // yielding GC without lazy GC
       "tiny",                                  // no sim: prefix
   };
   for (const char* t : bad) {
