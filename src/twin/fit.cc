@@ -45,7 +45,9 @@ std::string Format(double v, const char* fmt = "%.6g") {
   return buf;
 }
 
-bool IsCategorical(const std::string& key) { return key == "gc" || key == "gc_lazy"; }
+bool IsCategorical(const std::string& key) {
+  return key == "gc" || key == "gc_lazy" || key == "gc_yield";
+}
 
 double BaseValue(const sim::SimParams& p, const std::string& key) {
   return std::strtod(sim::FindParam(key)->get(p).c_str(), nullptr);
@@ -419,7 +421,8 @@ std::vector<std::string> DefaultFitKeys(const sim::SimParams& base) {
                                                 "op",
                                                 "link_mb_s",
                                                 "gc",
-                                                "gc_lazy"};
+                                                "gc_lazy",
+                                                "gc_yield"};
   std::vector<std::string> out;
   for (const std::string& k : keys)
     if (IsCategorical(k) || BaseValue(base, k) > 0) out.push_back(k);
@@ -436,8 +439,8 @@ Status CheckFitKeys(const std::vector<std::string>& keys, const sim::SimParams& 
     if (IsCategorical(k)) continue;
     if (d->kind != sim::ParamKind::kNumber)
       return Status::Invalid("--fit: sim parameter '" + k +
-                             "' is not a number (of the named ones only gc and gc_lazy can be "
-                             "fitted)");
+                             "' is not a number (of the named ones only gc, gc_lazy and gc_yield "
+                             "can be fitted)");
     if (k == "scale" || k == "capacity" || k == "seed" || k == "mem_limit" || k == "logical_block")
       return Status::Invalid("--fit: sim parameter '" + k +
                              "' describes the simulation or the drive's size, not its "
@@ -617,21 +620,38 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
     best = f;
     return true;
   };
-  // Categorical keys: each alternative at the point `u`, keeping the best; true when one changed.
+  // Categorical keys: every combination of their values at the point `u` (the policies act
+  // together: from a lazy GC that yields, an eager one can be better where a lazy one that does
+  // not yield is not), keeping the best; true when one changed. gc_yield=1 without gc_lazy is
+  // the same drive as gc_yield=0, so it is not tried.
   auto try_categories = [&]() -> Result<bool> {
+    std::vector<std::vector<std::string>> values;
+    for (const std::string& k : cats)
+      values.push_back(k == "gc"
+                           ? std::vector<std::string>{"greedy", "fifo", "dchoices", "costbenefit"}
+                           : std::vector<std::string>{"0", "1"});
     bool changed = false;
-    for (const std::string& k : cats) {
-      const std::vector<std::string> values =
-          k == "gc" ? std::vector<std::string>{"greedy", "fifo", "dchoices", "costbenefit"}
-                    : std::vector<std::string>{"0", "1"};
-      for (const std::string& v : values) {
+    std::vector<size_t> pick(cats.size(), 0);
+    for (bool more = !cats.empty(); more;) {
+      sim::SimParams alt = cat;
+      for (size_t i = 0; i < cats.size(); ++i)
+        SSDLAB_RETURN_IF_ERROR(sim::FindParam(cats[i])->set(alt, values[i][pick[i]]));
+      const bool same = alt.gc == cat.gc && alt.gc_lazy == cat.gc_lazy &&
+                        alt.gc_yield == cat.gc_yield;  // evaluated already
+      if (!same && !(alt.gc_yield && !alt.gc_lazy)) {
         if (left() == 0) return changed;
-        sim::SimParams alt = cat;
-        SSDLAB_RETURN_IF_ERROR(sim::FindParam(k)->set(alt, v));
         if (better(u, alt)) {
           cat = alt;
           changed = true;
         }
+      }
+      more = false;  // the next combination, the last key fastest
+      for (size_t i = cats.size(); i-- > 0;) {
+        if (++pick[i] < values[i].size()) {
+          more = true;
+          break;
+        }
+        pick[i] = 0;
       }
     }
     return changed;

@@ -40,7 +40,7 @@ namespace ssdlab::twin {
 std::vector<std::string> DefaultFitKeys(const sim::SimParams& base);
 
 struct FitOptions {
-  std::vector<std::string> keys;         // parameter keys (numbers), or gc / gc_lazy
+  std::vector<std::string> keys;         // parameter keys (numbers), or gc / gc_lazy / gc_yield
   std::vector<std::string> train_tests;  // empty: a random quarter of each test is held out
   // Above 0 (and below 1): this fraction of each test's cells is held out (rounded up, at least
   // one and at most all but one of a test's cells; a test of one cell is fitted), roles of

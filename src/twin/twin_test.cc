@@ -176,6 +176,25 @@ TEST(Twin, FitIsNeverWorseThanTheBase) {
   for (const FigureFit& f : r->figures) EXPECT_LT(f.RelError(), 0.01) << f.figure.Name();
 }
 
+// The GC policy's keys are searched together: figures of an eager FIFO drive, fitted from a
+// lazy greedy base whose GC yields, land on the truth's combination.
+TEST(Twin, GcPoliciesAreTriedTogether) {
+  std::vector<Figure> figs = SomeFigures();
+  const RunShape shape;
+  auto truth = SimulateFigures(Params("sim:tiny?gc=fifo&gc_lazy=0"), figs, shape);
+  ASSERT_TRUE(truth.ok()) << truth.status().message();
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = truth.value()[i];
+  FitOptions o;
+  o.keys = {"gc", "gc_lazy", "gc_yield"};
+  o.train_tests = {"iops", "lat", "wsat"};
+  o.max_evals = 16;
+  auto r = Fit(Params("sim:tiny?gc_lazy=1&gc_yield=1&gc_batch_pct=5"), figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->params.gc, sim::VictimPolicy::kFifo);
+  EXPECT_FALSE(r->params.gc_lazy);
+  EXPECT_LT(r->objective, r->base_objective);
+}
+
 // --holdout: a seeded split of each test's cells, stratified by test, roles ignored; a cell's
 // metrics stay together; the default split (roles of imported figures) is unchanged.
 TEST(Twin, HoldoutSplitsEveryTestsCells) {
