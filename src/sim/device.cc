@@ -669,18 +669,19 @@ void SimDevice::LazyGc(uint64_t t) {
 }
 
 void SimDevice::YieldingGc(uint64_t t) {
+  // One threshold in absolute terms, like the batch: a batch above the pool's minimum.
+  const uint32_t threshold = g_.min_free_blocks + 1 + g_.batch_blocks;
   const uint32_t free = ftl_.free_blocks();
-  if (free > g_.low_free_blocks && free > g_.min_free_blocks + 1) return;
+  if (free >= threshold) return;
   if (!gc_pending_) {
     gc_pending_ = true;
-    gc_target_ = g_.low_free_blocks + g_.batch_blocks;
+    gc_target_ = threshold;
   }
   if (free > g_.min_free_blocks + 1) return;
   // The pool has run dry: a batch is booked now and new writes wait for it; reads do not (GC
-  // has its own controller line). The rest stays pending.
-  const uint32_t dry_target = g_.min_free_blocks + 1 + g_.batch_blocks;
+  // has its own controller line).
   uint64_t end;
-  while (ftl_.free_blocks() < dry_target && GcStep(t, &end)) {
+  while (ftl_.free_blocks() < threshold && GcStep(t, &end)) {
   }
   RefillPool(t);
   if (write_hold_until_ < gc_ctrl_free_) write_hold_until_ = gc_ctrl_free_;

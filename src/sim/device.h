@@ -260,9 +260,9 @@ class SimDevice {
   bool NextVictim();
   void RefillPool(uint64_t t);
   void LazyGc(uint64_t t);
-  // LazyGc with gc_yield: at the low watermark GC becomes pending (GcInGaps runs it, up to
-  // low + batch); once the pool has run dry, a batch is booked at once and new writes wait
-  // for its end.
+  // LazyGc with gc_yield: once the pool is less than a batch above its minimum, GC becomes
+  // pending (GcInGaps runs it, back up to that level); once the pool has run dry, a batch is
+  // booked at once and new writes wait for its end.
   void YieldingGc(uint64_t t);
   // gc_yield: runs the pending GC's steps that start before t in the controller's idle time
   // (after the host's work and the previous step); a host command waits for the step in

@@ -267,7 +267,7 @@ TEST(SimDevice, ReadAheadDataRewrittenIsReadAgain) {
 // A lazy-GC drive whose GC is bound by controller time (20 us a copy): a batch of 10% of the
 // blocks takes tens of milliseconds.
 constexpr const char* kLazyTiny =
-    "sim:tiny?capacity=64MiB&op=50&gc_lazy=1&gc_batch_pct=10&gc_low_pct=8&ctrl_gc_us=20";
+    "sim:tiny?capacity=64MiB&op=50&gc_lazy=1&gc_batch_pct=10&ctrl_gc_us=20";
 
 // 4 KiB random writes at QD 1 with `think_ns` between a completion and the next write, over
 // `fills` times the user space: the longest write latency and the GC copies made.
@@ -323,13 +323,13 @@ TEST(SimDevice, GcYieldLetsAReadGoAheadOfAGcStall) {
       x = x * 6364136223846793005ULL + 1442695040888963407ULL;
       const uint64_t done =
           f.dev.Submit(Direction::kWrite, (x >> 33) % f.g.user_pages * 4096, 4096, t);
-      t += 200000;  // 200 us apart: more than the writes and their GC need, but for stalls
-      if (done - (t - 200000) > 2000000) break;  // a write held by a stall of over 2 ms
+      t += 25000;  // 25 us apart: the controller has no time left for GC, the NAND has
+      if (done - (t - 25000) > 2000000) break;  // a write held by a stall of over 2 ms
       if (i + 1 == 20 * f.g.user_pages) ADD_FAILURE() << "no write was held by a stall";
     }
     return f.dev.Submit(Direction::kRead, 0, 4096, t) - t;
   };
-  const std::string lazy = kLazyTiny;
+  const std::string lazy = std::string(kLazyTiny) + "&t_prog_us=200&dies_per_channel=4";
   EXPECT_GT(read_in_stall(lazy), 1000000u);
   EXPECT_LT(read_in_stall(lazy + "&gc_yield=1"), 200000u);
 }

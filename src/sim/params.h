@@ -96,11 +96,12 @@ struct SimParams {
   double gc_low_pct = 1;  // foreground GC keeps at least this % of blocks free
   double gc_bg_pct = 3;   // background GC (host idle) refills the pool to this % of blocks
   bool gc_lazy = false;   // lazy: start only when the pool is empty, then reclaim a batch
-  // Lazy GC yields the controller to host commands: it runs in the controller's idle time
-  // between them once the pool is at the low watermark (up to low + batch), so a command waits
-  // at most for the copy in progress; only when the pool runs dry do new writes wait for a
-  // batch. Reads never wait for GC's controller time. No effect on eager GC (gc_lazy 0), which
-  // copies in step with the writes (so `?gc_lazy=0` on a preset with it needs nothing else).
+  // Lazy GC yields the controller to host commands: once the pool is less than a batch above
+  // its minimum it runs in the controller's idle time between them, back up to that level, so
+  // a command waits at most for the copy in progress; only when the pool runs dry do new writes
+  // wait for a batch. Reads never wait for GC's controller time. No effect on eager GC
+  // (gc_lazy 0), which copies in step with the writes (so `?gc_lazy=0` on a preset with it
+  // needs nothing else).
   bool gc_yield = false;
   double gc_batch_pct = 1;      // lazy: blocks reclaimed per batch, % of blocks (gc_batch 0)
   uint64_t gc_batch_bytes = 0;  // lazy: bytes of blocks per batch, full-drive size (not scaled);
