@@ -216,8 +216,8 @@ class Problem {
   std::map<std::string, std::vector<double>> cache_;  // target -> Values (empty: failed)
 };
 
-// Per figure, exact / cheap at the base clamped to kMinFactor .. kMaxFactor (1 where either is
-// unknown or not positive); multiplies `cheap` by them.
+// Per figure, exact / cheap at the base clamped to kMinCorrection .. kMaxCorrection (1 where either
+// is unknown or not positive); multiplies `cheap` by them.
 std::vector<double> CorrectionFactors(const std::vector<double>& exact,
                                       std::vector<double>* cheap) {
   std::vector<double> f(cheap->size(), 1.0);
@@ -570,12 +570,19 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   SSDLAB_ASSIGN_OR_RETURN(std::vector<bool> held, SplitFigures(figures, o));
   if (!o.base_exact.empty() && o.base_exact.size() != figures.size())
     return Status::Invalid("sim fit: one full-test value at the base per figure expected");
+  // The figures held out (h) or not, and their full-test values at the base (0: none).
+  auto part_of = [&](bool h, std::vector<Figure>* part, std::vector<double>* exact,
+                     std::vector<size_t>* where) {
+    for (size_t i = 0; i < figures.size(); ++i) {
+      if (held[i] != h) continue;
+      part->push_back(figures[i]);
+      exact->push_back(o.base_exact.empty() ? 0 : o.base_exact[i]);
+      if (where) where->push_back(i);
+    }
+  };
   std::vector<Figure> train;
   std::vector<double> train_exact;
-  for (size_t i = 0; i < figures.size(); ++i)
-    if (!held[i])
-      train.push_back(figures[i]),
-          train_exact.push_back(o.base_exact.empty() ? 0 : o.base_exact[i]);
+  part_of(false, &train, &train_exact, nullptr);
   // The training figures at the base, as every evaluation of the fit simulates them: their
   // correction factors, and the first cached evaluation.
   SSDLAB_ASSIGN_OR_RETURN(std::vector<double> train_at_base,
@@ -711,10 +718,7 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
     std::vector<Figure> part;
     std::vector<double> exact;
     std::vector<size_t> where;
-    for (size_t i = 0; i < figures.size(); ++i)
-      if (held[i] == h)
-        part.push_back(figures[i]), where.push_back(i),
-            exact.push_back(o.base_exact.empty() ? 0 : o.base_exact[i]);
+    part_of(h, &part, &exact, &where);
     if (part.empty()) continue;
     SSDLAB_ASSIGN_OR_RETURN(std::vector<double> at_base,
                             SimulateFigures(base, part, shape, final_sim));
