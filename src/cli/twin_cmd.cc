@@ -41,35 +41,27 @@ struct FitArgs {
   std::string correct = "auto";
 };
 
-// Per figure: the full tests' value / the cheap evaluator's, both on the base (the run's tests
-// re-run on it, cli/twin_runs.h); 1 for runs without PTS options (imports) and figures either
-// misses. Clamped to 1/4 .. 4.
-Result<std::vector<double>> BiasFactors(Store& store, const std::vector<std::string>& runs,
-                                        const sim::SimParams& base,
-                                        const std::vector<twin::Figure>& figures,
-                                        const twin::RunShape& shape,
-                                        const twin::SimulateOptions& so) {
-  std::vector<double> factor(figures.size(), 1.0);
-  twin::SimulateOptions final_sim = so;
-  final_sim.hir_cycles = shape.hir_cycles;
-  SSDLAB_ASSIGN_OR_RETURN(std::vector<double> cheap,
-                          twin::SimulateFigures(base, figures, shape, final_sim));
+// Per figure: its value from the full tests on the base (the run's tests re-run on it,
+// cli/twin_runs.h); 0 for runs without PTS options (imports) and figures the re-run misses.
+// The fit corrects the cheap evaluator by these (twin::FitOptions::base_exact).
+Result<std::vector<double>> BaseExactValues(Store& store, const std::vector<std::string>& runs,
+                                            const sim::SimParams& base,
+                                            const std::vector<twin::Figure>& figures) {
+  std::vector<double> exact(figures.size(), 0.0);
   for (const std::string& run : runs) {
     SSDLAB_ASSIGN_OR_RETURN(nlohmann::json doc, store.RunJson(run));
     if (!HasPtsOptions(doc)) continue;
     std::cerr << "sim fit: re-running run " << run << "'s tests on the base (bias correction)\n";
-    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json exact, RerunOnTwin(doc, twin::TargetOf(base)));
-    SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> ex, twin::FiguresOfRun(exact, nullptr));
+    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json rerun, RerunOnTwin(doc, twin::TargetOf(base)));
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> ex, twin::FiguresOfRun(rerun, nullptr));
     std::map<std::string, double> by_name;
     for (const twin::Figure& f : ex) by_name[f.Name()] = f.value;
     for (size_t i = 0; i < figures.size(); ++i) {
-      if (figures[i].run != run) continue;
       auto it = by_name.find(figures[i].Name());
-      if (it == by_name.end() || !(it->second > 0) || !(cheap[i] > 0)) continue;
-      factor[i] = std::clamp(it->second / cheap[i], 0.25, 4.0);
+      if (figures[i].run == run && it != by_name.end()) exact[i] = it->second;
     }
   }
-  return factor;
+  return exact;
 }
 
 // The figures of every run, and the shape of the first.
@@ -130,9 +122,13 @@ int RunFit(const FitArgs& a) {
       return Fail(Status::Invalid("--train-tests: run(s) " + a.runs[0] +
                                   " have no figures of test '" + t + "'"));
   }
-  if (a.loss != "squared" && a.loss != "abs")
-    return Fail(Status::Invalid("--loss '" + a.loss + "': expected squared or abs"));
-  o.loss = a.loss == "abs" ? twin::FitOptions::Loss::kAbsolute : twin::FitOptions::Loss::kSquared;
+  const std::map<std::string, twin::FitOptions::Loss> losses = {
+      {"squared", twin::FitOptions::Loss::kSquared},
+      {"abs", twin::FitOptions::Loss::kAbsolute},
+      {"soft", twin::FitOptions::Loss::kSoftL1}};
+  if (!losses.count(a.loss))
+    return Fail(Status::Invalid("--loss '" + a.loss + "': expected squared, abs or soft"));
+  o.loss = losses.at(a.loss);
   if (a.prior != "auto") {
     auto w = ParseDouble(a.prior);
     if (!w.ok() || !(w.value() >= 0) || !std::isfinite(w.value()))
@@ -148,9 +144,9 @@ int RunFit(const FitArgs& a) {
   if (a.correct != "auto" && a.correct != "off")
     return Fail(Status::Invalid("--correct '" + a.correct + "': expected auto or off"));
   if (a.correct == "auto") {
-    auto f = BiasFactors(*store.value(), a.runs, base.value(), figures.value(), shape, o.sim);
-    if (!f.ok()) return Fail(f.status());
-    o.sim_factor = std::move(f.value());
+    auto exact = BaseExactValues(*store.value(), a.runs, base.value(), figures.value());
+    if (!exact.ok()) return Fail(exact.status());
+    o.base_exact = std::move(exact.value());
   }
   o.progress = [t0](uint32_t done, uint32_t budget, double best) {
     const int width = 30;
@@ -183,6 +179,9 @@ int RunFit(const FitArgs& a) {
   std::string fitted;
   for (const std::string& k : r->fitted_keys) fitted += (fitted.empty() ? "" : ", ") + k;
   std::cout << "  fitted keys: " << fitted << "\n";
+  if (r->kept_base)
+    std::cout << "  no candidate beat the base on the fitted figures' median error: the twin "
+                 "keeps the base's values\n";
   std::string cv;
   for (const auto& [w, loss] : r->prior_cv)
     cv += fmt::format("{}{:g}: {:.4g}", cv.empty() ? "" : ", ", w, loss);
@@ -346,8 +345,9 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
                   "imported runs' roles ignored. Default: 0.25, imported runs by role");
   fit->add_option("--seed", a->seed, "Seed of the held-out split");
   fit->add_option("--loss", a->loss,
-                  "squared (default) or abs: each figure's loss, its squared or absolute "
-                  "log-ratio simulated / measured (capped at 1)");
+                  "squared (default), abs or soft: each figure's loss, of its log-ratio r "
+                  "simulated / measured: r^2, |r|, or soft-L1 (r^2 / 0.1 within a few percent, "
+                  "about |r| - 0.05 beyond); capped at 1");
   fit->add_option("--prior", a->prior,
                   "The weight of the prior towards the base, a number >= 0 (default 0.01), or "
                   "auto: with few training cells the one of 1, 0.1, 0.01 that cross-validation "

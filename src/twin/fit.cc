@@ -17,6 +17,10 @@ constexpr double kFailedObjective = 1e3;
 // A figure off by more than a factor e counts as if off by e: a few cells the model cannot
 // reproduce (a stall or not in a short window) must not outweigh all the others.
 constexpr double kMaxLoss = 1.0;
+// The bias correction's factors (FitOptions::base_exact) are clamped to this range.
+constexpr double kMinCorrection = 0.25, kMaxCorrection = 4.0;
+// The soft-L1 loss's scale: quadratic in log-ratios well below it, linear above.
+constexpr double kSoftL1Scale = 0.05;
 // Weight of the mean squared normalised distance from the base in the minimised objective.
 constexpr double kPriorWeight = 0.01;
 // The coordinate sweep's step, normalised (a key to base x/÷ max_factor^0.35).
@@ -73,6 +77,21 @@ double LogRatio(double sim, double meas) {
   return std::log(sim / meas);
 }
 
+// A figure's loss at log-ratio lr (FitOptions::Loss), capped at kMaxLoss.
+double FigureLoss(double lr, FitOptions::Loss loss) {
+  const double a = std::fabs(lr);
+  switch (loss) {
+    case FitOptions::Loss::kSquared:
+      return std::min(lr * lr, kMaxLoss);
+    case FitOptions::Loss::kAbsolute:
+      return std::min(a, kMaxLoss);
+    case FitOptions::Loss::kSoftL1:
+      return std::min(kSoftL1Scale * (std::sqrt(1 + (a / kSoftL1Scale) * (a / kSoftL1Scale)) - 1),
+                      kMaxLoss);
+  }
+  return kMaxLoss;
+}
+
 // The objective: the mean over tests of the mean capped loss of their figures.
 double Score(const std::vector<Figure>& figs, const std::vector<double>& sim,
              FitOptions::Loss loss) {
@@ -80,7 +99,7 @@ double Score(const std::vector<Figure>& figs, const std::vector<double>& sim,
   for (size_t i = 0; i < figs.size(); ++i) {
     const double lr = LogRatio(sim[i], figs[i].value);
     auto& t = per_test[figs[i].test];
-    t.first += std::min(loss == FitOptions::Loss::kAbsolute ? std::fabs(lr) : lr * lr, kMaxLoss);
+    t.first += FigureLoss(lr, loss);
     t.second += 1;
   }
   double sum = 0;
@@ -153,8 +172,7 @@ class Problem {
     r.reserve(train_.size() + u.size());
     for (size_t i = 0; i < train_.size(); ++i) {
       const double lr = LogRatio(sim[i], train_[i].value);
-      const double loss =
-          std::min(o_.loss == FitOptions::Loss::kAbsolute ? std::fabs(lr) : lr * lr, kMaxLoss);
+      const double loss = FigureLoss(lr, o_.loss);
       const double weight = 1.0 / (static_cast<double>(per_test.size()) * per_test[train_[i].test]);
       r.push_back(std::copysign(std::sqrt(weight * loss), lr));
     }
@@ -199,6 +217,19 @@ class Problem {
  public:
   std::map<std::string, std::vector<double>> cache_;  // target -> Values (empty: failed)
 };
+
+// Per figure, exact / cheap at the base clamped to kMinCorrection .. kMaxCorrection (1 where either
+// is unknown or not positive); multiplies `cheap` by them.
+std::vector<double> CorrectionFactors(const std::vector<double>& exact,
+                                      std::vector<double>* cheap) {
+  std::vector<double> f(cheap->size(), 1.0);
+  for (size_t i = 0; i < f.size() && i < exact.size(); ++i) {
+    if (exact[i] > 0 && (*cheap)[i] > 0)
+      f[i] = std::clamp(exact[i] / (*cheap)[i], kMinCorrection, kMaxCorrection);
+    (*cheap)[i] *= f[i];
+  }
+  return f;
+}
 
 // Subplex from `u0` on [-1, 1]^n for at most `evals` evaluations; returns the best point.
 std::vector<double> Minimise(Problem& pb, const sim::SimParams& cat, std::vector<double> u0,
@@ -540,13 +571,26 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
                       const RunShape& shape, const FitOptions& o) {
   SSDLAB_RETURN_IF_ERROR(CheckFitKeys(o.keys, base));
   SSDLAB_ASSIGN_OR_RETURN(std::vector<bool> held, SplitFigures(figures, o));
-  if (!o.sim_factor.empty() && o.sim_factor.size() != figures.size())
-    return Status::Invalid("sim fit: one correction factor per figure expected");
-  auto factor = [&](size_t i) { return o.sim_factor.empty() ? 1.0 : o.sim_factor[i]; };
+  if (!o.base_exact.empty() && o.base_exact.size() != figures.size())
+    return Status::Invalid("sim fit: one full-test value at the base per figure expected");
+  // The figures held out (h) or not, and their full-test values at the base (0: none).
+  auto part_of = [&](bool h, std::vector<Figure>* part, std::vector<double>* exact,
+                     std::vector<size_t>* where) {
+    for (size_t i = 0; i < figures.size(); ++i) {
+      if (held[i] != h) continue;
+      part->push_back(figures[i]);
+      exact->push_back(o.base_exact.empty() ? 0 : o.base_exact[i]);
+      if (where) where->push_back(i);
+    }
+  };
   std::vector<Figure> train;
-  std::vector<double> train_factor;
-  for (size_t i = 0; i < figures.size(); ++i)
-    if (!held[i]) train.push_back(figures[i]), train_factor.push_back(factor(i));
+  std::vector<double> train_exact;
+  part_of(false, &train, &train_exact, nullptr);
+  // The training figures at the base, as every evaluation of the fit simulates them: their
+  // correction factors, and the first cached evaluation.
+  SSDLAB_ASSIGN_OR_RETURN(std::vector<double> train_at_base,
+                          SimulateFigures(base, train, shape, o.sim));
+  const std::vector<double> train_factor = CorrectionFactors(train_exact, &train_at_base);
 
   std::vector<std::string> numbers, cats;
   for (const std::string& k : o.keys) (IsCategorical(k) ? cats : numbers).push_back(k);
@@ -561,10 +605,11 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
           ? o.max_evals
           : (select ? static_cast<uint32_t>(numbers.size()) + 1 : 0) + 40 +
                 16 * static_cast<uint32_t>(select ? max_numbers : numbers.size() + cats.size());
-  std::map<std::string, std::vector<double>> probed;
+  std::map<std::string, std::vector<double>> probed = {{TargetOf(base), train_at_base}};
   uint32_t probe_evals = 0;
   if (select) {
     Problem probe(base, train, train_factor, shape, o, numbers);
+    probe.cache_ = std::move(probed);
     probe.budget_ = budget;
     const std::vector<double>* at_base = probe.Values(base);
     if (at_base) {
@@ -683,28 +728,48 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   res.evaluations = pb.evals_;
 
   // The training and held-out figures are simulated apart (cells share a drive in turn, so
-  // the training figures come out as the fit saw them); HIR with all the run's cycles.
+  // the training figures come out as the fit saw them); HIR with all the run's cycles. Each
+  // part's correction factors from the base simulated the same way.
   SimulateOptions final_sim = o.sim;
   final_sim.hir_cycles = shape.hir_cycles;
   std::vector<double> twin_values(figures.size()), base_values(figures.size());
+  const bool twin_is_base = TargetOf(res.params) == TargetOf(base);
   for (bool h : {false, true}) {
     std::vector<Figure> part;
+    std::vector<double> exact;
     std::vector<size_t> where;
-    for (size_t i = 0; i < figures.size(); ++i)
-      if (held[i] == h) part.push_back(figures[i]), where.push_back(i);
+    part_of(h, &part, &exact, &where);
     if (part.empty()) continue;
-    const std::pair<const sim::SimParams*, std::vector<double>*> runs[] = {
-        {&res.params, &twin_values}, {&base, &base_values}};
-    for (auto [params, values] : runs) {
-      auto v = SimulateFigures(*params, part, shape, final_sim);
-      if (!v.ok()) return v.status();
-      for (size_t k = 0; k < where.size(); ++k)
-        (*values)[where[k]] = v.value()[k] * factor(where[k]);
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> at_base,
+                            SimulateFigures(base, part, shape, final_sim));
+    const std::vector<double> f = CorrectionFactors(exact, &at_base);
+    std::vector<double> at_twin = at_base;
+    if (!twin_is_base) {
+      SSDLAB_ASSIGN_OR_RETURN(at_twin, SimulateFigures(res.params, part, shape, final_sim));
+      for (size_t k = 0; k < at_twin.size(); ++k) at_twin[k] *= f[k];
+    }
+    for (size_t k = 0; k < where.size(); ++k) {
+      base_values[where[k]] = at_base[k];
+      twin_values[where[k]] = at_twin[k];
     }
   }
   for (size_t i = 0; i < figures.size(); ++i) {
     res.figures.push_back({figures[i], twin_values[i], held[i]});
     res.base_figures.push_back({figures[i], base_values[i], held[i]});
+  }
+  // The guard: a twin no closer to the training figures than the base (by their median
+  // error, what `sim fit` reports) is not kept; the search's objective and the median can
+  // disagree when a few figures dominate the objective.
+  auto train_median = [](const std::vector<FigureFit>& f) {
+    for (const auto& [test, e] : MedianErrors(f, false))
+      if (test == "all") return e;
+    return 0.0;
+  };
+  if (!twin_is_base && !(train_median(res.figures) < train_median(res.base_figures))) {
+    res.kept_base = true;
+    res.params = base;
+    res.objective = res.base_objective;
+    res.figures = res.base_figures;
   }
   return res;
 }
@@ -731,10 +796,12 @@ std::string TwinToml(const FitResult& r, const std::string& base_name,
   sim::SimParams p = r.params;
   std::string run_list;
   for (const std::string& run : runs) run_list += (run_list.empty() ? "" : ", ") + run;
-  p.description = "twin of run " + run_list + " (fitted by ssdlab sim fit from " + base_name + ")";
+  p.description = "twin of run " + run_list + " (fitted by ssdlab sim fit from " + base_name +
+                  (r.kept_base ? "; no candidate beat the base, whose values it keeps)" : ")");
   for (const std::string& k : r.fitted_keys) {
-    const std::string src =
-        "fitted to run " + run_list + " (ssdlab sim fit, seed " + std::to_string(o.seed) + ")";
+    const std::string src = "fitted to run " + run_list + " (ssdlab sim fit, seed " +
+                            std::to_string(o.seed) +
+                            (r.kept_base ? "; the base's value kept)" : ")");
     auto it = std::find_if(p.sources.begin(), p.sources.end(),
                            [&](const auto& kv) { return kv.first == k; });
     if (it != p.sources.end())
@@ -789,6 +856,9 @@ std::string TwinToml(const FitResult& r, const std::string& base_name,
   out += "]\n";
   out += "cv_evaluations = " + std::to_string(r.cv_evaluations) + "\n";
   out += "wall_s = " + Format(wall_s, "%.1f") + "\n";
+  out += "# true: no candidate beat the base on the fitted figures' median error, so the twin\n";
+  out += "# keeps the base's values\n";
+  out += std::string("kept_base = ") + (r.kept_base ? "true" : "false") + "\n";
   out += "objective = " + Format(r.objective, "%.6g") + "\n";
   out += "base_objective = " + Format(r.base_objective, "%.6g") + "\n";
   out += "# median relative error |simulated - measured| / measured, per test\n";

@@ -1,6 +1,7 @@
 // Fits a simulated drive's free parameters to measured figures (twin/figures.h) with a
 // derivative-free search (the categorical keys first, one sweep of coordinate steps, then
-// NLopt's Subplex on normalised log-parameters; the result is the best point evaluated), and
+// NLopt's Subplex on normalised log-parameters; the result is the best point evaluated, or the
+// base itself when that point is no closer to the training figures by their median error), and
 // writes the result as a preset file (sim/preset_file.h) with a [fit] table.
 //
 // The figures are split once, deterministically from `seed` (SplitFigures): `train` figures
@@ -47,10 +48,12 @@ struct FitOptions {
   // imported figures ignored. 0: the default split above.
   double holdout = 0;
   uint64_t seed = 1;  // of the split
-  // The loss of a figure in the objective: its squared log-ratio, or its absolute log-ratio
-  // (robust: a few figures the model cannot reach weigh less than with the square, and a figure
-  // already matched resists being traded for them), either capped at 1.
-  enum class Loss { kSquared, kAbsolute } loss = Loss::kSquared;
+  // The loss of a figure in the objective, of its log-ratio r = log(simulated / measured), capped
+  // at 1: r^2 (squared); |r| (absolute: robust, a few figures the model cannot reach weigh less
+  // than with the square, and a figure already matched resists being traded for them); or
+  // soft-L1, 0.05 x (sqrt(1 + (r / 0.05)^2) - 1): quadratic within a few percent (smooth at 0,
+  // for the Levenberg-Marquardt fits), about |r| - 0.05 beyond.
+  enum class Loss { kSquared, kAbsolute, kSoftL1 } loss = Loss::kSquared;
   // The weight of the prior towards the base (the mean squared normalised distance from it) in
   // the minimised objective. Below 0 (auto): 0.01, or, when few training cells (at least 3)
   // select the keys, the weight of 1, 0.1 and 0.01 whose fits (Levenberg-Marquardt) on all but
@@ -60,11 +63,15 @@ struct FitOptions {
   uint32_t max_evals = 0;  // 0: 40 + 16 x keys (the cross-validation's fits come on top)
   double max_factor = 3;   // each value within base / max_factor .. base x max_factor
   SimulateOptions sim;
-  // Per figure (in the order of Fit's `figures`): every value the cheap evaluator gives for
-  // that figure is multiplied by this factor, in the objective and in the result (a correction
-  // of the evaluator's bias against the full tests: the full tests' value / the evaluator's, both
-  // on the base). Empty: no correction.
-  std::vector<double> sim_factor;
+  // Per figure (in the order of Fit's `figures`): its value from the full tests on the base
+  // (the run's own tests re-run on it), or 0 where unknown. Every cheap value of a figure is
+  // then multiplied by exact / cheap at the base (clamped to 1/4 .. 4; a correction of the
+  // evaluator's bias against the full tests), in the objective and in the result, the cheap
+  // value at the base taken from the same simulation (the training figures as the fit
+  // simulates them, the held-out ones apart: cells share a drive in turn, so a figure's cheap
+  // value depends on the figures simulated with it). At the base, the corrected figures are
+  // the full tests' own (within the clamp). Empty: no correction.
+  std::vector<double> base_exact;
   // Called after each evaluation: evaluations done, budget, best objective so far.
   std::function<void(uint32_t, uint32_t, double)> progress;
 };
@@ -84,7 +91,10 @@ struct FitResult {
   std::vector<FigureFit> base_figures;   // every figure, at the base (before fitting)
   uint32_t evaluations = 0;
   double objective = 0, base_objective = 0;  // over the training figures
-  double prior_weight = 0;                   // the weight used
+  // True when the search's best point did not beat the base on the training figures' median
+  // relative error (MedianErrors, "all"): the twin is then the base itself.
+  bool kept_base = false;
+  double prior_weight = 0;  // the weight used
   // Chosen by cross-validation: per weight tried, the sum over folds of the left-out loss; and
   // the simulations it ran (beside `evaluations`).
   std::vector<std::pair<double, double>> prior_cv;

@@ -133,28 +133,95 @@ TEST(Twin, FitGetsCloseToPerturbedTimings) {
   EXPECT_NE(toml.find("runs = [\"r1\"]"), std::string::npos);
 }
 
-// The bias correction multiplies each figure's simulated value by its factor, in the result
-// and in what the fit minimises: figures measured at twice the drive's values are matched
-// at the base when the factors are 2.
-TEST(Twin, CorrectionFactorsScaleTheSimulatedFigures) {
+// The bias correction: given each figure's full-test value at the base, every cheap value is
+// scaled by full / cheap at the base, taken from the same simulation (the training figures
+// together, the held-out ones apart), so at the base the corrected figures are the full tests'
+// exactly, fitted and held out; figures measured at twice the drive's values are then matched.
+TEST(Twin, CorrectionMakesTheBaseGiveItsFullTestValues) {
   std::vector<Figure> figs = {Cell("iops", 100, 4096, 4, 8, "iops"),
-                              Cell("iops", 0, 4096, 4, 8, "iops")};
+                              Cell("iops", 0, 4096, 4, 8, "iops"),
+                              Cell("lat", 0, 4096, 1, 1, "lat_mean_us")};
   RunShape shape;
   auto v = SimulateFigures(Params("sim:tiny"), figs, shape);
   ASSERT_TRUE(v.ok()) << v.status().message();
-  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = 2 * v.value()[i];
   FitOptions o;
+  for (size_t i = 0; i < figs.size(); ++i) {
+    figs[i].value = 2 * v.value()[i];
+    o.base_exact.push_back(figs[i].value);
+  }
   o.keys = {"ctrl_read_us"};
-  o.train_tests = {"iops"};
+  o.train_tests = {"iops"};  // lat held out, simulated apart
   o.max_evals = 3;
-  o.sim_factor = {2, 2};
   auto r = Fit(Params("sim:tiny"), figs, shape, o);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->base_figures.size(), 2u);
+  ASSERT_EQ(r->base_figures.size(), 3u);
   for (const FigureFit& f : r->base_figures) EXPECT_NEAR(f.RelError(), 0, 1e-9) << f.figure.Name();
+  EXPECT_TRUE(r->base_figures[2].held_out);
   EXPECT_NEAR(r->base_objective, 0, 1e-12);
-  o.sim_factor = {2};
+  o.base_exact = {2};
   EXPECT_FALSE(Fit(Params("sim:tiny"), figs, shape, o).ok());
+}
+
+// Each loss of a figure off by a known log-ratio, capped at 1: one test of one figure, so the
+// base's objective is that figure's loss.
+TEST(Twin, LossesOfALogRatio) {
+  std::vector<Figure> figs = {Cell("iops", 100, 4096, 4, 8, "iops")};
+  RunShape shape;
+  auto v = SimulateFigures(Params("sim:tiny"), figs, shape);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  FitOptions o;
+  o.keys = {"ctrl_read_us"};
+  o.max_evals = 1;
+  const std::pair<FitOptions::Loss, double> at_half[] = {
+      {FitOptions::Loss::kSquared, 0.25},
+      {FitOptions::Loss::kAbsolute, 0.5},
+      {FitOptions::Loss::kSoftL1, 0.05 * (std::sqrt(1 + 10.0 * 10.0) - 1)}};
+  for (auto [loss, expected] : at_half) {
+    o.loss = loss;
+    figs[0].value = v.value()[0] * std::exp(0.5);
+    auto r = Fit(Params("sim:tiny"), figs, shape, o);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_NEAR(r->base_objective, expected, 1e-9);
+    figs[0].value = v.value()[0] * std::exp(2.0);  // beyond the cap
+    r = Fit(Params("sim:tiny"), figs, shape, o);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_NEAR(r->base_objective, 1.0, 1e-12);
+  }
+  // Near 0 the soft-L1 loss is quadratic, r^2 / (2 x 0.05).
+  o.loss = FitOptions::Loss::kSoftL1;
+  figs[0].value = v.value()[0] * std::exp(0.001);
+  auto r = Fit(Params("sim:tiny"), figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_NEAR(r->base_objective, 0.001 * 0.001 / 0.1, 1e-9);
+}
+
+// The guard: a point of lower objective that is farther from the training figures by their
+// median error is not kept. Three figures are the base's own, the fourth is three times the
+// base's; a slower read path lowers the objective (the one far figure weighs a whole test) at
+// the cost of the three matched ones, so the median error would rise: the base is returned.
+TEST(Twin, FitThatCannotBeatTheBaseReturnsTheBase) {
+  std::vector<Figure> figs = {
+      Cell("iops", 100, 4096, 4, 8, "iops"), Cell("iops", 0, 4096, 4, 8, "iops"),
+      Cell("iops", 70, 4096, 4, 8, "iops"), Cell("lat", 100, 4096, 1, 1, "lat_mean_us")};
+  RunShape shape;
+  auto v = SimulateFigures(Params("sim:tiny"), figs, shape);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = v.value()[i];
+  figs[3].value *= 3;
+  FitOptions o;
+  o.keys = {"ctrl_read_us", "t_read_us"};
+  o.train_tests = {"iops", "lat"};
+  o.max_evals = 30;
+  auto r = Fit(Params("sim:tiny"), figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->kept_base);  // the search had found a point of lower objective
+  EXPECT_EQ(sim::ParamPairs(r->params), sim::ParamPairs(Params("sim:tiny")));
+  EXPECT_EQ(r->objective, r->base_objective);
+  ASSERT_EQ(r->figures.size(), r->base_figures.size());
+  for (size_t i = 0; i < r->figures.size(); ++i)
+    EXPECT_EQ(r->figures[i].simulated, r->base_figures[i].simulated);
+  const std::string toml = TwinToml(r.value(), "tiny", {"r1"}, o, 1.0);
+  EXPECT_NE(toml.find("kept_base = true"), std::string::npos);
 }
 
 // Figures of the base itself: no step of the search may leave the fit worse than its start.
