@@ -147,6 +147,10 @@ const std::vector<ParamDef>& ParamTable() {
     t.push_back(BytesParam(
         "read_ahead", "read-ahead of sequential read streams, bytes past a stream's end (0 off)",
         &SimParams::read_ahead_bytes, 0, 64ull << 20, "0..64 MiB"));
+    t.push_back(us("array_io_us",
+                   "array targets: host time per array I/O, one at a time (caps the array's "
+                   "IOPS at 1e6/array_io_us; 0 = none; the first member's)",
+                   &SimParams::array_io_us));
     t.push_back(UintParam("channels", "", "NAND channels", &SimParams::channels, 1, 64, "1..64"));
     t.push_back(UintParam("dies_per_channel", "", "dies per channel", &SimParams::dies_per_channel,
                           1, 64, "1..64"));
