@@ -67,6 +67,10 @@ struct SimParams {
   // driver), one at a time over the whole array, so an array does at most 1e6 / array_io_us
   // I/Os per second whatever its members. 0 = none. An array takes its first member's.
   double array_io_us = 0;
+  // Host side too: the host sends a read or write larger than this as commands of at most
+  // this size, all at once (the OS's maximum transfer size); the request completes with the
+  // last of them. 0 = every request is one command.
+  uint64_t host_max_cmd_bytes = 0;
 
   // NAND geometry.
   uint32_t channels = 2;
