@@ -4,14 +4,18 @@
 
 namespace ssdlab::sim {
 
-SimArray::SimArray(std::vector<std::unique_ptr<SimDevice>> members, const RaidLayout& layout)
-    : members_(std::move(members)), layout_(layout) {}
+SimArray::SimArray(std::vector<std::unique_ptr<SimDevice>> members, const RaidLayout& layout,
+                   uint64_t host_io_ns)
+    : members_(std::move(members)), layout_(layout), host_io_ns_(host_io_ns) {}
 
-uint64_t SimArray::Submit(Direction dir, uint64_t offset, uint32_t bytes, uint64_t t) {
+uint64_t SimArray::Submit(Direction dir, uint64_t offset, uint32_t bytes, uint64_t t_host) {
   MapIo(layout_, dir, offset, bytes, &ios_);
   (dir == Direction::kRead    ? ac_.host_reads
    : dir == Direction::kWrite ? ac_.host_writes
                               : ac_.host_trims)++;
+  // The host path: this I/O's turn, then its time; the members see it when that has passed.
+  const uint64_t t = std::max(t_host, host_free_ns_) + host_io_ns_;
+  if (host_io_ns_) host_free_ns_ = t;
   uint64_t stage_end[2] = {t, t};
   for (const MemberIo& io : ios_) {
     // A member idle long enough runs its background work first (inside Submit).
@@ -45,6 +49,7 @@ uint64_t SimArray::host_busy_until_ns() const {
 
 void SimArray::ResetFactoryFresh(uint64_t now_ns) {
   for (auto& m : members_) m->ResetFactoryFresh(now_ns);
+  host_free_ns_ = 0;
   ac_ = {};
 }
 

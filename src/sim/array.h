@@ -8,6 +8,12 @@
 // plus the writes' latency, so the dependency shows in latency while the members' resources
 // see both at once. Members run their own background GC when they are idle.
 //
+// Host path (host_io_ns > 0): the host spends host_io_ns on each array I/O (system call,
+// filesystem, md, driver) one at a time, before its member I/Os are submitted: an array does
+// at most 1e9 / host_io_ns I/Os per second whatever its members, and an I/O that finds the
+// host busy waits (its latency counts from its submission). Per host I/O, not per member I/O,
+// and independent of the direction and size.
+//
 // Not thread-safe.
 #pragma once
 
@@ -30,7 +36,8 @@ class SimArray {
  public:
   // REQUIRES: members non-empty, ValidateLayout(layout) ok, every member's user capacity
   // >= layout.member_bytes.
-  SimArray(std::vector<std::unique_ptr<SimDevice>> members, const RaidLayout& layout);
+  SimArray(std::vector<std::unique_ptr<SimDevice>> members, const RaidLayout& layout,
+           uint64_t host_io_ns = 0);
 
   uint64_t Submit(Direction dir, uint64_t offset, uint32_t bytes, uint64_t t_ns);
   void Prefetch(uint64_t) const {}
@@ -55,6 +62,8 @@ class SimArray {
  private:
   std::vector<std::unique_ptr<SimDevice>> members_;
   RaidLayout layout_;
+  uint64_t host_io_ns_;
+  uint64_t host_free_ns_ = 0;  // the host path is busy until then
   std::vector<MemberIo> ios_;  // reused per host I/O
   ArrayCounters ac_;
 };

@@ -112,7 +112,8 @@ Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& targe
     devs.push_back(std::move(o->dev_));
   }
   std::unique_ptr<SimBackend> array = std::move(opened.front());
-  array->array_ = std::make_unique<sim::SimArray>(std::move(devs), l);
+  const uint64_t host_io_ns = static_cast<uint64_t>(array->p_->array_io_us * 1e3 + 0.5);
+  array->array_ = std::make_unique<sim::SimArray>(std::move(devs), l, host_io_ns);
   array->state_paths_ = states;
   array->zstd_level_ = o.state_zstd_level;
   array->zstd_workers_ = o.state_zstd_workers;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "sim/test_util.h"
 
 namespace ssdlab {
@@ -70,6 +72,51 @@ TEST(SimArray, PurgeAndIdleReachEveryMember) {
   ASSERT_TRUE(b->Purge("auto", RunControl{}).ok());
   EXPECT_EQ(b->counters().host_pages_written, 0u);
   EXPECT_TRUE(b->Idle(1'000'000'000, RunControl{}).ok());
+}
+
+// The host path (array_io_us): one host time per array I/O, one at a time. It caps an array's
+// IOPS at 1e6 / array_io_us whatever the direction, adds that time to an unqueued I/O's
+// latency, and leaves a single drive alone.
+TEST(SimArray, HostPathCapsAnArraysIopsNotItsMembers) {
+  auto read_iops = [](SimBackend& b, uint32_t qd) {
+    RunSpec(b, Spec(b, "write", "128KiB", 4, "", "", "0%-25%"));
+    auto r = RunSpec(b, Spec(b, "randread", "4KiB", qd, "", "500ms", "0%-25%"));
+    return r.Iops(r.dirs[0]);
+  };
+  auto one = Open("sim:tiny");
+  ASSERT_TRUE(one);
+  const double one_iops = read_iops(*one, 64);
+  auto plain = Open(Array("raid0", 2));
+  ASSERT_TRUE(plain);
+  const double plain_iops = read_iops(*plain, 64);
+  EXPECT_GT(plain_iops, 1.8 * one_iops);  // two drives, no host limit
+
+  // A host that does 1.5 drives' worth of I/Os.
+  const double host_us = 1e6 / (1.5 * one_iops);
+  const std::string member = "sim:tiny?array_io_us=" + std::to_string(host_us);
+  auto capped = Open(Array("raid0", 2, member));
+  ASSERT_TRUE(capped);
+  const double cap = 1e6 / (std::round(host_us * 1e3) / 1e3);
+  EXPECT_NEAR(read_iops(*capped, 64), cap, 0.01 * cap);
+  auto w = RunSpec(*capped, Spec(*capped, "randwrite", "4KiB", 64, "", "500ms", "0%-25%"));
+  EXPECT_LE(simtest::WriteIops(w), 1.001 * cap);
+
+  // Unqueued (QD 1): the same reads, each later by the host time.
+  auto qd1 = [](SimBackend& b) {
+    auto r = RunSpec(b, Spec(b, "randread", "4KiB", 1, "", "200ms", "0%-25%"));
+    return r.dirs[0].latency.Mean();
+  };
+  const double lat_plain = qd1(*plain), lat_capped = qd1(*capped);
+  RecordProperty("one_drive_iops", std::to_string(one_iops));
+  RecordProperty("two_drives_iops", std::to_string(plain_iops));
+  RecordProperty("host_cap_iops", std::to_string(cap));
+  RecordProperty("qd1_latency_ns", std::to_string(lat_plain) + " -> " + std::to_string(lat_capped));
+  EXPECT_NEAR(lat_capped - lat_plain, host_us * 1e3, 0.02 * lat_plain);
+
+  // A single drive has no array path: the key changes nothing.
+  auto single = Open(member);
+  ASSERT_TRUE(single);
+  EXPECT_EQ(read_iops(*single, 64), one_iops);
 }
 
 TEST(SimArray, BadArrays) {

@@ -147,6 +147,14 @@ const std::vector<ParamDef>& ParamTable() {
     t.push_back(BytesParam(
         "read_ahead", "read-ahead of sequential read streams, bytes past a stream's end (0 off)",
         &SimParams::read_ahead_bytes, 0, 64ull << 20, "0..64 MiB"));
+    t.push_back(us("array_io_us",
+                   "array targets: host time per array I/O, one at a time (caps the array's "
+                   "IOPS at 1e6/array_io_us; 0 = none; the first member's)",
+                   &SimParams::array_io_us));
+    t.push_back(BytesParam("host_max_cmd",
+                           "host: larger reads and writes go as commands of this size, all at "
+                           "once (the OS's maximum transfer; 0 = one command each)",
+                           &SimParams::host_max_cmd_bytes, 0, 1ull << 30, "0..1 GiB"));
     t.push_back(UintParam("channels", "", "NAND channels", &SimParams::channels, 1, 64, "1..64"));
     t.push_back(UintParam("dies_per_channel", "", "dies per channel", &SimParams::dies_per_channel,
                           1, 64, "1..64"));
@@ -423,6 +431,10 @@ Status ValidateParams(const SimParams& p) {
   if (p.logical_block_bytes != 512 && p.logical_block_bytes != 4096) {
     return Status::Invalid("sim parameter logical_block=" + std::to_string(p.logical_block_bytes) +
                            ": expected 512 or 4096");
+  }
+  if (p.host_max_cmd_bytes % p.logical_block_bytes != 0) {
+    return Status::Invalid("sim parameter host_max_cmd=" + std::to_string(p.host_max_cmd_bytes) +
+                           " is not a multiple of the logical block");
   }
   if (p.page_bytes % kUnitBytes != 0) {
     return Status::Invalid("sim parameter page_bytes=" + std::to_string(p.page_bytes) +

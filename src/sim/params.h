@@ -63,6 +63,15 @@ struct SimParams {
   double ctrl_gc_us = 1;            // controller occupancy per garbage-collection page copy
   uint64_t buffer_bytes = 8 << 20;  // DRAM write buffer; a write completes once buffered
 
+  // Array targets only (sim/array.h): host time per array I/O (system call, filesystem, md,
+  // driver), one at a time over the whole array, so an array does at most 1e6 / array_io_us
+  // I/Os per second whatever its members. 0 = none. An array takes its first member's.
+  double array_io_us = 0;
+  // Host side too: the host sends a read or write larger than this as commands of at most
+  // this size, all at once (the OS's maximum transfer size); the request completes with the
+  // last of them. 0 = every request is one command.
+  uint64_t host_max_cmd_bytes = 0;
+
   // NAND geometry.
   uint32_t channels = 2;
   uint32_t dies_per_channel = 2;

@@ -36,11 +36,15 @@ class PhaseRunner {
   using InFlight = SimBackend::InFlight;
   // in_flight: the previous phase's I/Os still running (taken over when this phase is a
   // closed loop); on return, this phase's (when it ended by its runtime), else empty.
+  // max_cmd_bytes: the host's largest command (SimParams::host_max_cmd_bytes; 0 = no limit).
   PhaseRunner(const WorkloadSpec& spec, const RunControl& control, Dev* dev, uint64_t start_ns,
-              std::vector<InFlight>* in_flight)
+              std::vector<InFlight>* in_flight, uint64_t max_cmd_bytes)
       : spec_(spec),
         control_(control),
         dev_(dev),
+        max_cmd_bytes_(max_cmd_bytes && max_cmd_bytes < UINT32_MAX
+                           ? static_cast<uint32_t>(max_cmd_bytes)
+                           : UINT32_MAX),
         start_ns_(start_ns),
         in_flight_(in_flight),
         rec_(start_ns, {spec.ramp_ns, spec.ramp_bytes, spec.runtime_ns, spec.io_bytes},
@@ -66,6 +70,18 @@ class PhaseRunner {
   template <bool kFast>
   void Submit(uint32_t slot, uint64_t t, bool replace_top);
   void StartMeasuring();
+  // A read or write larger than max_cmd_bytes_ goes to the drive as commands of at most that
+  // size, all submitted at t; it completes with the last.
+  [[gnu::noinline]] uint64_t SubmitSplit(Direction dir, uint64_t offset, uint32_t bytes,
+                                         uint64_t t) {
+    if (dir == Direction::kTrim) return dev_->Submit(dir, offset, bytes, t);
+    uint64_t done = t;
+    for (uint32_t at = 0; at < bytes; at += max_cmd_bytes_) {
+      const uint32_t n = std::min(max_cmd_bytes_, bytes - at);
+      done = std::max(done, dev_->Submit(dir, offset + at, n, t));
+    }
+    return done;
+  }
   void Complete(uint32_t slot, uint64_t t);
   // replace_top: e is the next event of the slot whose event is being handled (the top).
   [[gnu::always_inline]] void PutEvent(const Event& e, bool replace_top) {
@@ -79,6 +95,7 @@ class PhaseRunner {
   const WorkloadSpec& spec_;
   const RunControl& control_;
   Dev* dev_;
+  const uint32_t max_cmd_bytes_;  // UINT32_MAX: no limit
   const uint64_t start_ns_;
   std::vector<InFlight>* in_flight_;
 
@@ -245,7 +262,8 @@ template <bool kFast>
   }
   s.measured = measured;
   rec_.Issued(bytes, measured);
-  const uint64_t done = dev_->Submit(dir, offset, bytes, t);
+  const uint64_t done = bytes > max_cmd_bytes_ ? SubmitSplit(dir, offset, bytes, t)
+                                               : dev_->Submit(dir, offset, bytes, t);
   s.done_ns = done;
   PutEvent(Event(done, slot, kComplete), replace_top);
 }
@@ -529,19 +547,22 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
   PhaseResult r;
   std::pair<double, double> unmapped{0, 0};
   dirty_ = true;
+  const uint64_t max_cmd = p_->host_max_cmd_bytes;
   auto run = [&](auto* dev) {
     using Dev = std::remove_pointer_t<decltype(dev)>;
     if (spec.jobs == 1 && spec.queue_depth == 1) {
-      PhaseRunner<sim::SingleEventQueue, Dev> runner(spec, control, dev, now_ns_, &in_flight_);
+      PhaseRunner<sim::SingleEventQueue, Dev> runner(spec, control, dev, now_ns_, &in_flight_,
+                                                     max_cmd);
       r = runner.Run(&end_ns);
       unmapped = runner.unmapped_;
     } else if (uint64_t{spec.jobs} * spec.queue_depth <= sim::kSmallSlots && spec.rate_iops == 0 &&
                !(spec.source && spec.source->timed())) {  // closed loop: SmallEventQueue
-      PhaseRunner<sim::SmallEventQueue, Dev> runner(spec, control, dev, now_ns_, &in_flight_);
+      PhaseRunner<sim::SmallEventQueue, Dev> runner(spec, control, dev, now_ns_, &in_flight_,
+                                                    max_cmd);
       r = runner.Run(&end_ns);
       unmapped = runner.unmapped_;
     } else {
-      PhaseRunner<sim::EventQueue, Dev> runner(spec, control, dev, now_ns_, &in_flight_);
+      PhaseRunner<sim::EventQueue, Dev> runner(spec, control, dev, now_ns_, &in_flight_, max_cmd);
       r = runner.Run(&end_ns);
       unmapped = runner.unmapped_;
     }

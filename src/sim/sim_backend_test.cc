@@ -154,6 +154,35 @@ TEST(SimBackend, StatePersistsAndPurgeResets) {
   EXPECT_EQ(Counter(r, "nand_page_reads"), 0);
 }
 
+// host_max_cmd: a large request goes to the drive as several commands at once. One 16 MiB
+// read at QD 1 books its controller time, NAND reads and link transfer one after another; as
+// 128 KiB commands they overlap, so it reaches the link-bound rate of 128 KiB reads at depth.
+// Requests no larger than the limit, and every other workload, are unchanged.
+TEST(SimBackend, HostSplitsLargeRequestsIntoCommands) {
+  auto mb_s = [](const std::string& target, const std::string& rw, uint64_t bs, uint32_t qd) {
+    auto b = Open(target);
+    RunSpec(*b, Spec(*b, "write", "128KiB", 8, "", "", "0%-50%"));  // never split
+    auto r = RunSpec(*b, Spec(*b, rw, std::to_string(bs), qd, "", "", "0%-50%"));
+    const DirectionStats& d = r.dirs[rw == "read" ? 0 : 1];
+    EXPECT_EQ(d.ios * bs, d.bytes);  // one I/O per request, split or not
+    return r.BytesPerS(d) / 1e6;
+  };
+  const std::string plain = "sim:dc-sata-mixed?scale=4096&host_max_cmd=0";
+  const std::string split = "sim:dc-sata-mixed?scale=4096&host_max_cmd=128KiB";
+  const uint64_t k128 = 128 << 10, m16 = 16 << 20;
+  const double whole = mb_s(plain, "read", m16, 1);
+  const double pieces = mb_s(split, "read", m16, 1);
+  const double deep = mb_s(plain, "read", k128, 32);
+  RecordProperty("read_16MiB_qd1_mb_s", std::to_string(whole) + " -> " + std::to_string(pieces));
+  RecordProperty("read_128KiB_qd32_mb_s", std::to_string(deep));
+  EXPECT_GT(pieces, 1.1 * whole);
+  EXPECT_GT(pieces, 0.97 * deep);
+  EXPECT_LE(pieces, 1.01 * deep);
+  EXPECT_GT(mb_s(split, "write", m16, 1), 1.05 * mb_s(plain, "write", m16, 1));
+  EXPECT_EQ(mb_s(split, "read", k128, 32), deep);
+  EXPECT_FALSE(OpenSimBackend("sim:tiny?logical_block=4096&host_max_cmd=1000").ok());
+}
+
 TEST(SimBackend, BadPhaseIsInvalid) {
   auto b = Open("sim:tiny?capacity=64MiB");
   WorkloadSpec s = Spec(*b, "randread", "4KiB", 1, "1MiB");
