@@ -158,6 +158,7 @@ int RunFit(const FitArgs& a) {
                              budget, best, secs)
               << std::flush;
   };
+  o.stop = &StopFlag();
   auto r = twin::Fit(base.value(), figures.value(), shape, o);
   std::cerr << "\n";
   if (!r.ok()) return Fail(r.status());

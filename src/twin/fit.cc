@@ -149,7 +149,7 @@ class Problem {
     const std::vector<double>* values = Values(p);
     const double raw = values ? Score(train_, *values, o_.loss) : kFailedObjective;
     if (raw < best_) best_ = raw;
-    if (o_.progress) o_.progress(evals_, budget_, best_);
+    if (o_.progress && !stopped_) o_.progress(evals_, budget_, best_);
     const double total = raw + Prior(u);
     if (total < best_total_) {
       best_total_ = total;
@@ -183,6 +183,12 @@ class Problem {
   // The training figures simulated at p, corrected (one evaluation; cached by parameters), or
   // null when the drive does not open.
   const std::vector<double>* Values(const sim::SimParams& p) {
+    if (o_.stop && o_.stop->load()) {  // interrupted: no budget left for any step
+      if (!stopped_) evals_at_stop_ = evals_;
+      stopped_ = true;
+      evals_ = std::max(evals_, budget_);
+      return nullptr;
+    }
     ++evals_;
     const std::string key = TargetOf(p);
     auto it = cache_.find(key);
@@ -199,6 +205,8 @@ class Problem {
   }
 
   uint32_t evals_ = 0, budget_ = 0;
+  bool stopped_ = false;  // o.stop was seen
+  uint32_t evals_at_stop_ = 0;
   double best_ = HUGE_VAL;
   double best_total_ = HUGE_VAL, best_raw_ = HUGE_VAL;
   sim::SimParams best_params_;
@@ -256,7 +264,9 @@ std::vector<double> Minimise(Problem& pb, const sim::SimParams& cat, std::vector
         auto* c = static_cast<Ctx*>(data);
         auto p = c->pb->At(u, *c->cat);
         if (!p.ok()) return ++c->pb->evals_, kFailedObjective;
-        return c->pb->Total(p.value(), u);
+        const double total = c->pb->Total(p.value(), u);
+        if (c->pb->stopped_) throw nlopt::forced_stop();
+        return total;
       },
       &ctx);
   double f = kFailedObjective;
@@ -722,6 +732,10 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   if (local > 0) u = Minimise(pb, cat, u, local, &best);
   SSDLAB_ASSIGN_OR_RETURN(bool changed, try_categories());
   if (changed && left() > 0) u = Minimise(pb, cat, u, left(), &best);
+  if (pb.stopped_)
+    return Status::Error(Code::kInterrupted, "sim fit: interrupted after " +
+                                                 std::to_string(pb.evals_at_stop_) +
+                                                 " evaluations; no twin written");
   // The best point any step evaluated (the base itself when none beat it).
   res.params = pb.best_params_;
   res.objective = pb.best_raw_;

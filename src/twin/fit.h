@@ -24,6 +24,7 @@
 // distance from the base (a prior: keys the figures do not pin stay at the base's values).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -74,6 +75,9 @@ struct FitOptions {
   std::vector<double> base_exact;
   // Called after each evaluation: evaluations done, budget, best objective so far.
   std::function<void(uint32_t, uint32_t, double)> progress;
+  // When set and true (SIGINT, SIGTERM), the fit stops at its next evaluation and Fit returns
+  // Interrupted.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // One figure's outcome.

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 
 #include "sim/params.h"
@@ -241,6 +242,36 @@ TEST(Twin, FitIsNeverWorseThanTheBase) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_LE(r->objective, r->base_objective);
   for (const FigureFit& f : r->figures) EXPECT_LT(f.RelError(), 0.01) << f.figure.Name();
+}
+
+// A stop request (SIGINT/SIGTERM in `sim fit`) ends the search at its next evaluation: Fit
+// returns Interrupted, naming how far it got.
+TEST(Twin, AStopRequestInterruptsTheFit) {
+  std::vector<Figure> figs = SomeFigures();
+  const RunShape shape;
+  auto v = SimulateFigures(Params("sim:tiny?ctrl_read_us=14"), figs, shape);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = v.value()[i];
+  FitOptions o;
+  o.keys = {"ctrl_read_us", "ctrl_write_us", "gc"};
+  o.train_tests = {"iops", "lat"};
+  o.max_evals = 40;
+  std::atomic<bool> stop{false};
+  o.stop = &stop;
+  uint32_t seen = 0;
+  o.progress = [&](uint32_t done, uint32_t, double) {
+    seen = done;
+    if (done == 5) stop = true;  // as the signal handler would
+  };
+  auto r = Fit(Params("sim:tiny"), figs, shape, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kInterrupted);
+  EXPECT_NE(r.status().message().find("interrupted after 5 evaluations"), std::string::npos)
+      << r.status().message();
+  EXPECT_LT(seen, 40u);
+  stop = false;  // not stopped: the same fit runs to its end
+  o.progress = nullptr;
+  EXPECT_TRUE(Fit(Params("sim:tiny"), figs, shape, o).ok());
 }
 
 // The GC policy's keys are searched together: figures of an eager FIFO drive, fitted from a
