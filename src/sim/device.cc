@@ -91,7 +91,6 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   ctrl_free_ = gc_ctrl_free_ = now_ns;
   ctrl_cal_.Reset();
   gc_pending_ = false;
-  gc_target_ = 0;
   for (Die& d : dies_) d.free_ns = d.read_free_ns = d.host_read_free_ns = now_ns;
   std::fill(ch_free_.begin(), ch_free_.end(), now_ns);
   std::fill(ch_host_free_.begin(), ch_host_free_.end(), now_ns);
@@ -669,14 +668,10 @@ void SimDevice::LazyGc(uint64_t t) {
 }
 
 void SimDevice::YieldingGc(uint64_t t) {
-  // One threshold in absolute terms, like the batch: a batch above the pool's minimum.
-  const uint32_t threshold = g_.min_free_blocks + 1 + g_.batch_blocks;
+  const uint32_t threshold = YieldThreshold();
   const uint32_t free = ftl_.free_blocks();
   if (free >= threshold) return;
-  if (!gc_pending_) {
-    gc_pending_ = true;
-    gc_target_ = threshold;
-  }
+  gc_pending_ = true;
   if (free > g_.min_free_blocks + 1) return;
   // The pool has run dry: a batch is booked now and new writes wait for it; reads do not (GC
   // has its own controller line).
@@ -692,7 +687,7 @@ void SimDevice::GcInGaps(uint64_t t) {
   bool ran = false;
   while (at < t) {
     uint64_t end;
-    if ((!ftl_.collecting() && ftl_.free_blocks() >= gc_target_) || !GcStep(at, &end)) {
+    if ((!ftl_.collecting() && ftl_.free_blocks() >= YieldThreshold()) || !GcStep(at, &end)) {
       gc_pending_ = false;
       break;
     }

@@ -264,6 +264,8 @@ class SimDevice {
   // pending (GcInGaps runs it, back up to that level); once the pool has run dry, a batch is
   // booked at once and new writes wait for its end.
   void YieldingGc(uint64_t t);
+  // The pool level yielding GC keeps: a batch above the minimum (absolute, as the batch).
+  uint32_t YieldThreshold() const { return g_.min_free_blocks + 1 + g_.batch_blocks; }
   // gc_yield: runs the pending GC's steps that start before t in the controller's idle time
   // (after the host's work and the previous step); a host command waits for the step in
   // progress only.
@@ -359,10 +361,9 @@ class SimDevice {
   LinkCalendar shared_link_;        // half duplex (SATA), or the cap of a full-duplex link
   uint64_t ctrl_free_ = 0;          // the host's controller work booked up to then
   LinkCalendar ctrl_cal_;           // gc_yield: the host's controller bookings
-  // gc_yield: GC's own controller line, the GC left pending and the free blocks it aims at.
+  // gc_yield: GC's own controller line and whether GC is left pending.
   uint64_t gc_ctrl_free_ = 0;
   bool gc_pending_ = false;
-  uint32_t gc_target_ = 0;
   struct Die {
     uint64_t free_ns = 0;            // programs, erases (and reads' share)
     uint64_t read_free_ns = 0;       // reads only: they preempt queued programs

@@ -567,7 +567,6 @@ void SimDevice::VisitState(Ar& ar) {
   ar.Pod(write_hold_until_);
   ar.Pod(gc_ctrl_free_);
   ar.Pod(gc_pending_);
-  ar.Pod(gc_target_);
   ar.Pod(noise_);
   ar.Span(streams_, kReadStreams);
   ar.Pod(stream_victim_);
