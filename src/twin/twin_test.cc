@@ -33,6 +33,13 @@ Figure Cell(const std::string& test, double read_pct, uint64_t bs, uint32_t t, u
   return f;
 }
 
+// The figures' measured values: those the drive `target` gives (a test's "real" drive).
+void MeasureOn(const std::string& target, std::vector<Figure>& figs, const RunShape& shape) {
+  auto v = SimulateFigures(Params(target), figs, shape);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = v.value()[i];
+}
+
 std::vector<Figure> SomeFigures() {
   return {Cell("iops", 0, 4096, 4, 8, "iops"),
           Cell("iops", 100, 4096, 4, 8, "iops"),
@@ -111,10 +118,8 @@ TEST(Twin, FitGetsCloseToPerturbedTimings) {
   // base to them must get closer than the base was.
   std::vector<Figure> figs = SomeFigures();
   const RunShape shape;
-  auto truth =
-      SimulateFigures(Params("sim:tiny?ctrl_read_us=14&ctrl_write_us=13&cmd_us=28"), figs, shape);
-  ASSERT_TRUE(truth.ok());
-  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = truth.value()[i];
+  ASSERT_NO_FATAL_FAILURE(
+      MeasureOn("sim:tiny?ctrl_read_us=14&ctrl_write_us=13&cmd_us=28", figs, shape));
   FitOptions o;
   o.keys = {"ctrl_read_us", "ctrl_write_us", "cmd_us"};
   o.train_tests = {"iops", "lat"};  // WSAT held out
@@ -205,9 +210,7 @@ TEST(Twin, FitThatCannotBeatTheBaseReturnsTheBase) {
       Cell("iops", 100, 4096, 4, 8, "iops"), Cell("iops", 0, 4096, 4, 8, "iops"),
       Cell("iops", 70, 4096, 4, 8, "iops"), Cell("lat", 100, 4096, 1, 1, "lat_mean_us")};
   RunShape shape;
-  auto v = SimulateFigures(Params("sim:tiny"), figs, shape);
-  ASSERT_TRUE(v.ok()) << v.status().message();
-  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = v.value()[i];
+  ASSERT_NO_FATAL_FAILURE(MeasureOn("sim:tiny", figs, shape));
   figs[3].value *= 3;
   FitOptions o;
   o.keys = {"ctrl_read_us", "t_read_us"};
@@ -231,9 +234,7 @@ TEST(Twin, FitIsNeverWorseThanTheBase) {
                               Cell("iops", 0, 4096, 4, 8, "iops"),
                               Cell("lat", 100, 4096, 1, 1, "lat_mean_us")};
   RunShape shape;
-  auto v = SimulateFigures(Params("sim:tiny"), figs, shape);
-  ASSERT_TRUE(v.ok()) << v.status().message();
-  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = v.value()[i];
+  ASSERT_NO_FATAL_FAILURE(MeasureOn("sim:tiny", figs, shape));
   FitOptions o;
   o.keys = {"ctrl_read_us", "ctrl_write_us", "gc_lazy"};
   o.train_tests = {"iops", "lat"};
@@ -249,9 +250,7 @@ TEST(Twin, FitIsNeverWorseThanTheBase) {
 TEST(Twin, AStopRequestInterruptsTheFit) {
   std::vector<Figure> figs = SomeFigures();
   const RunShape shape;
-  auto v = SimulateFigures(Params("sim:tiny?ctrl_read_us=14"), figs, shape);
-  ASSERT_TRUE(v.ok()) << v.status().message();
-  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = v.value()[i];
+  ASSERT_NO_FATAL_FAILURE(MeasureOn("sim:tiny?ctrl_read_us=14", figs, shape));
   FitOptions o;
   o.keys = {"ctrl_read_us", "ctrl_write_us", "gc"};
   o.train_tests = {"iops", "lat"};
@@ -279,9 +278,7 @@ TEST(Twin, AStopRequestInterruptsTheFit) {
 TEST(Twin, GcPoliciesAreTriedTogether) {
   std::vector<Figure> figs = SomeFigures();
   const RunShape shape;
-  auto truth = SimulateFigures(Params("sim:tiny?gc=fifo&gc_lazy=0"), figs, shape);
-  ASSERT_TRUE(truth.ok()) << truth.status().message();
-  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = truth.value()[i];
+  ASSERT_NO_FATAL_FAILURE(MeasureOn("sim:tiny?gc=fifo&gc_lazy=0", figs, shape));
   FitOptions o;
   o.keys = {"gc", "gc_lazy", "gc_yield"};
   o.train_tests = {"iops", "lat", "wsat"};
@@ -375,9 +372,7 @@ TEST(Twin, FewFiguresFitFewKeys) {
   std::vector<Figure> figs = {Cell("iops", 100, 4096, 4, 8, "iops"),
                               Cell("lat", 100, 4096, 1, 1, "lat_mean_us")};
   const RunShape shape;
-  auto truth = SimulateFigures(Params("sim:tiny?cmd_us=40"), figs, shape);
-  ASSERT_TRUE(truth.ok()) << truth.status().message();
-  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = truth.value()[i];
+  ASSERT_NO_FATAL_FAILURE(MeasureOn("sim:tiny?cmd_us=40", figs, shape));
   FitOptions o;
   o.keys = {"ctrl_write_us", "cmd_us", "t_prog_us", "gc_lazy"};
   o.train_tests = {"iops", "lat"};
@@ -404,9 +399,7 @@ TEST(Twin, FewCellsCrossValidateThePriorWeight) {
       Cell("iops", 100, 4096, 4, 8, "iops"), Cell("iops", 0, 4096, 4, 8, "iops"),
       Cell("lat", 100, 4096, 1, 1, "lat_mean_us"), Cell("lat", 0, 4096, 1, 1, "lat_mean_us")};
   const RunShape shape;
-  auto truth = SimulateFigures(Params("sim:tiny?cmd_us=40&ctrl_write_us=14"), figs, shape);
-  ASSERT_TRUE(truth.ok()) << truth.status().message();
-  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = truth.value()[i];
+  ASSERT_NO_FATAL_FAILURE(MeasureOn("sim:tiny?cmd_us=40&ctrl_write_us=14", figs, shape));
   FitOptions o;
   o.keys = {"ctrl_read_us", "ctrl_write_us", "cmd_us"};  // 3 keys > 4 cells / 2: few cells
   o.train_tests = {"iops", "lat"};
