@@ -100,20 +100,17 @@ TEST(E2eTwin, ImportFitAndCompare) {
   EXPECT_TRUE(Has(prior.out, "prior weight 0.5\n")) << prior.out;
   const std::string prior_twin = ReadFile(dir / "prior.toml");
   EXPECT_TRUE(Has(prior_twin, "prior_weight = 0.5\nprior_cv = []\n")) << prior_twin;
-  for (const char* bad : {"-1", "abc", "inf"}) {
-    Proc w = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--prior", bad, "-o",
-                        dir / "bad.toml"});
-    EXPECT_EQ(w.exit_code, 2) << bad;
-    EXPECT_TRUE(Has(w.err, "--prior")) << w.err;
-    EXPECT_EQ(CountLines(w.err), 1) << w.err;
-  }
-  // A bad --holdout is refused before any simulation, in one line.
-  for (const char* bad : {"1.5", "0", "abc"}) {
-    Proc h = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--holdout", bad, "-o",
-                        dir / "bad.toml"});
-    EXPECT_EQ(h.exit_code, 2) << bad;
-    EXPECT_TRUE(Has(h.err, "--holdout")) << h.err;
-    EXPECT_EQ(CountLines(h.err), 1) << h.err;
+  // A bad --prior or --holdout is refused before any simulation, in one line naming the flag.
+  const std::vector<std::pair<std::string, std::vector<std::string>>> bad_values = {
+      {"--prior", {"-1", "abc", "inf"}}, {"--holdout", {"1.5", "0", "abc"}}};
+  for (const auto& [flag, values] : bad_values) {
+    for (const std::string& bad : values) {
+      Proc w = RunSsdlab(
+          {"sim", "fit", "pub", "--db", db, "--base", "tiny", flag, bad, "-o", dir / "bad.toml"});
+      EXPECT_EQ(w.exit_code, 2) << flag << " " << bad;
+      EXPECT_TRUE(Has(w.err, flag)) << w.err;
+      EXPECT_EQ(CountLines(w.err), 1) << w.err;
+    }
   }
   Proc loss = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--loss", "cube", "-o",
                          dir / "bad.toml"});
