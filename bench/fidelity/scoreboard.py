@@ -3,8 +3,8 @@
 imitates (bench/fidelity/seed_*.csv), cell by cell.
 
   bench/fidelity/scoreboard.py [--ssdlab build/src/cli/ssdlab] [--only 000,002,004]
-                               [--work DIR] [--round 10s] [--cells]
-                               [--max-median 002=10,...]
+                               [--work DIR] [--round 10s] [--review-round 60s] [--cells]
+                               [--set key=value&...] [--max-median 002=10,...]
 
 For every seed file it runs the preset's tests through `ssdlab` (the simulator, virtual time),
 reads the JSON results, and compares each published figure with the model's: error =
@@ -13,11 +13,17 @@ listed apart and left out of the summary, which gives, per preset and per kind o
 (iops, mb_s, lat_mean_us, lat_p99_us, ...), the number of predicted cells and the median and
 worst absolute error. Same binary + same options => the same table (the simulator is
 deterministic).
+
+The PTS tests run on a drive whose state moves per round as the reviewed drive's did: the
+reviews ran 60 s per cell on the full drive; a cell of --round on a drive of 1/N the size
+writes the same share of it when N = review round / round (10 s: scale=6, i.e. 267 GB for the
+DC400). --set scale=N overrides it.
 """
 import argparse
 import csv
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -47,10 +53,31 @@ def load_seed(seed):
         return list(csv.DictReader(f))
 
 
+def seconds_of(text):
+    """A duration such as 10s, 500ms or 1m in seconds."""
+    m = re.fullmatch(r"([0-9.]+)(ms|s|m)", text)
+    if not m:
+        sys.exit("scoreboard: duration %r: expected e.g. 10s, 500ms or 1m" % text)
+    return float(m.group(1)) * {"ms": 1e-3, "s": 1.0, "m": 60.0}[m.group(2)]
+
+
+def pts_scale(round_len, review_round, query):
+    """The scale at which a PTS round of round_len writes the share of the drive that the
+    reviews' round of review_round wrote on the full drive (a drive of 1/N the size reaches a
+    given state N times sooner); None when the query sets the scale itself."""
+    if re.search(r"(^|&)scale=", query):
+        return None
+    return max(1, round(seconds_of(review_round) / seconds_of(round_len)))
+
+
 class Runner:
-    def __init__(self, ssdlab, work, round_len, verbose, query=""):
+    def __init__(self, ssdlab, work, round_len, verbose, query="", review_round="60s"):
         self.ssdlab, self.work, self.round, self.verbose = ssdlab, work, round_len, verbose
         self.query = "?" + query if query else ""
+        scale = pts_scale(round_len, review_round, query)
+        self.pts_query = self.query
+        if scale is not None:
+            self.pts_query += ("&" if query else "?") + "scale=%d" % scale
         self.cache = {}
 
     def run(self, name, args):
@@ -74,9 +101,9 @@ class Runner:
 
     def pts(self, preset, tests, extra=()):
         name = "pts-%s-%s" % (preset, "-".join(tests))
-        return self.run(name, ["pts", "--target", "sim:" + preset + self.query, "--spec", "review",
-                               "--tests", ",".join(tests), "--round", self.round,
-                               "--progress", "none"] + list(extra))
+        return self.run(name, ["pts", "--target", "sim:" + preset + self.pts_query, "--spec",
+                               "review", "--tests", ",".join(tests), "--round", self.round,
+                               "--wsat-round", self.round, "--progress", "none"] + list(extra))
 
     def profile(self, preset, profile, extra=(), targets=None, key=""):
         name = "profile-%s-%s%s" % (preset, profile, key)
@@ -131,7 +158,7 @@ def model_000_002(runner, preset, row):
                 return cell_figures(c, rp) if c else None
         return None
     if test == "wsat":
-        t = find_test(runner.pts(preset, ["wsat"], ["--wsat-round", "5s"]), "wsat")
+        t = find_test(runner.pts(preset, ["wsat"]), "wsat")
         if row["x"] == "0":  # fresh: the first round
             return {"iops": t["rounds"][0]["tracking"]["rw=0/100 bs=4KiB iops"]}
         return {"iops": t["steady_state"]["mean"]}
@@ -180,6 +207,9 @@ def main():
     ap.add_argument("--only", default=",".join(SEEDS))
     ap.add_argument("--work", default="/tmp/ssdlab-fidelity")
     ap.add_argument("--round", default="10s", help="PTS round length (virtual time)")
+    ap.add_argument("--review-round", default="60s",
+                    help="the reviews' round length; PTS targets get scale=REVIEW_ROUND/ROUND "
+                    "unless --set gives a scale")
     ap.add_argument("--set", default="", help="parameters for every target: key=value&...")
     ap.add_argument("--cells", action="store_true", help="also print every cell")
     ap.add_argument("--max-median", default="", metavar="SEED=PCT,...",
@@ -197,7 +227,7 @@ def main():
             sys.exit("scoreboard: --max-median %r: no seed %s (seeds: %s)" % (
                 item, seed, ",".join(SEEDS)))
     os.makedirs(a.work, exist_ok=True)
-    runner = Runner(a.ssdlab, a.work, a.round, a.verbose, a.set)
+    runner = Runner(a.ssdlab, a.work, a.round, a.verbose, a.set, a.review_round)
     summary = []
     for seed in a.only.split(","):
         preset, drive = SEEDS[seed]
