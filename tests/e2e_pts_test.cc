@@ -238,6 +238,48 @@ TEST(PtsE2E, EveryTestOnAFile) {
   EXPECT_GT(events, 20);
 }
 
+// --time-scale: the spec's durations over N on the drive at scale N (explicit flags win), the
+// scale written into the stored target; auto takes the scale the target sets.
+TEST(PtsE2E, TimeScaleDividesTheSpecsDurationsAndScalesTheTarget) {
+  TempDir t;
+  const std::vector<std::string> quick = {"--spec",
+                                          "review",
+                                          "--tests",
+                                          "iops,wsat",
+                                          "--iops-bs",
+                                          "4KiB",
+                                          "--iops-mixes",
+                                          "0/100",
+                                          "--round",
+                                          "2s",
+                                          "--progress",
+                                          "none",
+                                          "--wsat-max-rounds",
+                                          "2"};
+  struct Case {
+    std::string target, time_scale, stored_target;
+    uint32_t n;
+  };
+  for (const Case& c :
+       {Case{"sim:tiny?capacity=2GiB", "3", "sim:tiny?capacity=2GiB&scale=3", 3},
+        Case{"sim:tiny?scale=4&capacity=2GiB", "auto", "sim:tiny?capacity=2GiB&scale=4", 4}}) {
+    const std::string json_path = t / ("r" + c.time_scale + ".json");
+    Proc p =
+        RunSsdlab(Args({"pts", "--target", c.target, "--db", t / "r.db", "--run",
+                        "ts" + c.time_scale, "--time-scale", c.time_scale, "--json", json_path},
+                       quick));
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    const json config = ReadJson(json_path)["context"]["config"];
+    EXPECT_EQ(config["args"]["target"], c.stored_target);
+    EXPECT_EQ(config["args"]["time_scale"], std::to_string(c.n));
+    const json& o = config["options"];
+    EXPECT_EQ(o["time_scale"], c.n);
+    EXPECT_EQ(o["round_ns"], 2'000'000'000u) << "--round given: kept";
+    EXPECT_EQ(o["wsat_round_ns"], 60'000'000'000u / c.n);
+    EXPECT_EQ(o["hir_wait_ns"][0], 5'000'000'000u / c.n);
+  }
+}
+
 TEST(PtsE2E, BadInputs) {
   TempDir t;
   struct Case {
@@ -256,6 +298,12 @@ TEST(PtsE2E, BadInputs) {
       {{"pts", "--target", "sim:tiny", "--db", t / "r.db", "--iops-mixes", "70/20"},
        "add up to 100"},
       {{"show", "ghost", "--db", t / "r.db"}, "no run named 'ghost'"},
+      {{"pts", "--target", "sim:tiny", "--db", t / "r.db", "--time-scale", "0"},
+       "--time-scale: must be at least 1"},
+      {{"pts", "--target", t / "disk.img", "--db", t / "r.db", "--time-scale", "4"},
+       "simulated drives only"},
+      {{"pts", "--target", "sim:tiny?scale=2", "--db", t / "r.db", "--time-scale", "4"},
+       "sets scale=2, not scale=4"},
   };
   for (const Case& c : cases) {
     Proc p = RunSsdlab(c.args);

@@ -24,6 +24,7 @@
 #include "device/device_backend.h"
 #include "device/device_json.h"
 #include "device/safety.h"
+#include "sim/params.h"
 #include "store/store.h"
 #include "suite/pts.h"
 
@@ -154,6 +155,16 @@ const std::vector<PtsDef>& PtsOptionDefs() {
       {"--spec", "pts-e | pts-c | review",
        [](S, S t, PtsOptions& o) -> Status {
          SSDLAB_ASSIGN_OR_RETURN(o.spec, ParsePtsSpec(t));
+         return Status::Ok();
+       }},
+      {"--time-scale",
+       "N or auto: simulated drives at scale=N with every duration of the spec divided by N, so "
+       "a round writes the share of the drive the spec's round writes on the full drive (auto: "
+       "the scale the target sets, else its preset's at most the spec's round / 10s; 1: off)",
+       [](S f, S t, PtsOptions& o) {
+         uint32_t n = 1;
+         SSDLAB_RETURN_IF_ERROR(SetCount(f, t, n));
+         DivideDurations(o, n);
          return Status::Ok();
        }},
       {"--tests", "Comma list: iops,tp,lat,lvi,wsat,hir,xsr,dirth,ecw,op (default: all)",
@@ -352,6 +363,43 @@ Status CheckResumeIdentity(const RunRecord& run, const TargetInfo& now,
     if (str("model") != id->disk->model) return differs("model", str("model"), id->disk->model);
     if (str("loop_backing_file") != id->disk->loop_backing_file)
       return differs("loop backing file", str("loop_backing_file"), id->disk->loop_backing_file);
+  }
+  return Status::Ok();
+}
+
+// The shortest round --time-scale auto derives: long against the simulator's own times (a lazy
+// GC batch stalls writes for ~0.4 s, background GC waits 0.2 s of idle time), so that a round's
+// figures do not hang on whether a stall falls into it.
+constexpr uint64_t kMinDerivedRoundNs = 10'000'000'000;
+
+// --time-scale: "auto" becomes the number (the scale the first target's query sets, else its
+// preset's at most the spec's round / 10 s; 1 when it is not a simulated drive), and every
+// simulated --target gets scale=N.
+// Invalid for N > 1 and a target that is not a simulated drive. A resumed run keeps its own.
+Status ApplyTimeScale(PtsArgs& a) {
+  auto it = a.options.find("--time-scale");
+  if (it == a.options.end() || it->second.empty() || !a.resume.empty()) return Status::Ok();
+  if (it->second == "auto") {
+    uint64_t n = 1;
+    const std::string first = a.targets.empty() ? "" : a.targets[0];
+    if (first.rfind("sim:", 0) == 0) {
+      SSDLAB_ASSIGN_OR_RETURN(PtsOptions spec, ResolveOptions({{"--spec", a.options["--spec"]}}));
+      SSDLAB_ASSIGN_OR_RETURN(sim::SimParams p, sim::ParseSimTarget(first));
+      const bool scale_given =
+          first.find("?scale=") != std::string::npos || first.find("&scale=") != std::string::npos;
+      n = scale_given ? p.scale
+                      : std::clamp<uint64_t>(spec.round_ns / kMinDerivedRoundNs, 1, p.scale);
+    }
+    it->second = std::to_string(n);
+  }
+  auto n = PositiveCount(it->second);
+  if (!n.ok()) return n.status().WithContext("--time-scale");
+  if (n.value() == 1) return Status::Ok();
+  for (std::string& t : a.targets) {
+    auto scaled = sim::SimTargetAtScale(t, static_cast<uint32_t>(n.value()), false);
+    if (!scaled.ok())
+      return scaled.status().WithContext("--time-scale " + it->second + " (simulated drives only)");
+    t = scaled.value();
   }
   return Status::Ok();
 }
@@ -638,6 +686,10 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
                   "the comparison report of every drive)");
   cmd->callback([a, exit_code, cmd] {
     a->given = GivenOptions(cmd);
+    if (Status s = ApplyTimeScale(*a); !s.ok()) {
+      *exit_code = Fail(s);
+      return;
+    }
     FleetOptions f{a->db,         a->targets.size() == 1 ? a->targets[0] : "",
                    a->target_map, a->run,
                    a->resume,     a->report};

@@ -125,8 +125,13 @@ Result<json> RerunOnTwin(const json& run_doc, const std::string& target) {
   if (o.tests.empty())
     return Status::Invalid("run '" + run + "' has none of the tests a twin re-runs (finished " +
                            "iops, tp, lat, lvi, wsat or hir)");
+  // A run made with --time-scale N ran its drive at scale N: so does the twin.
+  std::string at = target;
+  if (o.time_scale > 1) {
+    SSDLAB_ASSIGN_OR_RETURN(at, sim::SimTargetAtScale(target, o.time_scale, true));
+  }
   SSDLAB_ASSIGN_OR_RETURN(TempStore ts, TempStore::Make());
-  return RunBattery(ts, "twin-of-" + run, target, o);
+  return RunBattery(ts, "twin-of-" + run, at, o);
 }
 
 Result<std::vector<twin::FigureFit>> CompareOnTwin(const json& run_doc, const std::string& target,

@@ -26,7 +26,8 @@ Result<std::string> TwinTarget(const std::string& target, uint32_t scale_factor)
 bool HasPtsOptions(const nlohmann::json& run_doc);
 
 // The run's finished iops, tp, lat, lvi, wsat and hir tests re-run with the run's own options on
-// `target` (the suite's code path: purge, preconditioning, rounds to steady state). Invalid
+// `target` (the suite's code path: purge, preconditioning, rounds to steady state), at the run's
+// scale when it was made with --time-scale (options.time_scale > 1). Invalid
 // naming the run when it holds no PTS options (an imported run) or none of those tests.
 Result<nlohmann::json> RerunOnTwin(const nlohmann::json& run_doc, const std::string& target);
 

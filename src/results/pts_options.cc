@@ -63,6 +63,15 @@ PtsOptions SpecDefaults(PtsSpec spec, const std::vector<std::string>& all_tests)
   return o;
 }
 
+void DivideDurations(PtsOptions& o, uint32_t n) {
+  o.time_scale = n;
+  for (uint64_t* ns : {&o.round_ns, &o.lvi_warmup_ns, &o.lvi_measure_ns, &o.wsat_round_ns,
+                       &o.hir_write_ns, &o.hir_baseline_ns, &o.dirth_histogram_ns})
+    *ns /= n;
+  for (auto* list : {&o.hir_wait_ns, &o.xsr_ns})
+    for (uint64_t& ns : *list) ns /= n;
+}
+
 namespace {
 
 // Every stored field of PtsOptions, once: its key in the run's configuration and its member.
@@ -105,6 +114,7 @@ void PtsFields(O& o, F&& f) {
   f("dirth_qds", o.dirth_qds);
   f("dirth_max_mean_ns", o.dirth_max_mean_ns);
   f("dirth_histogram_ns", o.dirth_histogram_ns);
+  f("time_scale", o.time_scale);
 }
 
 json ToJson(PtsSpec s) { return PtsSpecName(s); }

@@ -62,7 +62,16 @@ struct PtsOptions {
   std::vector<uint32_t> dirth_qds = {32, 16, 8, 6, 4, 2, 1};
   uint64_t dirth_max_mean_ns = 5'000'000;         // the max-IOPS point's mean latency limit
   uint64_t dirth_histogram_ns = 600'000'000'000;  // measurement of the selected points
+  // A simulated drive run at scale time_scale with the spec's durations divided by it
+  // (DivideDurations): its rounds write the share of the drive that the spec's rounds write on
+  // the full drive. 1: durations as the spec gives them.
+  uint32_t time_scale = 1;
 };
+
+// Sets o.time_scale = n and divides every duration of `o` by n (rounds, LVI warm-up and
+// measurement, WSAT rounds, HIR writes, waits and baseline, XSR phases, DIRTH measurement);
+// counts, sizes and latency limits stay. REQUIRES: n >= 1.
+void DivideDurations(PtsOptions& o, uint32_t n);
 
 // The defaults of a spec (PTS-E 1.1, PTS-C / PTS 2.0.x client, or the reviewers' variant),
 // with `tests` = `all_tests` (the suite's registry, in battery order).

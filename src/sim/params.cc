@@ -489,6 +489,26 @@ Status ValidateParams(const SimParams& p) {
   return Status::Ok();
 }
 
+Result<std::string> SimTargetAtScale(const std::string& target, uint32_t scale, bool replace) {
+  if (target.rfind("sim:", 0) != 0)
+    return Status::Invalid("'" + target + "' is not one simulated drive (sim:PRESET[?...])");
+  const size_t q = target.find('?');
+  std::string out = target.substr(0, q), sep = "?";
+  if (q != std::string::npos) {
+    for (const std::string& kv : Split(target.substr(q + 1), '&')) {
+      if (kv.rfind("scale=", 0) == 0) {
+        if (!replace && kv != "scale=" + std::to_string(scale))
+          return Status::Invalid("'" + target + "' sets " + kv +
+                                 ", not scale=" + std::to_string(scale));
+        continue;
+      }
+      out += sep + kv;
+      sep = "&";
+    }
+  }
+  return out + sep + "scale=" + std::to_string(scale);
+}
+
 Result<SimParams> ParseSimTarget(const std::string& target) {
   if (target.rfind("sim:", 0) != 0) {
     return Status::Invalid("sim target '" + target + "' must start with 'sim:'");

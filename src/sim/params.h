@@ -189,6 +189,10 @@ const ParamDef* FindParam(std::string_view key);
 // preset or key, bad value, value out of range, geometry that does not fit in memory ->
 // Status::Invalid (one line).
 Result<SimParams> ParseSimTarget(const std::string& target);
+// `target` ("sim:PRESET[?...]") simulated at `scale`: its query's scale= is set to it. A query
+// that already sets another scale is Invalid naming both, unless `replace`. Invalid for
+// anything but one simulated drive (an array's members are scaled one by one by the caller).
+Result<std::string> SimTargetAtScale(const std::string& target, uint32_t scale, bool replace);
 // REQUIRES: p passed ParseSimTarget's validation (or is a preset).
 Geometry DeriveGeometry(const SimParams& p);
 // Cross-field checks and the derived geometry (spare area, memory).

@@ -83,6 +83,21 @@ TEST(SimParams, BadInputIsOneLineInvalid) {
       std::string::npos);
 }
 
+TEST(SimParams, TargetAtScaleSetsTheScaleOnce) {
+  EXPECT_EQ(SimTargetAtScale("sim:tiny", 6, false).value(), "sim:tiny?scale=6");
+  EXPECT_EQ(SimTargetAtScale("sim:tiny?op=28&gc=fifo", 6, false).value(),
+            "sim:tiny?op=28&gc=fifo&scale=6");
+  EXPECT_EQ(SimTargetAtScale("sim:tiny?scale=6&op=28", 6, false).value(), "sim:tiny?op=28&scale=6");
+  EXPECT_EQ(SimTargetAtScale("sim:tiny?scale=256&op=28", 6, true).value(),
+            "sim:tiny?op=28&scale=6");
+  auto conflict = SimTargetAtScale("sim:tiny?scale=256", 6, false);
+  ASSERT_FALSE(conflict.ok());
+  EXPECT_NE(conflict.status().message().find("scale=256, not scale=6"), std::string::npos);
+  EXPECT_FALSE(SimTargetAtScale("/dev/sda", 6, false).ok());
+  EXPECT_FALSE(SimTargetAtScale("array:raid0:65536:sim:tiny|sim:tiny", 6, false).ok());
+  EXPECT_TRUE(ParseSimTarget(SimTargetAtScale("sim:tiny?op=28", 2, false).value()).ok());
+}
+
 TEST(SimParams, ScaleKeepsGeometryAndSpare) {
   auto full = ParseSimTarget("sim:tiny?capacity=8GiB&op=28");
   auto scaled = ParseSimTarget("sim:tiny?capacity=8GiB&op=28&scale=16");

@@ -41,6 +41,7 @@ Status ValidatePtsOptions(const PtsOptions& o);
 Status CheckPtsTarget(const PtsOptions& o, const TargetInfo& target);
 // The resolved options as stored in a run's configuration, and back (results/pts_options.h),
 // a missing `tests` key meaning every test of the battery.
+using results::DivideDurations;
 using results::PtsOptionsJson;
 Result<PtsOptions> PtsOptionsFromJson(const nlohmann::json& stored);
 

@@ -270,6 +270,33 @@ TEST(PtsOptions, StoredOptionsReadBackAsTheyWere) {
   EXPECT_EQ(older->dirth_max_mean_ns, SpecDefaults(PtsSpec::kReview).dirth_max_mean_ns);
 }
 
+TEST(PtsOptions, DividedDurationsAreTheSpecsOverTheTimeScale) {
+  const PtsOptions spec = SpecDefaults(PtsSpec::kReview);
+  PtsOptions o = spec;
+  DivideDurations(o, 6);
+  EXPECT_EQ(o.time_scale, 6u);
+  EXPECT_EQ(o.round_ns, 10'000'000'000u);
+  EXPECT_EQ(o.wsat_round_ns, 10'000'000'000u);
+  EXPECT_EQ(o.lvi_warmup_ns, spec.lvi_warmup_ns / 6);
+  EXPECT_EQ(o.lvi_measure_ns, 5'000'000'000u);
+  EXPECT_EQ(o.hir_write_ns, spec.hir_write_ns / 6);
+  EXPECT_EQ(o.hir_baseline_ns, 300'000'000'000u);
+  ASSERT_EQ(o.hir_wait_ns.size(), spec.hir_wait_ns.size());
+  EXPECT_EQ(o.hir_wait_ns.back(), spec.hir_wait_ns.back() / 6);
+  EXPECT_EQ(o.xsr_ns.front(), 4800'000'000'000u);  // 8 h -> 80 min
+  EXPECT_EQ(o.dirth_histogram_ns, 100'000'000'000u);
+  // Counts, sizes and latency limits are not durations.
+  EXPECT_EQ(o.max_rounds, spec.max_rounds);
+  EXPECT_EQ(o.wsat_max_rounds, spec.wsat_max_rounds);
+  EXPECT_EQ(o.hir_cycles, spec.hir_cycles);
+  EXPECT_EQ(o.dirth_max_mean_ns, spec.dirth_max_mean_ns);
+  // Stored and read back with the scale.
+  auto back = PtsOptionsFromJson(PtsOptionsJson(o));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->time_scale, 6u);
+  EXPECT_EQ(PtsOptionsFromJson(PtsOptionsJson(spec))->time_scale, 1u);
+}
+
 TEST(PtsOptions, DamagedStoredOptionsAreAStatusNamingTheKey) {
   json j = PtsOptionsJson(SpecDefaults(PtsSpec::kPtsE));
   j["round_ns"] = "sixty seconds";
