@@ -182,6 +182,11 @@ const std::vector<PtsDef>& PtsOptionDefs() {
        [](S f, S t, PtsOptions& o) { return PurgeFlag(f, t, o.purge); }},
       {"--wipc", "Workload-independent preconditioning amount (2x)",
        [](S f, S t, PtsOptions& o) { return SetMultiple(f, t, o.wipc_multiple, false); }},
+      {"--wdpc-capacity",
+       "LVI, HIR, OP study: random-write preconditioning writes at least this many times the "
+       "range before steady state counts, up to --wsat-max-rounds rounds (0x: steady state "
+       "alone)",
+       [](S f, S t, PtsOptions& o) { return SetMultiple(f, t, o.wdpc_capacity_multiple, false); }},
       {"--threads", "Threads of the load tests (spec default)",
        [](S f, S t, PtsOptions& o) { return SetCount(f, t, o.threads); }},
       {"--qd", "Queue depth per thread of the load tests (spec default)",

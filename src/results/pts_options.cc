@@ -85,6 +85,7 @@ void PtsFields(O& o, F&& f) {
   f("steady_state", o.steady);
   f("purge", o.purge);
   f("wipc_multiple", o.wipc_multiple);
+  f("wdpc_capacity_multiple", o.wdpc_capacity_multiple);
   f("threads", o.threads);
   f("qd", o.qd);
   f("op_pcts", o.op_pcts);

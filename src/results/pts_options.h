@@ -29,8 +29,12 @@ struct PtsOptions {
   uint32_t max_rounds = 25;
   SteadyStateCriteria steady;  // window, rule and limits
   std::string purge = "auto";
-  double wipc_multiple = 2.0;    // sequential 128 KiB preconditioning, times the range
-  uint32_t threads = 0, qd = 0;  // 0 = the spec's per-test default
+  double wipc_multiple = 2.0;  // sequential 128 KiB preconditioning, times the range
+  // LVI, HIR and OP-study points: their 4 KiB random-write preconditioning writes at least this
+  // many times the range before its steady state counts (0: steady state alone, the spec's
+  // rule; a large spare pool looks steady while the drive is still fresh).
+  double wdpc_capacity_multiple = 0;
+  uint32_t threads = 0, qd = 0;                // 0 = the spec's per-test default
   std::vector<double> op_pcts = {15, 30, 50};  // OP study: share of capacity left unused
   double active_range_pct = 100;               // PTS-C: 75
   uint64_t seed = 1;

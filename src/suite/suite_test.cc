@@ -216,6 +216,40 @@ TEST(Suite, IopsReachesSteadyStateOnSimTinyAndStoresItsJudgement) {
   EXPECT_EQ(cell["total"]["ios"].get<uint64_t>(), window_ios);
 }
 
+// Bytes written by a test's random-write preconditioning (its "precondition ..." phases).
+double PreconditionBytes(const MemoryJournal::Test& t) {
+  double bytes = 0;
+  for (const auto& [step, phases] : t.phases)
+    for (const StoredPhase& p : phases)
+      if (p.cell.rfind("precondition", 0) == 0)
+        bytes += static_cast<double>(p.result.dirs[1].bytes);
+  return bytes;
+}
+
+TEST(Suite, WdpcCapacityWritesThatMuchBeforeSteadyStateCounts) {
+  PtsOptions o = SmallOptions();
+  o.tests = {"lvi"};
+  o.lvi_threads = {1};
+  o.lvi_qds = {1};
+  o.lvi_mixes = {Mix{100}};
+  o.lvi_block_bytes = {4096};
+  o.lvi_warmup_ns = 0;
+  o.lvi_measure_ns = 100'000'000;
+  const double range = static_cast<double>(Tiny()->info().size_bytes);
+  MemoryJournal alone;
+  ASSERT_TRUE(RunPts(*Tiny(), alone, 1, o, nullptr, nullptr).ok());
+  const double steady_only = PreconditionBytes(alone.tests.at(0));
+  ASSERT_LT(steady_only, 2 * range) << "tiny is steady before 2 capacities: the test shows nothing";
+  o.wdpc_capacity_multiple = 2;
+  MemoryJournal j;
+  ASSERT_TRUE(RunPts(*Tiny(), j, 1, o, nullptr, nullptr).ok());
+  const MemoryJournal::Test& t = j.tests.at(0);
+  EXPECT_GE(PreconditionBytes(t), 2 * range);
+  EXPECT_TRUE(t.rec.steady_state.value("reached", false)) << t.rec.steady_state.dump();
+  EXPECT_GT(t.rec.steady_state.value("rounds_run", 0), static_cast<int>(o.max_rounds))
+      << "more rounds than --max-rounds when the capacity needs them";
+}
+
 TEST(Suite, ResumeOnTheSimulatorReplaysStoredRoundsAndFinishesTheSame) {
   PtsOptions o = SmallOptions();
   o.tests = {"iops"};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "base/units.h"
 #include "results/hir.h"
@@ -178,8 +179,22 @@ Result<RoundsResult> WritePreconditionToSteady(Runner& r, int first_step, uint64
                               r.Spec(false, 0, 4 * kKiB, load.threads, load.qd, o.round_ns, range,
                                      salt + static_cast<uint64_t>(round))}};
   };
-  return RunRounds(r, first_step, o.max_rounds, cells,
-                   TrackCells({{"precondition rw=0/100 bs=4KiB", "iops"}}));
+  const TrackFn track = TrackCells({{"precondition rw=0/100 bs=4KiB", "iops"}});
+  if (o.wdpc_capacity_multiple <= 0) return RunRounds(r, first_step, o.max_rounds, cells, track);
+  // At least that much written first; then steady state, or --max-rounds more rounds.
+  const double need = o.wdpc_capacity_multiple * static_cast<double>(range);
+  std::optional<size_t> enough;  // rounds run when `need` was written
+  auto done = [&](const RoundsResult& rr) {
+    if (!enough) {
+      double written = 0;
+      for (const auto& round : rr.rounds)
+        written += static_cast<double>(round[0].result.dirs[1].bytes);
+      if (written >= need) enough = rr.rounds.size();
+    }
+    return enough && (rr.all_reached || rr.rounds.size() >= *enough + o.max_rounds);
+  };
+  return RunRounds(r, first_step, std::max(o.wsat_max_rounds, o.max_rounds), cells, track, false,
+                   done);
 }
 
 // One LVI curve family: for each (mix, bs), every threads x QD point (warm-up + measured).
