@@ -54,6 +54,7 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
   read_flush_ = p.read_flush;
   gc_yield_ = p.gc_yield && p.gc_lazy;  // eager GC copies in step with the writes
   jitter_mean_ns_ = p.t_read_jitter_us * 1000.0;
+  prog_jitter_mean_ns_ = p.t_prog_jitter_us * 1000.0;
   retry_base_ = p.read_retry_pct / 100.0;
   retry_per_erase_ = p.read_retry_kpe_pct / 100.0 / 1000.0;
   hk_period_ns_ = p.hk_period_ms > 0 ? UsToNs(p.hk_period_ms * 1000.0) : 0;

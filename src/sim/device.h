@@ -30,6 +30,7 @@
 // Not thread-safe.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -239,12 +240,16 @@ class SimDevice {
   // The page type (0 LSB .. bits - 1 MSB) of the program holding ppn: successive programs of
   // a die are successive pages of its blocks, so their types cycle.
   uint32_t PageType(uint32_t ppn) const;
-  // tPROG of a native-mode program starting at ppn (by page type with t_prog_type_pct).
-  uint64_t NativeProgNs(uint32_t ppn) const {
-    return typed_prog_ ? type_tprog_ns_[PageType(ppn)] : t_prog_ns_;
+  // tPROG of a native-mode program starting at ppn (by page type with t_prog_type_pct, plus
+  // the random extra of t_prog_jitter_us).
+  uint64_t NativeProgNs(uint32_t ppn) {
+    const uint64_t t = typed_prog_ ? type_tprog_ns_[PageType(ppn)] : t_prog_ns_;
+    if (prog_jitter_mean_ns_ > 0) [[unlikely]]
+      return t + static_cast<uint64_t>(-prog_jitter_mean_ns_ * std::log(Uniform()));
+    return t;
   }
   // tPROG of the open host group's program (SLC mode or native).
-  uint64_t HostProgNs(const Group& grp) const {
+  uint64_t HostProgNs(const Group& grp) {
     return grp.slc ? slc_t_prog_ns_ : NativeProgNs(grp.first_ppn);
   }
   // tR of the page holding ppn with page type, random extra and read retries.
@@ -342,6 +347,7 @@ class SimDevice {
   bool noisy_read_;                 // any of page-type tR, jitter, read retry
   uint64_t type_tr_ns_[4] = {};     // tR by page type
   double jitter_mean_ns_ = 0;
+  double prog_jitter_mean_ns_ = 0;               // t_prog_jitter_us
   double retry_base_ = 0, retry_per_erase_ = 0;  // probabilities
   uint64_t hk_period_ns_ = 0, hk_ns_ = 0;
   uint64_t write_hold_until_ = 0;  // writes admitted from then on (housekeeping, a GC stall)

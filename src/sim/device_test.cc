@@ -165,6 +165,42 @@ TEST(SimDevice, ProgramTimeFollowsThePageType) {
   EXPECT_NE(typed, same);
 }
 
+// t_prog_jitter_us: every native program takes a random (exponential, seeded) extra. Each read
+// below waits for the program of the write before it (read_flush), so its wait shows that
+// program's time: spread with a mean of tPROG + the jitter's, and the same again on a rerun.
+TEST(SimDevice, ProgramJitterSpreadsProgramTimesBySeed) {
+  auto waits_us = [](const std::string& target) {
+    Fixture f(target);
+    f.dev.Submit(Direction::kWrite, 0, 4096, 0);  // mapped, so the reads touch NAND
+    uint64_t t = 100000000;
+    std::vector<double> out;
+    for (uint64_t i = 1; i <= 400; ++i) {
+      const uint64_t w = f.dev.Submit(Direction::kWrite, (i % 64) << 20, 4096, t);
+      const uint64_t r = f.dev.Submit(Direction::kRead, 0, 4096, w + 1000);
+      out.push_back(static_cast<double>(r - w - 1000) / 1e3);
+      t = r + 100000000;  // the drive idle again
+    }
+    return out;
+  };
+  const std::string flush = "sim:tiny?t_prog_us=1000&read_flush=1";
+  const std::vector<double> plain = waits_us(flush);
+  const std::vector<double> jittered = waits_us(flush + "&t_prog_jitter_us=300");
+  auto mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  };
+  auto spread = [](const std::vector<double>& v) {
+    return *std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end());
+  };
+  EXPECT_GE(mean(plain), 1000);
+  EXPECT_LT(spread(plain), 50);
+  // 400 draws of a mean of 300 us: the sample mean is within 60 us (4 standard errors).
+  EXPECT_NEAR(mean(jittered) - mean(plain), 300, 60);
+  EXPECT_GT(spread(jittered), 1000);  // an exponential's tail: the largest of 400 ~ 6x its mean
+  EXPECT_EQ(jittered, waits_us(flush + "&t_prog_jitter_us=300"));
+}
+
 TEST(SimDevice, TrimFreesSpaceAndCountsNoNandWrites) {
   Fixture f("sim:tiny");
   for (uint64_t off = 0; off < (1 << 20); off += 4096)

@@ -189,6 +189,10 @@ const std::vector<ParamDef>& ParamTable() {
     t.push_back(DoubleParam("t_read_jitter_us", "us",
                             "mean of a random (exponential, seeded) extra time per NAND read",
                             &SimParams::t_read_jitter_us, 0, 1e5, "0..1e5"));
+    t.push_back(DoubleParam("t_prog_jitter_us", "us",
+                            "mean of a random (exponential, seeded) extra time per native-mode "
+                            "program (program-verify loops)",
+                            &SimParams::t_prog_jitter_us, 0, 1e6, "0..1e6"));
     t.push_back(DoubleParam("read_retry_pct", "%", "chance of a read retry (one more tR), fresh",
                             &SimParams::read_retry_pct, 0, 100, "0..100"));
     t.push_back(DoubleParam("read_retry_kpe_pct", "%",

@@ -93,6 +93,7 @@ struct SimParams {
   // for its program: the controller programs it first and serves the read once it has ended.
   bool read_flush = false;
   double t_read_jitter_us = 0;    // mean exponential extra per NAND read (seeded)
+  double t_prog_jitter_us = 0;    // mean exponential extra per native program (seeded)
   double read_retry_pct = 0;      // chance of one retry (an extra tR) per read, fresh block
   double read_retry_kpe_pct = 0;  // added chance per 1000 erases of the block
   // Firmware housekeeping: every hk_period_ms new writes wait hk_us (0 = none).
