@@ -168,6 +168,13 @@ Result<TestOutcome> Latency(Runner& r) {
                  TrackedRounds(rr));
 }
 
+// Bytes written by the first cell of every round so far.
+double WrittenBytes(const RoundsResult& rr) {
+  double written = 0;
+  for (const auto& round : rr.rounds) written += static_cast<double>(round[0].result.dirs[1].bytes);
+  return written;
+}
+
 // Rounds of 4 KiB random writes until steady: the workload-dependent preconditioning before
 // LVI, HIR and each OP-study point.
 Result<RoundsResult> WritePreconditionToSteady(Runner& r, int first_step, uint64_t range,
@@ -185,12 +192,7 @@ Result<RoundsResult> WritePreconditionToSteady(Runner& r, int first_step, uint64
   const double need = o.wdpc_capacity_multiple * static_cast<double>(range);
   std::optional<size_t> enough;  // rounds run when `need` was written
   auto done = [&](const RoundsResult& rr) {
-    if (!enough) {
-      double written = 0;
-      for (const auto& round : rr.rounds)
-        written += static_cast<double>(round[0].result.dirs[1].bytes);
-      if (written >= need) enough = rr.rounds.size();
-    }
+    if (!enough && WrittenBytes(rr) >= need) enough = rr.rounds.size();
     return enough && (rr.all_reached || rr.rounds.size() >= *enough + o.max_rounds);
   };
   return RunRounds(r, first_step, std::max(o.wsat_max_rounds, o.max_rounds), cells, track, false,
@@ -267,12 +269,7 @@ Result<TestOutcome> Wsat(Runner& r) {
                                     range, 0x5a7 + static_cast<uint64_t>(round))}};
   };
   const double limit = o.wsat_capacity_multiple * static_cast<double>(range);
-  auto done = [&](const RoundsResult& rr) {
-    double written = 0;
-    for (const auto& round : rr.rounds)
-      written += static_cast<double>(round[0].result.dirs[1].bytes);
-    return written >= limit;
-  };
+  auto done = [&](const RoundsResult& rr) { return WrittenBytes(rr) >= limit; };
   SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr,
                           RunRounds(r, 1, o.wsat_max_rounds, cells,
                                     TrackCells({{"rw=0/100 bs=4KiB", "iops"}}), false, done));
