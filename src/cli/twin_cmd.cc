@@ -41,18 +41,21 @@ struct FitArgs {
   std::string correct = "auto";
 };
 
-// Per figure: its value from the full tests on the base (the run's tests re-run on it,
+// Per figure: its value from the full tests on drive p (the run's tests re-run on it,
 // cli/twin_runs.h); 0 for runs without PTS options (imports) and figures the re-run misses.
-// The fit corrects the cheap evaluator by these (twin::FitOptions::base_exact).
-Result<std::vector<double>> BaseExactValues(Store& store, const std::vector<std::string>& runs,
-                                            const sim::SimParams& base,
-                                            const std::vector<twin::Figure>& figures) {
+// The fit corrects the cheap evaluator by these (twin::FitOptions::base_exact, full_tests);
+// `what` names p in the progress line.
+Result<std::vector<double>> FullTestValues(Store& store, const std::vector<std::string>& runs,
+                                           const sim::SimParams& p,
+                                           const std::vector<twin::Figure>& figures,
+                                           const std::string& what) {
   std::vector<double> exact(figures.size(), 0.0);
   for (const std::string& run : runs) {
     SSDLAB_ASSIGN_OR_RETURN(nlohmann::json doc, store.RunJson(run));
     if (!HasPtsOptions(doc)) continue;
-    std::cerr << "sim fit: re-running run " << run << "'s tests on the base (bias correction)\n";
-    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json rerun, RerunOnTwin(doc, twin::TargetOf(base)));
+    std::cerr << "sim fit: re-running run " << run << "'s tests on " << what
+              << " (bias correction)\n";
+    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json rerun, RerunOnTwin(doc, twin::TargetOf(p)));
     SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> ex, twin::FiguresOfRun(rerun, nullptr));
     std::map<std::string, double> by_name;
     for (const twin::Figure& f : ex) by_name[f.Name()] = f.value;
@@ -144,9 +147,17 @@ int RunFit(const FitArgs& a) {
   if (a.correct != "auto" && a.correct != "off")
     return Fail(Status::Invalid("--correct '" + a.correct + "': expected auto or off"));
   if (a.correct == "auto") {
-    auto exact = BaseExactValues(*store.value(), a.runs, base.value(), figures.value());
+    auto exact = FullTestValues(*store.value(), a.runs, base.value(), figures.value(), "the base");
     if (!exact.ok()) return Fail(exact.status());
     o.base_exact = std::move(exact.value());
+    // Another combination of the GC policies gets factors of its own (twin::FitOptions).
+    o.full_tests = [&store, &a, &figures](const sim::SimParams& p) {
+      std::cerr << "\n";  // after the progress line
+      return FullTestValues(*store.value(), a.runs, p, figures.value(),
+                            "the base with gc=" + sim::FindParam("gc")->get(p) +
+                                ", gc_lazy=" + sim::FindParam("gc_lazy")->get(p) +
+                                ", gc_yield=" + sim::FindParam("gc_yield")->get(p));
+    };
   }
   o.progress = [t0](uint32_t done, uint32_t budget, double best) {
     const int width = 30;

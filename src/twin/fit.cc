@@ -53,6 +53,21 @@ bool IsCategorical(const std::string& key) {
   return key == "gc" || key == "gc_lazy" || key == "gc_yield";
 }
 
+// The drive's GC policies (gc, gc_lazy, gc_yield), as one string.
+std::string PolicyOf(const sim::SimParams& p) {
+  std::string s;
+  for (const char* k : {"gc", "gc_lazy", "gc_yield"}) s += sim::FindParam(k)->get(p) + ";";
+  return s;
+}
+
+// `numbers` with the GC policies of `policy`.
+sim::SimParams WithPolicyOf(sim::SimParams numbers, const sim::SimParams& policy) {
+  numbers.gc = policy.gc;
+  numbers.gc_lazy = policy.gc_lazy;
+  numbers.gc_yield = policy.gc_yield;
+  return numbers;
+}
+
 double BaseValue(const sim::SimParams& p, const std::string& key) {
   return std::strtod(sim::FindParam(key)->get(p).c_str(), nullptr);
 }
@@ -184,9 +199,7 @@ class Problem {
   // null when the drive does not open.
   const std::vector<double>* Values(const sim::SimParams& p) {
     if (o_.stop && o_.stop->load()) {  // interrupted: no budget left for any step
-      if (!stopped_) evals_at_stop_ = evals_;
-      stopped_ = true;
-      evals_ = std::max(evals_, budget_);
+      Halt();
       return nullptr;
     }
     ++evals_;
@@ -195,17 +208,50 @@ class Problem {
     if (it == cache_.end()) {
       auto values = SimulateFigures(p, train_, shape_, o_.sim);
       std::vector<double> v;
-      if (values.ok()) {
+      const std::vector<double>* factor = values.ok() ? FactorsAt(p) : nullptr;
+      if (factor) {
         v = std::move(values.value());
-        for (size_t i = 0; i < factor_.size(); ++i) v[i] *= factor_[i];
+        for (size_t i = 0; i < factor->size(); ++i) v[i] *= (*factor)[i];
       }
+      if (!error_.ok()) return nullptr;  // not cached: the fit ends with the error
       it = cache_.emplace(key, std::move(v)).first;
     }
     return it->second.empty() ? nullptr : &it->second;
   }
 
+  // Ends the search at the next step (no budget left).
+  void Halt() {
+    if (!stopped_) evals_at_stop_ = evals_;
+    stopped_ = true;
+    evals_ = std::max(evals_, budget_);
+  }
+
+  // The training figures' correction factors at p: with policy_factors_ set and p's GC policies
+  // not the base's, those of p's policies (computed once per combination), else the base's;
+  // null, error_ set and the search halted when computing them failed.
+  const std::vector<double>* FactorsAt(const sim::SimParams& p) {
+    const std::string policy = PolicyOf(p);
+    if (!policy_factors_ || policy == PolicyOf(base_)) return &factor_;
+    auto it = policy_factor_cache_.find(policy);
+    if (it == policy_factor_cache_.end()) {
+      auto f = policy_factors_(p);
+      if (!f.ok()) {
+        error_ = f.status();
+        Halt();
+        return nullptr;
+      }
+      it = policy_factor_cache_.emplace(policy, std::move(f.value())).first;
+    }
+    return &it->second;
+  }
+
   uint32_t evals_ = 0, budget_ = 0;
-  bool stopped_ = false;  // o.stop was seen
+  bool stopped_ = false;  // o.stop was seen, or error_ set
+  Status error_;          // computing a policy's correction factors failed
+  // Per training figure, the correction factors of p's GC policies (FitOptions::full_tests);
+  // unset: the base's (factor_) for every candidate.
+  std::function<Result<std::vector<double>>(const sim::SimParams&)> policy_factors_;
+  std::map<std::string, std::vector<double>> policy_factor_cache_;
   uint32_t evals_at_stop_ = 0;
   double best_ = HUGE_VAL;
   double best_total_ = HUGE_VAL, best_raw_ = HUGE_VAL;
@@ -583,24 +629,53 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   SSDLAB_ASSIGN_OR_RETURN(std::vector<bool> held, SplitFigures(figures, o));
   if (!o.base_exact.empty() && o.base_exact.size() != figures.size())
     return Status::Invalid("sim fit: one full-test value at the base per figure expected");
-  // The figures held out (h) or not, and their full-test values at the base (0: none).
-  auto part_of = [&](bool h, std::vector<Figure>* part, std::vector<double>* exact,
-                     std::vector<size_t>* where) {
+  // The figures held out (h) or not: their indices, and the figures.
+  auto part_of = [&](bool h, std::vector<Figure>* part, std::vector<size_t>* where) {
     for (size_t i = 0; i < figures.size(); ++i) {
       if (held[i] != h) continue;
       part->push_back(figures[i]);
-      exact->push_back(o.base_exact.empty() ? 0 : o.base_exact[i]);
-      if (where) where->push_back(i);
+      where->push_back(i);
     }
   };
   std::vector<Figure> train;
-  std::vector<double> train_exact;
-  part_of(false, &train, &train_exact, nullptr);
+  std::vector<size_t> train_where;
+  part_of(false, &train, &train_where);
+  // Per combination of the GC policies, every figure's full-test value at the base's numbers
+  // with it (0: none): the base's given, the others from o.full_tests once each (per_policy).
+  const bool per_policy = o.full_tests && !o.base_exact.empty();
+  std::map<std::string, std::vector<double>> exact_of_policy = {
+      {PolicyOf(base),
+       o.base_exact.empty() ? std::vector<double>(figures.size(), 0.0) : o.base_exact}};
+  // The correction factors of the figures `where`, simulated together with options `so`, for
+  // the policies of p: exact / cheap at the base's numbers with them; *corrected: those cheap
+  // values corrected.
+  auto factors_at = [&](const sim::SimParams& p, const std::vector<size_t>& where,
+                        const SimulateOptions& so,
+                        std::vector<double>* corrected) -> Result<std::vector<double>> {
+    const sim::SimParams at = WithPolicyOf(base, p);
+    auto exact = exact_of_policy.find(PolicyOf(at));
+    if (exact == exact_of_policy.end()) {
+      SSDLAB_ASSIGN_OR_RETURN(std::vector<double> v, o.full_tests(at));
+      if (v.size() != figures.size())
+        return Status::Invalid("sim fit: one full-test value per figure expected");
+      exact = exact_of_policy.emplace(PolicyOf(at), std::move(v)).first;
+    }
+    std::vector<Figure> part;
+    std::vector<double> part_exact;
+    for (size_t i : where) {
+      part.push_back(figures[i]);
+      part_exact.push_back(exact->second[i]);
+    }
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> cheap, SimulateFigures(at, part, shape, so));
+    std::vector<double> f = CorrectionFactors(part_exact, &cheap);
+    if (corrected) *corrected = std::move(cheap);
+    return f;
+  };
   // The training figures at the base, as every evaluation of the fit simulates them: their
   // correction factors, and the first cached evaluation.
-  SSDLAB_ASSIGN_OR_RETURN(std::vector<double> train_at_base,
-                          SimulateFigures(base, train, shape, o.sim));
-  const std::vector<double> train_factor = CorrectionFactors(train_exact, &train_at_base);
+  std::vector<double> train_at_base;
+  SSDLAB_ASSIGN_OR_RETURN(const std::vector<double> train_factor,
+                          factors_at(base, train_where, o.sim, &train_at_base));
 
   std::vector<std::string> numbers, cats;
   for (const std::string& k : o.keys) (IsCategorical(k) ? cats : numbers).push_back(k);
@@ -657,6 +732,10 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   pb.cache_ = std::move(probed);
   pb.evals_ = probe_evals;
   pb.budget_ = budget;
+  if (per_policy)
+    pb.policy_factors_ = [&](const sim::SimParams& p) {
+      return factors_at(p, train_where, o.sim, nullptr);
+    };
   for (const std::string& k : o.keys)
     for (const auto* kept : {&numbers, &cats})
       if (std::find(kept->begin(), kept->end(), k) != kept->end()) res.fitted_keys.push_back(k);
@@ -732,6 +811,7 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   if (local > 0) u = Minimise(pb, cat, u, local, &best);
   SSDLAB_ASSIGN_OR_RETURN(bool changed, try_categories());
   if (changed && left() > 0) u = Minimise(pb, cat, u, left(), &best);
+  if (!pb.error_.ok()) return pb.error_;
   if (pb.stopped_)
     return Status::Error(Code::kInterrupted, "sim fit: interrupted after " +
                                                  std::to_string(pb.evals_at_stop_) +
@@ -743,22 +823,24 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
 
   // The training and held-out figures are simulated apart (cells share a drive in turn, so
   // the training figures come out as the fit saw them); HIR with all the run's cycles. Each
-  // part's correction factors from the base simulated the same way.
+  // part's correction factors from the base (with the twin's policies, per_policy) simulated
+  // the same way.
   SimulateOptions final_sim = o.sim;
   final_sim.hir_cycles = shape.hir_cycles;
   std::vector<double> twin_values(figures.size()), base_values(figures.size());
   const bool twin_is_base = TargetOf(res.params) == TargetOf(base);
   for (bool h : {false, true}) {
     std::vector<Figure> part;
-    std::vector<double> exact;
     std::vector<size_t> where;
-    part_of(h, &part, &exact, &where);
+    part_of(h, &part, &where);
     if (part.empty()) continue;
-    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> at_base,
-                            SimulateFigures(base, part, shape, final_sim));
-    const std::vector<double> f = CorrectionFactors(exact, &at_base);
+    std::vector<double> at_base;
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> f, factors_at(base, where, final_sim, &at_base));
     std::vector<double> at_twin = at_base;
     if (!twin_is_base) {
+      if (per_policy && PolicyOf(res.params) != PolicyOf(base)) {
+        SSDLAB_ASSIGN_OR_RETURN(f, factors_at(res.params, where, final_sim, nullptr));
+      }
       SSDLAB_ASSIGN_OR_RETURN(at_twin, SimulateFigures(res.params, part, shape, final_sim));
       for (size_t k = 0; k < at_twin.size(); ++k) at_twin[k] *= f[k];
     }

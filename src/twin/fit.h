@@ -73,6 +73,15 @@ struct FitOptions {
   // value depends on the figures simulated with it). At the base, the corrected figures are
   // the full tests' own (within the clamp). Empty: no correction.
   std::vector<double> base_exact;
+  // With base_exact: per figure, its value from the full tests on drive p (the run's own tests
+  // re-run on it; 0 where unknown). Each combination of the GC policies (gc, gc_lazy,
+  // gc_yield) the fit evaluates then gets factors of its own, exact / cheap at the base's
+  // numbers with that combination (called once per combination; the base's are base_exact),
+  // in the objective and in the result: the cheap evaluator's bias depends on the policy (a
+  // lazy GC's batch stalls fall in a short cell or not, an eager GC's steady copying does not),
+  // so the base's factors misjudge a candidate with another policy. Unset: the base's factors
+  // for every candidate.
+  std::function<Result<std::vector<double>>(const sim::SimParams&)> full_tests;
   // Called after each evaluation: evaluations done, budget, best objective so far.
   std::function<void(uint32_t, uint32_t, double)> progress;
   // When set and true (SIGINT, SIGTERM), the fit stops at its next evaluation and Fit returns

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 
@@ -288,6 +289,57 @@ TEST(Twin, GcPoliciesAreTriedTogether) {
   EXPECT_EQ(r->params.gc, sim::VictimPolicy::kFifo);
   EXPECT_FALSE(r->params.gc_lazy);
   EXPECT_LT(r->objective, r->base_objective);
+}
+
+// With the full tests at hand (FitOptions::full_tests), every combination of the GC policies
+// the fit evaluates is corrected by factors of its own, exact / cheap at the base's numbers
+// with it. The "full tests" here are the cheap evaluator with 4 x longer cells; the figures
+// are theirs on an eager cost-benefit drive with the base's numbers, fitted from the lazy greedy
+// base. Each combination at the base's numbers is then judged by its full-test values, so the
+// truth's is found with objective 0 and every figure, held out too, comes out exactly; the full
+// tests run once per combination other than the base's, always at the base's numbers. With
+// the base's factors for every candidate (no full_tests) the truth is not matched exactly.
+TEST(Twin, EachGcPolicyIsCorrectedByItsOwnFullTests) {
+  std::vector<Figure> figs = SomeFigures();
+  const RunShape shape;
+  SimulateOptions longer;
+  longer.cell_ns *= 4;
+  auto full_tests = [&](const sim::SimParams& p) {
+    return SimulateFigures(p, figs, shape, longer);
+  };
+  const sim::SimParams base = Params("sim:tiny?gc_lazy=1&gc_batch_pct=5");
+  auto measured = full_tests(Params("sim:tiny?gc_lazy=0&gc_batch_pct=5&gc=costbenefit"));
+  ASSERT_TRUE(measured.ok()) << measured.status().message();
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = measured.value()[i];
+  FitOptions o;
+  o.keys = {"gc", "gc_lazy"};
+  o.train_tests = {"iops", "wsat"};  // lat held out
+  auto at_base = full_tests(base);
+  ASSERT_TRUE(at_base.ok()) << at_base.status().message();
+  o.base_exact = at_base.value();
+  std::vector<std::string> calls;
+  o.full_tests = [&](const sim::SimParams& p) {
+    sim::SimParams numbers = base;  // p's policies, the base's numbers
+    numbers.gc = p.gc;
+    numbers.gc_lazy = p.gc_lazy;
+    numbers.gc_yield = p.gc_yield;
+    EXPECT_EQ(TargetOf(p), TargetOf(numbers));
+    calls.push_back(TargetOf(p));
+    return full_tests(p);
+  };
+  auto r = Fit(base, figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->params.gc, sim::VictimPolicy::kCostBenefit);
+  EXPECT_FALSE(r->params.gc_lazy);
+  EXPECT_NEAR(r->objective, 0, 1e-12);
+  for (const FigureFit& f : r->figures) EXPECT_NEAR(f.RelError(), 0, 1e-9) << f.figure.Name();
+  EXPECT_EQ(calls.size(), 7u);  // 4 victim policies x eager, lazy, less the base's
+  std::sort(calls.begin(), calls.end());
+  EXPECT_EQ(std::unique(calls.begin(), calls.end()), calls.end());
+  o.full_tests = nullptr;
+  auto r2 = Fit(base, figs, shape, o);
+  ASSERT_TRUE(r2.ok()) << r2.status().message();
+  EXPECT_GT(r2->objective, 1e-6);
 }
 
 // --holdout: a seeded split of each test's cells, stratified by test, roles ignored; a cell's
