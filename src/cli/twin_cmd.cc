@@ -144,20 +144,22 @@ int RunFit(const FitArgs& a) {
   o.max_evals = a.max_evals;
   if (Status s = twin::CheckFitKeys(o.keys, base.value()); !s.ok()) return Fail(s);
   if (auto split = twin::SplitFigures(figures.value(), o); !split.ok()) return Fail(split.status());
-  if (a.correct != "auto" && a.correct != "off")
-    return Fail(Status::Invalid("--correct '" + a.correct + "': expected auto or off"));
-  if (a.correct == "auto") {
+  if (a.correct != "auto" && a.correct != "policy" && a.correct != "off")
+    return Fail(Status::Invalid("--correct '" + a.correct + "': expected auto, policy or off"));
+  if (a.correct != "off") {
     auto exact = FullTestValues(*store.value(), a.runs, base.value(), figures.value(), "the base");
     if (!exact.ok()) return Fail(exact.status());
     o.base_exact = std::move(exact.value());
-    // Another combination of the GC policies gets factors of its own (twin::FitOptions).
-    o.full_tests = [&store, &a, &figures](const sim::SimParams& p) {
-      std::cerr << "\n";  // after the progress line
-      return FullTestValues(*store.value(), a.runs, p, figures.value(),
-                            "the base with gc=" + sim::FindParam("gc")->get(p) +
-                                ", gc_lazy=" + sim::FindParam("gc_lazy")->get(p) +
-                                ", gc_yield=" + sim::FindParam("gc_yield")->get(p));
-    };
+    // --correct policy: another combination of the GC policies gets factors of its own
+    // (twin::FitOptions::full_tests).
+    if (a.correct == "policy")
+      o.full_tests = [&store, &a, &figures](const sim::SimParams& p) {
+        std::cerr << "\n";  // after the progress line
+        return FullTestValues(*store.value(), a.runs, p, figures.value(),
+                              "the base with gc=" + sim::FindParam("gc")->get(p) +
+                                  ", gc_lazy=" + sim::FindParam("gc_lazy")->get(p) +
+                                  ", gc_yield=" + sim::FindParam("gc_yield")->get(p));
+      };
   }
   o.progress = [t0](uint32_t done, uint32_t budget, double best) {
     const int width = 30;
@@ -366,7 +368,9 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
                   "on the training cells picks (else 0.01)");
   fit->add_option("--correct", a->correct,
                   "auto: correct the cheap evaluator's bias per figure by the run's own tests "
-                  "re-run once on the base (runs ssdlab made); off: no correction");
+                  "re-run once on the base (runs ssdlab made); policy: the same, and each "
+                  "combination of gc, gc_lazy, gc_yield tried by its own factors (the tests "
+                  "re-run once per combination, at the base's numbers); off: no correction");
   fit->add_option("--max-evals", a->max_evals, "Simulations at most (default 40 + 16 x keys)");
   fit->add_option("-o,--output", a->out, "The twin's preset file (.toml)")->required();
   fit->callback([a, exit_code] { *exit_code = RunFit(*a); });

@@ -740,43 +740,39 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
     for (const auto* kept : {&numbers, &cats})
       if (std::find(kept->begin(), kept->end(), k) != kept->end()) res.fitted_keys.push_back(k);
   std::vector<double> u(numbers.size(), 0.0);
-  double best = 0;
-  sim::SimParams cat = base;
   res.base_objective = pb.Total(base, u);
-  best = res.base_objective;
+  double best = res.base_objective;
   auto left = [&] { return budget > pb.evals_ ? budget - pb.evals_ : 0; };
-  // Evaluates the point (t, c); true (and the new best) when it beats the best so far.
-  auto better = [&](const std::vector<double>& t, const sim::SimParams& c) {
+  // The total at the point (t, c); kFailedObjective when the drive does not open there.
+  auto total_at = [&](const std::vector<double>& t, const sim::SimParams& c) {
     auto p = pb.At(t, c);
-    if (!p.ok()) return false;
-    const double f = pb.Total(p.value(), t);
-    if (!(f < best - 1e-12)) return false;
-    best = f;
-    return true;
+    return p.ok() ? pb.Total(p.value(), t) : kFailedObjective;
   };
-  // Categorical keys: every combination of their values at the point `u` (the policies act
+  // Categorical keys: every combination of their values at the point t (the policies act
   // together: from a lazy GC that yields, an eager one can be better where a lazy one that does
-  // not yield is not), keeping the best; true when one changed. gc_yield=1 without gc_lazy is
-  // the same drive as gc_yield=0, so it is not tried.
-  auto try_categories = [&]() -> Result<bool> {
+  // not yield is not), those with gc_lazy = `lazy` only unless it is -1; returns the best of
+  // them and c (whose total is *f), *f its total. gc_yield=1 without gc_lazy is the same drive
+  // as gc_yield=0, so it is not tried.
+  auto try_categories = [&](const std::vector<double>& t, sim::SimParams c, double* f,
+                            int lazy) -> Result<sim::SimParams> {
     std::vector<std::vector<std::string>> values;
     for (const std::string& k : cats)
       values.push_back(k == "gc"
                            ? std::vector<std::string>{"greedy", "fifo", "dchoices", "costbenefit"}
                            : std::vector<std::string>{"0", "1"});
-    bool changed = false;
+    const std::string evaluated = PolicyOf(c);
     std::vector<size_t> pick(cats.size(), 0);
     for (bool more = !cats.empty(); more;) {
-      sim::SimParams alt = cat;
+      sim::SimParams alt = c;
       for (size_t i = 0; i < cats.size(); ++i)
         SSDLAB_RETURN_IF_ERROR(sim::FindParam(cats[i])->set(alt, values[i][pick[i]]));
-      const bool same = alt.gc == cat.gc && alt.gc_lazy == cat.gc_lazy &&
-                        alt.gc_yield == cat.gc_yield;  // evaluated already
-      if (!same && !(alt.gc_yield && !alt.gc_lazy)) {
-        if (left() == 0) return changed;
-        if (better(u, alt)) {
-          cat = alt;
-          changed = true;
+      if (PolicyOf(alt) != evaluated && !(alt.gc_yield && !alt.gc_lazy) &&
+          (lazy < 0 || alt.gc_lazy == (lazy == 1))) {
+        if (left() == 0) return c;
+        const double g = total_at(t, alt);
+        if (g < *f - 1e-12) {
+          *f = g;
+          c = alt;
         }
       }
       more = false;  // the next combination, the last key fastest
@@ -788,28 +784,53 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
         pick[i] = 0;
       }
     }
-    return changed;
+    return c;
   };
-  // 1. The policies at the base point: they change the curves' shape (WSAT's fall, HIR's
-  //    recovery) more than any time does, so they are chosen before the times.
-  SSDLAB_RETURN_IF_ERROR(try_categories().status());
-  // 2. One sweep of coordinate steps (each key to base x/÷ max_factor^0.35, kept when better):
-  //    a coarse start that the local search (Subplex, whose first simplex is small) refines.
-  for (size_t i = 0; i < numbers.size(); ++i) {
-    for (double step : {kSweepStep, -kSweepStep}) {
-      if (left() < 2) break;
-      std::vector<double> t = u;
-      t[i] += step;
-      if (better(t, cat)) {
-        u = t;
-        break;
+  // One sweep of coordinate steps from (t, c) (each key to base x/÷ max_factor^0.35, kept when
+  // it lowers *f): a coarse start that the local search (Subplex, whose first simplex is
+  // small) refines.
+  auto sweep = [&](std::vector<double> t, const sim::SimParams& c, double* f) {
+    for (size_t i = 0; i < numbers.size(); ++i) {
+      for (double step : {kSweepStep, -kSweepStep}) {
+        if (left() < 2) break;
+        std::vector<double> s = t;
+        s[i] += step;
+        const double g = total_at(s, c);
+        if (g < *f - 1e-12) {
+          *f = g;
+          t = s;
+          break;
+        }
       }
     }
+    return t;
+  };
+  // 1. The policies at the base point: they change the curves' shape (WSAT's fall, HIR's
+  //    recovery) more than any time does, so they are chosen before the times. An eager GC and
+  //    lazy batches are told apart by the times and the spare area as much as by the policy
+  //    (at the base's numbers the other mode can look worse than it is once those move), so
+  //    with gc_lazy fitted each mode's best combination is a start of its own; 2. each start
+  //    is swept, and the best swept start goes on.
+  const bool per_mode = std::find(cats.begin(), cats.end(), "gc_lazy") != cats.end();
+  const std::vector<double> start_u = u;
+  sim::SimParams cat = base;
+  bool first = true;  // the base's mode, or the one start
+  for (int lazy : per_mode ? std::vector<int>{base.gc_lazy ? 1 : 0, base.gc_lazy ? 0 : 1}
+                           : std::vector<int>{-1}) {
+    double f = first ? res.base_objective : HUGE_VAL;
+    SSDLAB_ASSIGN_OR_RETURN(sim::SimParams c, try_categories(start_u, base, &f, lazy));
+    if (f < HUGE_VAL) {  // else no drive of this mode opens
+      std::vector<double> t = sweep(start_u, c, &f);
+      if (first || f < best - 1e-12) best = f, cat = c, u = std::move(t);
+    }
+    first = false;
   }
   // 3. Subplex over the numbers; 4. the policies again at its best point, and refine.
   const uint32_t local = cats.empty() ? left() : left() * 3 / 4;
   if (local > 0) u = Minimise(pb, cat, u, local, &best);
-  SSDLAB_ASSIGN_OR_RETURN(bool changed, try_categories());
+  SSDLAB_ASSIGN_OR_RETURN(sim::SimParams refined, try_categories(u, cat, &best, -1));
+  const bool changed = PolicyOf(refined) != PolicyOf(cat);
+  cat = refined;
   if (changed && left() > 0) u = Minimise(pb, cat, u, left(), &best);
   if (!pb.error_.ok()) return pb.error_;
   if (pb.stopped_)

@@ -342,6 +342,33 @@ TEST(Twin, EachGcPolicyIsCorrectedByItsOwnFullTests) {
   EXPECT_GT(r2->objective, 1e-6);
 }
 
+// An eager GC and lazy batches are each a start of their own, swept before the search goes on
+// from the better: figures of a lazy drive whose programs are faster by the sweep's step
+// (/ 3^0.35), fitted from an eager base. At the base's numbers the eager mode is the closer
+// (the policies alone keep the base), so choosing the mode there would sweep the eager drive
+// only; the lazy start's sweep reaches the truth exactly.
+TEST(Twin, EachGcModeIsSweptFromItsOwnStart) {
+  std::vector<Figure> figs = SomeFigures();
+  const RunShape shape;
+  const sim::SimParams base = Params("sim:tiny?gc_lazy=0&gc_batch_pct=5");
+  const double faster_us = base.t_prog_us / std::pow(3.0, 0.35);
+  ASSERT_NO_FATAL_FAILURE(MeasureOn(
+      "sim:tiny?gc_lazy=1&gc_batch_pct=5&t_prog_us=" + std::to_string(faster_us), figs, shape));
+  FitOptions o;
+  o.train_tests = {"iops", "lat", "wsat"};
+  o.keys = {"gc_lazy"};
+  auto modes_only = Fit(base, figs, shape, o);
+  ASSERT_TRUE(modes_only.ok()) << modes_only.status().message();
+  ASSERT_FALSE(modes_only->params.gc_lazy);  // at the base's numbers, eager is the closer
+  o.keys = {"t_prog_us", "gc_lazy"};
+  o.max_evals = 8;
+  auto r = Fit(base, figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->params.gc_lazy);
+  EXPECT_NEAR(r->params.t_prog_us, faster_us, 1e-3 * faster_us);
+  EXPECT_NEAR(r->objective, 0, 1e-12);
+}
+
 // --holdout: a seeded split of each test's cells, stratified by test, roles ignored; a cell's
 // metrics stay together; the default split (roles of imported figures) is unchanged.
 TEST(Twin, HoldoutSplitsEveryTestsCells) {
