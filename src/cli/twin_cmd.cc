@@ -33,6 +33,10 @@ std::vector<std::string> SplitList(const std::string& s) {
   return out;
 }
 
+// --correct auto: the correction is re-anchored at most this many times
+// (twin::FitOptions::reanchor).
+constexpr uint32_t kReanchorRounds = 1;
+
 struct FitArgs {
   std::vector<std::string> runs;
   std::string db, base, fit, train_tests, holdout, loss = "squared", prior = "0.01", out;
@@ -144,22 +148,22 @@ int RunFit(const FitArgs& a) {
   o.max_evals = a.max_evals;
   if (Status s = twin::CheckFitKeys(o.keys, base.value()); !s.ok()) return Fail(s);
   if (auto split = twin::SplitFigures(figures.value(), o); !split.ok()) return Fail(split.status());
-  if (a.correct != "auto" && a.correct != "policy" && a.correct != "off")
-    return Fail(Status::Invalid("--correct '" + a.correct + "': expected auto, policy or off"));
+  if (a.correct != "auto" && a.correct != "base" && a.correct != "off")
+    return Fail(Status::Invalid("--correct '" + a.correct + "': expected auto, base or off"));
   if (a.correct != "off") {
     auto exact = FullTestValues(*store.value(), a.runs, base.value(), figures.value(), "the base");
     if (!exact.ok()) return Fail(exact.status());
     o.base_exact = std::move(exact.value());
-    // --correct policy: another combination of the GC policies gets factors of its own
-    // (twin::FitOptions::full_tests).
-    if (a.correct == "policy")
-      o.full_tests = [&store, &a, &figures](const sim::SimParams& p) {
-        std::cerr << "\n";  // after the progress line
-        return FullTestValues(*store.value(), a.runs, p, figures.value(),
-                              "the base with gc=" + sim::FindParam("gc")->get(p) +
-                                  ", gc_lazy=" + sim::FindParam("gc_lazy")->get(p) +
-                                  ", gc_yield=" + sim::FindParam("gc_yield")->get(p));
-      };
+    // --correct auto: re-anchored at the search's best points (twin::FitOptions::reanchor).
+    o.reanchor = a.correct == "auto" ? kReanchorRounds : 0;
+    o.full_tests = [&store, &a, &figures](const sim::SimParams& p) {
+      std::cerr << "\n";  // after the progress line
+      return FullTestValues(*store.value(), a.runs, p, figures.value(),
+                            "the search's best point (gc=" + sim::FindParam("gc")->get(p) +
+                                ", gc_lazy=" + sim::FindParam("gc_lazy")->get(p) +
+                                ", gc_yield=" + sim::FindParam("gc_yield")->get(p) +
+                                ", op=" + sim::FindParam("op")->get(p) + ")");
+    };
   }
   o.progress = [t0](uint32_t done, uint32_t budget, double best) {
     const int width = 30;
@@ -368,9 +372,9 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
                   "on the training cells picks (else 0.01)");
   fit->add_option("--correct", a->correct,
                   "auto: correct the cheap evaluator's bias per figure by the run's own tests "
-                  "re-run once on the base (runs ssdlab made); policy: the same, and each "
-                  "combination of gc, gc_lazy, gc_yield tried by its own factors (the tests "
-                  "re-run once per combination, at the base's numbers); off: no correction");
+                  "re-run on the base (runs ssdlab made), then re-anchored at the search's best "
+                  "point (the tests re-run there, kept when closer; the search again from it); "
+                  "base: the base's correction only; off: no correction");
   fit->add_option("--max-evals", a->max_evals, "Simulations at most (default 40 + 16 x keys)");
   fit->add_option("-o,--output", a->out, "The twin's preset file (.toml)")->required();
   fit->callback([a, exit_code] { *exit_code = RunFit(*a); });

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <nlopt.hpp>
 #include <random>
@@ -58,14 +59,6 @@ std::string PolicyOf(const sim::SimParams& p) {
   std::string s;
   for (const char* k : {"gc", "gc_lazy", "gc_yield"}) s += sim::FindParam(k)->get(p) + ";";
   return s;
-}
-
-// `numbers` with the GC policies of `policy`.
-sim::SimParams WithPolicyOf(sim::SimParams numbers, const sim::SimParams& policy) {
-  numbers.gc = policy.gc;
-  numbers.gc_lazy = policy.gc_lazy;
-  numbers.gc_yield = policy.gc_yield;
-  return numbers;
 }
 
 double BaseValue(const sim::SimParams& p, const std::string& key) {
@@ -208,12 +201,10 @@ class Problem {
     if (it == cache_.end()) {
       auto values = SimulateFigures(p, train_, shape_, o_.sim);
       std::vector<double> v;
-      const std::vector<double>* factor = values.ok() ? FactorsAt(p) : nullptr;
-      if (factor) {
+      if (values.ok()) {
         v = std::move(values.value());
-        for (size_t i = 0; i < factor->size(); ++i) v[i] *= (*factor)[i];
+        for (size_t i = 0; i < factor_.size(); ++i) v[i] *= factor_[i];
       }
-      if (!error_.ok()) return nullptr;  // not cached: the fit ends with the error
       it = cache_.emplace(key, std::move(v)).first;
     }
     return it->second.empty() ? nullptr : &it->second;
@@ -226,32 +217,8 @@ class Problem {
     evals_ = std::max(evals_, budget_);
   }
 
-  // The training figures' correction factors at p: with policy_factors_ set and p's GC policies
-  // not the base's, those of p's policies (computed once per combination), else the base's;
-  // null, error_ set and the search halted when computing them failed.
-  const std::vector<double>* FactorsAt(const sim::SimParams& p) {
-    const std::string policy = PolicyOf(p);
-    if (!policy_factors_ || policy == PolicyOf(base_)) return &factor_;
-    auto it = policy_factor_cache_.find(policy);
-    if (it == policy_factor_cache_.end()) {
-      auto f = policy_factors_(p);
-      if (!f.ok()) {
-        error_ = f.status();
-        Halt();
-        return nullptr;
-      }
-      it = policy_factor_cache_.emplace(policy, std::move(f.value())).first;
-    }
-    return &it->second;
-  }
-
   uint32_t evals_ = 0, budget_ = 0;
-  bool stopped_ = false;  // o.stop was seen, or error_ set
-  Status error_;          // computing a policy's correction factors failed
-  // Per training figure, the correction factors of p's GC policies (FitOptions::full_tests);
-  // unset: the base's (factor_) for every candidate.
-  std::function<Result<std::vector<double>>(const sim::SimParams&)> policy_factors_;
-  std::map<std::string, std::vector<double>> policy_factor_cache_;
+  bool stopped_ = false;  // o.stop was seen
   uint32_t evals_at_stop_ = 0;
   double best_ = HUGE_VAL;
   double best_total_ = HUGE_VAL, best_raw_ = HUGE_VAL;
@@ -640,25 +607,23 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   std::vector<Figure> train;
   std::vector<size_t> train_where;
   part_of(false, &train, &train_where);
-  // Per combination of the GC policies, every figure's full-test value at the base's numbers
-  // with it (0: none): the base's given, the others from o.full_tests once each (per_policy).
-  const bool per_policy = o.full_tests && !o.base_exact.empty();
-  std::map<std::string, std::vector<double>> exact_of_policy = {
-      {PolicyOf(base),
+  // Per drive, every figure's full-test value on it (0: none): the base's given, the others
+  // (anchors of the correction) from o.full_tests once each.
+  const bool full = o.full_tests && !o.base_exact.empty();
+  std::map<std::string, std::vector<double>> exact_of = {
+      {TargetOf(base),
        o.base_exact.empty() ? std::vector<double>(figures.size(), 0.0) : o.base_exact}};
-  // The correction factors of the figures `where`, simulated together with options `so`, for
-  // the policies of p: exact / cheap at the base's numbers with them; *corrected: those cheap
-  // values corrected.
-  auto factors_at = [&](const sim::SimParams& p, const std::vector<size_t>& where,
+  // The correction factors of the figures `where`, simulated together with options `so`,
+  // anchored at drive `at`: exact / cheap there; *corrected: those cheap values corrected.
+  auto factors_at = [&](const sim::SimParams& at, const std::vector<size_t>& where,
                         const SimulateOptions& so,
                         std::vector<double>* corrected) -> Result<std::vector<double>> {
-    const sim::SimParams at = WithPolicyOf(base, p);
-    auto exact = exact_of_policy.find(PolicyOf(at));
-    if (exact == exact_of_policy.end()) {
+    auto exact = exact_of.find(TargetOf(at));
+    if (exact == exact_of.end()) {
       SSDLAB_ASSIGN_OR_RETURN(std::vector<double> v, o.full_tests(at));
       if (v.size() != figures.size())
         return Status::Invalid("sim fit: one full-test value per figure expected");
-      exact = exact_of_policy.emplace(PolicyOf(at), std::move(v)).first;
+      exact = exact_of.emplace(TargetOf(at), std::move(v)).first;
     }
     std::vector<Figure> part;
     std::vector<double> part_exact;
@@ -732,21 +697,20 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   pb.cache_ = std::move(probed);
   pb.evals_ = probe_evals;
   pb.budget_ = budget;
-  if (per_policy)
-    pb.policy_factors_ = [&](const sim::SimParams& p) {
-      return factors_at(p, train_where, o.sim, nullptr);
-    };
   for (const std::string& k : o.keys)
     for (const auto* kept : {&numbers, &cats})
       if (std::find(kept->begin(), kept->end(), k) != kept->end()) res.fitted_keys.push_back(k);
   std::vector<double> u(numbers.size(), 0.0);
   res.base_objective = pb.Total(base, u);
   double best = res.base_objective;
-  auto left = [&] { return budget > pb.evals_ ? budget - pb.evals_ : 0; };
+  // The problem searched and its budget (the re-anchored one's in step 5).
+  Problem* cur = &pb;
+  uint32_t cur_budget = budget;
+  auto left = [&] { return cur_budget > cur->evals_ ? cur_budget - cur->evals_ : 0; };
   // The total at the point (t, c); kFailedObjective when the drive does not open there.
   auto total_at = [&](const std::vector<double>& t, const sim::SimParams& c) {
-    auto p = pb.At(t, c);
-    return p.ok() ? pb.Total(p.value(), t) : kFailedObjective;
+    auto p = cur->At(t, c);
+    return p.ok() ? cur->Total(p.value(), t) : kFailedObjective;
   };
   // Categorical keys: every combination of their values at the point t (the policies act
   // together: from a lazy GC that yields, an eager one can be better where a lazy one that does
@@ -826,26 +790,70 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
     first = false;
   }
   // 3. Subplex over the numbers; 4. the policies again at its best point, and refine.
-  const uint32_t local = cats.empty() ? left() : left() * 3 / 4;
-  if (local > 0) u = Minimise(pb, cat, u, local, &best);
-  SSDLAB_ASSIGN_OR_RETURN(sim::SimParams refined, try_categories(u, cat, &best, -1));
-  const bool changed = PolicyOf(refined) != PolicyOf(cat);
-  cat = refined;
-  if (changed && left() > 0) u = Minimise(pb, cat, u, left(), &best);
-  if (!pb.error_.ok()) return pb.error_;
-  if (pb.stopped_)
-    return Status::Error(Code::kInterrupted, "sim fit: interrupted after " +
-                                                 std::to_string(pb.evals_at_stop_) +
-                                                 " evaluations; no twin written");
-  // The best point any step evaluated (the base itself when none beat it).
-  res.params = pb.best_params_;
-  res.objective = pb.best_raw_;
-  res.evaluations = pb.evals_;
+  auto local_search = [&]() -> Status {
+    const uint32_t local = cats.empty() ? left() : left() * 3 / 4;
+    if (local > 0) u = Minimise(*cur, cat, u, local, &best);
+    SSDLAB_ASSIGN_OR_RETURN(sim::SimParams refined, try_categories(u, cat, &best, -1));
+    const bool changed = PolicyOf(refined) != PolicyOf(cat);
+    cat = refined;
+    if (changed && left() > 0) u = Minimise(*cur, cat, u, left(), &best);
+    return Status::Ok();
+  };
+  SSDLAB_RETURN_IF_ERROR(local_search());
+  // 5. With the full tests (o.reanchor > 0): the correction re-anchored at the best point (the
+  //    run's tests re-run there: its factors, exact / cheap there, for every candidate), the
+  //    point kept only when the full tests find it closer than the last anchor (the base
+  //    first), and steps 3 and 4 again from it with half the budget, at most o.reanchor times.
+  //    The twin is then the last anchor kept: its figures are its full tests'.
+  std::deque<std::vector<double>> anchor_factors;
+  std::deque<Problem> anchored;
+  const bool reanchor = full && o.reanchor > 0;
+  sim::SimParams anchor = base;
+  double anchor_objective = res.base_objective;
+  for (uint32_t round = 0; reanchor && !cur->stopped_; ++round) {
+    const sim::SimParams candidate = cur->best_params_;
+    if (TargetOf(candidate) == TargetOf(anchor)) break;
+    u = cur->best_u_;
+    std::vector<double> at_candidate;
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> f,
+                            factors_at(candidate, train_where, o.sim, &at_candidate));
+    anchor_factors.push_back(std::move(f));
+    anchored.emplace_back(base, train, anchor_factors.back(), shape, o, numbers, res.prior_weight);
+    Problem& next = anchored.back();
+    next.cache_ = {{TargetOf(candidate), std::move(at_candidate)}};
+    next.budget_ = budget / 2;
+    best = next.Total(candidate, u);
+    if (!(next.best_raw_ < anchor_objective - 1e-12)) break;  // no closer by the full tests
+    anchor = candidate;
+    anchor_objective = next.best_raw_;
+    if (round == o.reanchor) break;
+    cur = &next;
+    cur_budget = next.budget_;
+    cat = anchor;
+    SSDLAB_RETURN_IF_ERROR(local_search());
+  }
+  uint32_t evaluations = 0;
+  std::vector<const Problem*> problems = {&pb};
+  for (const Problem& a : anchored) problems.push_back(&a);
+  for (const Problem* p : problems) {
+    if (p->stopped_)
+      return Status::Error(Code::kInterrupted, "sim fit: interrupted after " +
+                                                   std::to_string(evaluations + p->evals_at_stop_) +
+                                                   " evaluations; no twin written");
+    evaluations += p->evals_;
+  }
+  // The best point any step evaluated (the base itself when none beat it), or the last anchor.
+  res.params = reanchor ? anchor : cur->best_params_;
+  res.objective = reanchor ? anchor_objective : cur->best_raw_;
+  res.evaluations = evaluations;
+  // The full tests found no point closer than the base.
+  res.kept_base =
+      reanchor && TargetOf(anchor) == TargetOf(base) && TargetOf(pb.best_params_) != TargetOf(base);
 
   // The training and held-out figures are simulated apart (cells share a drive in turn, so
   // the training figures come out as the fit saw them); HIR with all the run's cycles. Each
-  // part's correction factors from the base (with the twin's policies, per_policy) simulated
-  // the same way.
+  // part's correction factors from the base (the last anchor for the twin, with o.reanchor)
+  // simulated the same way.
   SimulateOptions final_sim = o.sim;
   final_sim.hir_cycles = shape.hir_cycles;
   std::vector<double> twin_values(figures.size()), base_values(figures.size());
@@ -859,8 +867,8 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
     SSDLAB_ASSIGN_OR_RETURN(std::vector<double> f, factors_at(base, where, final_sim, &at_base));
     std::vector<double> at_twin = at_base;
     if (!twin_is_base) {
-      if (per_policy && PolicyOf(res.params) != PolicyOf(base)) {
-        SSDLAB_ASSIGN_OR_RETURN(f, factors_at(res.params, where, final_sim, nullptr));
+      if (reanchor) {
+        SSDLAB_ASSIGN_OR_RETURN(f, factors_at(anchor, where, final_sim, nullptr));
       }
       SSDLAB_ASSIGN_OR_RETURN(at_twin, SimulateFigures(res.params, part, shape, final_sim));
       for (size_t k = 0; k < at_twin.size(); ++k) at_twin[k] *= f[k];

@@ -75,14 +75,16 @@ struct FitOptions {
   // the full tests' own (within the clamp). Empty: no correction.
   std::vector<double> base_exact;
   // With base_exact: per figure, its value from the full tests on drive p (the run's own tests
-  // re-run on it; 0 where unknown). Each combination of the GC policies (gc, gc_lazy,
-  // gc_yield) the fit evaluates then gets factors of its own, exact / cheap at the base's
-  // numbers with that combination (called once per combination; the base's are base_exact),
-  // in the objective and in the result: the cheap evaluator's bias depends on the policy (a
-  // lazy GC's batch stalls fall in a short cell or not, an eager GC's steady copying does not),
-  // so the base's factors misjudge a candidate with another policy. Unset: the base's factors
-  // for every candidate.
+  // re-run on it; 0 where unknown), for re-anchoring the correction.
   std::function<Result<std::vector<double>>(const sim::SimParams&)> full_tests;
+  // With base_exact and full_tests, above 0: the correction is re-anchored at the search's best
+  // point (full_tests there; the factors exact / cheap there for every candidate, in place of
+  // the base's, which misjudge candidates far from the base: another GC mode, other times),
+  // the point kept only when its full tests are closer to the training figures (the objective)
+  // than the last anchor's (first the base's), and the search (Subplex, the policies) run
+  // again from it with half the budget; at most this many times. The twin is the last anchor
+  // kept, and its figures are its full tests' (within the clamp).
+  uint32_t reanchor = 0;
   // Called after each evaluation: evaluations done, budget, best objective so far.
   std::function<void(uint32_t, uint32_t, double)> progress;
   // When set and true (SIGINT, SIGTERM), the fit stops at its next evaluation and Fit returns
