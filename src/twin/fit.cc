@@ -809,7 +809,17 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   std::deque<Problem> anchored;
   const bool reanchor = full && o.reanchor > 0;
   sim::SimParams anchor = base;
-  double anchor_objective = res.base_objective;
+  // The objective of the training figures' full-test values on drive `at` (where one is not
+  // known, its value in `corrected`, the cheap values corrected at `at`): unlike the corrected
+  // values, not limited by the factors' clamp.
+  auto full_objective = [&](const sim::SimParams& at, const std::vector<double>& corrected) {
+    const std::vector<double>& exact = exact_of.at(TargetOf(at));
+    std::vector<double> v = corrected;
+    for (size_t k = 0; k < train_where.size(); ++k)
+      if (exact[train_where[k]] > 0) v[k] = exact[train_where[k]];
+    return Score(train, v, o.loss);
+  };
+  double anchor_objective = reanchor ? full_objective(base, train_at_base) : 0;
   for (uint32_t round = 0; reanchor && !cur->stopped_; ++round) {
     const sim::SimParams candidate = cur->best_params_;
     if (TargetOf(candidate) == TargetOf(anchor)) break;
@@ -817,16 +827,17 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
     std::vector<double> at_candidate;
     SSDLAB_ASSIGN_OR_RETURN(std::vector<double> f,
                             factors_at(candidate, train_where, o.sim, &at_candidate));
+    const double objective = full_objective(candidate, at_candidate);
+    if (!(objective < anchor_objective - 1e-12)) break;  // no closer by the full tests
+    anchor = candidate;
+    anchor_objective = objective;
+    if (round == o.reanchor) break;
     anchor_factors.push_back(std::move(f));
     anchored.emplace_back(base, train, anchor_factors.back(), shape, o, numbers, res.prior_weight);
     Problem& next = anchored.back();
     next.cache_ = {{TargetOf(candidate), std::move(at_candidate)}};
     next.budget_ = budget / 2;
     best = next.Total(candidate, u);
-    if (!(next.best_raw_ < anchor_objective - 1e-12)) break;  // no closer by the full tests
-    anchor = candidate;
-    anchor_objective = next.best_raw_;
-    if (round == o.reanchor) break;
     cur = &next;
     cur_budget = next.budget_;
     cat = anchor;
@@ -845,6 +856,7 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   // The best point any step evaluated (the base itself when none beat it), or the last anchor.
   res.params = reanchor ? anchor : cur->best_params_;
   res.objective = reanchor ? anchor_objective : cur->best_raw_;
+  if (reanchor) res.base_objective = full_objective(base, train_at_base);  // alike
   res.evaluations = evaluations;
   // The full tests found no point closer than the base.
   res.kept_base =

@@ -83,7 +83,8 @@ struct FitOptions {
   // the point kept only when its full tests are closer to the training figures (the objective)
   // than the last anchor's (first the base's), and the search (Subplex, the policies) run
   // again from it with half the budget; at most this many times. The twin is the last anchor
-  // kept, and its figures are its full tests' (within the clamp).
+  // kept, and its figures are its full tests' (within the clamp); FitResult's objective and
+  // base_objective are then those of the full tests' values.
   uint32_t reanchor = 0;
   // Called after each evaluation: evaluations done, budget, best objective so far.
   std::function<void(uint32_t, uint32_t, double)> progress;
