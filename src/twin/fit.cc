@@ -609,7 +609,9 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   part_of(false, &train, &train_where);
   // Per drive, every figure's full-test value on it (0: none): the base's given, the others
   // (anchors of the correction) from o.full_tests once each.
-  const bool full = o.full_tests && !o.base_exact.empty();
+  // (An imported run has none: its base_exact is all 0, and nothing to re-anchor on.)
+  const bool full = o.full_tests && std::any_of(o.base_exact.begin(), o.base_exact.end(),
+                                                [](double v) { return v > 0; });
   std::map<std::string, std::vector<double>> exact_of = {
       {TargetOf(base),
        o.base_exact.empty() ? std::vector<double>(figures.size(), 0.0) : o.base_exact}};

@@ -297,7 +297,8 @@ TEST(Twin, GcPoliciesAreTriedTogether) {
 // drive with slower writes and programs than the base. The twin is an anchor, so its figures,
 // fitted and held out, are its full tests' exactly; the full tests ran at candidates only (the
 // base's are given), each once. Anchored at the base only (reanchor 0), the twin's figures are
-// the cheap evaluator's corrected by the base's factors, not its full tests'.
+// the cheap evaluator's corrected by the base's factors, not its full tests'; without full-test
+// values at the base (an imported run), nothing is re-anchored.
 TEST(Twin, ReanchoredCorrectionGivesTheTwinItsFullTestFigures) {
   std::vector<Figure> figs = SomeFigures();
   const RunShape shape;
@@ -349,6 +350,11 @@ TEST(Twin, ReanchoredCorrectionGivesTheTwinItsFullTestFigures) {
   EXPECT_TRUE(calls.empty());
   ASSERT_FALSE(r0->kept_base);
   EXPECT_GT(off_full(r0.value()), 1e-4);
+  // No full-test value at the base (an imported run's): nothing to re-anchor on.
+  o.reanchor = 1;
+  o.base_exact.assign(figs.size(), 0.0);
+  ASSERT_TRUE(Fit(base, figs, shape, o).ok());
+  EXPECT_TRUE(calls.empty());
 }
 
 // An eager GC and lazy batches are each a start of their own, swept before the search goes on
