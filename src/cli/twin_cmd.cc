@@ -33,6 +33,10 @@ std::vector<std::string> SplitList(const std::string& s) {
   return out;
 }
 
+// --correct auto: the correction is re-anchored at most this many times
+// (twin::FitOptions::reanchor).
+constexpr uint32_t kReanchorRounds = 1;
+
 struct FitArgs {
   std::vector<std::string> runs;
   std::string db, base, fit, train_tests, holdout, loss = "squared", prior = "0.01", out;
@@ -41,18 +45,21 @@ struct FitArgs {
   std::string correct = "auto";
 };
 
-// Per figure: its value from the full tests on the base (the run's tests re-run on it,
+// Per figure: its value from the full tests on drive p (the run's tests re-run on it,
 // cli/twin_runs.h); 0 for runs without PTS options (imports) and figures the re-run misses.
-// The fit corrects the cheap evaluator by these (twin::FitOptions::base_exact).
-Result<std::vector<double>> BaseExactValues(Store& store, const std::vector<std::string>& runs,
-                                            const sim::SimParams& base,
-                                            const std::vector<twin::Figure>& figures) {
+// The fit corrects the cheap evaluator by these (twin::FitOptions::base_exact, full_tests);
+// `what` names p in the progress line.
+Result<std::vector<double>> FullTestValues(Store& store, const std::vector<std::string>& runs,
+                                           const sim::SimParams& p,
+                                           const std::vector<twin::Figure>& figures,
+                                           const std::string& what) {
   std::vector<double> exact(figures.size(), 0.0);
   for (const std::string& run : runs) {
     SSDLAB_ASSIGN_OR_RETURN(nlohmann::json doc, store.RunJson(run));
     if (!HasPtsOptions(doc)) continue;
-    std::cerr << "sim fit: re-running run " << run << "'s tests on the base (bias correction)\n";
-    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json rerun, RerunOnTwin(doc, twin::TargetOf(base)));
+    std::cerr << "sim fit: re-running run " << run << "'s tests on " << what
+              << " (bias correction)\n";
+    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json rerun, RerunOnTwin(doc, twin::TargetOf(p)));
     SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> ex, twin::FiguresOfRun(rerun, nullptr));
     std::map<std::string, double> by_name;
     for (const twin::Figure& f : ex) by_name[f.Name()] = f.value;
@@ -141,12 +148,22 @@ int RunFit(const FitArgs& a) {
   o.max_evals = a.max_evals;
   if (Status s = twin::CheckFitKeys(o.keys, base.value()); !s.ok()) return Fail(s);
   if (auto split = twin::SplitFigures(figures.value(), o); !split.ok()) return Fail(split.status());
-  if (a.correct != "auto" && a.correct != "off")
-    return Fail(Status::Invalid("--correct '" + a.correct + "': expected auto or off"));
-  if (a.correct == "auto") {
-    auto exact = BaseExactValues(*store.value(), a.runs, base.value(), figures.value());
+  if (a.correct != "auto" && a.correct != "base" && a.correct != "off")
+    return Fail(Status::Invalid("--correct '" + a.correct + "': expected auto, base or off"));
+  if (a.correct != "off") {
+    auto exact = FullTestValues(*store.value(), a.runs, base.value(), figures.value(), "the base");
     if (!exact.ok()) return Fail(exact.status());
     o.base_exact = std::move(exact.value());
+    // --correct auto: re-anchored at the search's best points (twin::FitOptions::reanchor).
+    o.reanchor = a.correct == "auto" ? kReanchorRounds : 0;
+    o.full_tests = [&store, &a, &figures](const sim::SimParams& p) {
+      std::cerr << "\n";  // after the progress line
+      return FullTestValues(*store.value(), a.runs, p, figures.value(),
+                            "the search's best point (gc=" + sim::FindParam("gc")->get(p) +
+                                ", gc_lazy=" + sim::FindParam("gc_lazy")->get(p) +
+                                ", gc_yield=" + sim::FindParam("gc_yield")->get(p) +
+                                ", op=" + sim::FindParam("op")->get(p) + ")");
+    };
   }
   o.progress = [t0](uint32_t done, uint32_t budget, double best) {
     const int width = 30;
@@ -355,7 +372,9 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
                   "on the training cells picks (else 0.01)");
   fit->add_option("--correct", a->correct,
                   "auto: correct the cheap evaluator's bias per figure by the run's own tests "
-                  "re-run once on the base (runs ssdlab made); off: no correction");
+                  "re-run on the base (runs ssdlab made), then re-anchored at the search's best "
+                  "point (the tests re-run there, kept when closer; the search again from it); "
+                  "base: the base's correction only; off: no correction");
   fit->add_option("--max-evals", a->max_evals, "Simulations at most (default 40 + 16 x keys)");
   fit->add_option("-o,--output", a->out, "The twin's preset file (.toml)")->required();
   fit->callback([a, exit_code] { *exit_code = RunFit(*a); });

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <nlopt.hpp>
 #include <random>
@@ -51,6 +52,13 @@ std::string Format(double v, const char* fmt = "%.6g") {
 
 bool IsCategorical(const std::string& key) {
   return key == "gc" || key == "gc_lazy" || key == "gc_yield";
+}
+
+// The drive's GC policies (gc, gc_lazy, gc_yield), as one string.
+std::string PolicyOf(const sim::SimParams& p) {
+  std::string s;
+  for (const char* k : {"gc", "gc_lazy", "gc_yield"}) s += sim::FindParam(k)->get(p) + ";";
+  return s;
 }
 
 double BaseValue(const sim::SimParams& p, const std::string& key) {
@@ -184,9 +192,7 @@ class Problem {
   // null when the drive does not open.
   const std::vector<double>* Values(const sim::SimParams& p) {
     if (o_.stop && o_.stop->load()) {  // interrupted: no budget left for any step
-      if (!stopped_) evals_at_stop_ = evals_;
-      stopped_ = true;
-      evals_ = std::max(evals_, budget_);
+      Halt();
       return nullptr;
     }
     ++evals_;
@@ -202,6 +208,13 @@ class Problem {
       it = cache_.emplace(key, std::move(v)).first;
     }
     return it->second.empty() ? nullptr : &it->second;
+  }
+
+  // Ends the search at the next step (no budget left).
+  void Halt() {
+    if (!stopped_) evals_at_stop_ = evals_;
+    stopped_ = true;
+    evals_ = std::max(evals_, budget_);
   }
 
   uint32_t evals_ = 0, budget_ = 0;
@@ -583,24 +596,53 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   SSDLAB_ASSIGN_OR_RETURN(std::vector<bool> held, SplitFigures(figures, o));
   if (!o.base_exact.empty() && o.base_exact.size() != figures.size())
     return Status::Invalid("sim fit: one full-test value at the base per figure expected");
-  // The figures held out (h) or not, and their full-test values at the base (0: none).
-  auto part_of = [&](bool h, std::vector<Figure>* part, std::vector<double>* exact,
-                     std::vector<size_t>* where) {
+  // The figures held out (h) or not: their indices, and the figures.
+  auto part_of = [&](bool h, std::vector<Figure>* part, std::vector<size_t>* where) {
     for (size_t i = 0; i < figures.size(); ++i) {
       if (held[i] != h) continue;
       part->push_back(figures[i]);
-      exact->push_back(o.base_exact.empty() ? 0 : o.base_exact[i]);
-      if (where) where->push_back(i);
+      where->push_back(i);
     }
   };
   std::vector<Figure> train;
-  std::vector<double> train_exact;
-  part_of(false, &train, &train_exact, nullptr);
+  std::vector<size_t> train_where;
+  part_of(false, &train, &train_where);
+  // Per drive, every figure's full-test value on it (0: none): the base's given, the others
+  // (anchors of the correction) from o.full_tests once each.
+  // (An imported run has none: its base_exact is all 0, and nothing to re-anchor on.)
+  const bool full = o.full_tests && std::any_of(o.base_exact.begin(), o.base_exact.end(),
+                                                [](double v) { return v > 0; });
+  std::map<std::string, std::vector<double>> exact_of = {
+      {TargetOf(base),
+       o.base_exact.empty() ? std::vector<double>(figures.size(), 0.0) : o.base_exact}};
+  // The correction factors of the figures `where`, simulated together with options `so`,
+  // anchored at drive `at`: exact / cheap there; *corrected: those cheap values corrected.
+  auto factors_at = [&](const sim::SimParams& at, const std::vector<size_t>& where,
+                        const SimulateOptions& so,
+                        std::vector<double>* corrected) -> Result<std::vector<double>> {
+    auto exact = exact_of.find(TargetOf(at));
+    if (exact == exact_of.end()) {
+      SSDLAB_ASSIGN_OR_RETURN(std::vector<double> v, o.full_tests(at));
+      if (v.size() != figures.size())
+        return Status::Invalid("sim fit: one full-test value per figure expected");
+      exact = exact_of.emplace(TargetOf(at), std::move(v)).first;
+    }
+    std::vector<Figure> part;
+    std::vector<double> part_exact;
+    for (size_t i : where) {
+      part.push_back(figures[i]);
+      part_exact.push_back(exact->second[i]);
+    }
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> cheap, SimulateFigures(at, part, shape, so));
+    std::vector<double> f = CorrectionFactors(part_exact, &cheap);
+    if (corrected) *corrected = std::move(cheap);
+    return f;
+  };
   // The training figures at the base, as every evaluation of the fit simulates them: their
   // correction factors, and the first cached evaluation.
-  SSDLAB_ASSIGN_OR_RETURN(std::vector<double> train_at_base,
-                          SimulateFigures(base, train, shape, o.sim));
-  const std::vector<double> train_factor = CorrectionFactors(train_exact, &train_at_base);
+  std::vector<double> train_at_base;
+  SSDLAB_ASSIGN_OR_RETURN(const std::vector<double> train_factor,
+                          factors_at(base, train_where, o.sim, &train_at_base));
 
   std::vector<std::string> numbers, cats;
   for (const std::string& k : o.keys) (IsCategorical(k) ? cats : numbers).push_back(k);
@@ -661,43 +703,42 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
     for (const auto* kept : {&numbers, &cats})
       if (std::find(kept->begin(), kept->end(), k) != kept->end()) res.fitted_keys.push_back(k);
   std::vector<double> u(numbers.size(), 0.0);
-  double best = 0;
-  sim::SimParams cat = base;
   res.base_objective = pb.Total(base, u);
-  best = res.base_objective;
-  auto left = [&] { return budget > pb.evals_ ? budget - pb.evals_ : 0; };
-  // Evaluates the point (t, c); true (and the new best) when it beats the best so far.
-  auto better = [&](const std::vector<double>& t, const sim::SimParams& c) {
-    auto p = pb.At(t, c);
-    if (!p.ok()) return false;
-    const double f = pb.Total(p.value(), t);
-    if (!(f < best - 1e-12)) return false;
-    best = f;
-    return true;
+  double best = res.base_objective;
+  // The problem searched and its budget (the re-anchored one's in step 5).
+  Problem* cur = &pb;
+  uint32_t cur_budget = budget;
+  auto left = [&] { return cur_budget > cur->evals_ ? cur_budget - cur->evals_ : 0; };
+  // The total at the point (t, c); kFailedObjective when the drive does not open there.
+  auto total_at = [&](const std::vector<double>& t, const sim::SimParams& c) {
+    auto p = cur->At(t, c);
+    return p.ok() ? cur->Total(p.value(), t) : kFailedObjective;
   };
-  // Categorical keys: every combination of their values at the point `u` (the policies act
+  // Categorical keys: every combination of their values at the point t (the policies act
   // together: from a lazy GC that yields, an eager one can be better where a lazy one that does
-  // not yield is not), keeping the best; true when one changed. gc_yield=1 without gc_lazy is
-  // the same drive as gc_yield=0, so it is not tried.
-  auto try_categories = [&]() -> Result<bool> {
+  // not yield is not), those with gc_lazy = `lazy` only unless it is -1; returns the best of
+  // them and c (whose total is *f), *f its total. gc_yield=1 without gc_lazy is the same drive
+  // as gc_yield=0, so it is not tried.
+  auto try_categories = [&](const std::vector<double>& t, sim::SimParams c, double* f,
+                            int lazy) -> Result<sim::SimParams> {
     std::vector<std::vector<std::string>> values;
     for (const std::string& k : cats)
       values.push_back(k == "gc"
                            ? std::vector<std::string>{"greedy", "fifo", "dchoices", "costbenefit"}
                            : std::vector<std::string>{"0", "1"});
-    bool changed = false;
+    const std::string evaluated = PolicyOf(c);
     std::vector<size_t> pick(cats.size(), 0);
     for (bool more = !cats.empty(); more;) {
-      sim::SimParams alt = cat;
+      sim::SimParams alt = c;
       for (size_t i = 0; i < cats.size(); ++i)
         SSDLAB_RETURN_IF_ERROR(sim::FindParam(cats[i])->set(alt, values[i][pick[i]]));
-      const bool same = alt.gc == cat.gc && alt.gc_lazy == cat.gc_lazy &&
-                        alt.gc_yield == cat.gc_yield;  // evaluated already
-      if (!same && !(alt.gc_yield && !alt.gc_lazy)) {
-        if (left() == 0) return changed;
-        if (better(u, alt)) {
-          cat = alt;
-          changed = true;
+      if (PolicyOf(alt) != evaluated && !(alt.gc_yield && !alt.gc_lazy) &&
+          (lazy < 0 || alt.gc_lazy == (lazy == 1))) {
+        if (left() == 0) return c;
+        const double g = total_at(t, alt);
+        if (g < *f - 1e-12) {
+          *f = g;
+          c = alt;
         }
       }
       more = false;  // the next combination, the last key fastest
@@ -709,56 +750,140 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
         pick[i] = 0;
       }
     }
-    return changed;
+    return c;
   };
-  // 1. The policies at the base point: they change the curves' shape (WSAT's fall, HIR's
-  //    recovery) more than any time does, so they are chosen before the times.
-  SSDLAB_RETURN_IF_ERROR(try_categories().status());
-  // 2. One sweep of coordinate steps (each key to base x/÷ max_factor^0.35, kept when better):
-  //    a coarse start that the local search (Subplex, whose first simplex is small) refines.
-  for (size_t i = 0; i < numbers.size(); ++i) {
-    for (double step : {kSweepStep, -kSweepStep}) {
-      if (left() < 2) break;
-      std::vector<double> t = u;
-      t[i] += step;
-      if (better(t, cat)) {
-        u = t;
-        break;
+  // One sweep of coordinate steps from (t, c) (each key to base x/÷ max_factor^0.35, kept when
+  // it lowers *f): a coarse start that the local search (Subplex, whose first simplex is
+  // small) refines.
+  auto sweep = [&](std::vector<double> t, const sim::SimParams& c, double* f) {
+    for (size_t i = 0; i < numbers.size(); ++i) {
+      for (double step : {kSweepStep, -kSweepStep}) {
+        if (left() < 2) break;
+        std::vector<double> s = t;
+        s[i] += step;
+        const double g = total_at(s, c);
+        if (g < *f - 1e-12) {
+          *f = g;
+          t = s;
+          break;
+        }
       }
     }
+    return t;
+  };
+  // 1. The policies at the base point: they change the curves' shape (WSAT's fall, HIR's
+  //    recovery) more than any time does, so they are chosen before the times. An eager GC and
+  //    lazy batches are told apart by the times and the spare area as much as by the policy
+  //    (at the base's numbers the other mode can look worse than it is once those move), so
+  //    with gc_lazy fitted each mode's best combination is a start of its own; 2. each start
+  //    is swept, and the best swept start goes on.
+  const bool per_mode = std::find(cats.begin(), cats.end(), "gc_lazy") != cats.end();
+  const std::vector<double> start_u = u;
+  sim::SimParams cat = base;
+  bool first = true;  // the base's mode, or the one start
+  for (int lazy : per_mode ? std::vector<int>{base.gc_lazy ? 1 : 0, base.gc_lazy ? 0 : 1}
+                           : std::vector<int>{-1}) {
+    double f = first ? res.base_objective : HUGE_VAL;
+    SSDLAB_ASSIGN_OR_RETURN(sim::SimParams c, try_categories(start_u, base, &f, lazy));
+    if (f < HUGE_VAL) {  // else no drive of this mode opens
+      std::vector<double> t = sweep(start_u, c, &f);
+      if (first || f < best - 1e-12) best = f, cat = c, u = std::move(t);
+    }
+    first = false;
   }
   // 3. Subplex over the numbers; 4. the policies again at its best point, and refine.
-  const uint32_t local = cats.empty() ? left() : left() * 3 / 4;
-  if (local > 0) u = Minimise(pb, cat, u, local, &best);
-  SSDLAB_ASSIGN_OR_RETURN(bool changed, try_categories());
-  if (changed && left() > 0) u = Minimise(pb, cat, u, left(), &best);
-  if (pb.stopped_)
-    return Status::Error(Code::kInterrupted, "sim fit: interrupted after " +
-                                                 std::to_string(pb.evals_at_stop_) +
-                                                 " evaluations; no twin written");
-  // The best point any step evaluated (the base itself when none beat it).
-  res.params = pb.best_params_;
-  res.objective = pb.best_raw_;
-  res.evaluations = pb.evals_;
+  auto local_search = [&]() -> Status {
+    const uint32_t local = cats.empty() ? left() : left() * 3 / 4;
+    if (local > 0) u = Minimise(*cur, cat, u, local, &best);
+    SSDLAB_ASSIGN_OR_RETURN(sim::SimParams refined, try_categories(u, cat, &best, -1));
+    const bool changed = PolicyOf(refined) != PolicyOf(cat);
+    cat = refined;
+    if (changed && left() > 0) u = Minimise(*cur, cat, u, left(), &best);
+    return Status::Ok();
+  };
+  SSDLAB_RETURN_IF_ERROR(local_search());
+  // 5. With the full tests (o.reanchor > 0): the correction re-anchored at the best point (the
+  //    run's tests re-run there: its factors, exact / cheap there, for every candidate), the
+  //    point kept only when the full tests find it closer than the last anchor (the base
+  //    first), and steps 3 and 4 again from it with half the budget, at most o.reanchor times.
+  //    The twin is then the last anchor kept: its figures are its full tests'.
+  std::deque<std::vector<double>> anchor_factors;
+  std::deque<Problem> anchored;
+  const bool reanchor = full && o.reanchor > 0;
+  sim::SimParams anchor = base;
+  // The objective of the training figures' full-test values on drive `at` (where one is not
+  // known, its value in `corrected`, the cheap values corrected at `at`): unlike the corrected
+  // values, not limited by the factors' clamp.
+  auto full_objective = [&](const sim::SimParams& at, const std::vector<double>& corrected) {
+    const std::vector<double>& exact = exact_of.at(TargetOf(at));
+    std::vector<double> v = corrected;
+    for (size_t k = 0; k < train_where.size(); ++k)
+      if (exact[train_where[k]] > 0) v[k] = exact[train_where[k]];
+    return Score(train, v, o.loss);
+  };
+  double anchor_objective = reanchor ? full_objective(base, train_at_base) : 0;
+  for (uint32_t round = 0; reanchor && !cur->stopped_; ++round) {
+    const sim::SimParams candidate = cur->best_params_;
+    if (TargetOf(candidate) == TargetOf(anchor)) break;
+    u = cur->best_u_;
+    std::vector<double> at_candidate;
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> f,
+                            factors_at(candidate, train_where, o.sim, &at_candidate));
+    const double objective = full_objective(candidate, at_candidate);
+    if (!(objective < anchor_objective - 1e-12)) break;  // no closer by the full tests
+    anchor = candidate;
+    anchor_objective = objective;
+    if (round == o.reanchor) break;
+    anchor_factors.push_back(std::move(f));
+    anchored.emplace_back(base, train, anchor_factors.back(), shape, o, numbers, res.prior_weight);
+    Problem& next = anchored.back();
+    next.cache_ = {{TargetOf(candidate), std::move(at_candidate)}};
+    next.budget_ = budget / 2;
+    best = next.Total(candidate, u);
+    cur = &next;
+    cur_budget = next.budget_;
+    cat = anchor;
+    SSDLAB_RETURN_IF_ERROR(local_search());
+  }
+  uint32_t evaluations = 0;
+  std::vector<const Problem*> problems = {&pb};
+  for (const Problem& a : anchored) problems.push_back(&a);
+  for (const Problem* p : problems) {
+    if (p->stopped_)
+      return Status::Error(Code::kInterrupted, "sim fit: interrupted after " +
+                                                   std::to_string(evaluations + p->evals_at_stop_) +
+                                                   " evaluations; no twin written");
+    evaluations += p->evals_;
+  }
+  // The best point any step evaluated (the base itself when none beat it), or the last anchor.
+  res.params = reanchor ? anchor : cur->best_params_;
+  res.objective = reanchor ? anchor_objective : cur->best_raw_;
+  if (reanchor) res.base_objective = full_objective(base, train_at_base);  // alike
+  res.evaluations = evaluations;
+  // The full tests found no point closer than the base.
+  res.kept_base =
+      reanchor && TargetOf(anchor) == TargetOf(base) && TargetOf(pb.best_params_) != TargetOf(base);
 
   // The training and held-out figures are simulated apart (cells share a drive in turn, so
   // the training figures come out as the fit saw them); HIR with all the run's cycles. Each
-  // part's correction factors from the base simulated the same way.
+  // part's correction factors from the base (the last anchor for the twin, with o.reanchor)
+  // simulated the same way.
   SimulateOptions final_sim = o.sim;
   final_sim.hir_cycles = shape.hir_cycles;
   std::vector<double> twin_values(figures.size()), base_values(figures.size());
   const bool twin_is_base = TargetOf(res.params) == TargetOf(base);
   for (bool h : {false, true}) {
     std::vector<Figure> part;
-    std::vector<double> exact;
     std::vector<size_t> where;
-    part_of(h, &part, &exact, &where);
+    part_of(h, &part, &where);
     if (part.empty()) continue;
-    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> at_base,
-                            SimulateFigures(base, part, shape, final_sim));
-    const std::vector<double> f = CorrectionFactors(exact, &at_base);
+    std::vector<double> at_base;
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> f, factors_at(base, where, final_sim, &at_base));
     std::vector<double> at_twin = at_base;
     if (!twin_is_base) {
+      if (reanchor) {
+        SSDLAB_ASSIGN_OR_RETURN(f, factors_at(anchor, where, final_sim, nullptr));
+      }
       SSDLAB_ASSIGN_OR_RETURN(at_twin, SimulateFigures(res.params, part, shape, final_sim));
       for (size_t k = 0; k < at_twin.size(); ++k) at_twin[k] *= f[k];
     }

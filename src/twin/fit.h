@@ -1,8 +1,9 @@
 // Fits a simulated drive's free parameters to measured figures (twin/figures.h) with a
-// derivative-free search (the categorical keys first, one sweep of coordinate steps, then
-// NLopt's Subplex on normalised log-parameters; the result is the best point evaluated, or the
-// base itself when that point is no closer to the training figures by their median error), and
-// writes the result as a preset file (sim/preset_file.h) with a [fit] table.
+// derivative-free search (the categorical keys first, an eager and a lazy GC each a start of
+// its own, one sweep of coordinate steps from each, then NLopt's Subplex on normalised
+// log-parameters from the better; the result is the best point evaluated, or the base itself
+// when that point is no closer to the training figures by their median error), and writes the
+// result as a preset file (sim/preset_file.h) with a [fit] table.
 //
 // The figures are split once, deterministically from `seed` (SplitFigures): `train` figures
 // are fitted, the rest are held out and only reported. By default a quarter of each test's
@@ -73,6 +74,18 @@ struct FitOptions {
   // value depends on the figures simulated with it). At the base, the corrected figures are
   // the full tests' own (within the clamp). Empty: no correction.
   std::vector<double> base_exact;
+  // With base_exact: per figure, its value from the full tests on drive p (the run's own tests
+  // re-run on it; 0 where unknown), for re-anchoring the correction.
+  std::function<Result<std::vector<double>>(const sim::SimParams&)> full_tests;
+  // With base_exact and full_tests, above 0: the correction is re-anchored at the search's best
+  // point (full_tests there; the factors exact / cheap there for every candidate, in place of
+  // the base's, which misjudge candidates far from the base: another GC mode, other times),
+  // the point kept only when its full tests are closer to the training figures (the objective)
+  // than the last anchor's (first the base's), and the search (Subplex, the policies) run
+  // again from it with half the budget; at most this many times. The twin is the last anchor
+  // kept, and its figures are its full tests' (within the clamp); FitResult's objective and
+  // base_objective are then those of the full tests' values.
+  uint32_t reanchor = 0;
   // Called after each evaluation: evaluations done, budget, best objective so far.
   std::function<void(uint32_t, uint32_t, double)> progress;
   // When set and true (SIGINT, SIGTERM), the fit stops at its next evaluation and Fit returns

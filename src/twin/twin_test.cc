@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 
@@ -288,6 +289,99 @@ TEST(Twin, GcPoliciesAreTriedTogether) {
   EXPECT_EQ(r->params.gc, sim::VictimPolicy::kFifo);
   EXPECT_FALSE(r->params.gc_lazy);
   EXPECT_LT(r->objective, r->base_objective);
+}
+
+// Re-anchoring (FitOptions::reanchor): with the full tests at hand, the correction is anchored
+// anew at the search's best point, kept when its full tests are closer than the base's. The
+// "full tests" here are the cheap evaluator with 4 x longer cells; the figures are theirs on a
+// drive with slower writes and programs than the base. The twin is an anchor, so its figures,
+// fitted and held out, are its full tests' exactly; the full tests ran at candidates only (the
+// base's are given), each once. Anchored at the base only (reanchor 0), the twin's figures are
+// the cheap evaluator's corrected by the base's factors, not its full tests'; without full-test
+// values at the base (an imported run), nothing is re-anchored.
+TEST(Twin, ReanchoredCorrectionGivesTheTwinItsFullTestFigures) {
+  std::vector<Figure> figs = SomeFigures();
+  const RunShape shape;
+  SimulateOptions longer;
+  longer.cell_ns *= 4;
+  auto full_tests = [&](const sim::SimParams& p) {
+    return SimulateFigures(p, figs, shape, longer);
+  };
+  const sim::SimParams base = Params("sim:tiny");
+  auto measured = full_tests(Params("sim:tiny?ctrl_write_us=14&t_prog_us=900"));
+  ASSERT_TRUE(measured.ok()) << measured.status().message();
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = measured.value()[i];
+  FitOptions o;
+  o.keys = {"ctrl_write_us", "t_prog_us"};
+  o.train_tests = {"iops", "wsat"};  // lat held out
+  o.max_evals = 30;
+  auto at_base = full_tests(base);
+  ASSERT_TRUE(at_base.ok()) << at_base.status().message();
+  o.base_exact = at_base.value();
+  std::vector<std::string> calls;
+  o.full_tests = [&](const sim::SimParams& p) {
+    calls.push_back(TargetOf(p));
+    return full_tests(p);
+  };
+  // The twin's figures against its full tests': the largest relative difference.
+  auto off_full = [&](const FitResult& r) {
+    auto full = full_tests(r.params);
+    EXPECT_TRUE(full.ok());
+    double off = 0;
+    for (size_t i = 0; full.ok() && i < r.figures.size(); ++i)
+      off = std::max(off, std::fabs(r.figures[i].simulated / full.value()[i] - 1));
+    return off;
+  };
+  o.reanchor = 1;
+  auto r = Fit(base, figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_FALSE(r->kept_base);
+  EXPECT_LT(r->objective, r->base_objective);
+  EXPECT_LT(off_full(r.value()), 1e-9);
+  ASSERT_GE(calls.size(), 1u);
+  EXPECT_LE(calls.size(), 2u);
+  EXPECT_NE(calls.front(), TargetOf(base));
+  std::sort(calls.begin(), calls.end());
+  EXPECT_EQ(std::unique(calls.begin(), calls.end()), calls.end());
+  o.reanchor = 0;
+  calls.clear();
+  auto r0 = Fit(base, figs, shape, o);
+  ASSERT_TRUE(r0.ok()) << r0.status().message();
+  EXPECT_TRUE(calls.empty());
+  ASSERT_FALSE(r0->kept_base);
+  EXPECT_GT(off_full(r0.value()), 1e-4);
+  // No full-test value at the base (an imported run's): nothing to re-anchor on.
+  o.reanchor = 1;
+  o.base_exact.assign(figs.size(), 0.0);
+  ASSERT_TRUE(Fit(base, figs, shape, o).ok());
+  EXPECT_TRUE(calls.empty());
+}
+
+// An eager GC and lazy batches are each a start of their own, swept before the search goes on
+// from the better: figures of a lazy drive whose programs are faster by the sweep's step
+// (/ 3^0.35), fitted from an eager base. At the base's numbers the eager mode is the closer
+// (the policies alone keep the base), so choosing the mode there would sweep the eager drive
+// only; the lazy start's sweep reaches the truth exactly.
+TEST(Twin, EachGcModeIsSweptFromItsOwnStart) {
+  std::vector<Figure> figs = SomeFigures();
+  const RunShape shape;
+  const sim::SimParams base = Params("sim:tiny?gc_lazy=0&gc_batch_pct=5");
+  const double faster_us = base.t_prog_us / std::pow(3.0, 0.35);
+  ASSERT_NO_FATAL_FAILURE(MeasureOn(
+      "sim:tiny?gc_lazy=1&gc_batch_pct=5&t_prog_us=" + std::to_string(faster_us), figs, shape));
+  FitOptions o;
+  o.train_tests = {"iops", "lat", "wsat"};
+  o.keys = {"gc_lazy"};
+  auto modes_only = Fit(base, figs, shape, o);
+  ASSERT_TRUE(modes_only.ok()) << modes_only.status().message();
+  ASSERT_FALSE(modes_only->params.gc_lazy);  // at the base's numbers, eager is the closer
+  o.keys = {"t_prog_us", "gc_lazy"};
+  o.max_evals = 8;
+  auto r = Fit(base, figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->params.gc_lazy);
+  EXPECT_NEAR(r->params.t_prog_us, faster_us, 1e-3 * faster_us);
+  EXPECT_NEAR(r->objective, 0, 1e-12);
 }
 
 // --holdout: a seeded split of each test's cells, stratified by test, roles ignored; a cell's
