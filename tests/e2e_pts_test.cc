@@ -304,6 +304,8 @@ TEST(PtsE2E, BadInputs) {
        "simulated drives only"},
       {{"pts", "--target", "sim:tiny?scale=2", "--db", t / "r.db", "--time-scale", "4"},
        "sets scale=2, not scale=4"},
+      {{"pts", "--target", "sim:tiny", "--db", t / "r.db", "--wdpc-capacity", "-1x"},
+       "--wdpc-capacity '-1x' is not a multiple like 2x"},
   };
   for (const Case& c : cases) {
     Proc p = RunSsdlab(c.args);
