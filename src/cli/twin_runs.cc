@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "cli/output.h"
 #include "results/run_context.h"
@@ -57,9 +59,10 @@ class TempStore {
   std::unique_ptr<Store> store_;
 };
 
-// Runs a PTS battery on `target` as run `name` of `ts` and returns its document.
+// Runs a PTS battery on `target` as run `name` of `ts` and returns its document; with `hooks`,
+// the tests it Runs() only.
 Result<json> RunBattery(TempStore& ts, const std::string& name, const std::string& target,
-                        const PtsOptions& o) {
+                        const PtsOptions& o, TestHooks* hooks = nullptr) {
   SSDLAB_RETURN_IF_ERROR(ValidatePtsOptions(o));
   auto backend = OpenSimBackend(target);
   if (!backend.ok()) return backend.status();
@@ -68,10 +71,54 @@ Result<json> RunBattery(TempStore& ts, const std::string& name, const std::strin
   json context = {{"target", TargetJson((*backend)->info())}};
   SSDLAB_ASSIGN_OR_RETURN(int64_t id,
                           ts.store().CreateRun(name, "pts", config, context, (*backend)->info()));
-  Status st = RunPts(**backend, ts.store(), id, o, nullptr, nullptr);
+  Status st = RunPts(**backend, ts.store(), id, o, nullptr, nullptr, hooks);
   SSDLAB_RETURN_IF_ERROR(ts.store().SetRunStatus(id, st.ok() ? "done" : "failed"));
   if (!st.ok()) return st.WithContext("on the twin " + target);
   return ts.store().RunJson(name);
+}
+
+// Runs one test of a battery (RunPts's other tests are left out).
+class OneTest : public TestHooks {
+ public:
+  explicit OneTest(std::string test) : test_(std::move(test)) {}
+  void OnTestStart(const std::string&) override {}
+  json OnTestEnd(const std::string&) override { return nullptr; }
+  bool Runs(const std::string& test) override { return test == test_; }
+
+ private:
+  std::string test_;
+};
+
+// The battery of RunBattery with each test in a battery of its own, as many side by side as
+// the machine has cores: every test purges first and keeps its seed (TestHooks::Runs), so the
+// tests' figures are the one battery's. The document is the first test's with every test in
+// the order of o.tests.
+Result<json> RunBatteryInParallel(const std::string& name, const std::string& target,
+                                  const PtsOptions& o) {
+  const size_t n = o.tests.size();
+  std::vector<Result<json>> docs(n, Status::Error(Code::kInternal, "not run"));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < n;) {
+      auto ts = TempStore::Make();
+      if (!ts.ok()) {
+        docs[i] = ts.status();
+        continue;
+      }
+      OneTest only(o.tests[i]);
+      docs[i] = RunBattery(ts.value(), name, target, o, &only);
+    }
+  };
+  const size_t workers = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const Result<json>& d : docs) SSDLAB_RETURN_IF_ERROR(d.status());
+  json out = std::move(docs[0].value());
+  for (size_t i = 1; i < n; ++i)
+    for (json& t : docs[i].value()["tests"]) out["tests"].push_back(std::move(t));
+  return out;
 }
 
 const json& OptionsOf(const json& doc) {
@@ -130,6 +177,9 @@ Result<json> RerunOnTwin(const json& run_doc, const std::string& target) {
   if (o.time_scale > 1) {
     SSDLAB_ASSIGN_OR_RETURN(at, sim::SimTargetAtScale(target, o.time_scale, true));
   }
+  // Each test purges first, so the tests can run side by side; with --purge none they share
+  // the drive's state and run in order.
+  if (o.purge != "none") return RunBatteryInParallel("twin-of-" + run, at, o);
   SSDLAB_ASSIGN_OR_RETURN(TempStore ts, TempStore::Make());
   return RunBattery(ts, "twin-of-" + run, at, o);
 }

@@ -27,7 +27,9 @@ bool HasPtsOptions(const nlohmann::json& run_doc);
 
 // The run's finished iops, tp, lat, lvi, wsat and hir tests re-run with the run's own options on
 // `target` (the suite's code path: purge, preconditioning, rounds to steady state), at the run's
-// scale when it was made with --time-scale (options.time_scale > 1). Invalid
+// scale when it was made with --time-scale (options.time_scale > 1); the tests run side by side,
+// one battery each, as many as the machine has cores (each purges first and keeps its seed, so
+// the figures are those of one battery; with --purge none, one battery in order). Invalid
 // naming the run when it holds no PTS options (an imported run) or none of those tests.
 Result<nlohmann::json> RerunOnTwin(const nlohmann::json& run_doc, const std::string& target);
 

@@ -69,6 +69,10 @@ class TestHooks {
   virtual ~TestHooks() = default;
   virtual void OnTestStart(const std::string& test) = 0;
   virtual nlohmann::json OnTestEnd(const std::string& test) = 0;
+  // False leaves the test out of this pass (neither run nor stored); the others keep the seeds
+  // of their places in options.tests, and each test purges first, so a battery split into
+  // passes (e.g. one test each, side by side) gives every test the figures it has in one pass.
+  virtual bool Runs(const std::string& /*test*/) { return true; }
 };
 
 // Runs (or, with `resume`, continues) the battery of run `run_id` in `store`. Each test's

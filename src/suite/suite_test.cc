@@ -3,6 +3,7 @@
 // The journal is kept in memory (suite/journal.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "sim/sim.h"
@@ -283,6 +284,48 @@ TEST(Suite, ResumeOnTheSimulatorReplaysStoredRoundsAndFinishesTheSame) {
   Status s = RunPts(*Tiny(), tampered, 1, o, nullptr, nullptr);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("replay on resume differs"), std::string::npos) << s.message();
+}
+
+// Runs the tests TestHooks::Runs names.
+class OnlyTests : public TestHooks {
+ public:
+  explicit OnlyTests(std::vector<std::string> tests) : tests_(std::move(tests)) {}
+  void OnTestStart(const std::string&) override {}
+  json OnTestEnd(const std::string&) override { return nullptr; }
+  bool Runs(const std::string& test) override {
+    return std::find(tests_.begin(), tests_.end(), test) != tests_.end();
+  }
+
+ private:
+  std::vector<std::string> tests_;
+};
+
+TEST(Suite, ABatterySplitIntoPassesGivesEachTestItsFiguresOfOnePass) {
+  PtsOptions o = SmallOptions();
+  o.tests = {"iops", "wsat"};
+  o.wsat_round_ns = 200'000'000;
+  o.wsat_max_rounds = 4;
+  MemoryJournal whole;
+  ASSERT_TRUE(RunPts(*Tiny(), whole, 1, o, nullptr, nullptr).ok());
+  ASSERT_EQ(whole.tests.size(), 2u);
+  // WSAT alone on another drive, then IOPS alone: the figures of the one battery.
+  OnlyTests wsat_only({"wsat"}), iops_only({"iops"});
+  MemoryJournal second, first;
+  ASSERT_TRUE(RunPts(*Tiny(), second, 1, o, nullptr, nullptr, &wsat_only).ok());
+  ASSERT_TRUE(RunPts(*Tiny(), first, 1, o, nullptr, nullptr, &iops_only).ok());
+  ASSERT_EQ(second.tests.size(), 1u);
+  ASSERT_EQ(first.tests.size(), 1u);
+  EXPECT_EQ(first.tests[0].rec.name, "iops");
+  EXPECT_EQ(second.tests[0].rec.name, "wsat");
+  EXPECT_EQ(first.tests[0].rec.results, whole.tests[0].rec.results);
+  EXPECT_EQ(second.tests[0].rec.results, whole.tests[1].rec.results);
+  EXPECT_EQ(second.tests[0].rec.steady_state, whole.tests[1].rec.steady_state);
+  // In another place a test's workload has another seed, and other figures: why places count.
+  PtsOptions swapped = o;
+  swapped.tests = {"wsat", "iops"};
+  MemoryJournal other;
+  ASSERT_TRUE(RunPts(*Tiny(), other, 1, swapped, nullptr, nullptr, &iops_only).ok());
+  EXPECT_NE(other.tests.at(0).rec.results, whole.tests[0].rec.results);
 }
 
 TEST(PtsOptions, StoredOptionsReadBackAsTheyWere) {
