@@ -390,9 +390,8 @@ Status ApplyTimeScale(PtsArgs& a) {
     if (first.rfind("sim:", 0) == 0) {
       SSDLAB_ASSIGN_OR_RETURN(PtsOptions spec, ResolveOptions({{"--spec", a.options["--spec"]}}));
       SSDLAB_ASSIGN_OR_RETURN(sim::SimParams p, sim::ParseSimTarget(first));
-      const bool scale_given =
-          first.find("?scale=") != std::string::npos || first.find("&scale=") != std::string::npos;
-      n = scale_given ? p.scale
+      n = sim::SimTargetSets(first, "scale")
+              ? p.scale
                       : std::clamp<uint64_t>(spec.round_ns / kMinDerivedRoundNs, 1, p.scale);
     }
     it->second = std::to_string(n);

@@ -513,6 +513,14 @@ Result<std::string> SimTargetAtScale(const std::string& target, uint32_t scale, 
   return out + sep + "scale=" + std::to_string(scale);
 }
 
+bool SimTargetSets(const std::string& target, const std::string& key) {
+  const size_t q = target.find('?');
+  if (q == std::string::npos) return false;
+  for (const std::string& kv : Split(target.substr(q + 1), '&'))
+    if (kv.rfind(key + "=", 0) == 0) return true;
+  return false;
+}
+
 Result<SimParams> ParseSimTarget(const std::string& target) {
   if (target.rfind("sim:", 0) != 0) {
     return Status::Invalid("sim target '" + target + "' must start with 'sim:'");

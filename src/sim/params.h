@@ -194,6 +194,8 @@ Result<SimParams> ParseSimTarget(const std::string& target);
 // that already sets another scale is Invalid naming both, unless `replace`. Invalid for
 // anything but one simulated drive (an array's members are scaled one by one by the caller).
 Result<std::string> SimTargetAtScale(const std::string& target, uint32_t scale, bool replace);
+// Whether `target`'s query ("sim:PRESET?key=value&...") sets `key`.
+bool SimTargetSets(const std::string& target, const std::string& key);
 // REQUIRES: p passed ParseSimTarget's validation (or is a preset).
 Geometry DeriveGeometry(const SimParams& p);
 // Cross-field checks and the derived geometry (spare area, memory).

@@ -98,6 +98,15 @@ TEST(SimParams, TargetAtScaleSetsTheScaleOnce) {
   EXPECT_TRUE(ParseSimTarget(SimTargetAtScale("sim:tiny?op=28", 2, false).value()).ok());
 }
 
+TEST(SimParams, TargetSetsAKeyOnlyInItsQuery) {
+  EXPECT_TRUE(SimTargetSets("sim:tiny?scale=6", "scale"));
+  EXPECT_TRUE(SimTargetSets("sim:tiny?op=28&scale=6", "scale"));
+  EXPECT_FALSE(SimTargetSets("sim:tiny?op=28", "scale"));
+  EXPECT_FALSE(SimTargetSets("sim:tiny?op=28&gc_scale_x=1", "scale"));  // not a prefix match
+  EXPECT_FALSE(SimTargetSets("sim:my-scale=1.toml", "scale"));          // in the name, not the query
+  EXPECT_FALSE(SimTargetSets("sim:tiny", "scale"));
+}
+
 TEST(SimParams, ScaleKeepsGeometryAndSpare) {
   auto full = ParseSimTarget("sim:tiny?capacity=8GiB&op=28");
   auto scaled = ParseSimTarget("sim:tiny?capacity=8GiB&op=28&scale=16");
