@@ -392,7 +392,7 @@ Status ApplyTimeScale(PtsArgs& a) {
       SSDLAB_ASSIGN_OR_RETURN(sim::SimParams p, sim::ParseSimTarget(first));
       n = sim::SimTargetSets(first, "scale")
               ? p.scale
-                      : std::clamp<uint64_t>(spec.round_ns / kMinDerivedRoundNs, 1, p.scale);
+              : std::clamp<uint64_t>(spec.round_ns / kMinDerivedRoundNs, 1, p.scale);
     }
     it->second = std::to_string(n);
   }

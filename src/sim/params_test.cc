@@ -103,7 +103,7 @@ TEST(SimParams, TargetSetsAKeyOnlyInItsQuery) {
   EXPECT_TRUE(SimTargetSets("sim:tiny?op=28&scale=6", "scale"));
   EXPECT_FALSE(SimTargetSets("sim:tiny?op=28", "scale"));
   EXPECT_FALSE(SimTargetSets("sim:tiny?op=28&gc_scale_x=1", "scale"));  // not a prefix match
-  EXPECT_FALSE(SimTargetSets("sim:my-scale=1.toml", "scale"));          // in the name, not the query
+  EXPECT_FALSE(SimTargetSets("sim:my-scale=1.toml", "scale"));  // in the name, not the query
   EXPECT_FALSE(SimTargetSets("sim:tiny", "scale"));
 }
 
