@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <deque>
 #include <map>
+#include <memory>
 #include <nlopt.hpp>
 #include <random>
 #include <set>
@@ -590,159 +591,177 @@ std::vector<std::string> PinnedKeys(const std::vector<std::string>& keys,
   return out;
 }
 
-Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& figures,
-                      const RunShape& shape, const FitOptions& o) {
-  SSDLAB_RETURN_IF_ERROR(CheckFitKeys(o.keys, base));
-  SSDLAB_ASSIGN_OR_RETURN(std::vector<bool> held, SplitFigures(figures, o));
-  if (!o.base_exact.empty() && o.base_exact.size() != figures.size())
-    return Status::Invalid("sim fit: one full-test value at the base per figure expected");
+namespace {
+
+// One fit (Fit's steps, in order): the figures split, the keys the training figures pin, the
+// starts per GC mode swept, the local search, the re-anchored correction, the final figures and
+// the guard.
+class Fitter {
+ public:
+  Fitter(const sim::SimParams& base, const std::vector<Figure>& figures, const RunShape& shape,
+         const FitOptions& o, std::vector<bool> held)
+      : base_(base), figures_(figures), shape_(shape), o_(o), held_(std::move(held)) {
+    PartOf(false, &train_, &train_where_);
+    // (An imported run has no full-test values: its base_exact is all 0, nothing to re-anchor on.)
+    full_ = o.full_tests &&
+            std::any_of(o.base_exact.begin(), o.base_exact.end(), [](double v) { return v > 0; });
+    exact_of_ = {{TargetOf(base),
+                  o.base_exact.empty() ? std::vector<double>(figures.size(), 0.0) : o.base_exact}};
+    for (const std::string& k : o.keys) (IsCategorical(k) ? cats_ : numbers_).push_back(k);
+  }
+
+  Result<FitResult> Run() {
+    SSDLAB_RETURN_IF_ERROR(Prepare());
+    SSDLAB_RETURN_IF_ERROR(Starts());
+    SSDLAB_RETURN_IF_ERROR(LocalSearch());
+    SSDLAB_RETURN_IF_ERROR(Reanchor());
+    SSDLAB_RETURN_IF_ERROR(Conclude());
+    SSDLAB_RETURN_IF_ERROR(FinalFigures());
+    Guard();
+    return std::move(res_);
+  }
+
+ private:
   // The figures held out (h) or not: their indices, and the figures.
-  auto part_of = [&](bool h, std::vector<Figure>* part, std::vector<size_t>* where) {
-    for (size_t i = 0; i < figures.size(); ++i) {
-      if (held[i] != h) continue;
-      part->push_back(figures[i]);
+  void PartOf(bool h, std::vector<Figure>* part, std::vector<size_t>* where) const {
+    for (size_t i = 0; i < figures_.size(); ++i) {
+      if (held_[i] != h) continue;
+      part->push_back(figures_[i]);
       where->push_back(i);
     }
-  };
-  std::vector<Figure> train;
-  std::vector<size_t> train_where;
-  part_of(false, &train, &train_where);
-  // Per drive, every figure's full-test value on it (0: none): the base's given, the others
-  // (anchors of the correction) from o.full_tests once each.
-  // (An imported run has none: its base_exact is all 0, and nothing to re-anchor on.)
-  const bool full = o.full_tests && std::any_of(o.base_exact.begin(), o.base_exact.end(),
-                                                [](double v) { return v > 0; });
-  std::map<std::string, std::vector<double>> exact_of = {
-      {TargetOf(base),
-       o.base_exact.empty() ? std::vector<double>(figures.size(), 0.0) : o.base_exact}};
+  }
+
   // The correction factors of the figures `where`, simulated together with options `so`,
-  // anchored at drive `at`: exact / cheap there; *corrected: those cheap values corrected.
-  auto factors_at = [&](const sim::SimParams& at, const std::vector<size_t>& where,
-                        const SimulateOptions& so,
-                        std::vector<double>* corrected) -> Result<std::vector<double>> {
-    auto exact = exact_of.find(TargetOf(at));
-    if (exact == exact_of.end()) {
-      SSDLAB_ASSIGN_OR_RETURN(std::vector<double> v, o.full_tests(at));
-      if (v.size() != figures.size())
+  // anchored at drive `at`: exact / cheap there (the full-test values of a drive other than the
+  // base from o.full_tests, once each); *corrected: those cheap values corrected.
+  Result<std::vector<double>> FactorsAt(const sim::SimParams& at, const std::vector<size_t>& where,
+                                        const SimulateOptions& so, std::vector<double>* corrected) {
+    auto exact = exact_of_.find(TargetOf(at));
+    if (exact == exact_of_.end()) {
+      SSDLAB_ASSIGN_OR_RETURN(std::vector<double> v, o_.full_tests(at));
+      if (v.size() != figures_.size())
         return Status::Invalid("sim fit: one full-test value per figure expected");
-      exact = exact_of.emplace(TargetOf(at), std::move(v)).first;
+      exact = exact_of_.emplace(TargetOf(at), std::move(v)).first;
     }
     std::vector<Figure> part;
     std::vector<double> part_exact;
     for (size_t i : where) {
-      part.push_back(figures[i]);
+      part.push_back(figures_[i]);
       part_exact.push_back(exact->second[i]);
     }
-    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> cheap, SimulateFigures(at, part, shape, so));
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> cheap, SimulateFigures(at, part, shape_, so));
     std::vector<double> f = CorrectionFactors(part_exact, &cheap);
     if (corrected) *corrected = std::move(cheap);
     return f;
-  };
-  // The training figures at the base, as every evaluation of the fit simulates them: their
-  // correction factors, and the first cached evaluation.
-  std::vector<double> train_at_base;
-  SSDLAB_ASSIGN_OR_RETURN(const std::vector<double> train_factor,
-                          factors_at(base, train_where, o.sim, &train_at_base));
-
-  std::vector<std::string> numbers, cats;
-  for (const std::string& k : o.keys) (IsCategorical(k) ? cats : numbers).push_back(k);
-  // Few figures: only the number keys they pin best, from the figures' log-change when each key
-  // alone takes the sweep's first step from the base (one evaluation per key, cached).
-  std::set<std::string> train_cells;  // a cell's metrics (LAT's mean and tails) move together
-  for (const Figure& f : train) train_cells.insert(CellOf(f));
-  const size_t max_numbers = std::max<size_t>(1, train_cells.size() / kCellsPerKey);
-  const bool select = numbers.size() > max_numbers;
-  const uint32_t budget =
-      o.max_evals
-          ? o.max_evals
-          : (select ? static_cast<uint32_t>(numbers.size()) + 1 : 0) + 40 +
-                16 * static_cast<uint32_t>(select ? max_numbers : numbers.size() + cats.size());
-  std::map<std::string, std::vector<double>> probed = {{TargetOf(base), train_at_base}};
-  uint32_t probe_evals = 0;
-  if (select) {
-    Problem probe(base, train, train_factor, shape, o, numbers);
-    probe.cache_ = std::move(probed);
-    probe.budget_ = budget;
-    const std::vector<double>* at_base = probe.Values(base);
-    if (at_base) {
-      const std::vector<double> v0 = *at_base;
-      std::map<std::string, double> per_test;
-      for (const Figure& f : train) per_test[f.test] += 1;
-      std::vector<std::vector<double>> columns;
-      for (size_t k = 0; k < numbers.size(); ++k) {
-        std::vector<double> t(numbers.size(), 0.0);
-        t[k] = kSweepStep;
-        auto p = probe.At(t, base);
-        const std::vector<double>* v = p.ok() ? probe.Values(p.value()) : nullptr;
-        std::vector<double> column(train.size(), 0.0);
-        for (size_t f = 0; v && f < train.size(); ++f)
-          if (v0[f] > 0 && (*v)[f] > 0)
-            column[f] = std::log((*v)[f] / v0[f]) /
-                        std::sqrt(per_test[train[f].test] * static_cast<double>(per_test.size()));
-        columns.push_back(std::move(column));
-      }
-      numbers = PinnedKeys(numbers, std::move(columns), max_numbers);
-    }
-    // Nor do a few cells pin the GC policies (they shape the WSAT and HIR curves): kept.
-    cats.clear();
-    probe_evals = probe.evals_;
-    probed = std::move(probe.cache_);
   }
-  FitResult res;
-  // The prior's weight: given, or with few cells (at least kMinCvCells) chosen by
-  // cross-validation on the training cells.
-  res.prior_weight = o.prior_weight >= 0 ? o.prior_weight : kPriorWeight;
-  if (o.prior_weight < 0 && select && train_cells.size() >= kMinCvCells && !numbers.empty())
-    res.prior_weight = CrossValidatedWeight(base, train, train_factor, shape, o, numbers,
-                                            &res.prior_cv, &res.cv_evaluations);
-  Problem pb(base, train, train_factor, shape, o, numbers, res.prior_weight);
-  pb.cache_ = std::move(probed);
-  pb.evals_ = probe_evals;
-  pb.budget_ = budget;
-  for (const std::string& k : o.keys)
-    for (const auto* kept : {&numbers, &cats})
-      if (std::find(kept->begin(), kept->end(), k) != kept->end()) res.fitted_keys.push_back(k);
-  std::vector<double> u(numbers.size(), 0.0);
-  res.base_objective = pb.Total(base, u);
-  double best = res.base_objective;
-  // The problem searched and its budget (the re-anchored one's in step 5).
-  Problem* cur = &pb;
-  uint32_t cur_budget = budget;
-  auto left = [&] { return cur_budget > cur->evals_ ? cur_budget - cur->evals_ : 0; };
+
+  // The training figures at the base (their correction factors and first evaluation), the keys
+  // fitted (with few figures, only the number keys they pin best, from the figures' log-change
+  // when each key alone takes the sweep's first step from the base; nor the GC policies), the
+  // prior's weight, the budget, and the base's objective.
+  Status Prepare() {
+    SSDLAB_ASSIGN_OR_RETURN(train_factor_, FactorsAt(base_, train_where_, o_.sim, &train_at_base_));
+    std::set<std::string> train_cells;  // a cell's metrics (LAT's mean and tails) move together
+    for (const Figure& f : train_) train_cells.insert(CellOf(f));
+    const size_t max_numbers = std::max<size_t>(1, train_cells.size() / kCellsPerKey);
+    const bool select = numbers_.size() > max_numbers;
+    budget_ =
+        o_.max_evals
+            ? o_.max_evals
+            : (select ? static_cast<uint32_t>(numbers_.size()) + 1 : 0) + 40 +
+                  16 * static_cast<uint32_t>(select ? max_numbers : numbers_.size() + cats_.size());
+    std::map<std::string, std::vector<double>> probed = {{TargetOf(base_), train_at_base_}};
+    uint32_t probe_evals = 0;
+    if (select) {
+      Problem probe(base_, train_, train_factor_, shape_, o_, numbers_);
+      probe.cache_ = std::move(probed);
+      probe.budget_ = budget_;
+      const std::vector<double>* at_base = probe.Values(base_);
+      if (at_base) {
+        const std::vector<double> v0 = *at_base;
+        std::map<std::string, double> per_test;
+        for (const Figure& f : train_) per_test[f.test] += 1;
+        std::vector<std::vector<double>> columns;
+        for (size_t k = 0; k < numbers_.size(); ++k) {
+          std::vector<double> t(numbers_.size(), 0.0);
+          t[k] = kSweepStep;
+          auto p = probe.At(t, base_);
+          const std::vector<double>* v = p.ok() ? probe.Values(p.value()) : nullptr;
+          std::vector<double> column(train_.size(), 0.0);
+          for (size_t f = 0; v && f < train_.size(); ++f)
+            if (v0[f] > 0 && (*v)[f] > 0)
+              column[f] =
+                  std::log((*v)[f] / v0[f]) /
+                  std::sqrt(per_test[train_[f].test] * static_cast<double>(per_test.size()));
+          columns.push_back(std::move(column));
+        }
+        numbers_ = PinnedKeys(numbers_, std::move(columns), max_numbers);
+      }
+      // Nor do a few cells pin the GC policies (they shape the WSAT and HIR curves): kept.
+      cats_.clear();
+      probe_evals = probe.evals_;
+      probed = std::move(probe.cache_);
+    }
+    // The prior's weight: given, or with few cells (at least kMinCvCells) chosen by
+    // cross-validation on the training cells.
+    res_.prior_weight = o_.prior_weight >= 0 ? o_.prior_weight : kPriorWeight;
+    if (o_.prior_weight < 0 && select && train_cells.size() >= kMinCvCells && !numbers_.empty())
+      res_.prior_weight = CrossValidatedWeight(base_, train_, train_factor_, shape_, o_, numbers_,
+                                               &res_.prior_cv, &res_.cv_evaluations);
+    pb_ = std::make_unique<Problem>(base_, train_, train_factor_, shape_, o_, numbers_,
+                                    res_.prior_weight);
+    pb_->cache_ = std::move(probed);
+    pb_->evals_ = probe_evals;
+    pb_->budget_ = budget_;
+    for (const std::string& k : o_.keys)
+      for (const auto* kept : {&numbers_, &cats_})
+        if (std::find(kept->begin(), kept->end(), k) != kept->end()) res_.fitted_keys.push_back(k);
+    u_.assign(numbers_.size(), 0.0);
+    res_.base_objective = pb_->Total(base_, u_);
+    best_ = res_.base_objective;
+    cur_ = pb_.get();
+    cur_budget_ = budget_;
+    return Status::Ok();
+  }
+
+  // The evaluations left to the problem searched (the re-anchored one's in Reanchor).
+  uint32_t Left() const { return cur_budget_ > cur_->evals_ ? cur_budget_ - cur_->evals_ : 0; }
+
   // The total at the point (t, c); kFailedObjective when the drive does not open there.
-  auto total_at = [&](const std::vector<double>& t, const sim::SimParams& c) {
-    auto p = cur->At(t, c);
-    return p.ok() ? cur->Total(p.value(), t) : kFailedObjective;
-  };
+  double TotalAt(const std::vector<double>& t, const sim::SimParams& c) {
+    auto p = cur_->At(t, c);
+    return p.ok() ? cur_->Total(p.value(), t) : kFailedObjective;
+  }
+
   // Categorical keys: every combination of their values at the point t (the policies act
   // together: from a lazy GC that yields, an eager one can be better where a lazy one that does
   // not yield is not), those with gc_lazy = `lazy` only unless it is -1; returns the best of
   // them and c (whose total is *f), *f its total. gc_yield=1 without gc_lazy is the same drive
   // as gc_yield=0, so it is not tried.
-  auto try_categories = [&](const std::vector<double>& t, sim::SimParams c, double* f,
-                            int lazy) -> Result<sim::SimParams> {
+  Result<sim::SimParams> TryCategories(const std::vector<double>& t, sim::SimParams c, double* f,
+                                       int lazy) {
     std::vector<std::vector<std::string>> values;
-    for (const std::string& k : cats)
+    for (const std::string& k : cats_)
       values.push_back(k == "gc"
                            ? std::vector<std::string>{"greedy", "fifo", "dchoices", "costbenefit"}
                            : std::vector<std::string>{"0", "1"});
     const std::string evaluated = PolicyOf(c);
-    std::vector<size_t> pick(cats.size(), 0);
-    for (bool more = !cats.empty(); more;) {
+    std::vector<size_t> pick(cats_.size(), 0);
+    for (bool more = !cats_.empty(); more;) {
       sim::SimParams alt = c;
-      for (size_t i = 0; i < cats.size(); ++i)
-        SSDLAB_RETURN_IF_ERROR(sim::FindParam(cats[i])->set(alt, values[i][pick[i]]));
+      for (size_t i = 0; i < cats_.size(); ++i)
+        SSDLAB_RETURN_IF_ERROR(sim::FindParam(cats_[i])->set(alt, values[i][pick[i]]));
       if (PolicyOf(alt) != evaluated && !(alt.gc_yield && !alt.gc_lazy) &&
           (lazy < 0 || alt.gc_lazy == (lazy == 1))) {
-        if (left() == 0) return c;
-        const double g = total_at(t, alt);
+        if (Left() == 0) return c;
+        const double g = TotalAt(t, alt);
         if (g < *f - 1e-12) {
           *f = g;
           c = alt;
         }
       }
       more = false;  // the next combination, the last key fastest
-      for (size_t i = cats.size(); i-- > 0;) {
+      for (size_t i = cats_.size(); i-- > 0;) {
         if (++pick[i] < values[i].size()) {
           more = true;
           break;
@@ -751,17 +770,18 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
       }
     }
     return c;
-  };
+  }
+
   // One sweep of coordinate steps from (t, c) (each key to base x/÷ max_factor^0.35, kept when
   // it lowers *f): a coarse start that the local search (Subplex, whose first simplex is
   // small) refines.
-  auto sweep = [&](std::vector<double> t, const sim::SimParams& c, double* f) {
-    for (size_t i = 0; i < numbers.size(); ++i) {
+  std::vector<double> Sweep(std::vector<double> t, const sim::SimParams& c, double* f) {
+    for (size_t i = 0; i < numbers_.size(); ++i) {
       for (double step : {kSweepStep, -kSweepStep}) {
-        if (left() < 2) break;
+        if (Left() < 2) break;
         std::vector<double> s = t;
         s[i] += step;
-        const double g = total_at(s, c);
+        const double g = TotalAt(s, c);
         if (g < *f - 1e-12) {
           *f = g;
           t = s;
@@ -770,147 +790,207 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
       }
     }
     return t;
-  };
+  }
+
   // 1. The policies at the base point: they change the curves' shape (WSAT's fall, HIR's
   //    recovery) more than any time does, so they are chosen before the times. An eager GC and
   //    lazy batches are told apart by the times and the spare area as much as by the policy
   //    (at the base's numbers the other mode can look worse than it is once those move), so
   //    with gc_lazy fitted each mode's best combination is a start of its own; 2. each start
   //    is swept, and the best swept start goes on.
-  const bool per_mode = std::find(cats.begin(), cats.end(), "gc_lazy") != cats.end();
-  const std::vector<double> start_u = u;
-  sim::SimParams cat = base;
-  bool first = true;  // the base's mode, or the one start
-  for (int lazy : per_mode ? std::vector<int>{base.gc_lazy ? 1 : 0, base.gc_lazy ? 0 : 1}
-                           : std::vector<int>{-1}) {
-    double f = first ? res.base_objective : HUGE_VAL;
-    SSDLAB_ASSIGN_OR_RETURN(sim::SimParams c, try_categories(start_u, base, &f, lazy));
-    if (f < HUGE_VAL) {  // else no drive of this mode opens
-      std::vector<double> t = sweep(start_u, c, &f);
-      if (first || f < best - 1e-12) best = f, cat = c, u = std::move(t);
+  Status Starts() {
+    const bool per_mode = std::find(cats_.begin(), cats_.end(), "gc_lazy") != cats_.end();
+    const std::vector<double> start_u = u_;
+    bool first = true;  // the base's mode, or the one start
+    for (int lazy : per_mode ? std::vector<int>{base_.gc_lazy ? 1 : 0, base_.gc_lazy ? 0 : 1}
+                             : std::vector<int>{-1}) {
+      double f = first ? res_.base_objective : HUGE_VAL;
+      SSDLAB_ASSIGN_OR_RETURN(sim::SimParams c, TryCategories(start_u, base_, &f, lazy));
+      if (f < HUGE_VAL) {  // else no drive of this mode opens
+        std::vector<double> t = Sweep(start_u, c, &f);
+        if (first || f < best_ - 1e-12) best_ = f, cat_ = c, u_ = std::move(t);
+      }
+      first = false;
     }
-    first = false;
-  }
-  // 3. Subplex over the numbers; 4. the policies again at its best point, and refine.
-  auto local_search = [&]() -> Status {
-    const uint32_t local = cats.empty() ? left() : left() * 3 / 4;
-    if (local > 0) u = Minimise(*cur, cat, u, local, &best);
-    SSDLAB_ASSIGN_OR_RETURN(sim::SimParams refined, try_categories(u, cat, &best, -1));
-    const bool changed = PolicyOf(refined) != PolicyOf(cat);
-    cat = refined;
-    if (changed && left() > 0) u = Minimise(*cur, cat, u, left(), &best);
     return Status::Ok();
-  };
-  SSDLAB_RETURN_IF_ERROR(local_search());
+  }
+
+  // 3. Subplex over the numbers; 4. the policies again at its best point, and refine.
+  Status LocalSearch() {
+    const uint32_t local = cats_.empty() ? Left() : Left() * 3 / 4;
+    if (local > 0) u_ = Minimise(*cur_, cat_, u_, local, &best_);
+    SSDLAB_ASSIGN_OR_RETURN(sim::SimParams refined, TryCategories(u_, cat_, &best_, -1));
+    const bool changed = PolicyOf(refined) != PolicyOf(cat_);
+    cat_ = refined;
+    if (changed && Left() > 0) u_ = Minimise(*cur_, cat_, u_, Left(), &best_);
+    return Status::Ok();
+  }
+
+  // The objective of the training figures' full-test values on drive `at` (where one is not
+  // known, its value in `corrected`, the cheap values corrected at `at`): unlike the corrected
+  // values, not limited by the factors' clamp.
+  double FullObjective(const sim::SimParams& at, const std::vector<double>& corrected) const {
+    const std::vector<double>& exact = exact_of_.at(TargetOf(at));
+    std::vector<double> v = corrected;
+    for (size_t k = 0; k < train_where_.size(); ++k)
+      if (exact[train_where_[k]] > 0) v[k] = exact[train_where_[k]];
+    return Score(train_, v, o_.loss);
+  }
+
   // 5. With the full tests (o.reanchor > 0): the correction re-anchored at the best point (the
   //    run's tests re-run there: its factors, exact / cheap there, for every candidate), the
   //    point kept only when the full tests find it closer than the last anchor (the base
   //    first), and steps 3 and 4 again from it with half the budget, at most o.reanchor times.
   //    The twin is then the last anchor kept: its figures are its full tests'.
-  std::deque<std::vector<double>> anchor_factors;
-  std::deque<Problem> anchored;
-  const bool reanchor = full && o.reanchor > 0;
-  sim::SimParams anchor = base;
-  // The objective of the training figures' full-test values on drive `at` (where one is not
-  // known, its value in `corrected`, the cheap values corrected at `at`): unlike the corrected
-  // values, not limited by the factors' clamp.
-  auto full_objective = [&](const sim::SimParams& at, const std::vector<double>& corrected) {
-    const std::vector<double>& exact = exact_of.at(TargetOf(at));
-    std::vector<double> v = corrected;
-    for (size_t k = 0; k < train_where.size(); ++k)
-      if (exact[train_where[k]] > 0) v[k] = exact[train_where[k]];
-    return Score(train, v, o.loss);
-  };
-  double anchor_objective = reanchor ? full_objective(base, train_at_base) : 0;
-  for (uint32_t round = 0; reanchor && !cur->stopped_; ++round) {
-    const sim::SimParams candidate = cur->best_params_;
-    if (TargetOf(candidate) == TargetOf(anchor)) break;
-    u = cur->best_u_;
-    std::vector<double> at_candidate;
-    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> f,
-                            factors_at(candidate, train_where, o.sim, &at_candidate));
-    const double objective = full_objective(candidate, at_candidate);
-    if (!(objective < anchor_objective - 1e-12)) break;  // no closer by the full tests
-    anchor = candidate;
-    anchor_objective = objective;
-    if (round == o.reanchor) break;
-    anchor_factors.push_back(std::move(f));
-    anchored.emplace_back(base, train, anchor_factors.back(), shape, o, numbers, res.prior_weight);
-    Problem& next = anchored.back();
-    next.cache_ = {{TargetOf(candidate), std::move(at_candidate)}};
-    next.budget_ = budget / 2;
-    best = next.Total(candidate, u);
-    cur = &next;
-    cur_budget = next.budget_;
-    cat = anchor;
-    SSDLAB_RETURN_IF_ERROR(local_search());
+  Status Reanchor() {
+    reanchor_ = full_ && o_.reanchor > 0;
+    anchor_ = base_;
+    anchor_objective_ = reanchor_ ? FullObjective(base_, train_at_base_) : 0;
+    for (uint32_t round = 0; reanchor_ && !cur_->stopped_; ++round) {
+      const sim::SimParams candidate = cur_->best_params_;
+      if (TargetOf(candidate) == TargetOf(anchor_)) break;
+      u_ = cur_->best_u_;
+      std::vector<double> at_candidate;
+      SSDLAB_ASSIGN_OR_RETURN(std::vector<double> f,
+                              FactorsAt(candidate, train_where_, o_.sim, &at_candidate));
+      const double objective = FullObjective(candidate, at_candidate);
+      if (!(objective < anchor_objective_ - 1e-12)) break;  // no closer by the full tests
+      anchor_ = candidate;
+      anchor_objective_ = objective;
+      if (round == o_.reanchor) break;
+      anchor_factors_.push_back(std::move(f));
+      anchored_.emplace_back(base_, train_, anchor_factors_.back(), shape_, o_, numbers_,
+                             res_.prior_weight);
+      Problem& next = anchored_.back();
+      next.cache_ = {{TargetOf(candidate), std::move(at_candidate)}};
+      next.budget_ = budget_ / 2;
+      best_ = next.Total(candidate, u_);
+      cur_ = &next;
+      cur_budget_ = next.budget_;
+      cat_ = anchor_;
+      SSDLAB_RETURN_IF_ERROR(LocalSearch());
+    }
+    return Status::Ok();
   }
-  uint32_t evaluations = 0;
-  std::vector<const Problem*> problems = {&pb};
-  for (const Problem& a : anchored) problems.push_back(&a);
-  for (const Problem* p : problems) {
-    if (p->stopped_)
-      return Status::Error(Code::kInterrupted, "sim fit: interrupted after " +
-                                                   std::to_string(evaluations + p->evals_at_stop_) +
-                                                   " evaluations; no twin written");
-    evaluations += p->evals_;
+
+  // The result's drive: the best point any step evaluated (the base itself when none beat it),
+  // or the last anchor; Interrupted when a stop request ended the search.
+  Status Conclude() {
+    uint32_t evaluations = 0;
+    std::vector<const Problem*> problems = {pb_.get()};
+    for (const Problem& a : anchored_) problems.push_back(&a);
+    for (const Problem* p : problems) {
+      if (p->stopped_)
+        return Status::Error(Code::kInterrupted,
+                             "sim fit: interrupted after " +
+                                 std::to_string(evaluations + p->evals_at_stop_) +
+                                 " evaluations; no twin written");
+      evaluations += p->evals_;
+    }
+    res_.params = reanchor_ ? anchor_ : cur_->best_params_;
+    res_.objective = reanchor_ ? anchor_objective_ : cur_->best_raw_;
+    if (reanchor_) res_.base_objective = FullObjective(base_, train_at_base_);  // alike
+    res_.evaluations = evaluations;
+    // The full tests found no point closer than the base.
+    res_.kept_base = reanchor_ && TargetOf(anchor_) == TargetOf(base_) &&
+                     TargetOf(pb_->best_params_) != TargetOf(base_);
+    return Status::Ok();
   }
-  // The best point any step evaluated (the base itself when none beat it), or the last anchor.
-  res.params = reanchor ? anchor : cur->best_params_;
-  res.objective = reanchor ? anchor_objective : cur->best_raw_;
-  if (reanchor) res.base_objective = full_objective(base, train_at_base);  // alike
-  res.evaluations = evaluations;
-  // The full tests found no point closer than the base.
-  res.kept_base =
-      reanchor && TargetOf(anchor) == TargetOf(base) && TargetOf(pb.best_params_) != TargetOf(base);
 
   // The training and held-out figures are simulated apart (cells share a drive in turn, so
   // the training figures come out as the fit saw them); HIR with all the run's cycles. Each
   // part's correction factors from the base (the last anchor for the twin, with o.reanchor)
   // simulated the same way.
-  SimulateOptions final_sim = o.sim;
-  final_sim.hir_cycles = shape.hir_cycles;
-  std::vector<double> twin_values(figures.size()), base_values(figures.size());
-  const bool twin_is_base = TargetOf(res.params) == TargetOf(base);
-  for (bool h : {false, true}) {
-    std::vector<Figure> part;
-    std::vector<size_t> where;
-    part_of(h, &part, &where);
-    if (part.empty()) continue;
-    std::vector<double> at_base;
-    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> f, factors_at(base, where, final_sim, &at_base));
-    std::vector<double> at_twin = at_base;
-    if (!twin_is_base) {
-      if (reanchor) {
-        SSDLAB_ASSIGN_OR_RETURN(f, factors_at(anchor, where, final_sim, nullptr));
+  Status FinalFigures() {
+    SimulateOptions final_sim = o_.sim;
+    final_sim.hir_cycles = shape_.hir_cycles;
+    std::vector<double> twin_values(figures_.size()), base_values(figures_.size());
+    const bool twin_is_base = TargetOf(res_.params) == TargetOf(base_);
+    for (bool h : {false, true}) {
+      std::vector<Figure> part;
+      std::vector<size_t> where;
+      PartOf(h, &part, &where);
+      if (part.empty()) continue;
+      std::vector<double> at_base;
+      SSDLAB_ASSIGN_OR_RETURN(std::vector<double> f, FactorsAt(base_, where, final_sim, &at_base));
+      std::vector<double> at_twin = at_base;
+      if (!twin_is_base) {
+        if (reanchor_) {
+          SSDLAB_ASSIGN_OR_RETURN(f, FactorsAt(anchor_, where, final_sim, nullptr));
+        }
+        SSDLAB_ASSIGN_OR_RETURN(at_twin, SimulateFigures(res_.params, part, shape_, final_sim));
+        for (size_t k = 0; k < at_twin.size(); ++k) at_twin[k] *= f[k];
       }
-      SSDLAB_ASSIGN_OR_RETURN(at_twin, SimulateFigures(res.params, part, shape, final_sim));
-      for (size_t k = 0; k < at_twin.size(); ++k) at_twin[k] *= f[k];
+      for (size_t k = 0; k < where.size(); ++k) {
+        base_values[where[k]] = at_base[k];
+        twin_values[where[k]] = at_twin[k];
+      }
     }
-    for (size_t k = 0; k < where.size(); ++k) {
-      base_values[where[k]] = at_base[k];
-      twin_values[where[k]] = at_twin[k];
+    for (size_t i = 0; i < figures_.size(); ++i) {
+      res_.figures.push_back({figures_[i], twin_values[i], held_[i]});
+      res_.base_figures.push_back({figures_[i], base_values[i], held_[i]});
     }
+    return Status::Ok();
   }
-  for (size_t i = 0; i < figures.size(); ++i) {
-    res.figures.push_back({figures[i], twin_values[i], held[i]});
-    res.base_figures.push_back({figures[i], base_values[i], held[i]});
-  }
+
   // The guard: a twin no closer to the training figures than the base (by their median
   // error, what `sim fit` reports) is not kept; the search's objective and the median can
   // disagree when a few figures dominate the objective.
-  auto train_median = [](const std::vector<FigureFit>& f) {
-    for (const auto& [test, e] : MedianErrors(f, false))
-      if (test == "all") return e;
-    return 0.0;
-  };
-  if (!twin_is_base && !(train_median(res.figures) < train_median(res.base_figures))) {
-    res.kept_base = true;
-    res.params = base;
-    res.objective = res.base_objective;
-    res.figures = res.base_figures;
+  void Guard() {
+    auto train_median = [](const std::vector<FigureFit>& f) {
+      for (const auto& [test, e] : MedianErrors(f, false))
+        if (test == "all") return e;
+      return 0.0;
+    };
+    if (TargetOf(res_.params) != TargetOf(base_) &&
+        !(train_median(res_.figures) < train_median(res_.base_figures))) {
+      res_.kept_base = true;
+      res_.params = base_;
+      res_.objective = res_.base_objective;
+      res_.figures = res_.base_figures;
+    }
   }
-  return res;
+
+  const sim::SimParams& base_;
+  const std::vector<Figure>& figures_;
+  const RunShape& shape_;
+  const FitOptions& o_;
+  const std::vector<bool> held_;
+  std::vector<Figure> train_;
+  std::vector<size_t> train_where_;
+  bool full_ = false;  // full-test values to re-anchor on
+  // Per drive, every figure's full-test value on it (0: none).
+  std::map<std::string, std::vector<double>> exact_of_;
+  std::vector<std::string> numbers_, cats_;  // the keys fitted
+  std::vector<double> train_factor_, train_at_base_;
+  uint32_t budget_ = 0;
+  std::unique_ptr<Problem> pb_;
+  // The problem searched (pb_ or the last re-anchored one) and its budget.
+  Problem* cur_ = nullptr;
+  uint32_t cur_budget_ = 0;
+  // The search's state: the best total, its normalised point and its policies.
+  double best_ = HUGE_VAL;
+  std::vector<double> u_;
+  sim::SimParams cat_ = base_;
+  // Re-anchoring: on or not, the last anchor and its full-test objective, the anchored
+  // problems (deques: a Problem refers to its factors, and both must stay put).
+  bool reanchor_ = false;
+  sim::SimParams anchor_;
+  double anchor_objective_ = 0;
+  std::deque<std::vector<double>> anchor_factors_;
+  std::deque<Problem> anchored_;
+  FitResult res_;
+};
+
+}  // namespace
+
+Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& figures,
+                      const RunShape& shape, const FitOptions& o) {
+  SSDLAB_RETURN_IF_ERROR(CheckFitKeys(o.keys, base));
+  SSDLAB_ASSIGN_OR_RETURN(std::vector<bool> held, SplitFigures(figures, o));
+  if (!o.base_exact.empty() && o.base_exact.size() != figures.size())
+    return Status::Invalid("sim fit: one full-test value at the base per figure expected");
+  return Fitter(base, figures, shape, o, std::move(held)).Run();
 }
 
 std::vector<std::pair<std::string, double>> MedianErrors(const std::vector<FigureFit>& f,
