@@ -2,13 +2,18 @@
 // published figures and of fio JSON, `sim fit` and `sim compare`, and their bad input.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <csignal>
 #include <fstream>
 #include <map>
+#include <thread>
 
 #include "e2e_util.h"
 
 namespace ssdlab::test {
 namespace {
+
+namespace fs = std::filesystem;
 
 const char* const kHeader =
     "test,block_size,read_pct,threads,qd,x,iops,mb_s,lat_mean_us,lat_p99_us,lat_p99_9_us,"
@@ -198,6 +203,40 @@ TEST(E2eTwin, ReportOfAnImportedRunShowsItsFigures) {
   ASSERT_EQ(wsat.size(), 2u);
   EXPECT_EQ(wsat[1]["x"], 800);
   EXPECT_EQ(wsat[1]["value"], 12000);
+}
+
+// Ctrl-C during an exact re-run (the tests side by side, each in a temporary database): exit
+// 130 with one line, and the temporary databases are removed. The twin has 64 GiB, so the
+// re-run's WSAT (4 capacities) lasts seconds of CPU; the signal goes once its databases exist.
+TEST(E2eTwin, CtrlCStopsAnExactRerun) {
+  TempDir dir;
+  const std::string db = dir / "r.db";
+  Proc pts = RunSsdlab({"pts", "--target", "sim:tiny", "--run", "m", "--db", db, "--spec", "review",
+                        "--tests", "iops,wsat", "--round", "1s", "--wsat-round", "1s",
+                        "--max-rounds", "5", "--progress", "none"});
+  ASSERT_EQ(pts.exit_code, 0) << pts.err;
+  const std::string tmp = dir / "tmp";
+  fs::create_directory(tmp);
+  const char* old = getenv("TMPDIR");
+  const std::string saved = old ? old : "";
+  setenv("TMPDIR", tmp.c_str(), 1);
+  pid_t pid = StartSsdlab(
+      {"sim", "compare", "m", "--db", db, "--target", "sim:tiny?capacity=64GiB", "--exact"},
+      dir / "out", dir / "err");
+  if (old)
+    setenv("TMPDIR", saved.c_str(), 1);
+  else
+    unsetenv("TMPDIR");
+  auto rerunning = [&] { return !fs::is_empty(tmp); };
+  for (int i = 0; i < 1200 && !rerunning(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(rerunning()) << ReadFile(dir / "err");
+  kill(pid, SIGINT);
+  ASSERT_EQ(Wait(pid), 130) << ReadFile(dir / "err");
+  const std::string err = ReadFile(dir / "err");
+  EXPECT_EQ(CountLines(err), 1) << err;
+  EXPECT_TRUE(Has(err, "interrupted")) << err;
+  EXPECT_TRUE(fs::is_empty(tmp)) << "temporary databases left behind";
 }
 
 // A short battery on the simulator, its report against twins: the same drive re-run exactly

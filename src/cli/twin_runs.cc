@@ -10,6 +10,7 @@
 #include <map>
 #include <thread>
 
+#include "cli/commands.h"
 #include "cli/output.h"
 #include "results/run_context.h"
 #include "sim/params.h"
@@ -71,9 +72,9 @@ Result<json> RunBattery(TempStore& ts, const std::string& name, const std::strin
   json context = {{"target", TargetJson((*backend)->info())}};
   SSDLAB_ASSIGN_OR_RETURN(int64_t id,
                           ts.store().CreateRun(name, "pts", config, context, (*backend)->info()));
-  Status st = RunPts(**backend, ts.store(), id, o, nullptr, nullptr, hooks);
+  Status st = RunPts(**backend, ts.store(), id, o, nullptr, &StopFlag(), hooks);
   SSDLAB_RETURN_IF_ERROR(ts.store().SetRunStatus(id, st.ok() ? "done" : "failed"));
-  if (!st.ok()) return st.WithContext("on the twin " + target);
+  if (!st.ok()) return st.WithContext("the twin's run " + name);
   return ts.store().RunJson(name);
 }
 
@@ -230,7 +231,7 @@ Result<std::vector<WhatIfRun>> WhatIfRuns(const std::string& target, const WhatI
     json context = {{"target", TargetJson(backend->info())}};
     SSDLAB_ASSIGN_OR_RETURN(
         int64_t id, ts.store().CreateRun("op", "profile", config, context, backend->info()));
-    SSDLAB_RETURN_IF_ERROR(RunProfile(*backend, ts.store(), id, 0, def, po, nullptr, nullptr));
+    SSDLAB_RETURN_IF_ERROR(RunProfile(*backend, ts.store(), id, 0, def, po, nullptr, &StopFlag()));
     SSDLAB_RETURN_IF_ERROR(ts.store().SetRunStatus(id, "done"));
     SSDLAB_ASSIGN_OR_RETURN(json doc, ts.store().RunJson("op"));
     out.push_back({"twin: OP advisor", "op", std::move(doc)});

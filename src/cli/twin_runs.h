@@ -3,7 +3,8 @@
 // suite (RunPts with the run's stored options), and the what-if runs (the OP advisor profile,
 // WSAT to 4 capacities, RAID 10 and RAID 5 arrays of four twins beside one twin). Each runs in
 // a temporary results database (under the system's temporary directory, removed afterwards);
-// the run documents are what the report and twin/figures.h read.
+// the run documents are what the report and twin/figures.h read. SIGINT/SIGTERM (StopFlag)
+// stops them: the call returns Interrupted.
 #pragma once
 
 #include <cstdint>
