@@ -78,18 +78,6 @@ Result<json> RunBattery(TempStore& ts, const std::string& name, const std::strin
   return ts.store().RunJson(name);
 }
 
-// Runs one test of a battery (RunPts's other tests are left out).
-class OneTest : public TestHooks {
- public:
-  explicit OneTest(std::string test) : test_(std::move(test)) {}
-  void OnTestStart(const std::string&) override {}
-  json OnTestEnd(const std::string&) override { return nullptr; }
-  bool Runs(const std::string& test) override { return test == test_; }
-
- private:
-  std::string test_;
-};
-
 // The battery of RunBattery with each test in a battery of its own, as many side by side as
 // the machine has cores: every test purges first and keeps its seed (TestHooks::Runs), so the
 // tests' figures are the one battery's. The document is the first test's with every test in
@@ -106,7 +94,7 @@ Result<json> RunBatteryInParallel(const std::string& name, const std::string& ta
         docs[i] = ts.status();
         continue;
       }
-      OneTest only(o.tests[i]);
+      OnlyTests only({o.tests[i]});
       docs[i] = RunBattery(ts.value(), name, target, o, &only);
     }
   };

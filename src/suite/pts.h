@@ -6,6 +6,7 @@
 // drive: real targets run in wall-clock time, the simulator in virtual time.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -73,6 +74,20 @@ class TestHooks {
   // of their places in options.tests, and each test purges first, so a battery split into
   // passes (e.g. one test each, side by side) gives every test the figures it has in one pass.
   virtual bool Runs(const std::string& /*test*/) { return true; }
+};
+
+// Hooks that run the named tests only (Runs) and store no health.
+class OnlyTests : public TestHooks {
+ public:
+  explicit OnlyTests(std::vector<std::string> tests) : tests_(std::move(tests)) {}
+  void OnTestStart(const std::string&) override {}
+  nlohmann::json OnTestEnd(const std::string&) override { return nullptr; }
+  bool Runs(const std::string& test) override {
+    return std::find(tests_.begin(), tests_.end(), test) != tests_.end();
+  }
+
+ private:
+  std::vector<std::string> tests_;
 };
 
 // Runs (or, with `resume`, continues) the battery of run `run_id` in `store`. Each test's

@@ -3,7 +3,6 @@
 // The journal is kept in memory (suite/journal.h).
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <map>
 
 #include "sim/sim.h"
@@ -285,20 +284,6 @@ TEST(Suite, ResumeOnTheSimulatorReplaysStoredRoundsAndFinishesTheSame) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("replay on resume differs"), std::string::npos) << s.message();
 }
-
-// Runs the tests TestHooks::Runs names.
-class OnlyTests : public TestHooks {
- public:
-  explicit OnlyTests(std::vector<std::string> tests) : tests_(std::move(tests)) {}
-  void OnTestStart(const std::string&) override {}
-  json OnTestEnd(const std::string&) override { return nullptr; }
-  bool Runs(const std::string& test) override {
-    return std::find(tests_.begin(), tests_.end(), test) != tests_.end();
-  }
-
- private:
-  std::vector<std::string> tests_;
-};
 
 TEST(Suite, ABatterySplitIntoPassesGivesEachTestItsFiguresOfOnePass) {
   PtsOptions o = SmallOptions();
