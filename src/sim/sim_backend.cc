@@ -541,7 +541,7 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
                            std::to_string(info_.size_bytes) + "-byte simulated drive");
   }
   uint64_t end_ns = now_ns_;
-  if (!in_flight_.empty() && !SameStream(in_flight_spec_, spec)) in_flight_.clear();
+  if (!SameStream(in_flight_spec_, spec)) DrainInFlight();
   in_flight_spec_ = spec;
   in_flight_spec_.source = nullptr;
   PhaseResult r;
@@ -583,9 +583,14 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
   return r;
 }
 
+void SimBackend::DrainInFlight() {
+  for (const InFlight& f : in_flight_) now_ns_ = std::max(now_ns_, f.done_ns);
+  in_flight_.clear();
+}
+
 Status SimBackend::Idle(uint64_t ns, const RunControl& control) {
   dirty_ = true;
-  in_flight_.clear();
+  DrainInFlight();
   const uint64_t to = now_ns_ + ns;
   WithDevice([&](auto* dev) {
     const uint64_t from = std::max(now_ns_, dev->host_busy_until_ns() + dev->bg_idle_ns());
