@@ -9,13 +9,14 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 out="$here/out"
 mkdir -p "$out"
 run="dc400-$(date -u +%Y%m%d-%H%M%S)"
-# Rounds of 10 s instead of 60 s and shorter LVI points, HIR cycles and XSR segments: the
-# simulated drive is scaled (1/256 of its blocks), so a spec-length battery would write
-# hundreds of drive capacities; these durations keep every test's shape in about 2 minutes.
+# The full drive's battery on a drive of 1/32 of its blocks (--time-scale 32: the simulated
+# drive is 50 GB and every duration of the spec is divided by 32, so each round writes the
+# share of the drive that the spec's round writes on the 1.6 TB drive; docs/sim.md). Two
+# capacities of random writes before the steady-state tests judge their rounds
+# (--wdpc-capacity 2x), as the real drive needs them to leave its fresh state.
 "$here/build/ssdlab" pts --target sim:dc-sata-read-intensive --spec review \
   --db "$out/results.db" --run "$run" --json "$out/pts.json" \
-  --round 10s --wsat-round 10s --lvi-warmup 2s --lvi-measure 8s \
-  --hir-cycles 30 --hir-baseline 120s --xsr 300s,300s,300s --dirth-hist 30s
+  --time-scale 32 --wdpc-capacity 2x
 "$here/build/ssdlab" report "$run" --db "$out/results.db" -o "$out/report.html" \
   --spec "$here/specs/kingston-dc400-1600gb.toml" --title "Simulated DC400-class SATA SSD (sim:dc-sata-read-intensive)"
 echo "report: $out/report.html; results: $out/results.db (run $run), $out/pts.json"

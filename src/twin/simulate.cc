@@ -18,9 +18,14 @@ struct Drive {
   uint32_t lbs = 512;
 };
 
-Result<Drive> Open(const sim::SimParams& p, uint32_t extra_scale) {
-  auto b = OpenSimBackend(TargetOf(p, extra_scale));
-  if (!b.ok() && extra_scale > 1) b = OpenSimBackend(TargetOf(p, 1));
+Result<Drive> Open(const sim::SimParams& p, const SimulateOptions& o) {
+  uint32_t factor = std::max<uint32_t>(o.extra_scale, 1);
+  while (p.capacity_bytes / (static_cast<uint64_t>(p.scale) * factor) > o.max_user_bytes &&
+         factor < (1u << 20))
+    factor *= 2;
+  auto b = OpenSimBackend(TargetOf(p, factor));
+  if (!b.ok() && factor > o.extra_scale) b = OpenSimBackend(TargetOf(p, o.extra_scale));
+  if (!b.ok() && o.extra_scale > 1) b = OpenSimBackend(TargetOf(p, 1));
   if (!b.ok()) return b.status();
   Drive d;
   d.size_bytes = b.value()->info().size_bytes;
@@ -145,20 +150,20 @@ Result<std::vector<double>> SimulateFigures(const sim::SimParams& p,
   const auto random_idx = indices(
       [](const Figure& f) { return f.test == "iops" || f.test == "lat" || f.test == "lvi"; });
   if (!random_idx.empty()) {
-    SSDLAB_ASSIGN_OR_RETURN(Drive d, Open(p, o.extra_scale));
+    SSDLAB_ASSIGN_OR_RETURN(Drive d, Open(p, o));
     SSDLAB_RETURN_IF_ERROR(Fill(d));
     SSDLAB_RETURN_IF_ERROR(Steady(d, o.steady_capacities));
     SSDLAB_RETURN_IF_ERROR(run_cells(d, random_idx));
   }
   const auto tp_idx = indices([](const Figure& f) { return f.test == "tp"; });
   if (!tp_idx.empty()) {
-    SSDLAB_ASSIGN_OR_RETURN(Drive d, Open(p, o.extra_scale));
+    SSDLAB_ASSIGN_OR_RETURN(Drive d, Open(p, o));
     SSDLAB_RETURN_IF_ERROR(Fill(d));
     SSDLAB_RETURN_IF_ERROR(run_cells(d, tp_idx));
   }
   const auto wsat_idx = indices([](const Figure& f) { return f.test == "wsat"; });
   if (!wsat_idx.empty()) {
-    SSDLAB_ASSIGN_OR_RETURN(Drive d, Open(p, o.extra_scale));
+    SSDLAB_ASSIGN_OR_RETURN(Drive d, Open(p, o));
     double last = 0;
     for (size_t i : wsat_idx) last = std::max(last, figures[i].x);
     const Figure& f0 = figures[wsat_idx.front()];
@@ -177,7 +182,7 @@ Result<std::vector<double>> SimulateFigures(const sim::SimParams& p,
   }
   const auto hir_idx = indices([](const Figure& f) { return f.test == "hir"; });
   if (!hir_idx.empty()) {
-    SSDLAB_ASSIGN_OR_RETURN(Drive d, Open(p, o.extra_scale));
+    SSDLAB_ASSIGN_OR_RETURN(Drive d, Open(p, o));
     SSDLAB_RETURN_IF_ERROR(Fill(d));
     SSDLAB_RETURN_IF_ERROR(Steady(d, o.steady_capacities));
     const uint32_t cycles = std::max<uint32_t>(1, std::min(o.hir_cycles, shape.hir_cycles));

@@ -11,7 +11,9 @@
 //                   bin measured; each bin's IOPS
 //   hir             as iops, then per wait: hir_cycles of (write hir_write_ns, idle wait)
 // The drive is simulated at `extra_scale` times its preset's scale when that geometry is valid
-// (throughput is the full drive's; state changes take extra_scale times fewer I/Os).
+// (throughput is the full drive's; state changes take extra_scale times fewer I/Os), and
+// more (doubling) until it holds at most max_user_bytes, so that an evaluation of a run at a
+// small scale (`--time-scale 32`: 50 GB of the DC400) costs what one at the preset's does.
 // Deterministic: the same parameters and figures give the same values.
 #pragma once
 
@@ -32,6 +34,7 @@ std::string TargetOf(const sim::SimParams& p, uint32_t scale_factor = 1);
 
 struct SimulateOptions {
   uint32_t extra_scale = 4;
+  uint64_t max_user_bytes = uint64_t{2} << 30;
   uint64_t cell_ns = 500'000'000;  // virtual time of one cell
   uint32_t hir_cycles = 8;         // at most this many of the run's cycles
   double steady_capacities = 1.5;  // random writes before the steady-state cells

@@ -114,6 +114,25 @@ TEST(Twin, SimulationIsDeterministicAndFollowsTheParameters) {
   EXPECT_GT(a.value()[7], a.value()[8]);
 }
 
+// A run at a small scale (a --time-scale run: 1/32 of the DC400, 50 GB) is evaluated on a
+// drive of at most max_user_bytes, the one a run at the preset's scale gets: the same figures,
+// at the cost of the preset's (docs/twin.md: sim fit of the main job).
+TEST(Twin, SmallScaleRunsAreEvaluatedOnADriveOfBoundedSize) {
+  const std::vector<Figure> figs = {Cell("iops", 100, 4096, 4, 8, "iops"),
+                                    Cell("tp", 0, 131072, 1, 32, "mb_s", true)};
+  auto small = SimulateFigures(Params("sim:dc-sata-read-intensive?scale=32"), figs, RunShape{});
+  auto preset = SimulateFigures(Params("sim:dc-sata-read-intensive"), figs, RunShape{});
+  ASSERT_TRUE(small.ok()) << small.status().message();
+  ASSERT_TRUE(preset.ok()) << preset.status().message();
+  EXPECT_GT(small.value()[0], 0);
+  EXPECT_EQ(small.value(), preset.value());
+  SimulateOptions o;
+  o.max_user_bytes = uint64_t{64} << 30;  // 50 GB / 4 fits: scale 128, another drive
+  auto bigger = SimulateFigures(Params("sim:dc-sata-read-intensive?scale=32"), figs, RunShape{}, o);
+  ASSERT_TRUE(bigger.ok()) << bigger.status().message();
+  EXPECT_NE(bigger.value(), preset.value());
+}
+
 TEST(Twin, FitGetsCloseToPerturbedTimings) {
   // Figures measured on a drive whose controller is slower than the base's; fitting the
   // base to them must get closer than the base was. (Most of tiny's write cells are bound by
