@@ -133,5 +133,34 @@ TEST(Invariance, HostIdleRecoveryGrowsWithTheWait) {
   EXPECT_GT(w50, w15 * 1.05) << w15 << " " << w50;
 }
 
+// The TP test's shape: cells of two workloads in turn (1 MiB and 128 KiB sequential reads, 8
+// jobs x QD 16: the 1 MiB cell leaves 128 MiB in flight, a third of a second at the
+// controller's pace). The 128 KiB cell's throughput must not depend on the cells' length: it
+// starts once the last cell's commands have completed, not behind them (before, a 0.5 s cell
+// lost most of its window).
+double AlternatingCellBytesPerS(double cell_s) {
+  auto b = Open(LazyTarget("64GiB", 16));
+  RunSpec(*b, Spec(*b, "write", "128KiB", 4, "1x"));
+  double bw = 0;
+  for (int round = 0; round < 2; ++round) {
+    for (const char* bs : {"1MiB", "128KiB"}) {
+      WorkloadSpec s = Spec(*b, "read", bs, 16, "", "1s", "0%-100%", 8, 30 + round);
+      s.runtime_ns = static_cast<uint64_t>(cell_s * static_cast<double>(kSecond));
+      const PhaseResult r = RunSpec(*b, s);
+      if (std::string(bs) == "128KiB") bw = r.BytesPerS(r.Total());
+    }
+  }
+  return bw;
+}
+
+TEST(Invariance, AlternatingCellsDoNotDependOnTheirLength) {
+  const double long_cells = AlternatingCellBytesPerS(8),
+               short_cells = AlternatingCellBytesPerS(0.5);
+  RecordProperty("bytes_per_s_8s_cells", std::to_string(long_cells));
+  RecordProperty("bytes_per_s_0_5s_cells", std::to_string(short_cells));
+  EXPECT_GT(long_cells, 100e6);
+  EXPECT_NEAR(short_cells / long_cells, 1.0, 0.03) << short_cells << " " << long_cells;
+}
+
 }  // namespace
 }  // namespace ssdlab
