@@ -2,7 +2,7 @@
 # How well does `ssdlab sim fit` predict what it was not fitted to? Prints two scoreboards:
 #
 # 1. Hidden drive: a preset with perturbed parameters (controller and NAND times ~30% off,
-#    another OP and GC policy) runs the review battery (scripts/main.sh's durations); a twin is
+#    another OP and GC policy) runs the review battery (10 s rounds at the preset's scale); a twin is
 #    fitted from the dc-sata-read-intensive preset to its IOPS, LAT and WSAT tests only, and the
 #    held-out TP, LVI and HIR figures are compared (median relative error), both with the cheap
 #    evaluator `sim fit` uses and with the run's tests re-run on the twin (`sim compare --exact`).
