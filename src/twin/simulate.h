@@ -34,10 +34,10 @@ std::string TargetOf(const sim::SimParams& p, uint32_t scale_factor = 1);
 
 struct SimulateOptions {
   uint32_t extra_scale = 4;
-  uint64_t max_user_bytes = uint64_t{2} << 30;
-  uint64_t cell_ns = 500'000'000;  // virtual time of one cell
-  uint32_t hir_cycles = 8;         // at most this many of the run's cycles
-  double steady_capacities = 1.5;  // random writes before the steady-state cells
+  uint64_t max_user_bytes = uint64_t{2} << 30;  // user bytes simulated at most (see above)
+  uint64_t cell_ns = 500'000'000;               // virtual time of one cell
+  uint32_t hir_cycles = 8;                      // at most this many of the run's cycles
+  double steady_capacities = 1.5;               // random writes before the steady-state cells
 };
 
 // One value per figure, in the figures' units (IOPS, MB/s, us); Invalid when the drive does
