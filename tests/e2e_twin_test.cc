@@ -4,8 +4,10 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include "e2e_util.h"
@@ -71,8 +73,10 @@ TEST(E2eTwin, ImportFitAndCompare) {
   ASSERT_EQ(show.exit_code, 0) << show.err;
   EXPECT_TRUE(Has(show.out, "iops")) << show.out;
 
+  // --correct off: the import's re-run for the correction is tested below.
   Proc fit = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--fit",
-                        "ctrl_read_us,ctrl_write_us", "--max-evals", "8", "-o", dir / "twin.toml"});
+                        "ctrl_read_us,ctrl_write_us", "--max-evals", "8", "--correct", "off", "-o",
+                        dir / "twin.toml"});
   ASSERT_EQ(fit.exit_code, 0) << fit.err;
   const std::string twin = ReadFile(dir / "twin.toml");
   EXPECT_TRUE(Has(twin, "runs = [\"pub\"]")) << twin;
@@ -87,8 +91,8 @@ TEST(E2eTwin, ImportFitAndCompare) {
   // --holdout: half of each test's cells held out whatever their roles (iops: one of two; lat:
   // its one cell fitted although predicted).
   Proc half = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--fit",
-                         "ctrl_read_us,ctrl_write_us", "--max-evals", "8", "--holdout", "0.5", "-o",
-                         dir / "half.toml"});
+                         "ctrl_read_us,ctrl_write_us", "--max-evals", "8", "--holdout", "0.5",
+                         "--correct", "off", "-o", dir / "half.toml"});
   ASSERT_EQ(half.exit_code, 0) << half.err;
   const std::string half_twin = ReadFile(dir / "half.toml");
   EXPECT_TRUE(Has(half_twin, "holdout = 0.5")) << half_twin;
@@ -99,8 +103,8 @@ TEST(E2eTwin, ImportFitAndCompare) {
   EXPECT_TRUE(Has(half.out, "fitted keys: ")) << half.out;
   // --prior W: that weight, no cross-validation; the twin file records it.
   Proc prior = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--fit",
-                          "ctrl_read_us,ctrl_write_us", "--max-evals", "8", "--prior", "0.5", "-o",
-                          dir / "prior.toml"});
+                          "ctrl_read_us,ctrl_write_us", "--max-evals", "8", "--prior", "0.5",
+                          "--correct", "off", "-o", dir / "prior.toml"});
   ASSERT_EQ(prior.exit_code, 0) << prior.err;
   EXPECT_TRUE(Has(prior.out, "prior weight 0.5\n")) << prior.out;
   const std::string prior_twin = ReadFile(dir / "prior.toml");
@@ -145,6 +149,93 @@ TEST(E2eTwin, ImportFitAndCompare) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_TRUE(Has(bad.err, "bad.csv:2")) << bad.err;
   EXPECT_TRUE(Has(bad.err, "iops")) << bad.err;
+}
+
+// The simulated column of `sim compare` for each figure: name -> value as printed.
+std::map<std::string, std::string> SimulatedColumn(const std::string& out) {
+  std::map<std::string, std::string> v;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    // "  NAME   measured   simulated   error%": the name ends with its metric.
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) w.push_back(x);
+    if (w.size() < 4 || w.back().back() != '%' || w[0] == "median") continue;
+    std::string name;
+    for (size_t i = 0; i + 3 < w.size(); ++i) name += (name.empty() ? "" : " ") + w[i];
+    v[name] = w[w.size() - 2];
+  }
+  return v;
+}
+
+// An import holds no options to re-run: `sim compare --exact` runs its tests as the review
+// spec's (the figures those of `pts --spec review --time-scale auto` on the same drive), TP
+// cells of a review's 1 x QD 128 matched to the spec's deep sequential cell; `sim fit` corrects
+// its cheap evaluator by them. An import of nothing re-runnable is refused in one line.
+TEST(E2eTwin, AnImportIsReRunAsTheReviewSpecsTests) {
+  TempDir dir;
+  const std::string db = dir / "r.db";
+  Write(dir / "fig.csv", std::string(kHeader) +
+                             "lat,4k,100,1,1,,,,120,300,,,,calibration,t\n"
+                             "lat,4k,0,1,1,,,,50,,,,,calibration,t\n"
+                             "lat,8k,100,1,1,,,,150,,,,,predicted,t\n"
+                             "tp,128k,100,1,128,,,540,,,,,,predicted,t\n");
+  ASSERT_EQ(RunSsdlab({"import", dir / "fig.csv", "--db", db, "--run", "pub"}).exit_code, 0);
+  Proc cmp = RunSsdlab({"sim", "compare", "pub", "--db", db, "--target", "sim:tiny", "--exact"});
+  ASSERT_EQ(cmp.exit_code, 0) << cmp.err;
+  const auto sim = SimulatedColumn(cmp.out);
+  ASSERT_EQ(sim.size(), 5u) << cmp.out;
+
+  Proc pts = RunSsdlab({"pts", "--target", "sim:tiny", "--spec", "review", "--tests", "tp,lat",
+                        "--time-scale", "auto", "--db", db, "--run", "ref", "--progress", "none",
+                        "--json", dir / "ref.json"});
+  ASSERT_EQ(pts.exit_code, 0) << pts.err;
+  std::map<std::string, double> ref;  // the same figures from the battery run directly
+  const nlohmann::json ref_doc = ReadJson(dir / "ref.json");
+  for (const auto& t : ref_doc["tests"]) {
+    if (t["name"] == "lat") {
+      for (const auto& c : t["results"]["cells"]) {
+        const auto& lat = c["total"]["lat_ns"];
+        if (c["cell"] == "rw=100/0 bs=4KiB") {
+          ref["lat rnd rw=100/0 bs=4 KiB T1 Q1 lat_mean_us"] = lat["mean"].get<double>() / 1e3;
+          ref["lat rnd rw=100/0 bs=4 KiB T1 Q1 lat_p99_us"] = lat["p99"].get<double>() / 1e3;
+        }
+        if (c["cell"] == "rw=0/100 bs=4KiB")
+          ref["lat rnd rw=0/100 bs=4 KiB T1 Q1 lat_mean_us"] = lat["mean"].get<double>() / 1e3;
+        if (c["cell"] == "rw=100/0 bs=8KiB")
+          ref["lat rnd rw=100/0 bs=8 KiB T1 Q1 lat_mean_us"] = lat["mean"].get<double>() / 1e3;
+      }
+    }
+    if (t["name"] == "tp")
+      for (const auto& b : t["results"]["by_block"])
+        for (const auto& c : b["cells"])
+          if (c["cell"] == "rw=100/0 bs=128KiB")
+            ref["tp seq rw=100/0 bs=128 KiB T1 Q128 mb_s"] =
+                c["total"]["bw_bytes_per_s"].get<double>() / 1e6;
+  }
+  ASSERT_EQ(ref.size(), 5u);
+  for (const auto& [name, value] : ref) {
+    ASSERT_TRUE(sim.count(name)) << name << "\n" << cmp.out;
+    char printed[32];
+    std::snprintf(printed, sizeof printed, "%.4g", value);
+    EXPECT_EQ(sim.at(name), printed) << name;
+  }
+
+  // sim fit corrects the cheap evaluator by these: at the base, every figure is the re-run's.
+  Proc fit = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--fit",
+                        "ctrl_read_us,ctrl_write_us", "--max-evals", "8", "-o", dir / "t.toml"});
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  EXPECT_TRUE(Has(fit.err, "re-running run pub's tests on the base (as the review spec's)"))
+      << fit.err;
+  const std::string twin = ReadFile(dir / "t.toml");
+  for (const auto& [name, value] : ref) EXPECT_TRUE(Has(twin, name)) << name;
+
+  Write(dir / "cdm.csv", std::string(kHeader) + "cdm,4k,100,1,1,,5000,,,,,,,predicted,x\n");
+  ASSERT_EQ(RunSsdlab({"import", dir / "cdm.csv", "--db", db, "--run", "cdm"}).exit_code, 0);
+  Proc none = RunSsdlab({"sim", "compare", "cdm", "--db", db, "--target", "sim:tiny", "--exact"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_TRUE(Has(none.err, "imported cells of iops, tp, lat or wsat")) << none.err;
+  EXPECT_EQ(CountLines(none.err), 1) << none.err;
 }
 
 TEST(E2eTwin, ImportsFioJson) {

@@ -377,6 +377,15 @@ Status CheckResumeIdentity(const RunRecord& run, const TargetInfo& now,
 // figures do not hang on whether a stall falls into it.
 constexpr uint64_t kMinDerivedRoundNs = 10'000'000'000;
 
+}  // namespace
+
+uint32_t DerivedTimeScale(uint64_t round_ns, uint32_t preset_scale) {
+  return static_cast<uint32_t>(
+      std::clamp<uint64_t>(round_ns / kMinDerivedRoundNs, 1, std::max<uint32_t>(1, preset_scale)));
+}
+
+namespace {
+
 // --time-scale: "auto" becomes the number (the scale the first target's query sets, else its
 // preset's at most the spec's round / 10 s; 1 when it is not a simulated drive), and every
 // simulated --target gets scale=N.
@@ -390,9 +399,7 @@ Status ApplyTimeScale(PtsArgs& a) {
     if (first.rfind("sim:", 0) == 0) {
       SSDLAB_ASSIGN_OR_RETURN(PtsOptions spec, ResolveOptions({{"--spec", a.options["--spec"]}}));
       SSDLAB_ASSIGN_OR_RETURN(sim::SimParams p, sim::ParseSimTarget(first));
-      n = sim::SimTargetSets(first, "scale")
-              ? p.scale
-              : std::clamp<uint64_t>(spec.round_ns / kMinDerivedRoundNs, 1, p.scale);
+      n = sim::SimTargetSets(first, "scale") ? p.scale : DerivedTimeScale(spec.round_ns, p.scale);
     }
     it->second = std::to_string(n);
   }

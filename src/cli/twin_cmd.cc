@@ -45,10 +45,10 @@ struct FitArgs {
   std::string correct = "auto";
 };
 
-// Per figure: its value from the full tests on drive p (the run's tests re-run on it,
-// cli/twin_runs.h); 0 for runs without PTS options (imports) and figures the re-run misses.
-// The fit corrects the cheap evaluator by these (twin::FitOptions::base_exact, full_tests);
-// `what` names p in the progress line.
+// Per figure: its value from the full tests on drive p (the run's tests re-run on it, an
+// import's as the review spec's, cli/twin_runs.h); 0 for figures the re-run misses. The fit
+// corrects the cheap evaluator by these (twin::FitOptions::base_exact, full_tests); `what` names
+// p in the progress line.
 Result<std::vector<double>> FullTestValues(Store& store, const std::vector<std::string>& runs,
                                            const sim::SimParams& p,
                                            const std::vector<twin::Figure>& figures,
@@ -56,17 +56,17 @@ Result<std::vector<double>> FullTestValues(Store& store, const std::vector<std::
   std::vector<double> exact(figures.size(), 0.0);
   for (const std::string& run : runs) {
     SSDLAB_ASSIGN_OR_RETURN(nlohmann::json doc, store.RunJson(run));
-    if (!HasPtsOptions(doc)) continue;
+    if (!CanRerun(doc)) continue;
     std::cerr << "sim fit: re-running run " << run << "'s tests on " << what
-              << " (bias correction)\n";
+              << (HasPtsOptions(doc) ? "" : " (as the review spec's)") << " (bias correction)\n";
     SSDLAB_ASSIGN_OR_RETURN(nlohmann::json rerun, RerunOnTwin(doc, twin::TargetOf(p)));
     SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> ex, twin::FiguresOfRun(rerun, nullptr));
-    std::map<std::string, double> by_name;
-    for (const twin::Figure& f : ex) by_name[f.Name()] = f.value;
-    for (size_t i = 0; i < figures.size(); ++i) {
-      auto it = by_name.find(figures[i].Name());
-      if (figures[i].run == run && it != by_name.end()) exact[i] = it->second;
-    }
+    std::vector<twin::Figure> mine;
+    std::vector<size_t> where;
+    for (size_t i = 0; i < figures.size(); ++i)
+      if (figures[i].run == run) mine.push_back(figures[i]), where.push_back(i);
+    const std::vector<double> v = MatchFigures(mine, ex);
+    for (size_t k = 0; k < where.size(); ++k) exact[where[k]] = v[k];
   }
   return exact;
 }
@@ -372,7 +372,8 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
                   "on the training cells picks (else 0.01)");
   fit->add_option("--correct", a->correct,
                   "auto: correct the cheap evaluator's bias per figure by the run's own tests "
-                  "re-run on the base (runs ssdlab made), then re-anchored at the search's best "
+                  "re-run on the base (runs ssdlab made; an import's tests as the review spec's), "
+                  "then re-anchored at the search's best "
                   "point (the tests re-run there, kept when closer; the search again from it); "
                   "base: the base's correction only; off: no correction");
   fit->add_option("--max-evals", a->max_evals, "Simulations at most (default 40 + 16 x keys)");
@@ -387,8 +388,8 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
   compare->add_option("--db", c->db, "Results database")->required();
   compare->add_option("--target", c->target, "sim:TWIN.toml (or any sim: target)")->required();
   compare->add_flag("--exact", c->exact,
-                    "Re-run the run's own tests on the target through the suite (slower; "
-                    "default: the cheap evaluator sim fit uses)");
+                    "Re-run the run's own tests on the target through the suite (an import's as "
+                    "the review spec's; slower; default: the cheap evaluator sim fit uses)");
   compare->callback([c, exit_code] { *exit_code = RunCompare(*c); });
 }
 

@@ -8,7 +8,9 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <thread>
+#include <tuple>
 
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -140,14 +142,107 @@ bool HasPtsOptions(const json& run_doc) {
   return o.is_object() && o.contains("spec") && o.contains("round_ns");
 }
 
+namespace {
+
+// Commands outstanding (threads x QD) from which two loads of a cell are taken to measure the
+// same (both keep the drive busy): MatchFigures.
+constexpr uint32_t kDeepLoad = 32;
+
+// The tests of an import that ImportedBattery re-measures, in battery order.
+const std::vector<std::string> kImportedRerunTests = {"iops", "tp", "lat", "wsat"};
+
+// The imported cells of test `name` of the run document (none when it has no such test).
+std::vector<json> ImportedCells(const json& run_doc, const std::string& name) {
+  std::vector<json> out;
+  if (!run_doc.contains("tests") || !run_doc["tests"].is_array()) return out;
+  for (const json& t : run_doc["tests"]) {
+    if (!t.is_object() || t.value("name", json()) != name) continue;
+    const json& r = t.value("results", json::object());
+    if (r.is_object() && r.contains("imported_cells") && r["imported_cells"].is_array())
+      for (const json& c : r["imported_cells"])
+        if (c.is_object()) out.push_back(c);
+  }
+  return out;
+}
+
+// `spec` with the values of `extra` it lacks appended (the spec's order first).
+template <class T, class Eq>
+void AddMissing(std::vector<T>& spec, const std::vector<T>& extra, Eq eq) {
+  for (const T& v : extra)
+    if (std::none_of(spec.begin(), spec.end(), [&](const T& s) { return eq(s, v); }))
+      spec.push_back(v);
+}
+
+}  // namespace
+
+bool CanRerun(const json& run_doc) {
+  if (HasPtsOptions(run_doc)) return true;
+  for (const std::string& t : kImportedRerunTests)
+    if (!ImportedCells(run_doc, t).empty()) return true;
+  return false;
+}
+
+Result<PtsOptions> ImportedBattery(const json& run_doc, const std::string& target,
+                                   std::string* at) {
+  PtsOptions o = SpecDefaults(PtsSpec::kReview);
+  o.tests.clear();
+  std::vector<uint64_t> iops_bs, tp_bs, lat_bs;
+  std::vector<Mix> iops_mix, lat_mix;
+  std::set<std::pair<uint32_t, uint32_t>> loads;  // of the iops and wsat cells
+  for (const std::string& t : kImportedRerunTests) {
+    const std::vector<json> cells = ImportedCells(run_doc, t);
+    if (cells.empty()) continue;
+    o.tests.push_back(t);
+    for (const json& c : cells) {
+      // As twin/figures.h reads them: a missing threads or QD is 1.
+      const auto num = [&c](const char* key, double missing) {
+        auto it = c.find(key);
+        return it != c.end() && it->is_number() && it->get<double>() > 0 ? it->get<double>()
+                                                                         : missing;
+      };
+      const auto bs = static_cast<uint64_t>(num("block_bytes", 4096));
+      const Mix mix{num("read_pct", 0)};
+      if (t == "iops") iops_bs.push_back(bs), iops_mix.push_back(mix);
+      if (t == "tp") tp_bs.push_back(bs);
+      if (t == "lat") lat_bs.push_back(bs), lat_mix.push_back(mix);
+      if (t == "iops" || t == "wsat")
+        loads.insert(
+            {static_cast<uint32_t>(num("threads", 1)), static_cast<uint32_t>(num("qd", 1))});
+    }
+  }
+  if (loads.size() == 1) std::tie(o.threads, o.qd) = *loads.begin();
+  if (o.tests.empty()) {
+    const std::string run = run_doc.value("context", json::object()).value("run", "?");
+    return Status::Invalid("run '" + run +
+                           "' imported none of the tests a twin re-runs (iops, tp, lat, wsat)");
+  }
+  const auto same = [](auto a, auto b) { return a == b; };
+  const auto same_mix = [](const Mix& a, const Mix& b) { return a.read_pct == b.read_pct; };
+  AddMissing(o.iops_block_bytes, iops_bs, same);
+  AddMissing(o.iops_mixes, iops_mix, same_mix);
+  AddMissing(o.tp_block_bytes, tp_bs, same);
+  AddMissing(o.lat_block_bytes, lat_bs, same);
+  AddMissing(o.lat_mixes, lat_mix, same_mix);
+  SSDLAB_ASSIGN_OR_RETURN(sim::SimParams p, sim::ParseSimTarget(target));
+  const uint32_t n = DerivedTimeScale(o.round_ns, p.scale);
+  DivideDurations(o, n);
+  SSDLAB_ASSIGN_OR_RETURN(*at, sim::SimTargetAtScale(target, n, true));
+  return o;
+}
+
 Result<json> RerunOnTwin(const json& run_doc, const std::string& target) {
   auto ctx = results::RunContextFromJson(run_doc.value("context", json()), "context");
   if (!ctx.ok()) return ctx.status();
   const std::string run = ctx->run.empty() ? "?" : ctx->run;
-  if (!HasPtsOptions(run_doc))
-    return Status::Invalid("run '" + run +
-                           "' holds no PTS options to re-run (an imported run is compared with "
-                           "the cheap evaluator)");
+  if (!HasPtsOptions(run_doc)) {
+    if (!CanRerun(run_doc))
+      return Status::Invalid("run '" + run +
+                             "' holds neither PTS options nor imported cells of iops, tp, lat "
+                             "or wsat to re-run");
+    std::string at;
+    SSDLAB_ASSIGN_OR_RETURN(PtsOptions o, ImportedBattery(run_doc, target, &at));
+    return RunBatteryInParallel("twin-of-" + run, at, o);
+  }
   SSDLAB_ASSIGN_OR_RETURN(PtsOptions o, PtsOptionsFromJson(OptionsOf(run_doc)));
   o.tests.clear();
   for (const std::string& t : PtsTestNames()) {
@@ -173,6 +268,32 @@ Result<json> RerunOnTwin(const json& run_doc, const std::string& target) {
   return RunBattery(ts, "twin-of-" + run, at, o);
 }
 
+std::vector<double> MatchFigures(const std::vector<twin::Figure>& measured,
+                                 const std::vector<twin::Figure>& simulated) {
+  // The name without the load ("T16 Q8"): a cell of the same test, pattern, mix, size, position.
+  const auto cell = [](const twin::Figure& f) {
+    twin::Figure g = f;
+    g.threads = g.qd = 0;
+    return g.Name();
+  };
+  const auto deep = [](const twin::Figure& f) { return f.threads * f.qd >= kDeepLoad; };
+  std::map<std::string, double> by_name;
+  std::map<std::string, std::vector<double>> deep_cells;
+  for (const twin::Figure& f : simulated) {
+    by_name[f.Name()] = f.value;
+    if (deep(f)) deep_cells[cell(f)].push_back(f.value);
+  }
+  std::vector<double> out;
+  for (const twin::Figure& f : measured) {
+    auto it = by_name.find(f.Name());
+    auto c = deep_cells.find(cell(f));
+    const bool other_load =
+        !f.role.empty() && deep(f) && c != deep_cells.end() && c->second.size() == 1;
+    out.push_back(it != by_name.end() ? it->second : other_load ? c->second[0] : 0);
+  }
+  return out;
+}
+
 Result<std::vector<twin::FigureFit>> CompareOnTwin(const json& run_doc, const std::string& target,
                                                    const json& twin_doc) {
   twin::RunShape shape;
@@ -180,12 +301,8 @@ Result<std::vector<twin::FigureFit>> CompareOnTwin(const json& run_doc, const st
   std::vector<twin::FigureFit> out;
   if (!twin_doc.is_null()) {
     SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> sim, twin::FiguresOfRun(twin_doc, nullptr));
-    std::map<std::string, double> by_name;
-    for (const twin::Figure& f : sim) by_name[f.Name()] = f.value;
-    for (const twin::Figure& f : measured) {
-      auto it = by_name.find(f.Name());
-      out.push_back({f, it != by_name.end() ? it->second : 0, false});
-    }
+    const std::vector<double> v = MatchFigures(measured, sim);
+    for (size_t i = 0; i < measured.size(); ++i) out.push_back({measured[i], v[i], false});
     return out;
   }
   SSDLAB_ASSIGN_OR_RETURN(sim::SimParams p, sim::ParseSimTarget(target));

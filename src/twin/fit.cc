@@ -602,7 +602,7 @@ class Fitter {
          const FitOptions& o, std::vector<bool> held)
       : base_(base), figures_(figures), shape_(shape), o_(o), held_(std::move(held)) {
     PartOf(false, &train_, &train_where_);
-    // (An imported run has no full-test values: its base_exact is all 0, nothing to re-anchor on.)
+    // (No full-test values (base_exact all 0, e.g. --correct off): nothing to re-anchor on.)
     full_ = o.full_tests &&
             std::any_of(o.base_exact.begin(), o.base_exact.end(), [](double v) { return v > 0; });
     exact_of_ = {{TargetOf(base),
