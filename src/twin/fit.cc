@@ -926,6 +926,16 @@ class Fitter {
         twin_values[where[k]] = at_twin[k];
       }
     }
+    // Where a drive's full tests were run, its figures are theirs (a corrected cheap value can
+    // differ: its factor is clamped, e.g. a short cell that caught a lazy GC stall).
+    auto exact = [this](const sim::SimParams& p, std::vector<double>* values) {
+      auto it = exact_of_.find(TargetOf(p));
+      if (it == exact_of_.end()) return;
+      for (size_t i = 0; i < values->size(); ++i)
+        if (it->second[i] > 0) (*values)[i] = it->second[i];
+    };
+    exact(base_, &base_values);
+    exact(res_.params, &twin_values);
     for (size_t i = 0; i < figures_.size(); ++i) {
       res_.figures.push_back({figures_[i], twin_values[i], held_[i]});
       res_.base_figures.push_back({figures_[i], base_values[i], held_[i]});

@@ -104,8 +104,11 @@ struct FigureFit {
 struct FitResult {
   sim::SimParams params;                 // the twin
   std::vector<std::string> fitted_keys;  // the keys fitted: o.keys, less those few cells cannot pin
-  std::vector<FigureFit> figures;        // every figure, at the twin
-  std::vector<FigureFit> base_figures;   // every figure, at the base (before fitting)
+  // Every figure, at the twin and at the base (before fitting): a drive's full-test value where
+  // its full tests were run (the base with base_exact, a re-anchored twin), else the corrected
+  // cheap value (whose factor is clamped).
+  std::vector<FigureFit> figures;
+  std::vector<FigureFit> base_figures;
   uint32_t evaluations = 0;
   double objective = 0, base_objective = 0;  // over the training figures
   // True when the search's best point did not beat the base on the training figures' median

@@ -166,6 +166,7 @@ TEST(Twin, FitGetsCloseToPerturbedTimings) {
 // scaled by full / cheap at the base, taken from the same simulation (the training figures
 // together, the held-out ones apart), so at the base the corrected figures are the full tests'
 // exactly, fitted and held out; figures measured at twice the drive's values are then matched.
+// The reported base figures are the full tests' even where the factor is clamped.
 TEST(Twin, CorrectionMakesTheBaseGiveItsFullTestValues) {
   std::vector<Figure> figs = {Cell("iops", 100, 4096, 4, 8, "iops"),
                               Cell("iops", 0, 4096, 4, 8, "iops"),
@@ -187,6 +188,13 @@ TEST(Twin, CorrectionMakesTheBaseGiveItsFullTestValues) {
   for (const FigureFit& f : r->base_figures) EXPECT_NEAR(f.RelError(), 0, 1e-9) << f.figure.Name();
   EXPECT_TRUE(r->base_figures[2].held_out);
   EXPECT_NEAR(r->base_objective, 0, 1e-12);
+  // Beyond the clamp (a factor of 10 > 4): the objective sees 4 x cheap, but the base's
+  // reported figures are its full tests' all the same.
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = o.base_exact[i] = 10 * v.value()[i];
+  r = Fit(Params("sim:tiny"), figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const FigureFit& f : r->base_figures) EXPECT_NEAR(f.RelError(), 0, 1e-9) << f.figure.Name();
+  EXPECT_GT(r->base_objective, 0.5);  // log(10 / 4)^2 = 0.84 per figure
   o.base_exact = {2};
   EXPECT_FALSE(Fit(Params("sim:tiny"), figs, shape, o).ok());
 }
