@@ -214,7 +214,8 @@ Result<PtsOptions> ImportedBattery(const json& run_doc, const std::string& targe
   if (o.tests.empty()) {
     const std::string run = run_doc.value("context", json::object()).value("run", "?");
     return Status::Invalid("run '" + run +
-                           "' imported none of the tests a twin re-runs (iops, tp, lat, wsat)");
+                           "' holds neither PTS options nor imported cells of iops, tp, lat or "
+                           "wsat to re-run");
   }
   const auto same = [](auto a, auto b) { return a == b; };
   const auto same_mix = [](const Mix& a, const Mix& b) { return a.read_pct == b.read_pct; };
@@ -235,10 +236,6 @@ Result<json> RerunOnTwin(const json& run_doc, const std::string& target) {
   if (!ctx.ok()) return ctx.status();
   const std::string run = ctx->run.empty() ? "?" : ctx->run;
   if (!HasPtsOptions(run_doc)) {
-    if (!CanRerun(run_doc))
-      return Status::Invalid("run '" + run +
-                             "' holds neither PTS options nor imported cells of iops, tp, lat "
-                             "or wsat to re-run");
     std::string at;
     SSDLAB_ASSIGN_OR_RETURN(PtsOptions o, ImportedBattery(run_doc, target, &at));
     return RunBatteryInParallel("twin-of-" + run, at, o);
