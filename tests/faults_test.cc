@@ -491,7 +491,9 @@ TEST(Faults, KillsAtManyPointsLoseNothingRecorded) {
   EXPECT_GE(kills, 3);
   Proc done = RunSsdlab({"pts", "--resume", "r", "--db", t / "r.db", "--progress", "none"});
   const auto status = Rows(t / "r.db", "SELECT status FROM runs");
-  if (status != std::vector<std::string>{"done"}) ASSERT_EQ(done.exit_code, 0) << done.err;
+  if (status != std::vector<std::string>{"done"}) {
+    ASSERT_EQ(done.exit_code, 0) << done.err;
+  }
   const auto final_rows = Rows(t / "r.db", kStoredPhases);
   for (const std::string& row : before)
     EXPECT_NE(std::find(final_rows.begin(), final_rows.end(), row), final_rows.end());

@@ -204,7 +204,7 @@ json ArgsJson(const ProfileArgs& a) {
 
 bool LooksLikeFile(const std::string& name) {
   return name.find('/') != std::string::npos ||
-         name.size() > 5 && name.substr(name.size() - 5) == ".toml";
+         (name.size() > 5 && name.substr(name.size() - 5) == ".toml");
 }
 
 // The directory of a fileio run must be a writable directory on a real filesystem.

@@ -949,7 +949,9 @@ TEST_F(ReportTest, ProfileAndPtsRunsShareAReport) {
       EXPECT_EQ(r[1], "SNIA PTS-E 1.1 with the reviewers' deviations (docs/methodology.md)");
       EXPECT_EQ(r[2].get<std::string>().rfind("ssdlab profile cdm: ", 0), 0u) << r[2];
     }
-    if (r.is_array() && r[0] == "Steady state") EXPECT_EQ(r[2], "not applicable (profile)");
+    if (r.is_array() && r[0] == "Steady state") {
+      EXPECT_EQ(r[2], "not applicable (profile)");
+    }
   }
   // PTS sections hold the PTS run only; the profile section the profile run only.
   const json* iops = Block(Blocks(model, "iops"), "iops-2d");
@@ -1025,7 +1027,9 @@ TEST_F(ReportTest, AppRunsHaveTheirSectionAndStayOutOfPtsSections) {
   for (const json& s : model["sections"]) {
     if (s["id"] == "app") app = &s;
     // PTS sections list the PTS run only: no "not run" columns for the application runs.
-    if (s["id"] == "iops") EXPECT_EQ(s.dump().find("pgbench"), std::string::npos);
+    if (s["id"] == "iops") {
+      EXPECT_EQ(s.dump().find("pgbench"), std::string::npos);
+    }
   }
   ASSERT_NE(app, nullptr);
   const json& table = (*app)["blocks"][0];

@@ -90,7 +90,9 @@ void RoundTrip(const std::string& base, const std::string& path, bool idle) {
     const std::string mix = b->info().logical_block_bytes == 512 ? "512:20,4KiB:50,64KiB:30"
                                                                  : "4KiB:60,8KiB:10,64KiB:30";
     RunSpec(*b, Spec(*b, "randrw", mix, 4, "", "30ms", "0%-100%", 3, 9));
-    if (idle) ASSERT_TRUE(b->Idle(20 * kNsPerMs, RunControl{}).ok());
+    if (idle) {
+      ASSERT_TRUE(b->Idle(20 * kNsPerMs, RunControl{}).ok());
+    }
     RunSpec(*b, Spec(*b, "randwrite", "4KiB", 32, "0.3x", "", "0%-50%", 1, 11));
   }
   ASSERT_TRUE(saved->Close().ok());

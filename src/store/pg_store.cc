@@ -62,7 +62,6 @@ namespace {
 using Param = PgStore::Param;
 
 Param P(const std::string& s) { return {s, false}; }
-Param P(const char* s) { return {s, false}; }
 Param P(int64_t v) { return {std::to_string(v), false}; }
 Param P(uint64_t v) { return {std::to_string(static_cast<int64_t>(v)), false}; }
 Param P(int v) { return {std::to_string(v), false}; }
