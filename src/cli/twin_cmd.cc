@@ -200,6 +200,10 @@ int RunFit(const FitArgs& a) {
   if (r->kept_base)
     std::cout << "  no candidate beat the base on the fitted figures' median error: the twin "
                  "keeps the base's values\n";
+  if (!r->rejected_figures.empty())
+    std::cout << fmt::format("  (the search's best point, not kept: fitted {}, held out {})\n",
+                             lookup(twin::MedianErrors(r->rejected_figures, false), "all"),
+                             lookup(twin::MedianErrors(r->rejected_figures, true), "all"));
   std::string cv;
   for (const auto& [w, loss] : r->prior_cv)
     cv += fmt::format("{}{:g}: {:.4g}", cv.empty() ? "" : ", ", w, loss);
@@ -354,7 +358,7 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
   fit->add_option("--fit", a->fit,
                   "Comma-separated parameter keys to fit (default: cmd_us, ctrl_*_us, "
                   "ctrl_*_kib_us, t_read_us, t_prog_us, ch_mb_s, op, link_mb_s (those not 0 in "
-                  "the base), gc, gc_lazy)");
+                  "the base, but for ctrl_*_kib_us), gc, gc_lazy, gc_yield)");
   fit->add_option("--train-tests", a->train_tests,
                   "Fit only these tests' figures (e.g. iops,lat,wsat); the others are held out. "
                   "Default: a quarter of each test's cells is held out");

@@ -15,7 +15,8 @@
 // cell's metrics, such as LAT's mean and tails, move together), only the keys the training
 // figures pin best are fitted (at most one per two cells; PinnedKeys, from the figures'
 // sensitivity to each key at the base) and the GC policies are not fitted; the rest stay the
-// base's.
+// base's. Nor are the GC policies fitted without WSAT or HIR figures among the training ones
+// (the curves they shape; the steady-state cells of a table alone do not tell them apart).
 //
 // Objective: the mean over tests of the mean loss (squared or absolute log-ratio simulated /
 // measured, FitOptions::loss) of their training figures, each capped at 1 (a factor e), so that
@@ -39,7 +40,9 @@
 namespace ssdlab::twin {
 
 // The keys fitted when --fit is not given: controller and NAND times, spare area, GC; of the
-// number keys, those that are not 0 in `base` (a 0 has no log scale: the base does without it).
+// number keys, those that are not 0 in `base` (a 0 has no log scale: the base does without it),
+// but for the per-KiB controller times (0 is no cost beyond a command's first 4 KiB; the fit
+// can raise them from it, FitOptions::max_factor).
 std::vector<std::string> DefaultFitKeys(const sim::SimParams& base);
 
 struct FitOptions {
@@ -63,7 +66,9 @@ struct FitOptions {
   // figures take no part).
   double prior_weight = -1;
   uint32_t max_evals = 0;  // 0: 40 + 16 x keys (the cross-validation's fits come on top)
-  double max_factor = 3;   // each value within base / max_factor .. base x max_factor
+  // Each value within base / max_factor .. base x max_factor; a per-KiB controller time 0 in the
+  // base within 0 .. (max_factor - 1) x the base's link time per KiB (1024 / link_mb_s us).
+  double max_factor = 3;
   SimulateOptions sim;
   // Per figure (in the order of Fit's `figures`): its value from the full tests on the base
   // (the run's own tests re-run on it), or 0 where unknown. Every cheap value of a figure is
@@ -114,6 +119,9 @@ struct FitResult {
   // True when the search's best point did not beat the base on the training figures' median
   // relative error (MedianErrors, "all"): the twin is then the base itself.
   bool kept_base = false;
+  // When the guard above rejected the search's best point: its figures (as `figures` would have
+  // been), so that what was not kept can be told; else empty.
+  std::vector<FigureFit> rejected_figures;
   double prior_weight = 0;  // the weight used
   // Chosen by cross-validation: per weight tried, the sum over folds of the left-out loss; and
   // the simulations it ran (beside `evaluations`).
@@ -122,7 +130,7 @@ struct FitResult {
 };
 
 // Invalid: an unknown key or one that cannot be fitted (text keys other than gc, a base value
-// of 0), or no training figures.
+// of 0 but for the per-KiB controller times), or no training figures.
 Status CheckFitKeys(const std::vector<std::string>& keys, const sim::SimParams& base);
 
 // Per figure, true when it is held out (the split above; a cell's metrics together). Invalid

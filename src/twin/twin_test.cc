@@ -235,7 +235,8 @@ TEST(Twin, LossesOfALogRatio) {
 // The guard: a point of lower objective that is farther from the training figures by their
 // median error is not kept. Three figures are the base's own, the fourth is three times the
 // base's; a slower read path lowers the objective (the one far figure weighs a whole test) at
-// the cost of the three matched ones, so the median error would rise: the base is returned.
+// the cost of the three matched ones, so the median error would rise: the base is returned,
+// the point rejected reported. A re-anchored point is judged by its full tests' objective.
 TEST(Twin, FitThatCannotBeatTheBaseReturnsTheBase) {
   std::vector<Figure> figs = {
       Cell("iops", 100, 4096, 4, 8, "iops"), Cell("iops", 0, 4096, 4, 8, "iops"),
@@ -257,6 +258,23 @@ TEST(Twin, FitThatCannotBeatTheBaseReturnsTheBase) {
     EXPECT_EQ(r->figures[i].simulated, r->base_figures[i].simulated);
   const std::string toml = TwinToml(r.value(), "tiny", {"r1"}, o, 1.0);
   EXPECT_NE(toml.find("kept_base = true"), std::string::npos);
+  EXPECT_NE(toml.find("rejected_held_out_median_error"), std::string::npos);
+  ASSERT_EQ(r->rejected_figures.size(), figs.size());
+  // The point rejected was closer on the far figure.
+  EXPECT_LT(r->rejected_figures[3].RelError(), r->base_figures[3].RelError());
+  // Re-anchored (the "full tests" are the evaluator itself), the full tests judge by the
+  // objective: the same point is kept.
+  auto full_tests = [&](const sim::SimParams& p) { return SimulateFigures(p, figs, shape); };
+  auto at_base = full_tests(Params("sim:tiny"));
+  ASSERT_TRUE(at_base.ok()) << at_base.status().message();
+  o.base_exact = at_base.value();
+  o.full_tests = full_tests;
+  o.reanchor = 1;
+  auto anchored = Fit(Params("sim:tiny"), figs, shape, o);
+  ASSERT_TRUE(anchored.ok()) << anchored.status().message();
+  EXPECT_FALSE(anchored->kept_base);
+  EXPECT_TRUE(anchored->rejected_figures.empty());
+  EXPECT_LT(anchored->objective, anchored->base_objective);
 }
 
 // Figures of the base itself: no step of the search may leave the fit worse than its start.
@@ -319,6 +337,14 @@ TEST(Twin, GcPoliciesAreTriedTogether) {
   EXPECT_EQ(r->params.gc, sim::VictimPolicy::kFifo);
   EXPECT_FALSE(r->params.gc_lazy);
   EXPECT_LT(r->objective, r->base_objective);
+  // Without WSAT or HIR figures to fit, the policies are not fitted.
+  o.keys = {"ctrl_write_us", "gc", "gc_lazy", "gc_yield"};
+  o.train_tests = {"iops", "lat"};
+  auto cells = Fit(Params("sim:tiny?gc_lazy=1&gc_yield=1&gc_batch_pct=5"), figs, shape, o);
+  ASSERT_TRUE(cells.ok()) << cells.status().message();
+  EXPECT_EQ(cells->fitted_keys, std::vector<std::string>{"ctrl_write_us"});
+  EXPECT_EQ(cells->params.gc, sim::VictimPolicy::kGreedy);
+  EXPECT_TRUE(cells->params.gc_lazy);
 }
 
 // Re-anchoring (FitOptions::reanchor): with the full tests at hand, the correction is anchored
@@ -557,6 +583,31 @@ TEST(Twin, FewCellsCrossValidateThePriorWeight) {
   EXPECT_NEAR(stiff->params.cmd_us, base.cmd_us, 1e-3 * base.cmd_us);
   EXPECT_NEAR(stiff->params.ctrl_write_us, base.ctrl_write_us, 1e-3 * base.ctrl_write_us);
   EXPECT_NEAR(stiff->params.ctrl_read_us, base.ctrl_read_us, 1e-3 * base.ctrl_read_us);
+}
+
+// A per-KiB controller time 0 in the base (tiny's: no cost beyond a command's first 4 KiB) is
+// fitted from 0 up: QD 1 read means of three sizes pin it.
+TEST(Twin, PerKibTimeIsFittedFromZero) {
+  const sim::SimParams base = Params("sim:tiny");
+  ASSERT_EQ(base.ctrl_read_kib_us, 0);
+  const std::vector<std::string> keys = DefaultFitKeys(base);
+  EXPECT_NE(std::find(keys.begin(), keys.end(), "ctrl_read_kib_us"), keys.end());
+  EXPECT_TRUE(CheckFitKeys({"ctrl_write_kib_us"}, base).ok());
+  std::vector<Figure> figs = {Cell("lat", 100, 4096, 1, 1, "lat_mean_us"),
+                              Cell("lat", 100, 65536, 1, 1, "lat_mean_us"),
+                              Cell("lat", 100, 131072, 1, 1, "lat_mean_us")};
+  const RunShape shape;
+  ASSERT_NO_FATAL_FAILURE(MeasureOn("sim:tiny?ctrl_read_kib_us=1.5", figs, shape));
+  FitOptions o;
+  o.keys = {"ctrl_read_kib_us"};
+  o.train_tests = {"lat"};
+  o.prior_weight = 0;
+  o.max_evals = 40;
+  auto r = Fit(base, figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(r->kept_base);
+  EXPECT_NEAR(r->params.ctrl_read_kib_us, 1.5, 0.15);
+  EXPECT_LT(r->objective, r->base_objective / 10);
 }
 
 TEST(Twin, BadFitKeysAreNamed) {
