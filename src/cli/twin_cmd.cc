@@ -198,8 +198,8 @@ int RunFit(const FitArgs& a) {
   for (const std::string& k : r->fitted_keys) fitted += (fitted.empty() ? "" : ", ") + k;
   std::cout << "  fitted keys: " << fitted << "\n";
   if (r->kept_base)
-    std::cout << "  no candidate beat the base on the fitted figures' median error: the twin "
-                 "keeps the base's values\n";
+    std::cout << "  no candidate beat the base on the fitted figures: the twin keeps the base's "
+                 "values\n";
   if (!r->rejected_figures.empty())
     std::cout << fmt::format("  (the search's best point, not kept: fitted {}, held out {})\n",
                              lookup(twin::MedianErrors(r->rejected_figures, false), "all"),

@@ -1115,8 +1115,8 @@ std::string TwinToml(const FitResult& r, const std::string& base_name,
   out += "]\n";
   out += "cv_evaluations = " + std::to_string(r.cv_evaluations) + "\n";
   out += "wall_s = " + Format(wall_s, "%.1f") + "\n";
-  out += "# true: no candidate beat the base on the fitted figures' median error, so the twin\n";
-  out += "# keeps the base's values\n";
+  out += "# true: no candidate beat the base on the fitted figures (their median error; when\n";
+  out += "# re-anchored, the full tests' objective), so the twin keeps the base's values\n";
   out += std::string("kept_base = ") + (r.kept_base ? "true" : "false") + "\n";
   out += "objective = " + Format(r.objective, "%.6g") + "\n";
   out += "base_objective = " + Format(r.base_objective, "%.6g") + "\n";

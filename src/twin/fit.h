@@ -116,8 +116,9 @@ struct FitResult {
   std::vector<FigureFit> base_figures;
   uint32_t evaluations = 0;
   double objective = 0, base_objective = 0;  // over the training figures
-  // True when the search's best point did not beat the base on the training figures' median
-  // relative error (MedianErrors, "all"): the twin is then the base itself.
+  // True when the search's best point did not beat the base on the training figures (re-anchored:
+  // by its full tests' objective; else by their median relative error, MedianErrors "all"): the
+  // twin is then the base itself.
   bool kept_base = false;
   // When the guard above rejected the search's best point: its figures (as `figures` would have
   // been), so that what was not kept can be told; else empty.
