@@ -11,7 +11,8 @@
 #    calibration rows, the predicted rows held out; and on a seeded half of each test's rows
 #    (`--holdout 0.5`, seeds 1 to 3), the other half held out; with the squared and the
 #    absolute loss. Each time the held-out rows' median error of the twin and of the preset,
-#    on the same rows.
+#    on the same rows, and (bench/twin_heldout.py) their mean absolute log-ratio and how many
+#    held-out rows the twin predicts better and worse.
 #
 # Usage: bench/twin_accuracy.sh [BUILD_DIR]   (about 30-40 minutes on 2 cores)
 # PART=1 or PART=2 runs one part only; SPLIT_SEEDS (default "1 2 3") the seeds of part 2's split;
@@ -66,10 +67,12 @@ for table in 000:dc-sata-read-intensive:1600321314816 002:dc-sas-write-intensive
     echo "-- --loss $loss, fitted on the calibration rows, the predicted rows held out:"
     "$ssdlab" sim fit "seed$n" --db "$db" --base "$preset" --loss $loss \
       ${FIT_ARGS:-} -o "$work/seed$n.toml" 2>/dev/null
+    python3 "$here/bench/twin_heldout.py" "$work/seed$n.toml"
     for split in ${SPLIT_SEEDS:-1 2 3}; do
       echo "-- --loss $loss, fitted on half of each test's rows (--holdout 0.5 --seed $split):"
       "$ssdlab" sim fit "seed$n" --db "$db" --base "$preset" --loss $loss --holdout 0.5 \
         --seed "$split" ${FIT_ARGS:-} -o "$work/seed$n-half$split.toml" 2>/dev/null
+      python3 "$here/bench/twin_heldout.py" "$work/seed$n-half$split.toml"
     done
   done
 done
