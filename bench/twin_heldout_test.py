@@ -4,6 +4,7 @@ import math
 import os
 import sys
 import tempfile
+import tomllib
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -22,7 +23,6 @@ figures = [
 
 class Summary(unittest.TestCase):
     def test_held_out_figures_only(self):
-        import tomllib
         s = twin_heldout.summary(tomllib.loads(TWIN)["fit"]["figures"])
         self.assertEqual(s["n"], 3)
         self.assertAlmostEqual(s["median_twin"], 0.10)

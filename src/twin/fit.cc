@@ -684,16 +684,16 @@ class Fitter {
     for (const Figure& f : train_) train_cells.insert(CellOf(f));
     const size_t max_numbers = std::max<size_t>(1, train_cells.size() / kCellsPerKey);
     const bool select = numbers_.size() > max_numbers;
-    // The GC policies shape the WSAT fall and the HIR recovery; without such figures to fit,
-    // the cheap evaluator's steady states are all that would judge them: kept.
-    if (std::none_of(train_.begin(), train_.end(),
-                     [](const Figure& f) { return f.test == "wsat" || f.test == "hir"; }))
+    // The GC policies shape the WSAT fall and the HIR recovery: kept when a few cells cannot pin
+    // them, or when no such figure is fitted (the cheap evaluator's steady states would then
+    // judge them alone).
+    if (select || std::none_of(train_.begin(), train_.end(),
+                               [](const Figure& f) { return f.test == "wsat" || f.test == "hir"; }))
       cats_.clear();
-    budget_ =
-        o_.max_evals
-            ? o_.max_evals
-            : (select ? static_cast<uint32_t>(numbers_.size()) + 1 : 0) + 40 +
-                  16 * static_cast<uint32_t>(select ? max_numbers : numbers_.size() + cats_.size());
+    budget_ = o_.max_evals ? o_.max_evals
+                           : (select ? static_cast<uint32_t>(numbers_.size()) + 1 : 0) + 40 +
+                                 16 * static_cast<uint32_t>(
+                                          (select ? max_numbers : numbers_.size()) + cats_.size());
     std::map<std::string, std::vector<double>> probed = {{TargetOf(base_), train_at_base_}};
     uint32_t probe_evals = 0;
     if (select) {
@@ -721,8 +721,6 @@ class Fitter {
         }
         numbers_ = PinnedKeys(numbers_, std::move(columns), max_numbers);
       }
-      // Nor do a few cells pin the GC policies (they shape the WSAT and HIR curves): kept.
-      cats_.clear();
       probe_evals = probe.evals_;
       probed = std::move(probe.cache_);
     }
