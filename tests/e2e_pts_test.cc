@@ -226,16 +226,22 @@ TEST(PtsE2E, EveryTestOnAFile) {
   EXPECT_EQ((*FindTest(doc, "iops"))["results"]["purge_method"], "punch-hole");
   EXPECT_EQ((*FindTest(doc, "iops"))["results"]["cells"].size(), 4u);
   // --progress json: every stderr line before the summary is a JSON event.
-  int events = 0;
+  int events = 0, hir_cycles = 0;
   std::istringstream in(p.err);
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] != '{') continue;
     json e = json::parse(line);
     EXPECT_TRUE(e.contains("stage") && e.contains("test") && e.contains("eta_test_s"));
+    // An event that reports a measurement reports its p99 with it (HIR's cycles once did not).
+    if (e.value("iops", 0.0) > 0) {
+      EXPECT_GT(e.value("p99_ns", 0.0), 0) << line;
+    }
+    hir_cycles += e.value("test", "") == "hir" && e.value("stage", "") == "cycle";
     ++events;
   }
   EXPECT_GT(events, 20);
+  EXPECT_GT(hir_cycles, 0);
 }
 
 // --time-scale: the spec's durations over N on the drive at scale N (explicit flags win), the

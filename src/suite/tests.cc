@@ -312,7 +312,8 @@ Result<TestOutcome> Hir(Runner& r) {
                     .max_rounds = o.hir_cycles,
                     .cell = cell,
                     .iops = res.Iops(res.Total()),
-                    .mean_ns = res.Total().latency.Mean()});
+                    .mean_ns = res.Total().latency.Mean(),
+                    .p99_ns = res.Total().latency.Percentile(99)});
         out.push_back({step, cell, {{"wait_ns", wait}, {"cycle", c + 1}}, std::move(res)});
         SSDLAB_RETURN_IF_ERROR(r.Idle(wait));
       }
