@@ -4,6 +4,8 @@
 #include <cassert>
 #include <cmath>
 
+#include "base/rng.h"
+
 namespace ssdlab::sim {
 
 // The hot path (a host write with its share of GC copies) is compiled as one function.
@@ -19,7 +21,7 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
     : p_(p), g_(g), ftl_(g, p.gc, p.gc_d, p.seed, fresh) {
   cmd_ns_ = UsToNs(p.cmd_us);
   ctrl_read_ns_ = UsToNs(p.ctrl_read_us);
-  ctrl_write_ns_ = UsToNs(p.ctrl_write_us);
+  ctrl_write_ns_ = UsToNs(p.ctrl_write_us * (1 - p.ctrl_write_jitter_pct / 100));
   ctrl_trim_ns_ = UsToNs(p.ctrl_trim_us);
   // us per KiB = 1e6 / 1024 ps per byte.
   ctrl_read_ps_per_byte_ =
@@ -52,6 +54,8 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
   }
   typed_prog_ = p.t_prog_type_pct > 0;
   read_flush_ = p.read_flush;
+  flush_chance_ = p.read_flush_big_pct / 100.0;
+  write_jitter_mean_ns_ = p.ctrl_write_us * p.ctrl_write_jitter_pct * 10.0;  // us x % -> ns
   gc_yield_ = p.gc_yield && p.gc_lazy;  // eager GC copies in step with the writes
   jitter_mean_ns_ = p.t_read_jitter_us * 1000.0;
   prog_jitter_mean_ns_ = p.t_prog_jitter_us * 1000.0;
@@ -109,12 +113,24 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   slc_pages_ = slc_folded_ = nand_reads_ = 0;
   host_read_pages_ = unmapped_read_pages_ = 0;
   fold_seq_ = 0;
-  noise_.rng = (p_.seed ^ 0x9e3779b97f4a7c15ull) | 1;
+  // Mixed, so that every seed has its own stream (xorshift needs a non-zero state).
+  noise_.rng = Mix64(p_.seed) != 0 ? Mix64(p_.seed) : 0x9e3779b97f4a7c15ull;
+  noise_.last_write_big = noise_.flush_skipped = 0;
   write_hold_until_ = 0;
   for (ReadStream& st : streams_) st = ReadStream{};
   stream_victim_ = 0;
   std::fill(ahead_.begin(), ahead_.end(), AheadUnit{});
   noise_.next_hk_ns = hk_period_ns_ > 0 && hk_ns_ > 0 ? now_ns + hk_period_ns_ : UINT64_MAX;
+}
+
+void SimDevice::ReadFlush(uint64_t t) {
+  if (noise_.last_write_big && flush_chance_ < 1.0) {
+    if (noise_.flush_skipped || Uniform() >= flush_chance_) {
+      noise_.flush_skipped = 1;
+      return;
+    }
+  }
+  FlushHostGroup(t);
 }
 
 double SimDevice::Uniform() {
@@ -364,7 +380,7 @@ uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
   }
   if (link < write_hold_until_) link = write_hold_until_;
   const uint64_t tc =
-      BookCtrl(link, ctrl_write_ns_ + ExtraCtrlNs(units * kUnitBytes, ctrl_write_ps_per_byte_), t);
+      BookCtrl(link, WriteCtrlNs() + ExtraCtrlNs(units * kUnitBytes, ctrl_write_ps_per_byte_), t);
   uint64_t done = tc;
   for (uint64_t lpn = lpn_begin; lpn < lpn_end; ++lpn) {
     const uint64_t slot = buffer_seq_++;
@@ -396,7 +412,7 @@ uint64_t SimDevice::WriteUnit(uint64_t lpn, uint64_t t) {
     if (cap_ps_per_byte_) link = std::max(link, shared_link_.Book(t, CapNs(kUnitBytes), t));
   }
   if (link < write_hold_until_) link = write_hold_until_;
-  const uint64_t tc = BookCtrl(link, ctrl_write_ns_, t);
+  const uint64_t tc = BookCtrl(link, WriteCtrlNs(), t);
   const uint64_t slot = buffer_seq_++;
   const uint64_t ready = std::max(tc, buffer_ring_[slot & buffer_mask_]);
   Group& grp = host_group_;

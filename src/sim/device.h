@@ -135,11 +135,15 @@ class SimDevice {
     }
     uint64_t done;
     if (dir == Direction::kWrite) {
+      if (flush_chance_ < 1.0) {
+        noise_.last_write_big = bytes > kUnitBytes;
+        noise_.flush_skipped = 0;
+      }
       done = bytes == kUnitBytes && offset % kUnitBytes == 0 ? WriteUnit(offset / kUnitBytes, t_ns)
                                                              : Write(offset, bytes, t_ns);
     } else if (dir == Direction::kRead) {
       if (read_flush_ && host_group_.count > 0 && t_ns >= host_busy_until_) [[unlikely]]
-        FlushHostGroup(t_ns);
+        ReadFlush(t_ns);
       done = Read(offset, bytes, t_ns);
     } else {
       done = Trim(offset, bytes, t_ns);
@@ -212,6 +216,10 @@ class SimDevice {
   // read_flush: programs the open host group's buffered units now, as one program, releases
   // their buffer slots and holds the controller until it has ended. REQUIRES: count > 0.
   void FlushHostGroup(uint64_t t);
+  // A read reaching an idle drive with units in the open host group: FlushHostGroup, except
+  // after a write larger than 4 KiB, where it flushes with chance read_flush_big_pct (one draw
+  // per write; a read that draws no flush leaves the reads after it unflushed too).
+  void ReadFlush(uint64_t t);
   uint64_t Read(uint64_t offset, uint32_t bytes, uint64_t t);
   // Read() with read-ahead (read_ahead_bytes > 0): units of a stream found in the read-ahead
   // buffer skip NAND and the per-KiB controller time; a read continuing a stream reads the
@@ -247,6 +255,13 @@ class SimDevice {
     if (prog_jitter_mean_ns_ > 0) [[unlikely]]
       return t + static_cast<uint64_t>(-prog_jitter_mean_ns_ * std::log(Uniform()));
     return t;
+  }
+  // Controller time of a write command's first 4 KiB: ctrl_write_us, of which the share
+  // ctrl_write_jitter_pct is drawn (exponential).
+  uint64_t WriteCtrlNs() {
+    if (write_jitter_mean_ns_ > 0) [[unlikely]]
+      return ctrl_write_ns_ + static_cast<uint64_t>(-write_jitter_mean_ns_ * std::log(Uniform()));
+    return ctrl_write_ns_;
   }
   // tPROG of the open host group's program (SLC mode or native).
   uint64_t HostProgNs(const Group& grp) {
@@ -341,6 +356,8 @@ class SimDevice {
   uint64_t bg_copy_gap_ns_;  // background GC: time between copies (0: no limit)
   bool suspend_;
   bool read_flush_;
+  double flush_chance_;          // read_flush_big_pct / 100
+  double write_jitter_mean_ns_;  // the random share of ctrl_write_us
   bool gc_yield_;
   bool typed_prog_;                 // t_prog_type_pct > 0
   uint64_t type_tprog_ns_[4] = {};  // native tPROG by page type
@@ -414,6 +431,8 @@ class SimDevice {
   struct Noise {
     uint64_t rng = 0;                  // xorshift64* state
     uint64_t next_hk_ns = UINT64_MAX;  // next housekeeping window
+    uint32_t last_write_big = 0;       // read_flush_big_pct < 100: the last write was > 4 KiB
+    uint32_t flush_skipped = 0;        // a read since that write drew no flush
   } noise_;
 };
 

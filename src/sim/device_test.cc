@@ -137,6 +137,71 @@ TEST(SimDevice, ReadFlushMakesAReadAfterWritesWaitForTheirProgram) {
   EXPECT_LT(r2, t_prog_ns / 2);
 }
 
+// read_flush_big_pct: after a write larger than 4 KiB the next read flushes with that chance
+// (one draw per write; the reads after a read that drew none wait for nothing); after a 4 KiB
+// write it always does.
+TEST(SimDevice, ReadFlushAfterALargeWriteHasItsChance) {
+  // Of 1000 write-read-read rounds on an idle drive: how many first and second reads waited.
+  auto waited = [](const std::string& target, uint32_t write_bytes) {
+    Fixture f(target);
+    f.dev.Submit(Direction::kWrite, 0, 4096, 0);  // mapped, so the reads touch NAND
+    uint64_t t = 100000000;
+    std::pair<int, int> n{0, 0};
+    for (uint64_t i = 1; i <= 1000; ++i) {
+      const uint64_t w = f.dev.Submit(Direction::kWrite, (i % 64) << 20, write_bytes, t);
+      const uint64_t r1 = f.dev.Submit(Direction::kRead, 0, 4096, w + 1000);
+      const uint64_t r2 = f.dev.Submit(Direction::kRead, 0, 4096, r1 + 1000);
+      n.first += r1 - w - 1000 >= 1000000;
+      n.second += r2 - r1 - 1000 >= 1000000;
+      // Empties the open group for the next round: a read after a 4 KiB write flushes it.
+      const uint64_t w4 = f.dev.Submit(Direction::kWrite, 32 << 20, 4096, r2 + 100000000);
+      t = f.dev.Submit(Direction::kRead, 0, 4096, w4 + 1000) + 100000000;
+    }
+    return n;
+  };
+  const std::string flush = "sim:tiny?t_prog_us=1000&read_flush=1&read_flush_big_pct=30";
+  const auto big = waited(flush, 8192);
+  // 1000 draws of chance 0.3: within 4 standard deviations (14.5) of 300.
+  EXPECT_NEAR(big.first, 300, 60);
+  EXPECT_EQ(big.second, 0);
+  EXPECT_EQ(waited(flush, 4096), std::make_pair(1000, 0));
+  EXPECT_EQ(waited("sim:tiny?t_prog_us=1000&read_flush=1", 8192), std::make_pair(1000, 0));
+  EXPECT_EQ(big, waited(flush, 8192));  // seeded
+}
+
+// ctrl_write_jitter_pct: that share of a write command's controller time is drawn from an
+// exponential of the same mean, so QD 1 write latencies spread around an unchanged mean.
+TEST(SimDevice, WriteJitterSpreadsWriteLatencyAroundTheSameMean) {
+  auto latencies_us = [](const std::string& target) {
+    Fixture f(target);
+    std::vector<double> out;
+    uint64_t t = 0;
+    for (uint64_t i = 0; i < 2000; ++i) {
+      const uint64_t done = f.dev.Submit(Direction::kWrite, (i % 256) * 4096, 4096, t);
+      out.push_back(static_cast<double>(done - t) / 1e3);
+      t = done + 10000000;  // idle: buffered units programmed, nothing queued
+    }
+    return out;
+  };
+  const std::string base = "sim:tiny?ctrl_write_us=50";
+  const std::vector<double> plain = latencies_us(base);
+  const std::vector<double> jittered = latencies_us(base + "&ctrl_write_jitter_pct=80");
+  auto mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  };
+  const auto [lo, hi] = std::minmax_element(jittered.begin(), jittered.end());
+  EXPECT_LT(
+      *std::max_element(plain.begin(), plain.end()) - *std::min_element(plain.begin(), plain.end()),
+      1.0);
+  // 2000 draws of a mean of 40 us: the sample mean is within 4 us (4.5 standard errors).
+  EXPECT_NEAR(mean(jittered), mean(plain), 4);
+  EXPECT_LT(*lo, mean(plain) - 30);   // the fixed part is 10 of the 50 us
+  EXPECT_GT(*hi, mean(plain) + 150);  // an exponential's tail: the largest of 2000 ~ 7.6x
+  EXPECT_EQ(jittered, latencies_us(base + "&ctrl_write_jitter_pct=80"));
+}
+
 // A read that arrives while other commands are in flight is not held by a flush (only an
 // idle drive flushes): at depth the mix keeps its speed.
 TEST(SimDevice, ReadFlushLeavesABusyDriveAlone) {
@@ -199,6 +264,10 @@ TEST(SimDevice, ProgramJitterSpreadsProgramTimesBySeed) {
   EXPECT_NEAR(mean(jittered) - mean(plain), 300, 60);
   EXPECT_GT(spread(jittered), 1000);  // an exponential's tail: the largest of 400 ~ 6x its mean
   EXPECT_EQ(jittered, waits_us(flush + "&t_prog_jitter_us=300"));
+  // Every seed has its own stream (seeds 2 and 3 once drew the same).
+  EXPECT_NE(waits_us(flush + "&t_prog_jitter_us=300&seed=2"),
+            waits_us(flush + "&t_prog_jitter_us=300&seed=3"));
+  EXPECT_NE(jittered, waits_us(flush + "&t_prog_jitter_us=300&seed=0"));
 }
 
 TEST(SimDevice, TrimFreesSpaceAndCountsNoNandWrites) {

@@ -132,6 +132,10 @@ const std::vector<ParamDef>& ParamTable() {
     t.push_back(us("ctrl_read_us", "controller time per read command", &SimParams::ctrl_read_us));
     t.push_back(
         us("ctrl_write_us", "controller time per write command", &SimParams::ctrl_write_us));
+    t.push_back(DoubleParam("ctrl_write_jitter_pct", "%",
+                            "share of ctrl_write_us that is random (exponential, seeded; the "
+                            "mean stays ctrl_write_us)",
+                            &SimParams::ctrl_write_jitter_pct, 0, 100, "0..100"));
     t.push_back(us("ctrl_trim_us", "controller time per trim command", &SimParams::ctrl_trim_us));
     t.push_back(us("ctrl_unit_us", "controller time per extra 4 KiB of a command",
                    &SimParams::ctrl_unit_us));
@@ -186,6 +190,10 @@ const std::vector<ParamDef>& ParamTable() {
                           "1: a read reaching an idle drive waits while the controller programs "
                           "the writes its buffer holds; 0: it does not",
                           &SimParams::read_flush));
+    t.push_back(DoubleParam("read_flush_big_pct", "%",
+                            "read_flush after a write larger than 4 KiB: chance that the next "
+                            "read waits (else no read waits until the next write)",
+                            &SimParams::read_flush_big_pct, 0, 100, "0..100"));
     t.push_back(DoubleParam("t_read_jitter_us", "us",
                             "mean of a random (exponential, seeded) extra time per NAND read",
                             &SimParams::t_read_jitter_us, 0, 1e5, "0..1e5"));

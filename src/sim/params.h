@@ -48,6 +48,8 @@ struct SimParams {
   double cmd_us = 20;         // fixed latency added to every command (protocol, firmware)
   double ctrl_read_us = 10;   // controller occupancy per read command
   double ctrl_write_us = 10;  // controller occupancy per write command
+  // The share of ctrl_write_us that is random (exponential, seeded); the mean stays ctrl_write_us.
+  double ctrl_write_jitter_pct = 0;
   double ctrl_trim_us = 2;    // controller occupancy per trim command
   double ctrl_unit_us = 0.5;  // extra controller occupancy per 4 KiB unit beyond the first
   // Per-KiB controller occupancy of a command's data beyond its first 4 KiB, by direction
@@ -92,6 +94,9 @@ struct SimParams {
   // A read reaching an idle drive (nothing in flight) while written data waits in the buffer
   // for its program: the controller programs it first and serves the read once it has ended.
   bool read_flush = false;
+  // read_flush after a write larger than 4 KiB: the chance (%) that the next read waits for the
+  // program; otherwise reads wait for nothing until the next write (100: always, no draw).
+  double read_flush_big_pct = 100;
   double t_read_jitter_us = 0;    // mean exponential extra per NAND read (seeded)
   double t_prog_jitter_us = 0;    // mean exponential extra per native program (seeded)
   double read_retry_pct = 0;      // chance of one retry (an extra tR) per read, fresh block
