@@ -13,6 +13,12 @@
 namespace ssdlab::sim {
 namespace {
 
+double Mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
+}
+
 struct Fixture {
   explicit Fixture(const std::string& target)
       : p(ParseSimTarget(target).value()), g(DeriveGeometry(p)), dev(p, g) {}
@@ -186,19 +192,14 @@ TEST(SimDevice, WriteJitterSpreadsWriteLatencyAroundTheSameMean) {
   const std::string base = "sim:tiny?ctrl_write_us=50";
   const std::vector<double> plain = latencies_us(base);
   const std::vector<double> jittered = latencies_us(base + "&ctrl_write_jitter_pct=80");
-  auto mean = [](const std::vector<double>& v) {
-    double sum = 0;
-    for (double x : v) sum += x;
-    return sum / static_cast<double>(v.size());
-  };
   const auto [lo, hi] = std::minmax_element(jittered.begin(), jittered.end());
   EXPECT_LT(
       *std::max_element(plain.begin(), plain.end()) - *std::min_element(plain.begin(), plain.end()),
       1.0);
   // 2000 draws of a mean of 40 us: the sample mean is within 4 us (4.5 standard errors).
-  EXPECT_NEAR(mean(jittered), mean(plain), 4);
-  EXPECT_LT(*lo, mean(plain) - 30);   // the fixed part is 10 of the 50 us
-  EXPECT_GT(*hi, mean(plain) + 150);  // an exponential's tail: the largest of 2000 ~ 7.6x
+  EXPECT_NEAR(Mean(jittered), Mean(plain), 4);
+  EXPECT_LT(*lo, Mean(plain) - 30);   // the fixed part is 10 of the 50 us
+  EXPECT_GT(*hi, Mean(plain) + 150);  // an exponential's tail: the largest of 2000 ~ 7.6x
   EXPECT_EQ(jittered, latencies_us(base + "&ctrl_write_jitter_pct=80"));
 }
 
@@ -250,18 +251,13 @@ TEST(SimDevice, ProgramJitterSpreadsProgramTimesBySeed) {
   const std::string flush = "sim:tiny?t_prog_us=1000&read_flush=1";
   const std::vector<double> plain = waits_us(flush);
   const std::vector<double> jittered = waits_us(flush + "&t_prog_jitter_us=300");
-  auto mean = [](const std::vector<double>& v) {
-    double sum = 0;
-    for (double x : v) sum += x;
-    return sum / static_cast<double>(v.size());
-  };
   auto spread = [](const std::vector<double>& v) {
     return *std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end());
   };
-  EXPECT_GE(mean(plain), 1000);
+  EXPECT_GE(Mean(plain), 1000);
   EXPECT_LT(spread(plain), 50);
   // 400 draws of a mean of 300 us: the sample mean is within 60 us (4 standard errors).
-  EXPECT_NEAR(mean(jittered) - mean(plain), 300, 60);
+  EXPECT_NEAR(Mean(jittered) - Mean(plain), 300, 60);
   EXPECT_GT(spread(jittered), 1000);  // an exponential's tail: the largest of 400 ~ 6x its mean
   EXPECT_EQ(jittered, waits_us(flush + "&t_prog_jitter_us=300"));
   // Every seed has its own stream (seeds 2 and 3 once drew the same).
