@@ -124,7 +124,7 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
 }
 
 void SimDevice::ReadFlush(uint64_t t) {
-  if (noise_.last_write_big && flush_chance_ < 1.0) {
+  if (noise_.last_write_big) {  // set only when flush_chance_ < 1
     if (noise_.flush_skipped || Uniform() >= flush_chance_) {
       noise_.flush_skipped = 1;
       return;
@@ -149,7 +149,7 @@ uint32_t SimDevice::PageType(uint32_t ppn) const {
 uint64_t SimDevice::NoisyReadTime(uint32_t ppn) {
   const uint32_t type = PageType(ppn);
   uint64_t tr = type_tr_ns_[type];
-  if (jitter_mean_ns_ > 0) tr += static_cast<uint64_t>(-jitter_mean_ns_ * std::log(Uniform()));
+  if (jitter_mean_ns_ > 0) tr += ExponentialNs(jitter_mean_ns_);
   if (retry_base_ > 0 || retry_per_erase_ > 0) {
     const double chance = retry_base_ + retry_per_erase_ * ftl_.erase_count(block_of_.Div(ppn));
     if (Uniform() <= chance) tr += type_tr_ns_[type];

@@ -253,14 +253,14 @@ class SimDevice {
   uint64_t NativeProgNs(uint32_t ppn) {
     const uint64_t t = typed_prog_ ? type_tprog_ns_[PageType(ppn)] : t_prog_ns_;
     if (prog_jitter_mean_ns_ > 0) [[unlikely]]
-      return t + static_cast<uint64_t>(-prog_jitter_mean_ns_ * std::log(Uniform()));
+      return t + ExponentialNs(prog_jitter_mean_ns_);
     return t;
   }
   // Controller time of a write command's first 4 KiB: ctrl_write_us, of which the share
   // ctrl_write_jitter_pct is drawn (exponential).
   uint64_t WriteCtrlNs() {
     if (write_jitter_mean_ns_ > 0) [[unlikely]]
-      return ctrl_write_ns_ + static_cast<uint64_t>(-write_jitter_mean_ns_ * std::log(Uniform()));
+      return ctrl_write_ns_ + ExponentialNs(write_jitter_mean_ns_);
     return ctrl_write_ns_;
   }
   // tPROG of the open host group's program (SLC mode or native).
@@ -271,6 +271,10 @@ class SimDevice {
   uint64_t NoisyReadTime(uint32_t ppn);
   // Uniform in (0, 1] from the device's seeded generator.
   double Uniform();
+  // A seeded exponential draw of mean `mean_ns`, in whole ns.
+  uint64_t ExponentialNs(double mean_ns) {
+    return static_cast<uint64_t>(-mean_ns * std::log(Uniform()));
+  }
   // Books the housekeeping windows due by t (writes wait for the latest).
   void Housekeeping(uint64_t t);
   void ForegroundGc(uint64_t t);
