@@ -314,6 +314,20 @@ std::vector<std::string> Split(const std::string& s, char sep) {
 
 }  // namespace
 
+double LineRateMbS(HostInterface i) {
+  switch (i) {
+    case HostInterface::kSata:
+      return 600;
+    case HostInterface::kSas:
+      return 1200;
+    case HostInterface::kSasDual:
+      return 2400;
+    case HostInterface::kNvme:
+      return 0;
+  }
+  return 0;
+}
+
 const char* InterfaceName(HostInterface i) {
   switch (i) {
     case HostInterface::kSata:

@@ -216,6 +216,10 @@ std::vector<std::pair<std::string, std::string>> ParamPairs(const SimParams& p);
 std::pair<std::string, std::string> ParamDoc(const std::string& key);
 
 const char* InterfaceName(HostInterface i);
+// MB/s: the most a host interface's line can carry per direction (per port), what no link_mb_s
+// can exceed: SATA 6 Gb/s and SAS-3 12 Gb/s with 8b/10b coding, 600 and 1200 MB/s (a dual-port
+// SAS drive, 2400 over both ports); 0 for NVMe (its lanes and generation are not modelled).
+double LineRateMbS(HostInterface i);
 const char* PolicyName(VictimPolicy v);
 
 }  // namespace ssdlab::sim

@@ -66,8 +66,9 @@ struct FitOptions {
   // figures take no part).
   double prior_weight = -1;
   uint32_t max_evals = 0;  // 0: 40 + 16 x keys (the cross-validation's fits come on top)
-  // Each value within base / max_factor .. base x max_factor; a per-KiB controller time 0 in the
-  // base within 0 .. (max_factor - 1) x the base's link time per KiB (1024 / link_mb_s us).
+  // Each value within base / max_factor .. base x max_factor (link_mb_s at most the
+  // interface's line rate, sim::LineRateMbS); a per-KiB controller time 0 in the base within
+  // 0 .. (max_factor - 1) x the base's link time per KiB (1024 / link_mb_s us).
   double max_factor = 3;
   SimulateOptions sim;
   // Per figure (in the order of Fit's `figures`): its value from the full tests on the base
@@ -84,12 +85,13 @@ struct FitOptions {
   std::function<Result<std::vector<double>>(const sim::SimParams&)> full_tests;
   // With base_exact and full_tests, above 0: the correction is re-anchored at the search's best
   // point (full_tests there; the factors exact / cheap there for every candidate, in place of
-  // the base's, which misjudge candidates far from the base: another GC mode, other times),
-  // the point kept only when its full tests are closer to the training figures (the objective)
-  // than the last anchor's (first the base's), and the search (Subplex, the policies) run
-  // again from it with half the budget; at most this many times. The twin is the last anchor
-  // kept, and its figures are its full tests' (within the clamp); FitResult's objective and
-  // base_objective are then those of the full tests' values.
+  // the base's, which misjudge candidates far from the base: another GC mode, other times;
+  // with gc fitted, each other victim policy at that point is judged by its own full tests,
+  // and the closest is the point), the point kept only when its full tests are closer to the
+  // training figures (the objective) than the last anchor's (first the base's), and the search
+  // (Subplex, the policies) run again from it with half the budget; at most this many times.
+  // The twin is the last anchor kept, and its figures are its full tests' (within the clamp);
+  // FitResult's objective and base_objective are then those of the full tests' values.
   uint32_t reanchor = 0;
   // Called after each evaluation: evaluations done, budget, best objective so far.
   std::function<void(uint32_t, uint32_t, double)> progress;

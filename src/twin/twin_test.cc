@@ -413,6 +413,64 @@ TEST(Twin, ReanchoredCorrectionGivesTheTwinItsFullTestFigures) {
   EXPECT_TRUE(calls.empty());
 }
 
+// With the full tests at hand, every victim policy is judged by its own: a correction anchored
+// at one policy misjudges the others. Here the full tests are the cheap evaluator's figures,
+// 1.5 x as large for every policy but cost-benefit's, whose figures were measured; the cheap
+// evaluator corrected at the greedy base sees the same factor 1.5 for every policy, so alone
+// (reanchor 0) it picks another; judged by their full tests, cost-benefit matches exactly.
+TEST(Twin, VictimPoliciesAreJudgedByTheirOwnFullTests) {
+  std::vector<Figure> figs = SomeFigures();
+  const RunShape shape;
+  const sim::SimParams base = Params("sim:tiny");
+  auto full_tests = [&](const sim::SimParams& p) -> Result<std::vector<double>> {
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> v, SimulateFigures(p, figs, shape));
+    if (p.gc != sim::VictimPolicy::kCostBenefit)
+      for (double& x : v) x *= 1.5;
+    return v;
+  };
+  auto measured = full_tests(Params("sim:tiny?gc=costbenefit"));
+  ASSERT_TRUE(measured.ok()) << measured.status().message();
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = measured.value()[i];
+  FitOptions o;
+  o.keys = {"gc"};
+  o.train_tests = {"iops", "lat", "wsat"};
+  auto at_base = full_tests(base);
+  ASSERT_TRUE(at_base.ok()) << at_base.status().message();
+  o.base_exact = at_base.value();
+  o.full_tests = full_tests;
+  auto cheap_only = Fit(base, figs, shape, o);
+  ASSERT_TRUE(cheap_only.ok()) << cheap_only.status().message();
+  ASSERT_NE(cheap_only->params.gc, sim::VictimPolicy::kCostBenefit);
+  o.reanchor = 1;
+  auto r = Fit(base, figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->params.gc, sim::VictimPolicy::kCostBenefit);
+  EXPECT_NEAR(r->objective, 0, 1e-12);
+  EXPECT_FALSE(r->kept_base);
+}
+
+// A fitted link is no faster than its interface's line: sequential reads of a tiny SATA drive
+// with a 900 MB/s link (800 MB/s, its channels' limit) give a twin at SATA's 600 MB/s, the
+// closest a SATA drive comes.
+TEST(Twin, FittedLinkStaysWithinTheInterfacesLineRate) {
+  std::vector<Figure> figs = {Cell("tp", 100, 131072, 8, 16, "mb_s", true),
+                              Cell("tp", 100, 1048576, 8, 16, "mb_s", true)};
+  const RunShape shape;
+  ASSERT_NO_FATAL_FAILURE(MeasureOn("sim:tiny?link_mb_s=900", figs, shape));
+  const sim::SimParams base = Params("sim:tiny");
+  ASSERT_EQ(sim::LineRateMbS(base.interface), 600);
+  FitOptions o;
+  o.keys = {"link_mb_s"};
+  o.train_tests = {"tp"};
+  o.prior_weight = 0;
+  o.max_evals = 30;
+  auto r = Fit(base, figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(r->kept_base);
+  EXPECT_GT(r->params.link_mb_s, 590);
+  EXPECT_LE(r->params.link_mb_s, 600);
+}
+
 // An eager GC and lazy batches are each a start of their own, swept before the search goes on
 // from the better: figures of a lazy drive whose programs are faster by the sweep's step
 // (/ 3^0.35), fitted from an eager base. At the base's numbers the eager mode is the closer
