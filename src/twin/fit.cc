@@ -74,14 +74,16 @@ bool IsPerKibTime(const std::string& key) {
   return key == "ctrl_read_kib_us" || key == "ctrl_write_kib_us";
 }
 
-// A number key's value at normalised coordinate u in [-1, 1]: base x max_factor^u, link_mb_s at
-// most the interface's line rate (a fitted SATA link above 600 MB/s is no SATA drive); a per-KiB
+// A number key's value at normalised coordinate u in [-1, 1]: base x max_factor^u, but above the
+// base link_mb_s reaches the interface's line rate (if lower) at u = 1 (a SATA link above
+// 600 MB/s is no SATA drive; a scale, not a clamp, so that no stretch of u is flat); a per-KiB
 // controller time 0 in the base: 0 for u <= 0, else (max_factor^u - 1) x the link's time per
 // KiB (at most (max_factor - 1) x it: twice the link's time with the default factor 3).
 double ValueAt(const sim::SimParams& base, const std::string& key, double u, double max_factor) {
   const double b = BaseValue(base, key);
-  if (key == "link_mb_s" && sim::LineRateMbS(base.interface) > 0)
-    return std::min(b * std::pow(max_factor, u), std::max(b, sim::LineRateMbS(base.interface)));
+  const double line = sim::LineRateMbS(base.interface);
+  if (key == "link_mb_s" && u > 0 && line > 0)
+    return b * std::pow(std::clamp(line / b, 1.0, max_factor), u);
   if (b > 0 || !IsPerKibTime(key)) return b * std::pow(max_factor, u);
   return u > 0 ? (std::pow(max_factor, u) - 1) * 1024.0 / base.link_mb_s : 0.0;
 }
