@@ -224,6 +224,17 @@ int RunFit(const FitArgs& a) {
     std::cout << fmt::format("  {:<6} {:>14} {:>14} {:>14} {:>14}\n", t, lookup(train, t),
                              lookup(held, t), lookup(base_train, t), lookup(base_held, t));
   std::cout << "  (median relative error |simulated - measured| / measured)\n";
+  if (!r->victim_policies.empty()) {
+    std::cout << "  victim policies at the twin's numbers, by their full tests (close objectives: "
+                 "barely told apart):\n";
+    for (const twin::FitResult::PolicyFit& v : r->victim_policies) {
+      std::string held;
+      for (const auto& [test, e] : v.held_out_errors)
+        if (test != "all") held += fmt::format(", {} {:.1f}%", test, 100 * e);
+      std::cout << fmt::format("    {:<12} objective {:.4g}{}\n", v.gc, v.objective,
+                               held.empty() ? "" : "; held out " + held.substr(2));
+    }
+  }
   return kExitOk;
 }
 

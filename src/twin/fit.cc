@@ -885,8 +885,14 @@ class Fitter {
       SSDLAB_ASSIGN_OR_RETURN(std::vector<double> f,
                               FactorsAt(candidate, train_where_, o_.sim, &at_candidate));
       double objective = FullObjective(candidate, at_candidate);
-      SSDLAB_RETURN_IF_ERROR(OtherVictimPolicies(&candidate, &f, &at_candidate, &objective));
-      if (!(objective < anchor_objective_ - 1e-12)) break;  // no closer by the full tests
+      std::vector<FitResult::PolicyFit> judged;
+      SSDLAB_RETURN_IF_ERROR(
+          OtherVictimPolicies(&candidate, &f, &at_candidate, &objective, &judged));
+      const bool closer = objective < anchor_objective_ - 1e-12;
+      // Judged at the twin's numbers: those of a point kept, or of the anchor itself.
+      if (closer || TargetOf(cur_->best_params_) == TargetOf(anchor_))
+        res_.victim_policies = std::move(judged);
+      if (!closer) break;  // no closer by the full tests
       anchor_ = candidate;
       anchor_objective_ = objective;
       if (round == o_.reanchor) break;
@@ -909,12 +915,14 @@ class Fitter {
   // tests (the cheap evaluator corrected at a drive of another policy misjudges them: on a
   // hidden cost-benefit drive, a FIFO twin's numbers with cost-benefit were closer by the full
   // tests, 0.00284 against 0.00315, yet farther by the FIFO-corrected cheap values); the closest
-  // replaces the candidate, with its factors, corrected values and objective. Only when gc is
-  // fitted.
+  // replaces the candidate, with its factors, corrected values and objective; *judged: every
+  // policy's fit, the closest first. Only when gc is fitted.
   Status OtherVictimPolicies(sim::SimParams* candidate, std::vector<double>* factors,
-                             std::vector<double>* corrected, double* objective) {
+                             std::vector<double>* corrected, double* objective,
+                             std::vector<FitResult::PolicyFit>* judged) {
     if (std::find(cats_.begin(), cats_.end(), "gc") == cats_.end()) return Status::Ok();
     const sim::SimParams evaluated = *candidate;
+    judged->push_back(PolicyFitOf(evaluated, *objective));
     for (const char* gc : kVictimPolicies) {
       sim::SimParams alt = evaluated;
       SSDLAB_RETURN_IF_ERROR(sim::FindParam("gc")->set(alt, gc));
@@ -922,6 +930,7 @@ class Fitter {
       std::vector<double> at_alt;
       SSDLAB_ASSIGN_OR_RETURN(std::vector<double> f, FactorsAt(alt, train_where_, o_.sim, &at_alt));
       const double g = FullObjective(alt, at_alt);
+      judged->push_back(PolicyFitOf(alt, g));
       if (g < *objective - 1e-12) {
         *candidate = alt;
         *factors = std::move(f);
@@ -929,7 +938,18 @@ class Fitter {
         *objective = g;
       }
     }
+    std::stable_sort(judged->begin(), judged->end(),
+                     [](const auto& a, const auto& b) { return a.objective < b.objective; });
     return Status::Ok();
+  }
+
+  // Drive p's victim policy, training objective and held-out errors by its full tests (run).
+  FitResult::PolicyFit PolicyFitOf(const sim::SimParams& p, double objective) const {
+    const std::vector<double>& exact = exact_of_.at(TargetOf(p));
+    std::vector<FigureFit> held;
+    for (size_t i = 0; i < figures_.size(); ++i)
+      if (held_[i] && exact[i] > 0) held.push_back({figures_[i], exact[i], true});
+    return {sim::PolicyName(p.gc), objective, MedianErrors(held, true)};
   }
 
   // The result's drive: the best point any step evaluated (the base itself when none beat it),
@@ -1116,14 +1136,17 @@ std::string TwinToml(const FitResult& r, const std::string& base_name,
     for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + quote(v[i]);
     return s + "]";
   };
-  auto errors = [&](const std::vector<FigureFit>& f, bool held) {
+  auto table = [&](const std::vector<std::pair<std::string, double>>& errors) {
     std::string s = "{";
     bool first = true;
-    for (const auto& [test, e] : MedianErrors(f, held)) {
+    for (const auto& [test, e] : errors) {
       s += (first ? " " : ", ") + test + " = " + Format(e, "%.4g");
       first = false;
     }
     return s + " }";
+  };
+  auto errors = [&](const std::vector<FigureFit>& f, bool held) {
+    return table(MedianErrors(f, held));
   };
   std::string out = "# A simulated drive fitted to measured figures: load it as sim:THIS.toml\n";
   out += "# base = " + quote(base_name) + " (every key is written, so the file stands alone)\n";
@@ -1165,6 +1188,16 @@ std::string TwinToml(const FitResult& r, const std::string& base_name,
     out += "# base's)\n";
     out += "rejected_train_median_error = " + errors(r.rejected_figures, false) + "\n";
     out += "rejected_held_out_median_error = " + errors(r.rejected_figures, true) + "\n";
+  }
+  if (!r.victim_policies.empty()) {
+    out +=
+        "# each victim policy at the twin's numbers, by its full tests: the training objective\n";
+    out += "# and the held-out median errors (close objectives: the policies barely told apart)\n";
+    out += "victim_policies = [\n";
+    for (const FitResult::PolicyFit& v : r.victim_policies)
+      out += "  { gc = " + quote(v.gc) + ", objective = " + Format(v.objective, "%.6g") +
+             ", held_out_median_error = " + table(v.held_out_errors) + " },\n";
+    out += "]\n";
   }
   out += "# every figure: measured, simulated on the twin, on the base, held out or fitted\n";
   out += "figures = [\n";

@@ -125,6 +125,16 @@ struct FitResult {
   // When the guard above rejected the search's best point: its figures (as `figures` would have
   // been), so that what was not kept can be told; else empty.
   std::vector<FigureFit> rejected_figures;
+  // With gc fitted and the correction re-anchored: each victim policy at the twin's numbers and
+  // modes, judged by its own full tests (the twin's first): its training objective and its
+  // held-out figures' median errors (MedianErrors). Objectives close together: the training
+  // figures barely tell the policies apart, and what the policy moves is uncertain.
+  struct PolicyFit {
+    std::string gc;
+    double objective = 0;
+    std::vector<std::pair<std::string, double>> held_out_errors;
+  };
+  std::vector<PolicyFit> victim_policies;
   double prior_weight = 0;  // the weight used
   // Chosen by cross-validation: per weight tried, the sum over folds of the left-out loss; and
   // the simulations it ran (beside `evaluations`).

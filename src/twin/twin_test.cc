@@ -441,12 +441,19 @@ TEST(Twin, VictimPoliciesAreJudgedByTheirOwnFullTests) {
   auto cheap_only = Fit(base, figs, shape, o);
   ASSERT_TRUE(cheap_only.ok()) << cheap_only.status().message();
   ASSERT_NE(cheap_only->params.gc, sim::VictimPolicy::kCostBenefit);
+  EXPECT_TRUE(cheap_only->victim_policies.empty());  // no full tests judged them
   o.reanchor = 1;
   auto r = Fit(base, figs, shape, o);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->params.gc, sim::VictimPolicy::kCostBenefit);
   EXPECT_NEAR(r->objective, 0, 1e-12);
   EXPECT_FALSE(r->kept_base);
+  // Every policy's fit at the twin's numbers, the twin's first; the others 1.5 x off.
+  ASSERT_EQ(r->victim_policies.size(), 4u);
+  EXPECT_EQ(r->victim_policies[0].gc, "costbenefit");
+  EXPECT_NEAR(r->victim_policies[0].objective, 0, 1e-12);
+  for (size_t i = 1; i < 4; ++i)
+    EXPECT_GT(r->victim_policies[i].objective, 0.1) << r->victim_policies[i].gc;
 }
 
 // A fitted link is no faster than its interface's line: sequential reads of a tiny SATA drive
