@@ -391,6 +391,31 @@ TEST(E2eTwin, ReportAgainstATwinWithWhatIf) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_TRUE(Has(bad.err, "--twin")) << bad.err;
   EXPECT_EQ(CountLines(bad.err), 1) << bad.err;
+
+  // A twin file's victim policies, as sim fit judged them, are shown beside the errors; a
+  // malformed list is refused in one line naming the file.
+  const std::string twin = dir / "twin.toml";
+  {
+    std::ofstream(twin) << "base = \"tiny\"\nlogical_block = 512\n[fit]\nvictim_policies = [\n"
+                           "  { gc = \"costbenefit\", objective = 0.0016, held_out_median_error = "
+                           "{ all = 0.05, tp = 0.168 } },\n"
+                           "  { gc = \"fifo\", objective = 0.0019, held_out_median_error = "
+                           "{ all = 0.05, tp = 0.358 } },\n]\n";
+  }
+  Proc policies = RunSsdlab({"report", "m", "--db", db, "-o", dir / "p.html", "--twin",
+                             "sim:" + twin, "--twin-method", "cheap"});
+  ASSERT_EQ(policies.exit_code, 0) << policies.err;
+  const std::string ph = ReadFile(dir / "p.html");
+  EXPECT_TRUE(Has(ph, "GC victim policies at the twin's numbers"));
+  EXPECT_TRUE(Has(ph, "<td>fifo</td>")) << "policy rows missing";
+  EXPECT_TRUE(Has(ph, "tp 35.8%"));
+  EXPECT_FALSE(Has(html, "GC victim policies")) << "a preset target has no policies to show";
+  { std::ofstream(twin) << "base = \"tiny\"\n[fit]\nvictim_policies = [\"fifo\"]\n"; }
+  Proc malformed = RunSsdlab({"report", "m", "--db", db, "-o", dir / "m.html", "--twin",
+                              "sim:" + twin, "--twin-method", "cheap"});
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_TRUE(Has(malformed.err, "twin.toml")) << malformed.err;
+  EXPECT_EQ(CountLines(malformed.err), 1) << malformed.err;
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "report/report.h"
 #include "store/store.h"
 #include "suite/pts.h"
+#include "twin/fit.h"
 
 namespace ssdlab {
 namespace {
@@ -82,6 +83,15 @@ Result<TwinReport> MakeTwinReport(const ReportArgs& a, const nlohmann::json& doc
     tr.method =
         "Cheap evaluator (the one sim fit uses): each cell a short window on a drive brought to "
         "its test's state, not the full test; it differs from the full tests by a few to ~25%.";
+  }
+  // A twin file's victim policies, as sim fit judged them (none in other preset files).
+  std::string path = a.twin.rfind("sim:", 0) == 0 ? a.twin.substr(4) : a.twin;
+  path = path.substr(0, path.find('?'));
+  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".toml") == 0) {
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::FitResult::PolicyFit> policies,
+                            twin::VictimPoliciesOfTwinFile(path));
+    for (twin::FitResult::PolicyFit& p : policies)
+      tr.policies.push_back({p.gc, p.objective, std::move(p.held_out_errors)});
   }
   SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::FigureFit> fits, CompareOnTwin(doc, target, twin_doc));
   for (const twin::FigureFit& f : fits)

@@ -81,10 +81,20 @@ struct TwinFigure {
 // the what-if questions, each a run document with its role: "op" (the OP advisor profile),
 // "wsat" (WSAT to 4 capacities), "single", "raid10", "raid5" (IOPS and TP of one twin and of
 // arrays of four). Sections: "Measured vs twin" and "What if (on the twin)".
+// A GC victim policy at the twin's numbers as `sim fit` judged it (the twin file's
+// [fit].victim_policies): its training objective by the run's tests re-run with it, and the
+// held-out figures' median relative error per test ("all" too).
+struct TwinPolicy {
+  std::string gc;
+  double objective = 0;
+  std::vector<std::pair<std::string, double>> held_out_errors;
+};
+
 struct TwinReport {
   std::string target;  // the twin as given
   std::string method;  // how the simulated figures were made, one sentence (shown)
   std::vector<TwinFigure> figures;
+  std::vector<TwinPolicy> policies;                        // the twin's first; empty: none recorded
   std::vector<std::pair<std::string, ReportRun>> what_if;  // role, run
 };
 

@@ -68,6 +68,22 @@ json Figures(Ctx& ctx, const TwinReport& tr) {
                               "Median relative error |simulated - measured| / measured, per test",
                               json::array({"Test", "Figures", "Median error", "Within 10%"}),
                               summary, json::array({tr.method})));
+  if (!tr.policies.empty()) {
+    json rows = json::array();
+    for (const TwinPolicy& p : tr.policies) {
+      std::string held;
+      for (const auto& [test, e] : p.held_out_errors)
+        if (test != "all") held += (held.empty() ? "" : ", ") + test + " " + FmtPct(100 * e);
+      rows.push_back(json::array({p.gc, fmt::format("{:.4g}", p.objective), held}));
+    }
+    blocks.push_back(TableBlock(
+        ctx.Id("twin-policies"), "GC victim policies at the twin's numbers (sim fit)",
+        json::array({"Policy", "Training objective", "Held-out median error"}), rows,
+        json::array({"Each policy judged by the run's tests re-run with it at the twin's other "
+                     "values; the twin has the first. Objectives close together: the fitted "
+                     "figures barely tell the policies apart, and what the policy moves "
+                     "(sequential writes after random ones, the what-if answers) is uncertain."})));
+  }
 
   // Measured against simulated, every figure, on log axes: on the diagonal is a perfect twin.
   json pts = json::array();

@@ -1,14 +1,19 @@
 #include "twin/fit.h"
 
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <nlopt.hpp>
+#include <optional>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "sim/preset_file.h"
 
@@ -1086,6 +1091,44 @@ Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& fig
   if (!o.base_exact.empty() && o.base_exact.size() != figures.size())
     return Status::Invalid("sim fit: one full-test value at the base per figure expected");
   return Fitter(base, figures, shape, o, std::move(held)).Run();
+}
+
+Result<std::vector<FitResult::PolicyFit>> VictimPoliciesOfTwinFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in || in.bad()) return Status::Invalid("cannot read twin file " + path);
+  toml::table root;
+  try {
+    root = toml::parse(text.str(), path);
+  } catch (const toml::parse_error& e) {
+    return Status::Invalid(path + ": " + std::string(e.description()));
+  }
+  std::vector<FitResult::PolicyFit> out;
+  const toml::node_view<toml::node> list = root["fit"]["victim_policies"];
+  if (!list) return out;
+  const auto bad = [&] {
+    return Status::Invalid(path +
+                           ": [fit] victim_policies must be a list of { gc, objective, "
+                           "held_out_median_error } tables");
+  };
+  if (!list.is_array()) return bad();
+  for (const toml::node& n : *list.as_array()) {
+    const toml::table* t = n.as_table();
+    if (!t) return bad();
+    const std::optional<std::string> gc = (*t)["gc"].value<std::string>();
+    const std::optional<double> objective = (*t)["objective"].value<double>();
+    const toml::table* errors = (*t)["held_out_median_error"].as_table();
+    if (!gc || !objective || !errors) return bad();
+    FitResult::PolicyFit v{*gc, *objective, {}};
+    for (const auto& [test, e] : *errors) {
+      const std::optional<double> x = e.value<double>();
+      if (!x) return bad();
+      v.held_out_errors.emplace_back(std::string(test.str()), *x);
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
 }
 
 std::vector<std::pair<std::string, double>> MedianErrors(const std::vector<FigureFit>& f,

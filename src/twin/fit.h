@@ -161,6 +161,11 @@ std::vector<std::string> PinnedKeys(const std::vector<std::string>& keys,
 Result<FitResult> Fit(const sim::SimParams& base, const std::vector<Figure>& figures,
                       const RunShape& shape, const FitOptions& o);
 
+// The victim policies a twin file records (TwinToml's [fit].victim_policies), in order; empty
+// when it has none (a preset file that is no twin, a fit that judged no policies). Invalid: an
+// unreadable file, text that is not TOML, or such a table of the wrong shape, naming the file.
+Result<std::vector<FitResult::PolicyFit>> VictimPoliciesOfTwinFile(const std::string& path);
+
 // Median relative error per test and overall ("all"), of the held-out or training figures.
 std::vector<std::pair<std::string, double>> MedianErrors(const std::vector<FigureFit>& f,
                                                          bool held_out);

@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "sim/params.h"
 #include "twin/figures.h"
@@ -454,6 +457,32 @@ TEST(Twin, VictimPoliciesAreJudgedByTheirOwnFullTests) {
   EXPECT_NEAR(r->victim_policies[0].objective, 0, 1e-12);
   for (size_t i = 1; i < 4; ++i)
     EXPECT_GT(r->victim_policies[i].objective, 0.1) << r->victim_policies[i].gc;
+  // The twin file records them, and they read back (`report --twin` shows them).
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("ssdlab_twin_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string twin = (dir / "twin.toml").string();
+  const std::string other = (dir / "other.toml").string();
+  std::ofstream(twin) << TwinToml(r.value(), "tiny", {"r1"}, o, 1.0);
+  auto back = VictimPoliciesOfTwinFile(twin);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ((*back)[i].gc, r->victim_policies[i].gc);
+    EXPECT_NEAR((*back)[i].objective, r->victim_policies[i].objective,
+                1e-5 * r->victim_policies[i].objective);
+  }
+  // A preset file that is no twin has none; a malformed list or no file is refused by name.
+  std::ofstream(other) << "base = \"tiny\"\n";
+  auto none = VictimPoliciesOfTwinFile(other);
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_TRUE(none->empty());
+  std::ofstream(other) << "[fit]\nvictim_policies = [1, 2]\n";
+  auto bad = VictimPoliciesOfTwinFile(other);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("other.toml"), std::string::npos);
+  EXPECT_FALSE(VictimPoliciesOfTwinFile((dir / "missing.toml").string()).ok());
+  std::filesystem::remove_all(dir);
 }
 
 // A fitted link is no faster than its interface's line: sequential reads of a tiny SATA drive
