@@ -12,6 +12,7 @@
 #include "cli/twin_runs.h"
 #include "cli/version.h"
 #include "report/report.h"
+#include "sim/preset_file.h"
 #include "store/store.h"
 #include "suite/pts.h"
 #include "twin/fit.h"
@@ -85,9 +86,7 @@ Result<TwinReport> MakeTwinReport(const ReportArgs& a, const nlohmann::json& doc
         "its test's state, not the full test; it differs from the full tests by a few to ~25%.";
   }
   // A twin file's victim policies, as sim fit judged them (none in other preset files).
-  std::string path = a.twin.rfind("sim:", 0) == 0 ? a.twin.substr(4) : a.twin;
-  path = path.substr(0, path.find('?'));
-  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".toml") == 0) {
+  if (const std::string path = sim::PresetFileOf(a.twin); !path.empty()) {
     SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::FitResult::PolicyFit> policies,
                             twin::VictimPoliciesOfTwinFile(path));
     for (twin::FitResult::PolicyFit& p : policies)

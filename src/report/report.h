@@ -77,10 +77,6 @@ struct TwinFigure {
   double measured = 0, simulated = 0;  // simulated 0: the twin has no such figure
 };
 
-// What the CLI computed on the twin (cli/twin_runs.h): the figures side by side and the runs of
-// the what-if questions, each a run document with its role: "op" (the OP advisor profile),
-// "wsat" (WSAT to 4 capacities), "single", "raid10", "raid5" (IOPS and TP of one twin and of
-// arrays of four). Sections: "Measured vs twin" and "What if (on the twin)".
 // A GC victim policy at the twin's numbers as `sim fit` judged it (the twin file's
 // [fit].victim_policies): its training objective by the run's tests re-run with it, and the
 // held-out figures' median relative error per test ("all" too).
@@ -90,6 +86,10 @@ struct TwinPolicy {
   std::vector<std::pair<std::string, double>> held_out_errors;
 };
 
+// What the CLI computed on the twin (cli/twin_runs.h): the figures side by side and the runs of
+// the what-if questions, each a run document with its role: "op" (the OP advisor profile),
+// "wsat" (WSAT to 4 capacities), "single", "raid10", "raid5" (IOPS and TP of one twin and of
+// arrays of four). Sections: "Measured vs twin" and "What if (on the twin)".
 struct TwinReport {
   std::string target;  // the twin as given
   std::string method;  // how the simulated figures were made, one sentence (shown)

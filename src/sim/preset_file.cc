@@ -213,6 +213,12 @@ const std::vector<SimParams>& Presets() {
 
 Result<SimParams> LoadPreset(const std::string& name) { return LoadAt(name, "", 0); }
 
+std::string PresetFileOf(const std::string& target) {
+  std::string name = target.rfind("sim:", 0) == 0 ? target.substr(4) : target;
+  name = name.substr(0, name.find('?'));
+  return IsFile(name) ? name : std::string();
+}
+
 Result<SimParams> ParsePresetToml(const std::string& text, const std::string& origin) {
   const std::string dir = std::filesystem::path(origin).parent_path().string();
   return Parse(text, origin, 0,

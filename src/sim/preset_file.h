@@ -30,6 +30,10 @@ namespace ssdlab::sim {
 // (relative to the working directory). Unknown preset -> Invalid listing the known ones.
 Result<SimParams> LoadPreset(const std::string& name);
 
+// The path of the preset file a target names ("sim:PATH.toml[?key=value&...]", "sim:"
+// optional), or empty when it names a built-in preset.
+std::string PresetFileOf(const std::string& target);
+
 // Parses preset-file text; `origin` names it in errors and its directory resolves a
 // relative `base`. Not validated across fields (ParseSimTarget does that).
 Result<SimParams> ParsePresetToml(const std::string& text, const std::string& origin);

@@ -132,5 +132,14 @@ TEST(PresetToml, EveryKeyOfTheTableIsPrinted) {
     EXPECT_NE(text.find("\n" + std::string(d.key) + " = "), std::string::npos) << d.key;
 }
 
+// The preset file a target names: the path before the query, with or without "sim:"; none
+// for a built-in preset.
+TEST(PresetFileOf, ThePathOfAFileTargetOnly) {
+  EXPECT_EQ(PresetFileOf("sim:dir/twin.toml?op=20&scale=8"), "dir/twin.toml");
+  EXPECT_EQ(PresetFileOf("/abs/t.toml"), "/abs/t.toml");
+  EXPECT_EQ(PresetFileOf("sim:tiny?op=20"), "");
+  EXPECT_EQ(PresetFileOf("sim:.toml"), "");
+}
+
 }  // namespace
 }  // namespace ssdlab::sim
