@@ -27,6 +27,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIGURES = ["iops", "mb_s", "lat_mean_us", "lat_p99_us", "lat_p99_9_us", "lat_p99_99_us",
@@ -205,7 +206,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ssdlab", default=os.path.join(HERE, "..", "..", "build", "ssdlab"))
     ap.add_argument("--only", default=",".join(SEEDS))
-    ap.add_argument("--work", default="/tmp/ssdlab-fidelity")
+    ap.add_argument("--work", default=None,
+                    help="keep the runs' databases here (default: a temporary directory of "
+                    "this invocation, removed at exit)")
     ap.add_argument("--round", default="10s", help="PTS round length (virtual time)")
     ap.add_argument("--review-round", default="60s",
                     help="the reviews' round length; PTS targets get scale=REVIEW_ROUND/ROUND "
@@ -226,9 +229,14 @@ def main():
         if seed not in SEEDS:
             sys.exit("scoreboard: --max-median %r: no seed %s (seeds: %s)" % (
                 item, seed, ",".join(SEEDS)))
+    tmp = None
+    if a.work is None:  # one directory per invocation: concurrent scoreboards never collide
+        tmp = tempfile.TemporaryDirectory(prefix="ssdlab-fidelity-")
+        a.work = tmp.name
     os.makedirs(a.work, exist_ok=True)
     runner = Runner(a.ssdlab, a.work, a.round, a.verbose, a.set, a.review_round)
     summary = []
+    run_errors = []  # runs that failed (their cells are counted as not scored)
     for seed in a.only.split(","):
         preset, drive = SEEDS[seed]
         model_of = model_004 if seed == "004" else model_000_002
@@ -236,8 +244,9 @@ def main():
         for row in load_seed(seed):
             try:
                 m = model_of(runner, preset, row)
-            except SystemExit as e:  # a profile this build cannot run: say so, go on
+            except SystemExit as e:  # a run that failed: say so, score the rest, exit 1 at the end
                 print("scoreboard: %s" % e, file=sys.stderr)
+                run_errors.append(str(e))
                 m = None
             figs = [f for f in FIGURES if row[f]]
             if m is None:
@@ -287,10 +296,13 @@ def main():
     for p, role, n, med, seed in summary:
         print("| %s | %s | %d | %.0f%% |" % (p, role, n, 100 * med))
         if role == "predicted" and seed in bounds and 100 * med > bounds[seed]:
-            failed.append("%s (seed %s): median %.1f%% over %d predicted cells, bound %g%%" % (
-                p, seed, 100 * med, n, bounds[seed]))
+            failed.append("above the bound: %s (seed %s): median %.1f%% over %d predicted "
+                          "cells, bound %g%%" % (p, seed, 100 * med, n, bounds[seed]))
+    if run_errors:
+        failed.append("%d run(s) failed, their cells unscored (first: %s)" % (
+            len(run_errors), run_errors[0]))
     if failed:
-        sys.exit("scoreboard: above the bound: " + "; ".join(failed))
+        sys.exit("scoreboard: " + "; ".join(failed))
 
 
 if __name__ == "__main__":

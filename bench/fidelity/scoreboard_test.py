@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Unit tests of scoreboard.py's derived PTS scale (run by CTest: Fidelity.ScoreboardScale)."""
+"""Unit tests of scoreboard.py: the derived PTS scale, failed runs (run by CTest:
+Fidelity.ScoreboardScale)."""
+import contextlib
+import io
 import os
 import sys
 import unittest
@@ -26,6 +29,21 @@ class PtsScale(unittest.TestCase):
         with self.assertRaises(SystemExit) as e:
             scoreboard.seconds_of("10 sec")
         self.assertIn("'10 sec'", str(e.exception))
+
+
+class FailedRuns(unittest.TestCase):
+    def test_a_failed_run_is_named_and_makes_the_scoreboard_exit_non_zero(self):
+        argv, err = sys.argv, io.StringIO()
+        sys.argv = ["scoreboard.py", "--ssdlab", "/bin/false", "--only", "002"]
+        try:
+            with self.assertRaises(SystemExit) as e, contextlib.redirect_stdout(io.StringIO()), \
+                    contextlib.redirect_stderr(err):
+                scoreboard.main()
+        finally:
+            sys.argv = argv
+        self.assertIn("run(s) failed, their cells unscored (first: scoreboard: /bin/false pts",
+                      str(e.exception.code))
+        self.assertIn("failed", err.getvalue())
 
 
 if __name__ == "__main__":

@@ -63,6 +63,9 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
   retry_per_erase_ = p.read_retry_kpe_pct / 100.0 / 1000.0;
   hk_period_ns_ = p.hk_period_ms > 0 ? UsToNs(p.hk_period_ms * 1000.0) : 0;
   hk_ns_ = UsToNs(p.hk_us);
+  merge_unit_ = p.merge_unit_bytes;
+  merge_every_ = p.merge_every;
+  merge_ns_ = UsToNs(p.merge_us);
   block_of_ = FastDiv(g.pages_per_block);
   half_duplex_ = p.interface == HostInterface::kSata;
   cap_ps_per_byte_ = !half_duplex_ && p.link_cap_mb_s > 0
@@ -116,6 +119,7 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   // Mixed, so that every seed has its own stream (xorshift needs a non-zero state).
   noise_.rng = Mix64(p_.seed) != 0 ? Mix64(p_.seed) : 0x9e3779b97f4a7c15ull;
   noise_.last_write_big = noise_.flush_skipped = 0;
+  noise_.merge_logged = noise_.hk_log = 0;
   write_hold_until_ = 0;
   for (ReadStream& st : streams_) st = ReadStream{};
   stream_victim_ = 0;
@@ -162,8 +166,19 @@ void SimDevice::Housekeeping(uint64_t t) {
   // shorter than the period).
   const uint64_t k = (t - noise_.next_hk_ns) / hk_period_ns_;
   const uint64_t start = noise_.next_hk_ns + k * hk_period_ns_;
-  write_hold_until_ = std::max(write_hold_until_, start + hk_ns_);
+  // With a partial-write log, the first window due folds what the log took; a later one finds
+  // it empty and holds nothing.
+  const bool hold = merge_unit_ == 0 || (k == 0 && noise_.hk_log);
+  noise_.hk_log = 0;
+  if (hold) write_hold_until_ = std::max(write_hold_until_, start + hk_ns_);
   noise_.next_hk_ns = start + hk_period_ns_;
+}
+
+void SimDevice::LogPartialWrite(uint64_t t) {
+  noise_.hk_log = 1;
+  if (merge_every_ == 0 || ++noise_.merge_logged < merge_every_) return;
+  noise_.merge_logged = 0;
+  write_hold_until_ = std::max(write_hold_until_, t + merge_ns_);
 }
 
 SSDLAB_HOT uint64_t SimDevice::SenseOnDie(uint32_t die, uint64_t t, uint64_t tr) {

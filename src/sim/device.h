@@ -135,6 +135,8 @@ class SimDevice {
     }
     uint64_t done;
     if (dir == Direction::kWrite) {
+      if (merge_unit_ != 0 && (offset % merge_unit_ != 0 || bytes % merge_unit_ != 0))
+        LogPartialWrite(t_ns);
       if (flush_chance_ < 1.0) {
         noise_.last_write_big = bytes > kUnitBytes;
         noise_.flush_skipped = 0;
@@ -277,6 +279,9 @@ class SimDevice {
   }
   // Books the housekeeping windows due by t (writes wait for the latest).
   void Housekeeping(uint64_t t);
+  // A write not covering whole merge units, submitted at t: logged; every merge_every-th
+  // holds new writes (itself included) for merge_us.
+  void LogPartialWrite(uint64_t t);
   void ForegroundGc(uint64_t t);
   // Out-of-line parts of ForegroundGc: the first victim of a GC period (false: none), the
   // next one, keeping the pool above its minimum, lazy GC.
@@ -371,6 +376,8 @@ class SimDevice {
   double prog_jitter_mean_ns_ = 0;               // t_prog_jitter_us
   double retry_base_ = 0, retry_per_erase_ = 0;  // probabilities
   uint64_t hk_period_ns_ = 0, hk_ns_ = 0;
+  uint64_t merge_unit_ = 0, merge_ns_ = 0;  // merge_unit_bytes (0 = no log), merge_us
+  uint32_t merge_every_ = 0;
   uint64_t write_hold_until_ = 0;  // writes admitted from then on (housekeeping, a GC stall)
   FastDiv block_of_;               // ppn -> block
   bool half_duplex_;
@@ -437,6 +444,8 @@ class SimDevice {
     uint64_t next_hk_ns = UINT64_MAX;  // next housekeeping window
     uint32_t last_write_big = 0;       // read_flush_big_pct < 100: the last write was > 4 KiB
     uint32_t flush_skipped = 0;        // a read since that write drew no flush
+    uint32_t merge_logged = 0;         // partial writes logged since the last merge
+    uint32_t hk_log = 0;               // the log took a write since the last housekeeping
   } noise_;
 };
 

@@ -203,6 +203,58 @@ TEST(SimDevice, WriteJitterSpreadsWriteLatencyAroundTheSameMean) {
   EXPECT_EQ(jittered, latencies_us(base + "&ctrl_write_jitter_pct=80"));
 }
 
+// QD 1 write latencies (us) of `n` writes of `bytes` at aligned offsets, each `gap_ns` after
+// the last completed.
+std::vector<double> WriteLatenciesUs(const std::string& target, uint32_t bytes, int n,
+                                     uint64_t gap_ns) {
+  Fixture f(target);
+  std::vector<double> out;
+  uint64_t t = 0;
+  for (int i = 0; i < n; ++i) {
+    const uint64_t done = f.dev.Submit(Direction::kWrite, (i % 64) * uint64_t{bytes}, bytes, t);
+    out.push_back(static_cast<double>(done - t) / 1e3);
+    t = done + gap_ns;
+  }
+  return out;
+}
+
+// Every merge_every-th write that does not cover whole merge units waits merge_us; writes of
+// whole units never do.
+TEST(SimDevice, MergesOfPartialWritesHoldEveryNthOne) {
+  const std::string target = "sim:tiny?merge_unit=8KiB&merge_every=4&merge_us=1000";
+  const std::vector<double> small = WriteLatenciesUs(target, 4096, 40, 1000000);
+  const double fast = *std::min_element(small.begin(), small.end());
+  for (size_t i = 0; i < small.size(); ++i) {
+    if (i % 4 == 3) {
+      EXPECT_GT(small[i], fast + 990) << "write " << i;
+    } else {
+      EXPECT_LT(small[i], fast + 100) << "write " << i;
+    }
+  }
+  const std::vector<double> whole = WriteLatenciesUs(target, 8192, 40, 1000000);
+  EXPECT_LT(*std::max_element(whole.begin(), whole.end()),
+            *std::min_element(whole.begin(), whole.end()) + 100);
+}
+
+// With a partial-write log, housekeeping holds writes only when the log took writes: 8 KiB
+// writes on an 8 KiB merge unit see no hold, 4 KiB ones do, and without the log every write
+// size does.
+TEST(SimDevice, HousekeepingHoldsWritesOnlyAfterPartialWritesWhenLogged) {
+  const std::string hk = "sim:tiny?hk_period_ms=10&hk_us=2000";
+  auto worst_us = [](const std::vector<double>& v) {
+    return *std::max_element(v.begin(), v.end());
+  };
+  // 200 writes 0.5 ms apart cross about 10 windows.
+  const double whole_logged =
+      worst_us(WriteLatenciesUs(hk + "&merge_unit=8KiB", 8192, 200, 500000));
+  const double small_logged =
+      worst_us(WriteLatenciesUs(hk + "&merge_unit=8KiB", 4096, 200, 500000));
+  const double whole_plain = worst_us(WriteLatenciesUs(hk, 8192, 200, 500000));
+  EXPECT_LT(whole_logged, 500);
+  EXPECT_GT(small_logged, 1000);
+  EXPECT_GT(whole_plain, 1000);
+}
+
 // A read that arrives while other commands are in flight is not held by a flush (only an
 // idle drive flushes): at depth the mix keeps its speed.
 TEST(SimDevice, ReadFlushLeavesABusyDriveAlone) {

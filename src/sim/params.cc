@@ -211,6 +211,19 @@ const std::vector<ParamDef>& ParamTable() {
                             &SimParams::hk_period_ms, 0, 1e7, "0..1e7"));
     t.push_back(DoubleParam("hk_us", "us", "housekeeping: time it holds new writes",
                             &SimParams::hk_us, 0, 1e7, "0..1e7"));
+    t.push_back(BytesParam("merge_unit",
+                           "writes not covering whole aligned units of this size are logged "
+                           "for a deferred merge; housekeeping then holds writes only after "
+                           "such writes (0 = none)",
+                           &SimParams::merge_unit_bytes, 0, 1 << 20, "0..1 MiB"));
+    t.push_back(UintParam("merge_every", "",
+                          "every this many logged partial writes, a merge "
+                          "holds new writes for merge_us (0 = never)",
+                          &SimParams::merge_every, 0, 1u << 30, "0..2^30"));
+    t.push_back(DoubleParam("merge_us", "us",
+                            "time a merge of the partial-write log holds new "
+                            "writes",
+                            &SimParams::merge_us, 0, 1e7, "0..1e7"));
     t.push_back(DoubleParam("ch_mb_s", "MB/s", "channel transfer rate", &SimParams::ch_mb_s, 1, 1e5,
                             "1..1e5"));
     t.push_back(ParamDef{
@@ -460,6 +473,10 @@ Status ValidateParams(const SimParams& p) {
   }
   if (p.host_max_cmd_bytes % p.logical_block_bytes != 0) {
     return Status::Invalid("sim parameter host_max_cmd=" + std::to_string(p.host_max_cmd_bytes) +
+                           " is not a multiple of the logical block");
+  }
+  if (p.merge_unit_bytes % p.logical_block_bytes != 0) {
+    return Status::Invalid("sim parameter merge_unit=" + std::to_string(p.merge_unit_bytes) +
                            " is not a multiple of the logical block");
   }
   if (p.page_bytes % kUnitBytes != 0) {

@@ -104,6 +104,15 @@ struct SimParams {
   // Firmware housekeeping: every hk_period_ms new writes wait hk_us (0 = none).
   double hk_period_ms = 0;
   double hk_us = 0;
+  // Deferred merges of partial writes (merge_unit_bytes 0 = none): a firmware that maps
+  // merge_unit_bytes units logs a write that does not cover whole aligned units of that size
+  // and merges it into its unit later. Every merge_every logged writes, the merge holds new
+  // writes for merge_us (merge_every 0: never). With merge_unit_bytes set, a housekeeping
+  // window holds writes only when the log took a write since the window before (it folds
+  // the log): a drive written in whole units has no housekeeping holds.
+  uint64_t merge_unit_bytes = 0;
+  uint32_t merge_every = 0;
+  double merge_us = 0;
 
   // Garbage collection.
   VictimPolicy gc = VictimPolicy::kGreedy;

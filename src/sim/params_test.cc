@@ -62,6 +62,7 @@ TEST(SimParams, BadInputIsOneLineInvalid) {
       "sim:tiny?gc=lru",                       // unknown policy
       "sim:tiny?pages_per_block=16",           // block below 256 pages
       "sim:tiny?page_bytes=6000",              // not a multiple of 4 KiB
+      "sim:tiny?merge_unit=6000",              // not a multiple of the logical block
       "sim:tiny?capacity=8TB&mem_limit=1GiB",  // does not fit in memory
       "sim:tiny?capacity=1PB",                 // beyond 32-bit page numbers
       "sim:tiny?op",                           // no value
@@ -75,6 +76,8 @@ TEST(SimParams, BadInputIsOneLineInvalid) {
     EXPECT_FALSE(b.status().message().empty());
   }
   EXPECT_NE(OpenSimBackend("sim:tiny?colour=blue").status().message().find("colour"),
+            std::string::npos);
+  EXPECT_NE(OpenSimBackend("sim:tiny?merge_unit=6000").status().message().find("merge_unit"),
             std::string::npos);
   EXPECT_NE(OpenSimBackend("sim:tiny?op=0").status().message().find("spare area"),
             std::string::npos);
