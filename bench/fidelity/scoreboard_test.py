@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Unit tests of scoreboard.py: the derived PTS scale, failed runs (run by CTest:
+"""Unit tests of scoreboard.py: the derived PTS scale, the WSAT plateau's onset, failed runs (run by CTest:
 Fidelity.ScoreboardScale)."""
 import contextlib
 import io
@@ -29,6 +29,33 @@ class PtsScale(unittest.TestCase):
         with self.assertRaises(SystemExit) as e:
             scoreboard.seconds_of("10 sec")
         self.assertIn("'10 sec'", str(e.exception))
+
+
+def wsat_of(iops, plateau, capacity_per_round=0.01):
+    """A WSAT test's JSON with these per-round IOPS and steady-state mean."""
+    rounds = [{"round": i + 1, "total": {"iops": v},
+               "written_capacities": capacity_per_round * (i + 1)} for i, v in enumerate(iops)]
+    return {"results": {"per_round": rounds}, "steady_state": {"mean": plateau}}
+
+
+class WsatOnset(unittest.TestCase):
+    def test_the_plateau_starts_where_a_window_of_rounds_comes_within_ten_percent(self):
+        # 48k fresh for 20 rounds, then down by 1k a round to 27k.
+        iops = [48000] * 20 + [max(27000, 47000 - 1000 * i) for i in range(40)]
+        onset = scoreboard.wsat_onset(wsat_of(iops, 27000))
+        windows = [sum(iops[i:i + 10]) / 10 for i in range(len(iops) - 9)]
+        first = next(i for i, w in enumerate(windows) if w <= 27000 * 1.1)
+        self.assertEqual(onset[0], first + 1)
+        self.assertGreater(windows[first - 1], 27000 * 1.1)
+        self.assertAlmostEqual(onset[1], 0.01 * (first + 1))
+
+    def test_one_low_round_alone_is_not_the_plateau(self):
+        # Round 31 alone at the plateau; from round 61 (48k, then nine at 27k: mean 29.1k).
+        iops = [48000] * 30 + [27000] + [48000] * 30 + [27000] * 20
+        self.assertEqual(scoreboard.wsat_onset(wsat_of(iops, 27000))[0], 61)
+
+    def test_a_curve_that_never_comes_near_its_steady_state_has_no_onset(self):
+        self.assertIsNone(scoreboard.wsat_onset(wsat_of([48000] * 30, 27000)))
 
 
 class FailedRuns(unittest.TestCase):
