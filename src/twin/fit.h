@@ -23,7 +23,12 @@
 // each test weighs the same however many cells it has and a few cells the model cannot
 // reproduce do not outweigh the rest; the optimiser minimises it plus a weight (0.01, or with
 // few cells chosen by cross-validation: FitOptions::prior_weight) x the mean squared normalised
-// distance from the base (a prior: keys the figures do not pin stay at the base's values).
+// distance from the base (a prior: keys the figures do not pin stay at the base's values); a
+// GC policy key (gc, gc_lazy, gc_yield of a lazy GC) other than the base's counts in that mean
+// as a number key at the end of its range (squared distance 1), so a policy that fits the
+// training figures only as well as the base's within the prior's weight stays the base's. The
+// re-anchoring's judgements by the full tests (which anchor, which victim policy) count the
+// same policy term.
 #pragma once
 
 #include <atomic>
@@ -126,8 +131,9 @@ struct FitResult {
   // been), so that what was not kept can be told; else empty.
   std::vector<FigureFit> rejected_figures;
   // With gc fitted and the correction re-anchored: each victim policy at the twin's numbers and
-  // modes, judged by its own full tests (the twin's first): its training objective and its
-  // held-out figures' median errors (MedianErrors). Objectives close together: the training
+  // modes, judged by its own full tests (the twin's first): its training objective (with the
+  // prior's term for a policy other than the base's) and its held-out figures' median errors
+  // (MedianErrors). Objectives close together: the training
   // figures barely tell the policies apart, and what the policy moves is uncertain.
   struct PolicyFit {
     std::string gc;
