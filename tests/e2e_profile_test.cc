@@ -291,6 +291,63 @@ TEST(ProfileE2E, FileIoOnTheSimulator) {
   EXPECT_NEAR(ratio, 1.5, 0.15);
 }
 
+// --time-scale: the profile's default durations over N on the drive at scale N (durations given
+// win), the scale in the stored target and options; auto: the default phase time / 10 s at most
+// the preset's scale (fileio: 120 s / 10 s = 12), or the scale the target sets; on a drive of
+// 1/N of the blocks a phase N times shorter writes the same share of it, so fileio's random
+// writes find a drive as fresh as the full one's.
+TEST(ProfileE2E, TimeScaleDividesTheDefaultDurationsAndScalesTheTarget) {
+  TempDir t;
+  struct Case {
+    std::string profile, target, time_scale, stored_target;
+    std::vector<std::string> more;
+    uint32_t n;
+    uint64_t time_ns;  // the phase time run
+  };
+  for (const Case& c : {
+           Case{"fileio",
+                "sim:dc-sata-mixed",
+                "auto",
+                "sim:dc-sata-mixed?scale=12",
+                {"--mode", "rndwr"},
+                12,
+                10'000'000'000},
+           Case{"fileio",
+                "sim:dc-sata-mixed?scale=64",
+                "auto",
+                "sim:dc-sata-mixed?scale=64",
+                {"--mode", "rndwr"},
+                64,
+                1'875'000'000},
+           Case{"fileio",
+                "sim:dc-sata-mixed",
+                "24",
+                "sim:dc-sata-mixed?scale=24",
+                {"--mode", "rndwr", "--time", "2s"},
+                24,
+                2'000'000'000},
+       }) {
+    const std::string run = "ts" + std::to_string(c.n);
+    json doc =
+        RunProfile(t, c.profile, c.target, Args({"--time-scale", c.time_scale}, c.more), run);
+    ASSERT_FALSE(doc.empty());
+    const json& config = doc["context"]["config"];
+    EXPECT_EQ(config["args"]["target"], c.stored_target);
+    EXPECT_EQ(config["args"]["time_scale"], std::to_string(c.n));
+    EXPECT_EQ(config["options"]["time_scale"], c.n);
+    EXPECT_EQ(Level(doc)["results"]["time_ns"], c.time_ns);
+  }
+  // The DC600M's review measured 86k random-write IOPS in sysbench fileio (120 s on the 1.9 TB
+  // drive, fresh); the preset's own scale (1/256) for 120 s writes 20x its capacity and
+  // saturates it, the time-scaled run stays fresh as the review's drive did.
+  json unscaled = RunProfile(t, "fileio", "sim:dc-sata-mixed", {"--mode", "rndwr"}, "plain");
+  json scaled = ReadJson(t / "ts12.json");
+  ASSERT_FALSE(unscaled.empty());
+  const double fresh = Level(scaled)["results"]["modes"][0]["write_iops"].get<double>();
+  const double saturated = Level(unscaled)["results"]["modes"][0]["write_iops"].get<double>();
+  EXPECT_GT(fresh, saturated * 1.15) << fresh << " " << saturated;
+}
+
 TEST(ProfileE2E, UserProfileFiles) {
   TempDir t;
   std::string path = t / "my.toml";
@@ -316,6 +373,13 @@ TEST(ProfileE2E, UserProfileFiles) {
   EXPECT_EQ(phases[0]["name"], "warm");
   EXPECT_EQ(phases[1]["name"], "phase 2");
   EXPECT_GT(phases[1]["iops"].get<double>(), 0);
+  EXPECT_EQ(phases[1]["idle_after_ns"], 1'000'000'000u);
+  // With --time-scale, a user profile's runtimes and idle times are its defaults: divided.
+  json scaled = RunProfile(t, path, "sim:tiny", {"--time-scale", "4"}, "scaled");
+  ASSERT_FALSE(scaled.empty());
+  EXPECT_EQ(Level(scaled)["results"]["phases"][1]["idle_after_ns"], 250'000'000u);
+  EXPECT_EQ(Level(scaled)["results"]["phases"][1]["metrics"]["measured_ns"], 75'000'000u);
+  EXPECT_EQ(phases[1]["metrics"]["measured_ns"], 300'000'000u);
 
   // A curve from a profile file, based on a built-in mix with one field changed.
   std::string curve = t / "sql95.toml";
@@ -435,6 +499,14 @@ TEST(ProfileE2E, BadInputs) {
   ExpectOneLineError(run({"cdm", "--target", "sim:tiny", "--layout", "raid0"}),
                      "at least two --target");
   ExpectOneLineError(run({"cdm", "--target", "sim:tiny", "--size", "4GiB"}), "does not fit");
+  ExpectOneLineError(run({"fileio", "--target", "sim:tiny", "--time-scale", "0"}),
+                     "--time-scale: must be at least 1");
+  ExpectOneLineError(run({"fileio", "--target", "sim:tiny", "--time-scale", "lots"}),
+                     "--time-scale");
+  ExpectOneLineError(run({"fileio", "--target", t.path().string(), "--time-scale", "4"}),
+                     "simulated drives only");
+  ExpectOneLineError(run({"fileio", "--target", "sim:tiny?scale=2", "--time-scale", "4"}),
+                     "sets scale=2, not scale=4");
   EXPECT_FALSE(std::filesystem::exists(t / "missing"));
 }
 

@@ -17,7 +17,12 @@ deterministic).
 The PTS tests run on a drive whose state moves per round as the reviewed drive's did: the
 reviews ran 60 s per cell on the full drive; a cell of --round on a drive of 1/N the size
 writes the same share of it when N = review round / round (10 s: scale=6, i.e. 267 GB for the
-DC400). --set scale=N overrides it.
+DC400). --set scale=N overrides it. The profiles run with `--time-scale auto`, their own
+durations divided by the scale derived from them (fileio: 120 s at scale 12).
+
+Bounds: a seed's median over predicted cells (--max-median) and, for the DC400, when its WSAT
+reaches the plateau (WSAT_ONSET_ROUNDS, from the review's text); the scoreboard exits 1 when
+one is missed or a run failed.
 """
 import argparse
 import csv
@@ -123,7 +128,7 @@ class Runner:
         t = []
         for target in targets or ["sim:" + preset + self.query]:
             t += ["--target", target]
-        return self.run(name, ["profile", profile] + t + list(extra))
+        return self.run(name, ["profile", profile, "--time-scale", "auto"] + t + list(extra))
 
 
 def find_test(doc, name):

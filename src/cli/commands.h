@@ -42,11 +42,6 @@ void AddTraceCommand(CLI::App& app, int* exit_code);
 // `db copy`: runs between results stores (cli/db_cmd.cc).
 void AddDbCommand(CLI::App& app, int* exit_code);
 
-// The scale `--time-scale auto` gives a simulated drive whose preset's scale is preset_scale,
-// for a spec whose round is round_ns: round_ns / 10 s (each round still long against the
-// simulator's own stalls), at least 1 and at most preset_scale (cli/pts_cmd.cc).
-uint32_t DerivedTimeScale(uint64_t round_ns, uint32_t preset_scale);
-
 // Prints "ssdlab: error: <message>" to stderr.
 void PrintError(const std::string& message);
 // The last message PrintError printed ("" when none): a fleet rank's reason for failing.

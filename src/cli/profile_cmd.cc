@@ -182,6 +182,11 @@ const std::vector<ProfileOptionDef>& ProfileOptionDefs() {
          o.fileio_modes = Split(t);
          return Status::Ok();
        }},
+      {"--time-scale",
+       "N or auto: simulated drives at scale=N with the profile's default durations divided by "
+       "N, so each phase writes the share of the drive it writes on the full drive (auto: the "
+       "scale the target sets, else its preset's at most the phase time / 10s; 1: off)",
+       [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.time_scale); }},
       {"--rw-ratio", "fileio rndrw: reads per write (1.5)",
        [](S f, S t, ProfileOptions& o) {
          SSDLAB_RETURN_IF_ERROR(Real(f, t, o.fileio_rw_ratio));
@@ -445,6 +450,24 @@ int RunProfileCommand(ProfileArgs a, std::unique_ptr<Backend> opened = nullptr) 
   return kExitOk;
 }
 
+// --time-scale: "auto" becomes the number (ApplyTimeScale: from the phase time, --time or the
+// profile kind's default), and every simulated --target gets scale=N.
+Status ApplyProfileTimeScale(ProfileArgs& a) {
+  auto it = a.options.find("--time-scale");
+  if (it == a.options.end() || it->second.empty()) return Status::Ok();
+  uint64_t phase_ns = 0;
+  if (auto t = a.options.find("--time"); t != a.options.end())
+    SSDLAB_RETURN_IF_ERROR(DurationFlag("--time", t->second, phase_ns));
+  if (phase_ns == 0 && it->second == "auto") {
+    SSDLAB_ASSIGN_OR_RETURN(
+        ProfileDef def, LooksLikeFile(a.name) ? LoadProfileFile(a.name) : BuiltinProfile(a.name));
+    phase_ns = DefaultPhaseNs(def.kind);
+  }
+  SSDLAB_ASSIGN_OR_RETURN(uint32_t n, ApplyTimeScale(it->second, phase_ns, a.targets));
+  it->second = std::to_string(n);
+  return Status::Ok();
+}
+
 // A profile on one simulated drive under mpirun: the op-advisor's points spread over the ranks
 // (cli/sim_spread.h); any other profile runs on rank 0 alone.
 int RunSpreadProfile(ProfileArgs a) {
@@ -513,6 +536,10 @@ void AddProfileCommand(CLI::App& app, int* exit_code) {
   AddOptionDefs(cmd, ProfileOptionDefs(), a->options);
   cmd->add_option("--files", a->files, "fileio: number of files (64)");
   cmd->callback([a, exit_code] {
+    if (Status s = ApplyProfileTimeScale(*a); !s.ok()) {
+      *exit_code = Fail(s);
+      return;
+    }
     if (StartedByMpirun() && a->targets.size() == 1 && IsSimTarget(a->targets[0])) {
       *exit_code = RunSpreadProfile(*a);
       return;

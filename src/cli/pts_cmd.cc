@@ -372,46 +372,14 @@ Status CheckResumeIdentity(const RunRecord& run, const TargetInfo& now,
   return Status::Ok();
 }
 
-// The shortest round --time-scale auto derives: long against the simulator's own times (a lazy
-// GC batch stalls writes for ~0.4 s, background GC waits 0.2 s of idle time), so that a round's
-// figures do not hang on whether a stall falls into it.
-constexpr uint64_t kMinDerivedRoundNs = 10'000'000'000;
-
-}  // namespace
-
-uint32_t DerivedTimeScale(uint64_t round_ns, uint32_t preset_scale) {
-  return static_cast<uint32_t>(
-      std::clamp<uint64_t>(round_ns / kMinDerivedRoundNs, 1, std::max<uint32_t>(1, preset_scale)));
-}
-
-namespace {
-
-// --time-scale: "auto" becomes the number (the scale the first target's query sets, else its
-// preset's at most the spec's round / 10 s; 1 when it is not a simulated drive), and every
-// simulated --target gets scale=N.
-// Invalid for N > 1 and a target that is not a simulated drive. A resumed run keeps its own.
-Status ApplyTimeScale(PtsArgs& a) {
+// --time-scale: "auto" becomes the number (ApplyTimeScale: from the spec's round), and every
+// simulated --target gets scale=N. A resumed run keeps its own.
+Status ApplyPtsTimeScale(PtsArgs& a) {
   auto it = a.options.find("--time-scale");
   if (it == a.options.end() || it->second.empty() || !a.resume.empty()) return Status::Ok();
-  if (it->second == "auto") {
-    uint64_t n = 1;
-    const std::string first = a.targets.empty() ? "" : a.targets[0];
-    if (first.rfind("sim:", 0) == 0) {
-      SSDLAB_ASSIGN_OR_RETURN(PtsOptions spec, ResolveOptions({{"--spec", a.options["--spec"]}}));
-      SSDLAB_ASSIGN_OR_RETURN(sim::SimParams p, sim::ParseSimTarget(first));
-      n = sim::SimTargetSets(first, "scale") ? p.scale : DerivedTimeScale(spec.round_ns, p.scale);
-    }
-    it->second = std::to_string(n);
-  }
-  auto n = PositiveCount(it->second);
-  if (!n.ok()) return n.status().WithContext("--time-scale");
-  if (n.value() == 1) return Status::Ok();
-  for (std::string& t : a.targets) {
-    auto scaled = sim::SimTargetAtScale(t, static_cast<uint32_t>(n.value()), false);
-    if (!scaled.ok())
-      return scaled.status().WithContext("--time-scale " + it->second + " (simulated drives only)");
-    t = scaled.value();
-  }
+  SSDLAB_ASSIGN_OR_RETURN(PtsOptions spec, ResolveOptions({{"--spec", a.options["--spec"]}}));
+  SSDLAB_ASSIGN_OR_RETURN(uint32_t n, ApplyTimeScale(it->second, spec.round_ns, a.targets));
+  it->second = std::to_string(n);
   return Status::Ok();
 }
 
@@ -697,7 +665,7 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
                   "the comparison report of every drive)");
   cmd->callback([a, exit_code, cmd] {
     a->given = GivenOptions(cmd);
-    if (Status s = ApplyTimeScale(*a); !s.ok()) {
+    if (Status s = ApplyPtsTimeScale(*a); !s.ok()) {
       *exit_code = Fail(s);
       return;
     }

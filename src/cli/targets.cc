@@ -3,10 +3,19 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+
+#include "base/units.h"
 #include "device/safety.h"
+#include "sim/params.h"
 
 namespace ssdlab {
 namespace {
+
+// The shortest phase --time-scale auto derives: long against the simulator's own times (a lazy
+// GC batch stalls writes for ~0.4 s, background GC waits 0.2 s of idle time), so that a phase's
+// figures do not hang on whether a stall falls into it.
+constexpr uint64_t kMinDerivedPhaseNs = 10'000'000'000;
 
 RealTargetOptions RealOptions(const TargetRequest& r) {
   RealTargetOptions o;
@@ -28,6 +37,38 @@ Status CheckSafety(const TargetRequest& r) {
 }
 
 }  // namespace
+
+uint32_t DerivedTimeScale(uint64_t phase_ns, uint32_t preset_scale) {
+  return static_cast<uint32_t>(
+      std::clamp<uint64_t>(phase_ns / kMinDerivedPhaseNs, 1, std::max<uint32_t>(1, preset_scale)));
+}
+
+Result<uint32_t> ApplyTimeScale(const std::string& text, uint64_t phase_ns,
+                                std::vector<std::string>& targets) {
+  uint64_t n = 1;
+  if (text == "auto") {
+    const std::string first = targets.empty() ? "" : targets[0];
+    if (first.rfind("sim:", 0) == 0) {
+      SSDLAB_ASSIGN_OR_RETURN(sim::SimParams p, sim::ParseSimTarget(first));
+      n = sim::SimTargetSets(first, "scale") ? p.scale : DerivedTimeScale(phase_ns, p.scale);
+    }
+  } else {
+    auto v = ParseCount(text);
+    if (!v.ok()) return v.status().WithContext("--time-scale");
+    if (v.value() == 0 || v.value() > UINT32_MAX)
+      return Status::Invalid("--time-scale: must be at least 1 (and at most " +
+                             std::to_string(UINT32_MAX) + ")");
+    n = v.value();
+  }
+  if (n == 1) return 1;
+  for (std::string& t : targets) {
+    auto scaled = sim::SimTargetAtScale(t, static_cast<uint32_t>(n), false);
+    if (!scaled.ok())
+      return scaled.status().WithContext("--time-scale " + text + " (simulated drives only)");
+    t = scaled.value();
+  }
+  return static_cast<uint32_t>(n);
+}
 
 Result<std::string> ComposeTarget(const std::vector<std::string>& targets,
                                   const std::string& layout, const std::string& chunk) {

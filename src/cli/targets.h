@@ -33,6 +33,19 @@ Result<std::string> ComposeTarget(const std::vector<std::string>& targets,
 void AddTargetOptions(CLI::App* cmd, std::vector<std::string>* targets, std::string* layout,
                       std::string* chunk, const std::string& help);
 
+// The scale `--time-scale auto` gives a simulated drive whose preset's scale is preset_scale,
+// for a test whose timed phase (a round, a profile's phase) is phase_ns: phase_ns / 10 s (each
+// phase still long against the simulator's own stalls: a lazy-GC batch stalls writes for ~0.4
+// s), at least 1 and at most preset_scale.
+uint32_t DerivedTimeScale(uint64_t phase_ns, uint32_t preset_scale);
+// --time-scale TEXT ("N" or "auto") of a command on `targets`: the number N ("auto": the scale
+// the first target's query sets, else DerivedTimeScale(phase_ns, its preset's scale); 1 when it
+// is not a simulated drive), and for N > 1 every target at scale=N. Invalid, naming the flag,
+// for N = 0 or a number that is not one, and for N > 1 on a target that is not a simulated
+// drive or sets another scale.
+Result<uint32_t> ApplyTimeScale(const std::string& text, uint64_t phase_ns,
+                                std::vector<std::string>& targets);
+
 // Checks everything that can be checked without changing the target; returns its facts.
 Result<TargetInfo> ProbeTarget(const TargetRequest& request);
 Result<std::unique_ptr<Backend>> OpenTarget(const TargetRequest& request);

@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/targets.h"
 #include "results/run_context.h"
 #include "sim/params.h"
 #include "sim/sim.h"

@@ -285,6 +285,14 @@ Status CheckProfileTarget(const ProfileDef& def, const ProfileOptions& o,
   return Status::Ok();
 }
 
+uint64_t DefaultPhaseNs(const std::string& kind) {
+  if (kind == "cdm" || kind == "cdm-nvme" || kind == "as-ssd") return 5 * kNsPerS;
+  if (kind == "curve") return 60 * kNsPerS;
+  if (kind == "op-advisor") return 600 * kNsPerS;
+  if (kind == "fileio") return 120 * kNsPerS;
+  return 0;
+}
+
 json ProfileOptionsJson(const ProfileOptions& o) {
   auto opt = [](uint64_t v) { return v == UINT64_MAX ? json(nullptr) : json(v); };
   return {{"fill_pcts", o.fill_pcts},
@@ -311,7 +319,8 @@ json ProfileOptionsJson(const ProfileOptions& o) {
           {"interval_ns", o.interval_ns},
           {"fill_percent", o.fill_percent},
           {"fileio_modes", o.fileio_modes},
-          {"fileio_rw_ratio", o.fileio_rw_ratio}};
+          {"fileio_rw_ratio", o.fileio_rw_ratio},
+          {"time_scale", o.time_scale}};
 }
 
 Status RunProfile(Backend& backend, RunJournal& store, int64_t run_id, int seq,

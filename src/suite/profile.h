@@ -96,7 +96,17 @@ struct ProfileOptions {
   double fill_percent = 90;               // fill profile
   std::vector<std::string> fileio_modes;  // rndrd, rndwr, rndrw, seqrd, seqwr (default first three)
   double fileio_rw_ratio = 1.5;           // rndrw: reads per write (sysbench's default)
+  // A simulated drive at scale=N run as the full drive (--time-scale N): every default duration
+  // (phase time, warm-up, pause, time-series interval; a user profile's runtimes and idle times)
+  // divided by N, so that each phase writes the share of the drive it writes on the full one;
+  // durations given as options, sizes and counts stay.
+  uint32_t time_scale = 1;
 };
+
+// The measured time of each timed phase a profile kind runs by default, before --time-scale:
+// cdm and as-ssd 5 s, curve 60 s, op-advisor 600 s, fileio 120 s; 0 for kinds without timed
+// phases (atto, surface and fill run by size; a user profile's phases carry their own).
+uint64_t DefaultPhaseNs(const std::string& kind);
 
 // Checks option ranges (OP within 0..90%, fill levels within 0..100, ...).
 Status ValidateProfileOptions(const ProfileDef& def, const ProfileOptions& o);

@@ -51,6 +51,12 @@ struct Ctx {
   // asked). Returns the phases (stored ones when resumed on a persistent target).
   Result<std::vector<StoredPhase>> Step(const std::vector<PhaseItem>& items, bool purge = false,
                                         std::string* purge_method = nullptr);
+  // A default duration as run: divided by --time-scale (ProfileOptions::time_scale).
+  uint64_t Scaled(uint64_t default_ns) const {
+    return default_ns / std::max<uint32_t>(1, o.time_scale);
+  }
+  // The measured time of each timed phase: --time, else the kind's default, scaled.
+  uint64_t PhaseNs() const { return o.time_ns ? o.time_ns : Scaled(DefaultPhaseNs(def.kind)); }
   results::PhaseMetrics Metrics(const PhaseResult& res) const {
     return results::MetricsOf(res, o.percentiles);
   }

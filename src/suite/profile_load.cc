@@ -58,8 +58,8 @@ Result<results::CurveResults> Curve(Ctx& c, bool filled, Summary& sum) {
   out.threads = c.o.threads ? c.o.threads : m.threads;
   out.jobs = JobsFor(out.threads, c.o.max_jobs);
   out.qd = (out.threads + out.jobs - 1) / out.jobs;
-  out.time_ns = c.o.time_ns ? c.o.time_ns : 60 * kNsPerS;
-  out.ramp_ns = c.o.ramp_ns != UINT64_MAX ? c.o.ramp_ns : 10 * kNsPerS;
+  out.time_ns = c.PhaseNs();
+  out.ramp_ns = c.o.ramp_ns != UINT64_MAX ? c.o.ramp_ns : c.Scaled(10 * kNsPerS);
   out.rule =
       "one uncapped run for the maximum, then runs paced at each percentage of it (open loop: "
       "latency from the scheduled time)";
@@ -99,8 +99,8 @@ Result<results::OpAdvisorResults> OpAdvisor(Ctx& c, Summary& sum) {
   results::OpAdvisorResults out;
   out.threads = c.o.threads ? c.o.threads : 4;
   out.qd = c.o.qd ? c.o.qd : 32;
-  out.time_ns = c.o.time_ns ? c.o.time_ns : 600 * kNsPerS;
-  out.interval_ns = c.o.interval_ns ? c.o.interval_ns : kNsPerS;
+  out.time_ns = c.PhaseNs();
+  out.interval_ns = c.o.interval_ns ? c.o.interval_ns : std::max<uint64_t>(1, c.Scaled(kNsPerS));
   const uint64_t cap = c.capacity();
   // The range an OP leaves (whole MiB) and the capacity it gives up: OP 0 gives up nothing
   // (the range's rounding to whole MiB is not over-provisioning).
@@ -186,7 +186,7 @@ Result<results::FileioResults> FileIo(Ctx& c, uint64_t base, Summary& sum) {
   if (modes.empty()) modes = {"rndrd", "rndwr", "rndrw"};
   results::FileioResults out;
   out.threads = c.o.threads ? c.o.threads : 192;
-  out.time_ns = c.o.time_ns ? c.o.time_ns : 120 * kNsPerS;
+  out.time_ns = c.PhaseNs();
   out.block_bytes = c.o.bs ? c.o.bs : 4 * kKiB;
   out.rndrw_reads_per_write = c.o.fileio_rw_ratio;
   const uint64_t ramp = c.o.ramp_ns != UINT64_MAX ? c.o.ramp_ns : 0;
@@ -228,12 +228,15 @@ Result<results::UserResults> User(Ctx& c, Summary& sum) {
     if (!spec.ok()) return spec.status().WithContext(c.def.name + " phase '" + p.name + "'");
     WorkloadSpec s = spec.value();
     s.seed = Mix64(c.o.seed ^ Mix64(p.args.seed * 0x9e37 + (++c.salt)));
+    if (s.runtime_ns) s.runtime_ns = std::max<uint64_t>(1, c.Scaled(s.runtime_ns));
+    s.ramp_ns = c.Scaled(s.ramp_ns);
+    const uint64_t idle_ns = c.Scaled(p.idle_after_ns);
     std::vector<PhaseItem> items = {{p.name, s}};
     SSDLAB_ASSIGN_OR_RETURN(auto st, c.Step(items));
-    if (p.idle_after_ns) SSDLAB_RETURN_IF_ERROR(c.r.Idle(p.idle_after_ns));
+    if (idle_ns) SSDLAB_RETURN_IF_ERROR(c.r.Idle(idle_ns));
     const PhaseResult& r = st[0].result;
-    out.phases.push_back({p.name, DescribeWorkload(s), p.idle_after_ns, c.Metrics(r),
-                          r.Iops(r.Total()), MBps(r, r.Total()), r.Total().latency.Mean(),
+    out.phases.push_back({p.name, DescribeWorkload(s), idle_ns, c.Metrics(r), r.Iops(r.Total()),
+                          MBps(r, r.Total()), r.Total().latency.Mean(),
                           r.Total().latency.Percentile(99)});
     sum.push_back({p.name + " IOPS", r.Iops(r.Total())});
     sum.push_back({p.name + " MB/s", MBps(r, r.Total())});

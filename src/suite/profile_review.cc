@@ -38,8 +38,8 @@ Result<results::CdmResults> Cdm(Ctx& c, uint64_t base, Summary& sum) {
   results::CdmResults out;
   out.test_file_bytes = RoomFor(c, base, kGiB, "the test file");
   out.passes = c.o.passes ? c.o.passes : 5;
-  out.pass_ns = c.o.time_ns ? c.o.time_ns : 5 * kNsPerS;
-  out.pause_ns = c.o.pause_ns != UINT64_MAX ? c.o.pause_ns : 5 * kNsPerS;
+  out.pass_ns = c.PhaseNs();
+  out.pause_ns = c.o.pause_ns != UINT64_MAX ? c.o.pause_ns : c.Scaled(5 * kNsPerS);
   out.rule = "best of the passes by MB/s (CrystalDiskMark); MB/s = 1,000,000 bytes/s";
   SSDLAB_RETURN_IF_ERROR(NeedRoom(c, base, out.test_file_bytes, "the test file"));
   const uint64_t end = base + out.test_file_bytes;
@@ -125,7 +125,7 @@ Result<results::AttoResults> Atto(Ctx& c, uint64_t base, Summary& sum) {
 // this is the third-party formula, applied to our MB/s figures.
 Result<results::AsSsdResults> AsSsd(Ctx& c, uint64_t base, Summary& sum) {
   const uint64_t size = RoomFor(c, base, kGiB, "the test file");
-  const uint64_t t = c.o.time_ns ? c.o.time_ns : 5 * kNsPerS;
+  const uint64_t t = c.PhaseNs();
   SSDLAB_RETURN_IF_ERROR(NeedRoom(c, base, size, "the test file"));
   const uint64_t end = base + size;
   const uint64_t seq_bs = std::min<uint64_t>(16 * kMiB, AlignDown(size, c.lbs()));
