@@ -503,6 +503,8 @@ TEST(ProfileE2E, BadInputs) {
                      "--time-scale: must be at least 1");
   ExpectOneLineError(run({"fileio", "--target", "sim:tiny", "--time-scale", "lots"}),
                      "--time-scale");
+  ExpectOneLineError(run({"fileio", "--target", "sim:tiny", "--time-scale", "5000000000"}),
+                     "--time-scale: 5000000000 is above 4294967295");
   ExpectOneLineError(run({"fileio", "--target", t.path().string(), "--time-scale", "4"}),
                      "simulated drives only");
   ExpectOneLineError(run({"fileio", "--target", "sim:tiny?scale=2", "--time-scale", "4"}),

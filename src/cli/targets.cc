@@ -55,9 +55,9 @@ Result<uint32_t> ApplyTimeScale(const std::string& text, uint64_t phase_ns,
   } else {
     auto v = ParseCount(text);
     if (!v.ok()) return v.status().WithContext("--time-scale");
-    if (v.value() == 0 || v.value() > UINT32_MAX)
-      return Status::Invalid("--time-scale: must be at least 1 (and at most " +
-                             std::to_string(UINT32_MAX) + ")");
+    if (v.value() == 0) return Status::Invalid("--time-scale: must be at least 1");
+    if (v.value() > UINT32_MAX)
+      return Status::Invalid("--time-scale: " + text + " is above " + std::to_string(UINT32_MAX));
     n = v.value();
   }
   if (n == 1) return 1;
