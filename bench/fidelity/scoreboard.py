@@ -97,11 +97,15 @@ class Runner:
         if scale is not None:
             self.pts_query += ("&" if query else "?") + "scale=%d" % scale
         self.cache = {}
+        self.failures = {}  # name -> the message of a run that failed
 
     def run(self, name, args):
-        """Runs `ssdlab ARGS --json FILE` once per name; returns the parsed JSON."""
+        """Runs `ssdlab ARGS --json FILE` once per name; returns the parsed JSON, or exits with
+        the failure's message (a failed run is not run again)."""
         if name in self.cache:
             return self.cache[name]
+        if name in self.failures:
+            sys.exit(self.failures[name])
         out = os.path.join(self.work, name + ".json")
         db = os.path.join(self.work, name + ".db")
         for p in (out, db):
@@ -112,7 +116,9 @@ class Runner:
             print("+", " ".join(cmd), file=sys.stderr)
         r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if r.returncode != 0:
-            sys.exit("scoreboard: %s failed: %s" % (" ".join(cmd), r.stderr.strip()[-500:]))
+            self.failures[name] = "scoreboard: %s failed: %s" % (" ".join(cmd),
+                                                                 r.stderr.strip()[-500:])
+            sys.exit(self.failures[name])
         with open(out) as f:
             self.cache[name] = json.load(f)
         return self.cache[name]
@@ -268,7 +274,7 @@ def main():
     runner = Runner(a.ssdlab, a.work, a.round, a.verbose, a.set, a.review_round)
     summary = []
     failed = []  # bounds not met
-    run_errors = []  # runs that failed (their cells are counted as not scored)
+    run_errors = {}  # the messages of runs that failed, once each (their cells: not scored)
     for seed in a.only.split(","):
         preset, drive = SEEDS[seed]
         model_of = model_004 if seed == "004" else model_000_002
@@ -277,8 +283,9 @@ def main():
             try:
                 m = model_of(runner, preset, row)
             except SystemExit as e:  # a run that failed: say so, score the rest, exit 1 at the end
-                print("scoreboard: %s" % e, file=sys.stderr)
-                run_errors.append(str(e))
+                if str(e) not in run_errors:
+                    print("scoreboard: %s" % e, file=sys.stderr)
+                run_errors[str(e)] = True
                 m = None
             figs = [f for f in FIGURES if row[f]]
             if m is None:
@@ -327,7 +334,7 @@ def main():
             try:
                 wsat = find_test(runner.pts(preset, ["wsat"]), "wsat")
             except SystemExit as e:  # the WSAT run failed: counted with the failed runs
-                run_errors.append(str(e))
+                run_errors[str(e)] = True
                 wsat = None
             if wsat is not None:
                 onset = wsat_onset(wsat)
@@ -349,7 +356,7 @@ def main():
                           "cells, bound %g%%" % (p, seed, 100 * med, n, bounds[seed]))
     if run_errors:
         failed.append("%d run(s) failed, their cells unscored (first: %s)" % (
-            len(run_errors), run_errors[0]))
+            len(run_errors), next(iter(run_errors))))
     if failed:
         sys.exit("scoreboard: " + "; ".join(failed))
 

@@ -5,6 +5,7 @@ import contextlib
 import io
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -71,6 +72,24 @@ class FailedRuns(unittest.TestCase):
         self.assertIn("run(s) failed, their cells unscored (first: scoreboard: /bin/false pts",
                       str(e.exception.code))
         self.assertIn("failed", err.getvalue())
+        # One PTS run serves every row of seed 002: it failed once, is counted and said once.
+        self.assertIn("scoreboard: 1 run(s) failed", str(e.exception.code))
+        self.assertEqual(err.getvalue().count("/bin/false pts"), 1)
+
+    def test_a_failed_run_is_not_run_again(self):
+        calls = []
+        real = scoreboard.subprocess.run
+        scoreboard.subprocess.run = lambda *a, **k: calls.append(a) or real(*a, **k)
+        try:
+            with tempfile.TemporaryDirectory() as work:
+                runner = scoreboard.Runner("/bin/false", work, "10s", False)
+                for _ in range(3):
+                    with self.assertRaises(SystemExit) as e:
+                        runner.pts("dc-sas-write-intensive", ["iops"])
+                    self.assertIn("/bin/false pts", str(e.exception.code))
+        finally:
+            scoreboard.subprocess.run = real
+        self.assertEqual(len(calls), 1)
 
 
 if __name__ == "__main__":
