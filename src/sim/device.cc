@@ -23,6 +23,7 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
   ctrl_read_ns_ = UsToNs(p.ctrl_read_us);
   ctrl_write_ns_ = UsToNs(p.ctrl_write_us * (1 - p.ctrl_write_jitter_pct / 100));
   ctrl_trim_ns_ = UsToNs(p.ctrl_trim_us);
+  ctrl_turn_ns_ = UsToNs(p.ctrl_turn_us);
   // us per KiB = 1e6 / 1024 ps per byte.
   ctrl_read_ps_per_byte_ =
       static_cast<uint64_t>(std::llround((p.ctrl_unit_us / 4 + p.ctrl_read_kib_us) * 1e6 / 1024));
@@ -98,6 +99,7 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   shared_link_.Reset();
   ctrl_free_ = gc_ctrl_free_ = now_ns;
   ctrl_cal_.Reset();
+  last_was_write_ = false;
   gc_pending_ = false;
   for (Die& d : dies_) d.free_ns = d.read_free_ns = d.host_read_free_ns = now_ns;
   std::fill(ch_free_.begin(), ch_free_.end(), now_ns);
@@ -490,7 +492,7 @@ uint64_t SimDevice::Read(uint64_t offset, uint32_t bytes, uint64_t t) {
   const uint64_t lpn_end = (offset + bytes + kUnitBytes - 1) / kUnitBytes;
   const uint64_t units = lpn_end - lpn_begin;
   const uint64_t tc =
-      BookCtrl(t, ctrl_read_ns_ + ExtraCtrlNs(units * kUnitBytes, ctrl_read_ps_per_byte_), t);
+      BookCtrl(t, ReadCtrlNs() + ExtraCtrlNs(units * kUnitBytes, ctrl_read_ps_per_byte_), t);
   uint64_t ready = tc;
   uint32_t last_page = UINT32_MAX;
   host_read_pages_ += units;
@@ -539,7 +541,7 @@ uint64_t SimDevice::ReadWithReadAhead(uint64_t offset, uint32_t bytes, uint64_t 
   }
   const uint64_t nand_units = units - hits;
   const uint64_t tc =
-      BookCtrl(t, ctrl_read_ns_ + ExtraCtrlNs(nand_units * kUnitBytes, ctrl_read_ps_per_byte_), t);
+      BookCtrl(t, ReadCtrlNs() + ExtraCtrlNs(nand_units * kUnitBytes, ctrl_read_ps_per_byte_), t);
   uint64_t ready = std::max(tc, hit_ready);
   uint32_t last_page = UINT32_MAX;
   host_read_pages_ += units;

@@ -259,12 +259,16 @@ class SimDevice {
     return t;
   }
   // Controller time of a write command's first 4 KiB: ctrl_write_us, of which the share
-  // ctrl_write_jitter_pct is drawn (exponential).
+  // ctrl_write_jitter_pct is drawn (exponential), and ctrl_turn_us after a read.
   uint64_t WriteCtrlNs() {
+    const uint64_t turn = TurnNs(true);
     if (write_jitter_mean_ns_ > 0) [[unlikely]]
-      return ctrl_write_ns_ + ExponentialNs(write_jitter_mean_ns_);
-    return ctrl_write_ns_;
+      return ctrl_write_ns_ + turn + ExponentialNs(write_jitter_mean_ns_);
+    return ctrl_write_ns_ + turn;
   }
+  // Controller time of a read command's first 4 KiB: ctrl_read_us, and ctrl_turn_us after a
+  // write.
+  uint64_t ReadCtrlNs() { return ctrl_read_ns_ + TurnNs(false); }
   // tPROG of the open host group's program (SLC mode or native).
   uint64_t HostProgNs(const Group& grp) {
     return grp.slc ? slc_t_prog_ns_ : NativeProgNs(grp.first_ppn);
@@ -343,6 +347,15 @@ class SimDevice {
 
   // Timing constants, ns (per-byte ones in ps).
   uint64_t cmd_ns_, ctrl_read_ns_, ctrl_write_ns_, ctrl_trim_ns_, ctrl_gc_ns_;
+  // ctrl_turn_us, and whether the last host read or write was a write (the direction a
+  // command of the other one turns the controller from).
+  uint64_t ctrl_turn_ns_ = 0;
+  bool last_was_write_ = false;
+  uint64_t TurnNs(bool write) {
+    const bool turned = write != last_was_write_;
+    last_was_write_ = write;
+    return turned ? ctrl_turn_ns_ : 0;
+  }
   // Per-byte controller time beyond a command's first 4 KiB (ctrl_unit_us / 4 + *_kib_us), ps.
   uint64_t ctrl_read_ps_per_byte_, ctrl_write_ps_per_byte_;
   uint64_t t_read_ns_, t_prog_ns_, t_erase_ns_, slc_t_read_ns_, slc_t_prog_ns_;

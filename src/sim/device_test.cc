@@ -357,6 +357,28 @@ TEST(SimDevice, ControllerTimeGrowsPerKibByDirection) {
   EXPECT_NEAR(span(base + "4", Direction::kRead, 16384), 10000 + 12 * 3000, 300);
 }
 
+// ctrl_turn_us: a read after a write, or a write after a read, costs the controller that much
+// more; commands in the same direction as the last do not.
+TEST(SimDevice, ControllerTurnCostsAChangeOfDirectionOnly) {
+  const std::string base =
+      "sim:tiny?cmd_us=0&link_mb_s=1000000&ctrl_read_us=10&ctrl_write_us=20&buffer=64MiB"
+      "&ctrl_turn_us=";
+  // 100 commands back to back from time 0; per command, the controller-bound mean span.
+  auto span = [&](const std::string& target, bool alternate) {
+    Fixture f(target);
+    uint64_t last = 0;
+    for (int i = 0; i < 100; ++i) {
+      const Direction dir = alternate && i % 2 ? Direction::kRead : Direction::kWrite;
+      last = std::max(last, f.dev.Submit(dir, uint64_t{4096} * i, 4096, 0));
+    }
+    return static_cast<double>(last) / 100;
+  };
+  EXPECT_NEAR(span(base + "0", false), 20000, 200);
+  EXPECT_NEAR(span(base + "7", false), 20000, 200);                     // writes only: no turn
+  EXPECT_NEAR(span(base + "0", true), 15000, 200);                      // half reads, half writes
+  EXPECT_NEAR(span(base + "7", true), 15000 + 7000 * 99 / 100.0, 200);  // 99 turns
+}
+
 TEST(SimDevice, ReadAheadServesSmallSequentialReadsFromDram) {
   // 4 KiB sequential reads one at a time over written data: with read-ahead the reads after
   // the first two find their data in DRAM (no tR each), so they take far less time.

@@ -137,6 +137,9 @@ const std::vector<ParamDef>& ParamTable() {
                             "mean stays ctrl_write_us)",
                             &SimParams::ctrl_write_jitter_pct, 0, 100, "0..100"));
     t.push_back(us("ctrl_trim_us", "controller time per trim command", &SimParams::ctrl_trim_us));
+    t.push_back(us("ctrl_turn_us",
+                   "controller time added to a read after a write, or a write after a read",
+                   &SimParams::ctrl_turn_us));
     t.push_back(us("ctrl_unit_us", "controller time per extra 4 KiB of a command",
                    &SimParams::ctrl_unit_us));
     t.push_back(us("ctrl_read_kib_us",

@@ -50,7 +50,9 @@ struct SimParams {
   double ctrl_write_us = 10;  // controller occupancy per write command
   // The share of ctrl_write_us that is random (exponential, seeded); the mean stays ctrl_write_us.
   double ctrl_write_jitter_pct = 0;
-  double ctrl_trim_us = 2;    // controller occupancy per trim command
+  double ctrl_trim_us = 2;  // controller occupancy per trim command
+  // Controller occupancy added to a read after a write and to a write after a read.
+  double ctrl_turn_us = 0;
   double ctrl_unit_us = 0.5;  // extra controller occupancy per 4 KiB unit beyond the first
   // Per-KiB controller occupancy of a command's data beyond its first 4 KiB, by direction
   // (added to ctrl_unit_us / 4): a command of B bytes costs

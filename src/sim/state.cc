@@ -571,6 +571,7 @@ void SimDevice::VisitState(Ar& ar) {
   ar.Span(streams_, kReadStreams);
   ar.Pod(stream_victim_);
   ar.Span(ahead_.data(), ahead_.size());
+  ar.Pod(last_was_write_);
 }
 
 std::string SimDevice::CheckLoaded() const {
