@@ -7,7 +7,8 @@
 #    held-out TP, LVI and HIR figures are compared (median relative error), both with the cheap
 #    evaluator `sim fit` uses and with the run's tests re-run on the twin (`sim compare --exact`).
 # 2. Published tables: bench/fidelity/seed_000.csv (Kingston DC400) and seed_002.csv (Seagate
-#    Nytro 3732) imported and fitted from the hand-calibrated presets, two ways: on their
+#    Nytro 3732) imported (their lab ran the whole IOPS matrix in a minute per round, on a drive
+#    still fresh from its sequential preconditioning: --iops-state fresh) and fitted from the hand-calibrated presets, two ways: on their
 #    calibration rows, the predicted rows held out; and on a seeded half of each test's rows
 #    (`--holdout 0.5`, seeds 1 to 3), the other half held out; with the squared and the
 #    absolute loss. Each time the held-out rows' median error of the twin and of the preset,
@@ -62,7 +63,7 @@ for table in 000:dc-sata-read-intensive:1600321314816 002:dc-sas-write-intensive
   echo "== 2. published table seed_$n.csv, from $preset"
   "$ssdlab" show "seed$n" --db "$db" >/dev/null 2>&1 ||
     "$ssdlab" import "$here/bench/fidelity/seed_$n.csv" --db "$db" --run "seed$n" \
-      --capacity "$cap" >/dev/null
+      --capacity "$cap" --iops-state fresh >/dev/null
   for loss in ${LOSSES:-squared abs}; do
     echo "-- --loss $loss, fitted on the calibration rows, the predicted rows held out:"
     "$ssdlab" sim fit "seed$n" --db "$db" --base "$preset" --loss $loss \

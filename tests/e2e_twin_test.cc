@@ -238,6 +238,44 @@ TEST(E2eTwin, AnImportIsReRunAsTheReviewSpecsTests) {
   EXPECT_EQ(CountLines(none.err), 1) << none.err;
 }
 
+// --iops-state fresh: the import's IOPS cells were measured with the whole matrix in a round,
+// on a drive fresh from its sequential preconditioning. Both `sim compare` and its --exact
+// re-run then give a random-write cell a fresh drive's IOPS, above the steady drive's (on a
+// drive large enough that a round of the whole matrix stays within its spare pool); a bad state
+// is refused in one line.
+TEST(E2eTwin, AFreshIopsImportIsSimulatedOnAFreshDrive) {
+  TempDir dir;
+  const std::string db = dir / "r.db";
+  Write(dir / "fig.csv", std::string(kHeader) +
+                             "iops,4k,0,16,8,,20000,,,,,,,calibration,t\n"
+                             "iops,4k,100,16,8,,30000,,,,,,,predicted,t\n");
+  for (const std::string state : {"steady", "fresh"})
+    ASSERT_EQ(
+        RunSsdlab({"import", dir / "fig.csv", "--db", db, "--run", state, "--iops-state", state})
+            .exit_code,
+        0);
+  const std::string write = "iops rnd rw=0/100 bs=4 KiB T16 Q8 iops";
+  for (const std::string exact : {"", "--exact"}) {
+    std::map<std::string, double> iops;
+    for (const std::string state : {"steady", "fresh"}) {
+      std::vector<std::string> args = {
+          "sim", "compare", state, "--db", db, "--target", "sim:dc-sata-read-intensive"};
+      if (!exact.empty()) args.push_back(exact);
+      Proc cmp = RunSsdlab(args);
+      ASSERT_EQ(cmp.exit_code, 0) << cmp.err;
+      const auto sim = SimulatedColumn(cmp.out);
+      ASSERT_TRUE(sim.count(write)) << cmp.out;
+      iops[state] = std::stod(sim.at(write));
+    }
+    EXPECT_GT(iops["fresh"], 1.2 * iops["steady"]) << exact;
+  }
+  Proc bad =
+      RunSsdlab({"import", dir / "fig.csv", "--db", db, "--run", "bad", "--iops-state", "tired"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(Has(bad.err, "--iops-state 'tired'")) << bad.err;
+  EXPECT_EQ(CountLines(bad.err), 1) << bad.err;
+}
+
 TEST(E2eTwin, ImportsFioJson) {
   TempDir dir;
   Write(dir / "fio.json", R"({"fio version": "fio-3.33",

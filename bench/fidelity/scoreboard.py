@@ -18,7 +18,10 @@ The PTS tests run on a drive whose state moves per round as the reviewed drive's
 reviews ran 60 s per cell on the full drive; a cell of --round on a drive of 1/N the size
 writes the same share of it when N = review round / round (10 s: scale=6, i.e. 267 GB for the
 DC400). --set scale=N overrides it. The profiles run with `--time-scale auto`, their own
-durations divided by the scale derived from them (fileio: 120 s at scale 12).
+durations divided by the scale derived from them (fileio: 120 s at scale 12). The IOPS tests of
+000 and 002 (one lab) ran their whole matrix in each one-minute round (IOPS_WHOLE_ROUND): their
+cells last --round / the matrix's cells (`--iops-round`), on a drive still fresh from its
+sequential preconditioning.
 
 Bounds: a seed's median over predicted cells (--max-median) and, for the DC400, when its WSAT
 reaches the plateau (WSAT_ONSET_ROUNDS, from the review's text); the scoreboard exits 1 when
@@ -26,6 +29,7 @@ one is missed or a run failed.
 """
 import argparse
 import csv
+import functools
 import json
 import os
 import re
@@ -54,6 +58,14 @@ WSAT_ONSET_ROUNDS = {
     "000": (360, 1200, "000_efd33c3c18d1f214.txt: WSAT text, 360 standard minutes not enough "
             "to reach saturation, the test extended to 1200"),
 }
+# Reviews whose IOPS test ran the whole matrix (the review spec's 7 mixes x 7 block sizes) in
+# each round, rather than a round per cell.
+IOPS_WHOLE_ROUND = {
+    "000": "000_efd33c3c18d1f214.txt: 'for the first three tests a series of 25 rounds of 1 "
+           "minute each'",
+    "002": "002_8ae38f7e911466a0.txt: the same lab and methodology text as 000",
+}
+IOPS_MATRIX_CELLS = 49
 # The plateau is reached at the first round from which the mean of this many rounds is
 # within ONSET_PCT of the steady-state mean (one round alone can sit on a lazy-GC batch).
 ONSET_WINDOW = 10
@@ -167,9 +179,15 @@ def matrix_cell(cells, read_pct, bs):
     return None
 
 
-def model_000_002(runner, preset, row):
-    """Figures of a PTS row (iops, tp, lat, wsat) from the review spec's results."""
+def model_000_002(runner, preset, row, whole_round=False):
+    """Figures of a PTS row (iops, tp, lat, wsat) from the review spec's results; whole_round:
+    the IOPS test's whole matrix in one review round."""
     test, rp, bs = row["test"], int(row["read_pct"]), row["block_size"]
+    if test == "iops" and whole_round:
+        cell_us = int(seconds_of(runner.round) * 1e6 / IOPS_MATRIX_CELLS)
+        t = find_test(runner.pts(preset, ["iops"], ["--iops-round", "%dus" % cell_us]), test)
+        c = matrix_cell(t["results"]["cells"], rp, bs)
+        return cell_figures(c, rp) if c else None
     if test in ("iops", "lat"):
         t = find_test(runner.pts(preset, ["iops", "tp", "lat"]), test)
         c = matrix_cell(t["results"]["cells"], rp, bs)
@@ -277,7 +295,8 @@ def main():
     run_errors = {}  # the messages of runs that failed, once each (their cells: not scored)
     for seed in a.only.split(","):
         preset, drive = SEEDS[seed]
-        model_of = model_004 if seed == "004" else model_000_002
+        model_of = model_004 if seed == "004" else functools.partial(
+            model_000_002, whole_round=seed in IOPS_WHOLE_ROUND)
         rows, not_run = [], 0
         for row in load_seed(seed):
             try:

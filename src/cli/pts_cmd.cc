@@ -174,6 +174,10 @@ const std::vector<PtsDef>& PtsOptionDefs() {
        }},
       {"--round", "Duration of each cell of a round (60s)",
        [](S f, S t, PtsOptions& o) { return DurationFlag(f, t, o.round_ns); }},
+      {"--iops-round",
+       "Duration of each cell of an IOPS round (default: --round's; a round of the whole "
+       "matrix in one minute is 60s / its cells)",
+       [](S f, S t, PtsOptions& o) { return DurationFlag(f, t, o.iops_round_ns); }},
       {"--max-rounds", "Rounds before giving up on steady state (25)",
        [](S f, S t, PtsOptions& o) { return SetCount(f, t, o.max_rounds); }},
       {"--window", "Steady-state window in rounds (5; review: 4)",

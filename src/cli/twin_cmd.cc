@@ -274,7 +274,7 @@ int RunCompare(const CompareArgs& a) {
 }
 
 struct ImportArgs {
-  std::string file, db, run, format, capacity, model;
+  std::string file, db, run, format, capacity, model, iops_state = "steady";
 };
 
 int RunImport(const ImportArgs& a) {
@@ -294,6 +294,9 @@ int RunImport(const ImportArgs& a) {
   }
   if (format != "csv" && format != "fio")
     return Fail(Status::Invalid("import: --format '" + format + "': expected csv or fio"));
+  if (a.iops_state != "steady" && a.iops_state != "fresh")
+    return Fail(
+        Status::Invalid("import: --iops-state '" + a.iops_state + "': expected steady or fresh"));
   auto tests = format == "csv" ? twin::ParseFiguresCsv(buf.str(), a.file)
                                : twin::ParseFioJson(buf.str(), a.file);
   if (!tests.ok()) return Fail(tests.status());
@@ -312,8 +315,10 @@ int RunImport(const ImportArgs& a) {
   t.kind = "imported";
   t.size_bytes = capacity;
   t.model = a.model;
-  nlohmann::json config = {
-      {"imported_from", a.file}, {"format", format}, {"capacity_bytes", capacity}};
+  nlohmann::json config = {{"imported_from", a.file},
+                           {"format", format},
+                           {"capacity_bytes", capacity},
+                           {"iops_state", a.iops_state}};
   nlohmann::json context = {
       {"imported", true},
       {"target",
@@ -354,6 +359,10 @@ void AddImportCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--capacity", a->capacity,
                   "User capacity of the drive measured (WSAT positions in GiB need it)");
   cmd->add_option("--model", a->model, "The drive's model, for show and report");
+  cmd->add_option("--iops-state", a->iops_state,
+                  "steady (default): the IOPS cells were measured in write steady state (a "
+                  "minute per cell); fresh: on a drive fresh from its sequential "
+                  "preconditioning (the whole matrix in a minute)");
   cmd->callback([a, exit_code] { *exit_code = RunImport(*a); });
 }
 

@@ -225,6 +225,11 @@ Result<PtsOptions> ImportedBattery(const json& run_doc, const std::string& targe
   AddMissing(o.tp_block_bytes, tp_bs, same);
   AddMissing(o.lat_block_bytes, lat_bs, same);
   AddMissing(o.lat_mixes, lat_mix, same_mix);
+  // A fresh IOPS table was measured with the whole matrix in one round's time.
+  // (An import's configuration holds its options itself.)
+  const json& config = run_doc.value("context", json::object()).value("config", json::object());
+  if (config.is_object() && config.value("iops_state", json()) == "fresh")
+    o.iops_round_ns = o.round_ns / (o.iops_mixes.size() * o.iops_block_bytes.size());
   SSDLAB_ASSIGN_OR_RETURN(sim::SimParams p, sim::ParseSimTarget(target));
   const uint32_t n = DerivedTimeScale(o.round_ns, p.scale);
   DivideDurations(o, n);

@@ -421,7 +421,10 @@ json OverviewSection(Ctx& ctx) {
   });
   row("Rounds", [&](const ReportRun& r) {
     return fact(r, "rounds", [](const PtsOptions& o) {
-      return fmt::format("up to {} rounds; each cell {}", o.max_rounds, FmtDurationNs(o.round_ns));
+      std::string s =
+          fmt::format("up to {} rounds; each cell {}", o.max_rounds, FmtDurationNs(o.round_ns));
+      if (o.iops_round_ns) s += " (IOPS: " + FmtDurationNs(o.iops_round_ns) + ")";
+      return s;
     });
   });
   row("Steady state", [&](const ReportRun& r) {

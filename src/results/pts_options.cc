@@ -65,8 +65,9 @@ PtsOptions SpecDefaults(PtsSpec spec, const std::vector<std::string>& all_tests)
 
 void DivideDurations(PtsOptions& o, uint32_t n) {
   o.time_scale = n;
-  for (uint64_t* ns : {&o.round_ns, &o.lvi_warmup_ns, &o.lvi_measure_ns, &o.wsat_round_ns,
-                       &o.hir_write_ns, &o.hir_baseline_ns, &o.dirth_histogram_ns})
+  for (uint64_t* ns :
+       {&o.round_ns, &o.iops_round_ns, &o.lvi_warmup_ns, &o.lvi_measure_ns, &o.wsat_round_ns,
+        &o.hir_write_ns, &o.hir_baseline_ns, &o.dirth_histogram_ns})
     *ns /= n;
   for (auto* list : {&o.hir_wait_ns, &o.xsr_ns})
     for (uint64_t& ns : *list) ns /= n;
@@ -81,6 +82,7 @@ void PtsFields(O& o, F&& f) {
   f("spec", o.spec);
   f("tests", o.tests);
   f("round_ns", o.round_ns);
+  f("iops_round_ns", o.iops_round_ns);
   f("max_rounds", o.max_rounds);
   f("steady_state", o.steady);
   f("purge", o.purge);

@@ -26,6 +26,10 @@ struct PtsOptions {
   PtsSpec spec = PtsSpec::kPtsE;
   std::vector<std::string> tests;      // subset of the suite's PtsTestNames(), in battery order
   uint64_t round_ns = 60'000'000'000;  // duration of one cell of a round
+  // Duration of one cell of an IOPS round; 0: round_ns. A lab that runs the whole IOPS matrix
+  // in one minute (rather than a minute per cell) measures a drive still fresh from its
+  // sequential preconditioning.
+  uint64_t iops_round_ns = 0;
   uint32_t max_rounds = 25;
   SteadyStateCriteria steady;  // window, rule and limits
   std::string purge = "auto";
@@ -71,6 +75,11 @@ struct PtsOptions {
   // the full drive. 1: durations as the spec gives them.
   uint32_t time_scale = 1;
 };
+
+// The duration of one cell of an IOPS round (iops_round_ns, else round_ns).
+inline uint64_t IopsCellNs(const PtsOptions& o) {
+  return o.iops_round_ns ? o.iops_round_ns : o.round_ns;
+}
 
 // Sets o.time_scale = n and divides every duration of `o` by n (rounds, LVI warm-up and
 // measurement, WSAT rounds, HIR writes, waits and baseline, XSR phases, DIRTH measurement);

@@ -43,6 +43,8 @@ Status ValidatePtsOptions(const PtsOptions& o) {
                            ": steady state could never be judged");
   }
   if (o.round_ns < kNsPerMs) return Status::Invalid("--round must be at least 1ms");
+  if (o.iops_round_ns && o.iops_round_ns < kNsPerMs)
+    return Status::Invalid("--iops-round must be at least 1ms");
   if (o.wipc_multiple < 0) return Status::Invalid("--wipc must not be negative");
   for (double op : o.op_pcts) {
     if (op < 0 || op >= 100)

@@ -250,6 +250,32 @@ TEST(Suite, WdpcCapacityWritesThatMuchBeforeSteadyStateCounts) {
       << "more rounds than --max-rounds when the capacity needs them";
 }
 
+// --iops-round: the IOPS test's cells last iops_round_ns, the other tests' round_ns.
+TEST(Suite, IopsRoundSetsTheIopsCellsDurationOnly) {
+  PtsOptions o = SmallOptions();
+  o.tests = {"iops", "lat"};
+  o.lat_block_bytes = {4096};
+  o.lat_mixes = {Mix{100}};
+  o.iops_round_ns = 7'000'000;
+  CountingBackend b;
+  MemoryJournal j;
+  ASSERT_TRUE(RunPts(b, j, 1, o, nullptr, nullptr).ok());
+  ASSERT_EQ(j.tests.size(), 2u);
+  for (const MemoryJournal::Test& t : j.tests) {
+    const uint64_t want = t.rec.name == "iops" ? o.iops_round_ns : o.round_ns;
+    size_t cells = 0;
+    for (const auto& [round, phases] : t.phases)
+      for (const StoredPhase& p : phases) {
+        if (round == 0) continue;  // purge and preconditioning
+        EXPECT_EQ(p.result.measured_ns, want) << t.rec.name;
+        ++cells;
+      }
+    EXPECT_GT(cells, 0u) << t.rec.name;
+  }
+  o.iops_round_ns = 500'000;
+  EXPECT_EQ(ValidatePtsOptions(o).message(), "--iops-round must be at least 1ms");
+}
+
 TEST(Suite, ResumeOnTheSimulatorReplaysStoredRoundsAndFinishesTheSame) {
   PtsOptions o = SmallOptions();
   o.tests = {"iops"};
@@ -317,6 +343,7 @@ TEST(PtsOptions, StoredOptionsReadBackAsTheyWere) {
   PtsOptions o = SpecDefaults(PtsSpec::kReview);
   o.tests = {"iops", "wsat"};
   o.round_ns = 123'000'000;
+  o.iops_round_ns = 4'000'000;
   o.iops_mixes = {Mix{65}, Mix{0}};
   o.steady.band_pct = 7.5;
   auto back = PtsOptionsFromJson(PtsOptionsJson(o));
@@ -339,6 +366,7 @@ TEST(PtsOptions, DividedDurationsAreTheSpecsOverTheTimeScale) {
   EXPECT_EQ(o.time_scale, 6u);
   EXPECT_EQ(o.round_ns, 10'000'000'000u);
   EXPECT_EQ(o.wsat_round_ns, 10'000'000'000u);
+  EXPECT_EQ(o.iops_round_ns, 0u);  // --round's, divided
   EXPECT_EQ(o.lvi_warmup_ns, spec.lvi_warmup_ns / 6);
   EXPECT_EQ(o.lvi_measure_ns, 5'000'000'000u);
   EXPECT_EQ(o.hir_write_ns, spec.hir_write_ns / 6);

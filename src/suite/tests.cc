@@ -41,10 +41,10 @@ Status CheckBlock(Runner& r, uint64_t bs) {
   return Status::Ok();
 }
 
-// Rounds of a matrix of (mix, bs) random cells, each `round_ns`, judged on `track`.
+// Rounds of a matrix of (mix, bs) cells, each `cell_ns`, judged on `track`.
 Result<RoundsResult> MatrixRounds(Runner& r, int first_step, const std::vector<Mix>& mixes,
                                   const std::vector<uint64_t>& sizes, Load load, bool sequential,
-                                  uint64_t range_end, const TrackFn& track) {
+                                  uint64_t cell_ns, uint64_t range_end, const TrackFn& track) {
   const PtsOptions& o = r.options();
   for (uint64_t bs : sizes) SSDLAB_RETURN_IF_ERROR(CheckBlock(r, bs));
   auto cells = [&](int round) {
@@ -53,7 +53,7 @@ Result<RoundsResult> MatrixRounds(Runner& r, int first_step, const std::vector<M
     for (const Mix& m : mixes) {
       for (uint64_t bs : sizes) {
         out.push_back({CellName(m, bs), r.Spec(sequential, m.read_pct, bs, load.threads, load.qd,
-                                               o.round_ns, range_end, ++salt)});
+                                               cell_ns, range_end, ++salt)});
       }
     }
     return out;
@@ -110,7 +110,7 @@ Result<TestOutcome> Iops(Runner& r) {
     track.emplace_back(CellName(o.iops_mixes.back(), o.iops_block_bytes.back()), "iops");
   SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr,
                           MatrixRounds(r, 1, o.iops_mixes, o.iops_block_bytes, LoadOf(o, "iops"),
-                                       false, range, TrackCells(track)));
+                                       false, IopsCellNs(o), range, TrackCells(track)));
   return Outcome(SteadyStateJson(rr),
                  results::ToJson(results::MatrixResults{purge, range, WindowCells(rr, o)}),
                  TrackedRounds(rr));
@@ -129,7 +129,7 @@ Result<TestOutcome> Throughput(Runner& r) {
     std::vector<Mix> mixes = {{100}, {0}};
     SSDLAB_ASSIGN_OR_RETURN(
         RoundsResult rr,
-        MatrixRounds(r, step, mixes, {bs}, LoadOf(o, "tp"), true, range,
+        MatrixRounds(r, step, mixes, {bs}, LoadOf(o, "tp"), true, o.round_ns, range,
                      TrackCells({{CellName({0}, bs), "bw"}, {CellName({100}, bs), "bw"}})));
     step = rr.next_step;
     const results::TestSteadyState ss = SteadyStateOf(rr);
@@ -160,9 +160,10 @@ Result<TestOutcome> Latency(Runner& r) {
   const Mix track_mix =
       *std::min_element(o.lat_mixes.begin(), o.lat_mixes.end(),
                         [](const Mix& a, const Mix& b) { return a.read_pct < b.read_pct; });
-  SSDLAB_ASSIGN_OR_RETURN(RoundsResult rr,
-                          MatrixRounds(r, 1, o.lat_mixes, o.lat_block_bytes, {1, 1}, false, range,
-                                       TrackCells({{CellName(track_mix, track_bs), "mean_ns"}})));
+  SSDLAB_ASSIGN_OR_RETURN(
+      RoundsResult rr,
+      MatrixRounds(r, 1, o.lat_mixes, o.lat_block_bytes, {1, 1}, false, o.round_ns, range,
+                   TrackCells({{CellName(track_mix, track_bs), "mean_ns"}})));
   return Outcome(SteadyStateJson(rr),
                  results::ToJson(results::MatrixResults{purge, range, WindowCells(rr, o)}),
                  TrackedRounds(rr));

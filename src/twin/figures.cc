@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <regex>
 #include <tuple>
@@ -102,6 +103,20 @@ std::pair<uint32_t, uint32_t> WriteLoad(const json& opts) {
   return l;
 }
 
+// Capacities of random writes of a PTS IOPS test up to its last round: every round as its
+// measured (window) cells, each cell as long as the options' IOPS cell; infinite when the run
+// does not say how many rounds ran or how long a cell was (read as steady).
+double IopsWrittenCapacities(const json& opts, const json& test, const results::MatrixResults& m) {
+  const double cell_s =
+      (Num(opts, "iops_round_ns") > 0 ? Num(opts, "iops_round_ns") : Num(opts, "round_ns")) / 1e9;
+  const double rounds = Num(test.value("steady_state", json::object()), "rounds_run");
+  if (rounds <= 0 || cell_s <= 0) return std::numeric_limits<double>::infinity();
+  double bytes_per_round = 0;
+  for (const results::CellResult& c : m.cells)
+    bytes_per_round += c.metrics.write.bw_bytes_per_s * cell_s;
+  return rounds * bytes_per_round / static_cast<double>(m.range_bytes);
+}
+
 }  // namespace
 
 std::string Figure::Name() const {
@@ -140,6 +155,7 @@ Result<std::vector<Figure>> FiguresOfRun(const json& doc, RunShape* shape) {
       shape->capacity_bytes = opts["capacity_bytes"].get<uint64_t>();
     if (opts.contains("hir_write_ns")) shape->hir_write_ns = opts["hir_write_ns"].get<uint64_t>();
     if (opts.contains("hir_cycles")) shape->hir_cycles = opts["hir_cycles"].get<uint32_t>();
+    shape->iops_fresh = opts.value("iops_state", json()) == "fresh";
   }
   std::vector<Figure> out;
   for (const json& t : doc.value("tests", json::array())) {
@@ -190,6 +206,8 @@ Result<std::vector<Figure>> FiguresOfRun(const json& doc, RunShape* shape) {
       SSDLAB_ASSIGN_OR_RETURN(auto m, Read(results::MatrixResultsFromJson, r, run, name));
       if (!r.contains("cells")) return Shape(run, name, "no cells");
       SSDLAB_RETURN_IF_ERROR(Cells(run, name, m.cells, &out));
+      if (shape && name == "iops" && m.range_bytes > 0)
+        shape->iops_fresh = IopsWrittenCapacities(opts, t, m) < kFreshCapacities;
     } else if (name == "tp") {
       SSDLAB_ASSIGN_OR_RETURN(auto tp, Read(results::TpResultsFromJson, r, run, name));
       for (const results::TpBlock& b : tp.by_block)

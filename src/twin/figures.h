@@ -39,7 +39,16 @@ struct RunShape {
   uint64_t hir_write_ns = 5'000'000'000;
   uint32_t hir_cycles = 30;
   uint64_t capacity_bytes = 0;  // the tested range of the run's target (imports: --capacity)
+  // The IOPS cells were measured on a drive fresh from its sequential preconditioning (before
+  // its spare pool ran out), not in write steady state: imports with `iops_state` "fresh" in
+  // their options, and PTS runs whose IOPS rounds wrote less than kFreshCapacities in all
+  // (short cells: `--iops-round`).
+  bool iops_fresh = false;
 };
+
+// Random writes, in capacities, below which a PTS run's IOPS test counts as measuring a fresh
+// drive (below the spare pool of any drive with 7% or more over-provisioning).
+inline constexpr double kFreshCapacities = 0.05;
 
 // The metrics a cell of each test yields.
 const std::vector<std::string>& MetricsOf(const std::string& test);

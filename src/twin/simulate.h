@@ -4,7 +4,9 @@
 //   iops, lat, lvi  purge, sequential fill, 1.5 capacities of 4 KiB random writes (steady),
 //                   then every cell in turn (a warm-up of half a cell, then cell_ns; lat
 //                   cells 2 x cell_ns; the measured phase continues the warm-up's, so the
-//                   I/Os in flight at its start count when they complete, as in PTS rounds)
+//                   I/Os in flight at its start count when they complete, as in PTS rounds);
+//                   with RunShape::iops_fresh each iops cell on a drive of its own, purged
+//                   and filled only
 //   tp              purge, sequential 128 KiB fill, then every cell (4 x cell_ns; write
 //                   cells after a warm-up of one capacity written)
 //   wsat            purge, 4 KiB random writes in steps of kWsatBin capacities up to the last

@@ -100,6 +100,66 @@ TEST(Twin, FiguresOfARunDocument) {
   EXPECT_NE(e.status().message().find("empty"), std::string::npos);
 }
 
+// Whether a run's IOPS cells are read as a fresh drive's: an import says so in its options; a
+// PTS run's IOPS rounds wrote less than kFreshCapacities of its range (every round as its
+// window cells, each cell as long as the IOPS round).
+TEST(Twin, IopsTestsOfShortRoundsAreReadAsAFreshDrives) {
+  const auto doc = [](const json& config, double write_bw, int rounds) {
+    return json{{"context", {{"run", "r"}, {"config", config}}},
+                {"tests",
+                 {{{"name", "iops"},
+                   {"status", "done"},
+                   {"steady_state", {{"rounds_run", rounds}}},
+                   {"results",
+                    {{"range_bytes", 100'000'000'000},
+                     {"cells",
+                      {{{"cell", "rw=0/100 bs=4KiB"},
+                        {"workload", {{"description", "randwrite bs=4 KiB qd=8 jobs=16"}}},
+                        {"write", {{"bw_bytes_per_s", write_bw}}},
+                        {"total", {{"iops", write_bw / 4096}}}}}}}}}}}};
+  };
+  const auto fresh = [](const json& d) {
+    RunShape shape;
+    EXPECT_TRUE(FiguresOfRun(d, &shape).ok());
+    return shape.iops_fresh;
+  };
+  // 200 MB/s x 1 s x 5 rounds = 1 GB, 1% of the range: fresh; a minute per cell: 60%.
+  json opts = {{"options", {{"spec", "review"}, {"round_ns", 60e9}, {"iops_round_ns", 1e9}}}};
+  EXPECT_TRUE(fresh(doc(opts, 200e6, 5)));
+  opts["options"]["iops_round_ns"] = 0;
+  EXPECT_FALSE(fresh(doc(opts, 200e6, 5)));
+  // Rounds not stored: steady.
+  opts["options"]["iops_round_ns"] = 1e9;
+  EXPECT_FALSE(fresh(doc(opts, 200e6, 0)));
+  // An import: as its options say.
+  json imported = doc({{"iops_state", "fresh"}}, 0, 0);
+  imported["tests"][0]["results"] = {
+      {"imported_cells",
+       {{{"block_bytes", 4096}, {"read_pct", 0}, {"threads", 16}, {"qd", 8}, {"iops", 48000}}}}};
+  EXPECT_TRUE(fresh(imported));
+  imported["context"]["config"]["iops_state"] = "steady";
+  EXPECT_FALSE(fresh(imported));
+}
+
+// A fresh drive's random writes need no GC: more IOPS than the steady drive's, the same reads;
+// the LAT cells stay on the steady drive, which the fresh IOPS cells no longer write to.
+TEST(Twin, FreshIopsCellsAreSimulatedBeforeGarbageCollection) {
+  const std::vector<Figure> figs = {Cell("iops", 0, 4096, 16, 8, "iops"),
+                                    Cell("iops", 100, 4096, 16, 8, "iops"),
+                                    Cell("lat", 0, 4096, 1, 1, "lat_mean_us")};
+  RunShape steady, fresh;
+  fresh.iops_fresh = true;
+  const sim::SimParams p = Params("sim:dc-sata-read-intensive");
+  auto s = SimulateFigures(p, figs, steady);
+  auto f = SimulateFigures(p, figs, fresh);
+  ASSERT_TRUE(s.ok() && f.ok()) << s.status().message();
+  EXPECT_GT(f.value()[0], 1.5 * s.value()[0]);
+  EXPECT_NEAR(f.value()[1], s.value()[1], 0.03 * s.value()[1]);
+  auto lat_alone = SimulateFigures(p, {figs[2]}, steady);
+  ASSERT_TRUE(lat_alone.ok());
+  EXPECT_EQ(f.value()[2], lat_alone.value()[0]);
+}
+
 TEST(Twin, SimulationIsDeterministicAndFollowsTheParameters) {
   const std::vector<Figure> figs = SomeFigures();
   const RunShape shape;
