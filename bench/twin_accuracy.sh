@@ -35,7 +35,7 @@ db=$work/r.db
 part=${PART:-all}
 if [ "$part" != 2 ]; then
   # The hidden drive: every changed key ~30% from dc-sata-read-intensive's value.
-  hidden="sim:dc-sata-read-intensive?cmd_us=58&ctrl_read_us=10&ctrl_write_us=27&ctrl_gc_us=18"
+  hidden="sim:dc-sata-read-intensive?cmd_us=58&ctrl_read_us=10&ctrl_write_us=27&ctrl_gc_us=13"
   hidden+="&ctrl_unit_us=2&t_read_us=60&t_prog_us=1800&ch_mb_s=150&op=24&gc=costbenefit&gc_lazy=0"
   echo "== 1. hidden drive: $hidden"
   if ! "$ssdlab" show hidden --db "$db" >/dev/null 2>&1; then
