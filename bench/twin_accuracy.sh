@@ -16,7 +16,8 @@
 #    held-out rows the twin predicts better and worse.
 #
 # Usage: bench/twin_accuracy.sh [BUILD_DIR]   (about 30-40 minutes on 2 cores)
-# PART=1 or PART=2 runs one part only; SPLIT_SEEDS (default "1 2 3") the seeds of part 2's split;
+# PART=1 or PART=2 runs one part only; TABLES (default "000 002") part 2's tables; SPLIT_SEEDS
+# (default "1 2 3") the seeds of part 2's split;
 # LOSSES (default "squared abs") part 2's losses; FIT_ARGS more options of every sim fit.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,6 +61,7 @@ fi
 [ "$part" = 1 ] && exit 0
 for table in 000:dc-sata-read-intensive:1600321314816 002:dc-sas-write-intensive:800166076416; do
   IFS=: read -r n preset cap <<<"$table"
+  [[ " ${TABLES:-000 002} " == *" $n "* ]] || continue
   echo "== 2. published table seed_$n.csv, from $preset"
   "$ssdlab" show "seed$n" --db "$db" >/dev/null 2>&1 ||
     "$ssdlab" import "$here/bench/fidelity/seed_$n.csv" --db "$db" --run "seed$n" \

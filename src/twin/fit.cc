@@ -984,21 +984,30 @@ class Fitter {
     if (std::find(cats_.begin(), cats_.end(), "gc") == cats_.end()) return Status::Ok();
     const sim::SimParams evaluated = *candidate;
     judged->push_back(PolicyFitOf(evaluated, *objective));
-    for (const char* gc : kVictimPolicies) {
-      sim::SimParams alt = evaluated;
-      SSDLAB_RETURN_IF_ERROR(sim::FindParam("gc")->set(alt, gc));
-      if (PolicyOf(alt) == PolicyOf(evaluated)) continue;
-      std::vector<double> at_alt;
-      SSDLAB_ASSIGN_OR_RETURN(std::vector<double> f, FactorsAt(alt, train_where_, o_.sim, &at_alt));
-      const double g = JudgedObjective(alt, at_alt);
-      judged->push_back(PolicyFitOf(alt, g));
-      if (g < *objective - 1e-12) {
-        *candidate = alt;
-        *factors = std::move(f);
-        *corrected = std::move(at_alt);
-        *objective = g;
+    // With gc_lazy fitted, each policy in the other GC mode too (at the same numbers): the
+    // cheap values corrected at one mode misjudge the other as they do another policy.
+    std::vector<bool> modes = {evaluated.gc_lazy};
+    if (std::find(cats_.begin(), cats_.end(), "gc_lazy") != cats_.end())
+      modes.push_back(!evaluated.gc_lazy);
+    for (const bool lazy : modes)
+      for (const char* gc : kVictimPolicies) {
+        sim::SimParams alt = evaluated;
+        SSDLAB_RETURN_IF_ERROR(sim::FindParam("gc")->set(alt, gc));
+        alt.gc_lazy = lazy;
+        if (PolicyOf(alt) == PolicyOf(evaluated)) continue;
+        std::vector<double> at_alt;
+        SSDLAB_ASSIGN_OR_RETURN(std::vector<double> f,
+                                FactorsAt(alt, train_where_, o_.sim, &at_alt));
+        const double g = JudgedObjective(alt, at_alt);
+        judged->push_back(PolicyFitOf(alt, g));
+        if (lazy != evaluated.gc_lazy) judged->back().gc += lazy ? ", lazy" : ", eager";
+        if (g < *objective - 1e-12) {
+          *candidate = alt;
+          *factors = std::move(f);
+          *corrected = std::move(at_alt);
+          *objective = g;
+        }
       }
-    }
     std::stable_sort(judged->begin(), judged->end(),
                      [](const auto& a, const auto& b) { return a.objective < b.objective; });
     return Status::Ok();
