@@ -8,8 +8,9 @@
 #    evaluator `sim fit` uses and with the run's tests re-run on the twin (`sim compare --exact`).
 # 2. Published tables: bench/fidelity/seed_000.csv (Kingston DC400) and seed_002.csv (Seagate
 #    Nytro 3732) imported (their lab ran the whole IOPS matrix in a minute per round, on a drive
-#    still fresh from its sequential preconditioning: --iops-state fresh) and fitted from the hand-calibrated presets, two ways: on their
-#    calibration rows, the predicted rows held out; and on a seeded half of each test's rows
+#    still fresh from its sequential preconditioning: --iops-state fresh) and fitted from the
+#    hand-calibrated presets, two ways: on their calibration rows, the predicted rows held
+#    out; and on a seeded half of each test's rows
 #    (`--holdout 0.5`, seeds 1 to 3), the other half held out; with the squared and the
 #    absolute loss. Each time the held-out rows' median error of the twin and of the preset,
 #    on the same rows, and (bench/twin_heldout.py) their mean absolute log-ratio and how many

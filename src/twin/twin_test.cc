@@ -567,6 +567,44 @@ TEST(Twin, VictimPoliciesAreJudgedByTheirOwnFullTests) {
   std::filesystem::remove_all(dir);
 }
 
+// With gc_lazy fitted, the re-anchoring judges the policies in the other GC mode too, each by
+// its own full tests (named ", eager" or ", lazy" in the judged list), beside the others of the
+// twin's mode; the twin is the closest: here the lazy drive whose full tests alone match.
+TEST(Twin, TheOtherGcModeIsJudgedByItsOwnFullTests) {
+  std::vector<Figure> figs = SomeFigures();
+  const RunShape shape;
+  const sim::SimParams base = Params("sim:tiny?gc_batch_pct=5");
+  auto full_tests = [&](const sim::SimParams& p) -> Result<std::vector<double>> {
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> v, SimulateFigures(p, figs, shape));
+    if (!p.gc_lazy)
+      for (double& x : v) x *= 1.5;
+    return v;
+  };
+  auto measured = full_tests(Params("sim:tiny?gc_batch_pct=5&gc_lazy=1"));
+  ASSERT_TRUE(measured.ok()) << measured.status().message();
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = measured.value()[i];
+  FitOptions o;
+  o.keys = {"gc", "gc_lazy"};
+  o.train_tests = {"iops", "lat", "wsat"};
+  o.prior_weight = 0;
+  auto at_base = full_tests(base);
+  ASSERT_TRUE(at_base.ok()) << at_base.status().message();
+  o.base_exact = at_base.value();
+  o.full_tests = full_tests;
+  o.reanchor = 1;
+  auto r = Fit(base, figs, shape, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->params.gc_lazy);
+  EXPECT_EQ(r->params.gc, sim::VictimPolicy::kGreedy);
+  EXPECT_NEAR(r->objective, 0, 1e-12);
+  ASSERT_GE(r->victim_policies.size(), 5u);  // four policies, some in the other mode
+  EXPECT_EQ(r->victim_policies[0].gc, "greedy");
+  const auto other =
+      std::count_if(r->victim_policies.begin(), r->victim_policies.end(),
+                    [](const auto& v) { return v.gc.find(", ") != std::string::npos; });
+  EXPECT_GE(other, 1);
+}
+
 // A fitted link is no faster than its interface's line: sequential reads of a tiny SATA drive
 // with a 900 MB/s link (800 MB/s, its channels' limit) give a twin at SATA's 600 MB/s, the
 // closest a SATA drive comes.
