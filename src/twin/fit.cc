@@ -983,12 +983,17 @@ class Fitter {
                              std::vector<FitResult::PolicyFit>* judged) {
     if (std::find(cats_.begin(), cats_.end(), "gc") == cats_.end()) return Status::Ok();
     const sim::SimParams evaluated = *candidate;
-    judged->push_back(PolicyFitOf(evaluated, *objective));
     // With gc_lazy fitted, each policy in the other GC mode too (at the same numbers): the
-    // cheap values corrected at one mode misjudge the other as they do another policy.
+    // cheap values corrected at one mode misjudge the other as they do another policy. Every
+    // entry then names its mode.
     std::vector<bool> modes = {evaluated.gc_lazy};
     if (std::find(cats_.begin(), cats_.end(), "gc_lazy") != cats_.end())
       modes.push_back(!evaluated.gc_lazy);
+    const auto named = [&](FitResult::PolicyFit v, bool lazy) {
+      if (modes.size() > 1) v.gc += lazy ? ", lazy" : ", eager";
+      return v;
+    };
+    judged->push_back(named(PolicyFitOf(evaluated, *objective), evaluated.gc_lazy));
     for (const bool lazy : modes)
       for (const char* gc : kVictimPolicies) {
         sim::SimParams alt = evaluated;
@@ -999,8 +1004,7 @@ class Fitter {
         SSDLAB_ASSIGN_OR_RETURN(std::vector<double> f,
                                 FactorsAt(alt, train_where_, o_.sim, &at_alt));
         const double g = JudgedObjective(alt, at_alt);
-        judged->push_back(PolicyFitOf(alt, g));
-        if (lazy != evaluated.gc_lazy) judged->back().gc += lazy ? ", lazy" : ", eager";
+        judged->push_back(named(PolicyFitOf(alt, g), lazy));
         if (g < *objective - 1e-12) {
           *candidate = alt;
           *factors = std::move(f);
