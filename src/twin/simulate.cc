@@ -149,7 +149,7 @@ Result<std::vector<double>> SimulateFigures(const sim::SimParams& p,
   };
   const auto fresh_iops = [&](const Figure& f) { return f.test == "iops" && shape.iops_fresh; };
   const auto random_idx = indices([&](const Figure& f) {
-    return (f.test == "iops" && !fresh_iops(f)) || f.test == "lat" || f.test == "lvi";
+    return (f.test == "iops" && !shape.iops_fresh) || f.test == "lat" || f.test == "lvi";
   });
   if (!random_idx.empty()) {
     SSDLAB_ASSIGN_OR_RETURN(Drive d, Open(p, o));

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "sim/params.h"
 #include "twin/figures.h"
@@ -42,6 +43,20 @@ void MeasureOn(const std::string& target, std::vector<Figure>& figs, const RunSh
   auto v = SimulateFigures(Params(target), figs, shape);
   ASSERT_TRUE(v.ok()) << v.status().message();
   for (size_t i = 0; i < figs.size(); ++i) figs[i].value = v.value()[i];
+}
+
+// A stand-in for a run's full tests on drive p: the cheap evaluator's figures, 1.5 x as large
+// unless exact(p) (so the cheap evaluator corrected at a drive that is not exact misjudges the
+// exact ones).
+std::function<Result<std::vector<double>>(const sim::SimParams&)> FullTestsOffUnless(
+    const std::vector<Figure>& figs, const RunShape& shape,
+    std::function<bool(const sim::SimParams&)> exact) {
+  return [&figs, &shape, exact](const sim::SimParams& p) -> Result<std::vector<double>> {
+    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> v, SimulateFigures(p, figs, shape));
+    if (!exact(p))
+      for (double& x : v) x *= 1.5;
+    return v;
+  };
 }
 
 std::vector<Figure> SomeFigures() {
@@ -505,12 +520,8 @@ TEST(Twin, VictimPoliciesAreJudgedByTheirOwnFullTests) {
   std::vector<Figure> figs = SomeFigures();
   const RunShape shape;
   const sim::SimParams base = Params("sim:tiny");
-  auto full_tests = [&](const sim::SimParams& p) -> Result<std::vector<double>> {
-    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> v, SimulateFigures(p, figs, shape));
-    if (p.gc != sim::VictimPolicy::kCostBenefit)
-      for (double& x : v) x *= 1.5;
-    return v;
-  };
+  auto full_tests = FullTestsOffUnless(
+      figs, shape, [](const sim::SimParams& p) { return p.gc == sim::VictimPolicy::kCostBenefit; });
   auto measured = full_tests(Params("sim:tiny?gc=costbenefit"));
   ASSERT_TRUE(measured.ok()) << measured.status().message();
   for (size_t i = 0; i < figs.size(); ++i) figs[i].value = measured.value()[i];
@@ -574,12 +585,8 @@ TEST(Twin, TheOtherGcModeIsJudgedByItsOwnFullTests) {
   std::vector<Figure> figs = SomeFigures();
   const RunShape shape;
   const sim::SimParams base = Params("sim:tiny?gc_batch_pct=5");
-  auto full_tests = [&](const sim::SimParams& p) -> Result<std::vector<double>> {
-    SSDLAB_ASSIGN_OR_RETURN(std::vector<double> v, SimulateFigures(p, figs, shape));
-    if (!p.gc_lazy)
-      for (double& x : v) x *= 1.5;
-    return v;
-  };
+  auto full_tests =
+      FullTestsOffUnless(figs, shape, [](const sim::SimParams& p) { return p.gc_lazy; });
   auto measured = full_tests(Params("sim:tiny?gc_batch_pct=5&gc_lazy=1"));
   ASSERT_TRUE(measured.ok()) << measured.status().message();
   for (size_t i = 0; i < figs.size(); ++i) figs[i].value = measured.value()[i];
