@@ -44,7 +44,7 @@ double GreedyWriteAmplification(double alpha) {
 double EffectiveAlpha(const Geometry& g, double live_fraction) {
   // The foreground watermark keeps the free pool between low-1 and low blocks (mean about
   // low - 0.5); the host and GC frontiers are half written on average (0.5 block each).
-  const double reserve_blocks = static_cast<double>(g.low_free_blocks) - 0.5 + 1.0;  // as params.cc
+  const double reserve_blocks = ReserveBlocks(g.low_free_blocks);
   const double physical =
       static_cast<double>(g.physical_pages) - reserve_blocks * g.pages_per_block;
   return physical / (static_cast<double>(g.user_pages) * live_fraction);

@@ -643,10 +643,10 @@ TEST(Twin, FittedLinkStaysWithinTheInterfacesLineRate) {
 TEST(Twin, EachGcModeIsSweptFromItsOwnStart) {
   std::vector<Figure> figs = SomeFigures();
   const RunShape shape;
-  const sim::SimParams base = Params("sim:tiny?gc_lazy=0&gc_batch_pct=5");
+  const sim::SimParams base = Params("sim:tiny?gc_lazy=0&gc_batch_pct=6");
   const double faster_us = base.t_prog_us / std::pow(3.0, 0.35);
   ASSERT_NO_FATAL_FAILURE(MeasureOn(
-      "sim:tiny?gc_lazy=1&gc_batch_pct=5&t_prog_us=" + std::to_string(faster_us), figs, shape));
+      "sim:tiny?gc_lazy=1&gc_batch_pct=6&t_prog_us=" + std::to_string(faster_us), figs, shape));
   FitOptions o;
   o.train_tests = {"iops", "lat", "wsat"};
   o.keys = {"gc_lazy"};
