@@ -396,10 +396,11 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
                   "on the training cells picks (else 0.01)");
   fit->add_option("--correct", a->correct,
                   "auto: correct the cheap evaluator's bias per figure by the run's own tests "
-                  "re-run on the base (runs ssdlab made; an import's tests as the review spec's), "
-                  "then re-anchored at the search's best "
+                  "re-run on the base (runs ssdlab made; an import's tests as the review spec's; "
+                  "with gc_lazy fitted also on the base in the other GC mode, for that mode's "
+                  "candidates), then re-anchored at the search's best "
                   "point (the tests re-run there, kept when closer; the search again from it); "
-                  "base: the base's correction only; off: no correction");
+                  "base: the base's correction only (per GC mode); off: no correction");
   fit->add_option("--max-evals", a->max_evals, "Simulations at most (default 40 + 16 x keys)");
   fit->add_option("-o,--output", a->out, "The twin's preset file (.toml)")->required();
   fit->callback([a, exit_code] { *exit_code = RunFit(*a); });

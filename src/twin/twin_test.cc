@@ -613,6 +613,35 @@ TEST(Twin, TheOtherGcModeIsJudgedByItsOwnFullTests) {
     EXPECT_TRUE(v.gc.ends_with(", eager") || v.gc.ends_with(", lazy")) << v.gc;
 }
 
+// The other GC mode's candidates are corrected by that mode's own full tests at the base's
+// numbers: the cheap evaluator's bias is a lazy drive's alone here (its full tests 1.5 x the
+// cheap values, an eager drive's equal to them), so the eager drive measured, judged with the
+// lazy base's factors, would be 1.5 x off; with its own mode's it is found exactly.
+TEST(Twin, EachGcModeIsCorrectedByItsOwnFullTests) {
+  std::vector<Figure> figs = SomeFigures();
+  const RunShape shape;
+  const sim::SimParams base = Params("sim:tiny?gc_lazy=1&gc_batch_pct=5");
+  auto full_tests =
+      FullTestsOffUnless(figs, shape, [](const sim::SimParams& p) { return !p.gc_lazy; });
+  auto measured = full_tests(Params("sim:tiny?gc_lazy=0&gc_batch_pct=5"));
+  ASSERT_TRUE(measured.ok()) << measured.status().message();
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = measured.value()[i];
+  FitOptions o;
+  o.keys = {"gc_lazy"};
+  o.train_tests = {"iops", "lat", "wsat"};
+  o.prior_weight = 0;
+  auto at_base = full_tests(base);
+  ASSERT_TRUE(at_base.ok()) << at_base.status().message();
+  o.base_exact = at_base.value();
+  o.full_tests = full_tests;
+  auto r = Fit(base, figs, shape, o);  // o.reanchor 0: the factors taken before the search
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(r->params.gc_lazy);
+  EXPECT_NEAR(r->objective, 0, 1e-12);
+  for (const FigureFit& f : r->figures)
+    EXPECT_NEAR(f.simulated, f.figure.value, 1e-9 * f.figure.value) << f.figure.Name();
+}
+
 // A fitted link is no faster than its interface's line: sequential reads of a tiny SATA drive
 // with a 900 MB/s link (800 MB/s, its channels' limit) give a twin at SATA's 600 MB/s, the
 // closest a SATA drive comes.
