@@ -59,6 +59,26 @@ std::function<Result<std::vector<double>>(const sim::SimParams&)> FullTestsOffUn
   };
 }
 
+// Options fitting `keys` to figs on their IOPS, LAT and WSAT figures, the figures measured on
+// drive `truth` by the stand-in `full_tests`, which also gives the base's full-test values and
+// judges the re-anchored points.
+FitOptions FitByFullTests(
+    std::vector<Figure>& figs,
+    const std::function<Result<std::vector<double>>(const sim::SimParams&)>& full_tests,
+    const std::string& truth, const sim::SimParams& base, std::vector<std::string> keys) {
+  FitOptions o;
+  auto measured = full_tests(Params(truth));
+  auto at_base = full_tests(base);
+  EXPECT_TRUE(measured.ok() && at_base.ok());
+  if (!measured.ok() || !at_base.ok()) return o;
+  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = measured.value()[i];
+  o.keys = std::move(keys);
+  o.train_tests = {"iops", "lat", "wsat"};
+  o.base_exact = at_base.value();
+  o.full_tests = full_tests;
+  return o;
+}
+
 std::vector<Figure> SomeFigures() {
   return {Cell("iops", 0, 4096, 4, 8, "iops"),
           Cell("iops", 100, 4096, 4, 8, "iops"),
@@ -522,16 +542,7 @@ TEST(Twin, VictimPoliciesAreJudgedByTheirOwnFullTests) {
   const sim::SimParams base = Params("sim:tiny");
   auto full_tests = FullTestsOffUnless(
       figs, shape, [](const sim::SimParams& p) { return p.gc == sim::VictimPolicy::kCostBenefit; });
-  auto measured = full_tests(Params("sim:tiny?gc=costbenefit"));
-  ASSERT_TRUE(measured.ok()) << measured.status().message();
-  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = measured.value()[i];
-  FitOptions o;
-  o.keys = {"gc"};
-  o.train_tests = {"iops", "lat", "wsat"};
-  auto at_base = full_tests(base);
-  ASSERT_TRUE(at_base.ok()) << at_base.status().message();
-  o.base_exact = at_base.value();
-  o.full_tests = full_tests;
+  FitOptions o = FitByFullTests(figs, full_tests, "sim:tiny?gc=costbenefit", base, {"gc"});
   auto cheap_only = Fit(base, figs, shape, o);
   ASSERT_TRUE(cheap_only.ok()) << cheap_only.status().message();
   ASSERT_NE(cheap_only->params.gc, sim::VictimPolicy::kCostBenefit);
@@ -587,17 +598,9 @@ TEST(Twin, TheOtherGcModeIsJudgedByItsOwnFullTests) {
   const sim::SimParams base = Params("sim:tiny?gc_batch_pct=5");
   auto full_tests =
       FullTestsOffUnless(figs, shape, [](const sim::SimParams& p) { return p.gc_lazy; });
-  auto measured = full_tests(Params("sim:tiny?gc_batch_pct=5&gc_lazy=1"));
-  ASSERT_TRUE(measured.ok()) << measured.status().message();
-  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = measured.value()[i];
-  FitOptions o;
-  o.keys = {"gc", "gc_lazy"};
-  o.train_tests = {"iops", "lat", "wsat"};
+  FitOptions o = FitByFullTests(figs, full_tests, "sim:tiny?gc_batch_pct=5&gc_lazy=1", base,
+                                {"gc", "gc_lazy"});
   o.prior_weight = 0;
-  auto at_base = full_tests(base);
-  ASSERT_TRUE(at_base.ok()) << at_base.status().message();
-  o.base_exact = at_base.value();
-  o.full_tests = full_tests;
   o.reanchor = 1;
   auto r = Fit(base, figs, shape, o);
   ASSERT_TRUE(r.ok()) << r.status().message();
@@ -623,17 +626,9 @@ TEST(Twin, EachGcModeIsCorrectedByItsOwnFullTests) {
   const sim::SimParams base = Params("sim:tiny?gc_lazy=1&gc_batch_pct=5");
   auto full_tests =
       FullTestsOffUnless(figs, shape, [](const sim::SimParams& p) { return !p.gc_lazy; });
-  auto measured = full_tests(Params("sim:tiny?gc_lazy=0&gc_batch_pct=5"));
-  ASSERT_TRUE(measured.ok()) << measured.status().message();
-  for (size_t i = 0; i < figs.size(); ++i) figs[i].value = measured.value()[i];
-  FitOptions o;
-  o.keys = {"gc_lazy"};
-  o.train_tests = {"iops", "lat", "wsat"};
+  FitOptions o =
+      FitByFullTests(figs, full_tests, "sim:tiny?gc_lazy=0&gc_batch_pct=5", base, {"gc_lazy"});
   o.prior_weight = 0;
-  auto at_base = full_tests(base);
-  ASSERT_TRUE(at_base.ok()) << at_base.status().message();
-  o.base_exact = at_base.value();
-  o.full_tests = full_tests;
   auto r = Fit(base, figs, shape, o);  // o.reanchor 0: the factors taken before the search
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_FALSE(r->params.gc_lazy);
