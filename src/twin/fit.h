@@ -86,7 +86,9 @@ struct FitOptions {
   // the full tests' own (within the clamp). Empty: no correction.
   std::vector<double> base_exact;
   // With base_exact: per figure, its value from the full tests on drive p (the run's own tests
-  // re-run on it; 0 where unknown), for re-anchoring the correction.
+  // re-run on it; 0 where unknown), for re-anchoring the correction, and, with gc_lazy fitted,
+  // for the other GC mode's correction (its candidates' factors are exact / cheap at the base's
+  // numbers in that mode: the two modes' biases differ).
   std::function<Result<std::vector<double>>(const sim::SimParams&)> full_tests;
   // With base_exact and full_tests, above 0: the correction is re-anchored at the search's best
   // point (full_tests there; the factors exact / cheap there for every candidate, in place of
