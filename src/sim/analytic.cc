@@ -42,8 +42,8 @@ double GreedyWriteAmplification(double alpha) {
 }
 
 double EffectiveAlpha(const Geometry& g, double live_fraction) {
-  // The foreground watermark keeps the free pool between low-1 and low blocks (mean about
-  // low - 0.5); the host and GC frontiers are half written on average (0.5 block each).
+  // The blocks out of the collected population: the free pool below the foreground watermark
+  // and the unwritten halves of the host and GC frontiers (sim::ReserveBlocks).
   const double reserve_blocks = ReserveBlocks(g.low_free_blocks);
   const double physical =
       static_cast<double>(g.physical_pages) - reserve_blocks * g.pages_per_block;

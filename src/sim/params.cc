@@ -401,6 +401,7 @@ namespace {
 // stalls of tens of milliseconds that the same drive at its own scale (5 blocks) never has:
 // a 4 KiB write mean 116 us against 94 us.
 constexpr uint32_t kMinLowFreeBlocks = 5;
+constexpr uint32_t kSmallDriveMinLowFreeBlocks = 3;
 constexpr double kRoomyDriveBlocks = 100;
 
 // Lazy GC with an absolute batch: blocks per batch (0 when the batch is a share of the blocks).
@@ -411,11 +412,12 @@ uint32_t AbsoluteBatchBlocks(const SimParams& p, uint32_t block_units) {
       std::max<uint64_t>(1, (p.gc_batch_bytes + block_bytes - 1) / block_bytes));
 }
 
-// The eager GC's watermark: gc_low_pct of the blocks, but at least kMinLowFreeBlocks (3 on a
-// small drive).
+// The eager GC's watermark: gc_low_pct of the blocks, but at least kMinLowFreeBlocks
+// (kSmallDriveMinLowFreeBlocks on a small drive).
 uint32_t LowFreeBlocks(const SimParams& p, double blocks) {
-  return std::max<uint32_t>(blocks >= kRoomyDriveBlocks ? kMinLowFreeBlocks : 3,
-                            static_cast<uint32_t>(std::ceil(blocks * p.gc_low_pct / 100.0)));
+  return std::max<uint32_t>(
+      blocks >= kRoomyDriveBlocks ? kMinLowFreeBlocks : kSmallDriveMinLowFreeBlocks,
+      static_cast<uint32_t>(std::ceil(blocks * p.gc_low_pct / 100.0)));
 }
 
 }  // namespace

@@ -218,6 +218,7 @@ Geometry DeriveGeometry(const SimParams& p);
 // Blocks the eager foreground GC keeps out of the collected population on average (the free
 // pool below its watermark of low_free_blocks, and the two open frontiers' unwritten halves).
 double ReserveBlocks(uint32_t low_free_blocks);
+
 // Cross-field checks and the derived geometry (spare area, memory).
 Status ValidateParams(const SimParams& p);
 

@@ -45,12 +45,14 @@ void MeasureOn(const std::string& target, std::vector<Figure>& figs, const RunSh
   for (size_t i = 0; i < figs.size(); ++i) figs[i].value = v.value()[i];
 }
 
+// A run's full tests on drive p: one value per figure (FitOptions::full_tests).
+using FullTests = std::function<Result<std::vector<double>>(const sim::SimParams&)>;
+
 // A stand-in for a run's full tests on drive p: the cheap evaluator's figures, 1.5 x as large
 // unless exact(p) (so the cheap evaluator corrected at a drive that is not exact misjudges the
 // exact ones).
-std::function<Result<std::vector<double>>(const sim::SimParams&)> FullTestsOffUnless(
-    const std::vector<Figure>& figs, const RunShape& shape,
-    std::function<bool(const sim::SimParams&)> exact) {
+FullTests FullTestsOffUnless(const std::vector<Figure>& figs, const RunShape& shape,
+                             std::function<bool(const sim::SimParams&)> exact) {
   return [&figs, &shape, exact](const sim::SimParams& p) -> Result<std::vector<double>> {
     SSDLAB_ASSIGN_OR_RETURN(std::vector<double> v, SimulateFigures(p, figs, shape));
     if (!exact(p))
@@ -62,10 +64,9 @@ std::function<Result<std::vector<double>>(const sim::SimParams&)> FullTestsOffUn
 // Options fitting `keys` to figs on their IOPS, LAT and WSAT figures, the figures measured on
 // drive `truth` by the stand-in `full_tests`, which also gives the base's full-test values and
 // judges the re-anchored points.
-FitOptions FitByFullTests(
-    std::vector<Figure>& figs,
-    const std::function<Result<std::vector<double>>(const sim::SimParams&)>& full_tests,
-    const std::string& truth, const sim::SimParams& base, std::vector<std::string> keys) {
+FitOptions FitByFullTests(std::vector<Figure>& figs, const FullTests& full_tests,
+                          const std::string& truth, const sim::SimParams& base,
+                          std::vector<std::string> keys) {
   FitOptions o;
   auto measured = full_tests(Params(truth));
   auto at_base = full_tests(base);
