@@ -1,7 +1,8 @@
 // Fits a simulated drive's free parameters to measured figures (twin/figures.h) with a
 // derivative-free search (the categorical keys first, an eager and a lazy GC each a start of
 // its own, one sweep of coordinate steps from each, then NLopt's Subplex on normalised
-// log-parameters from the better; the result is the best point evaluated, or the base itself
+// log-parameters from the better and, with every key fitted, Levenberg-Marquardt and a compass
+// search from its best point; the result is the best point evaluated, or the base itself
 // when that point is no closer to the training figures by their median error), and writes the
 // result as a preset file (sim/preset_file.h) with a [fit] table.
 //
