@@ -3,7 +3,7 @@
 //
 //   iops, lat, lvi  purge, sequential fill, 1.5 capacities of 4 KiB random writes (steady),
 //                   then every cell in turn (a warm-up of half a cell, then cell_ns; lat
-//                   cells 2 x cell_ns; the measured phase continues the warm-up's, so the
+//                   cells 8 x cell_ns; the measured phase continues the warm-up's, so the
 //                   I/Os in flight at its start count when they complete, as in PTS rounds);
 //                   with RunShape::iops_fresh each iops cell on a drive of its own, purged
 //                   and filled only
