@@ -19,13 +19,12 @@ struct Drive {
 };
 
 Result<Drive> Open(const sim::SimParams& p, const SimulateOptions& o) {
-  uint32_t factor = std::max<uint32_t>(o.extra_scale, 1);
+  uint32_t factor = 1;
   while (p.capacity_bytes / (static_cast<uint64_t>(p.scale) * factor) > o.max_user_bytes &&
          factor < (1u << 20))
     factor *= 2;
   auto b = OpenSimBackend(TargetOf(p, factor));
-  if (!b.ok() && factor > o.extra_scale) b = OpenSimBackend(TargetOf(p, o.extra_scale));
-  if (!b.ok() && o.extra_scale > 1) b = OpenSimBackend(TargetOf(p, 1));
+  if (!b.ok() && factor > 1) b = OpenSimBackend(TargetOf(p, 1));
   if (!b.ok()) return b.status();
   Drive d;
   d.size_bytes = b.value()->info().size_bytes;
