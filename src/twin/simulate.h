@@ -16,9 +16,9 @@
 // max_user_bytes (throughput is the full drive's; state changes take that many times fewer
 // I/Os), so that an evaluation of a run at a small scale (`--time-scale 32`: 50 GB of the
 // DC400) costs what one at the preset's does. No coarser: a drive of a few hundred blocks
-// garbage-collects better than the run's (the DC400 at its preset's scale has 964 blocks: at
-// 4x, 241, 1 MiB random writes after a fill and 1.5 capacities of 4 KiB ones came 13% fast
-// at 24% OP and 18% at 32%, a slope the fit read as more spare area; at 2x, 482 blocks, 3%
+// garbage-collects better than the run's (the DC400 at its preset's scale has 924 blocks at 24% OP:
+// at 4x, 235, 1 MiB random writes after a fill and 1.5 capacities of 4 KiB ones came 13% fast
+// at 24% OP and 18% at 32%, a slope the fit read as more spare area; at 2x, 465 blocks, 3%
 // and 1%; the evaluator's 128 KiB cells: twin_test's CheapDriveHasTheRunsWriteAmplification).
 // Deterministic: the same parameters and figures give the same values.
 #pragma once

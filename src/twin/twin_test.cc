@@ -235,8 +235,8 @@ TEST(Twin, SmallScaleRunsAreEvaluatedOnADriveOfBoundedSize) {
 // The cheap drive keeps enough blocks that its write amplification follows the spare area as
 // the run's drive does: 1 MiB and 128 KiB random writes after the evaluator's steady-state
 // writes, on an eager DC400 at 24% and 32% OP, against the same evaluator on the run's own
-// drive (the preset's scale, 964 blocks). At 2x coarser (482 blocks) the 128 KiB cells are
-// 4.1% and 0.1% fast; at 4x (241 blocks, the evaluator before: max_user_bytes 1.5 GiB here)
+// drive (the preset's scale, 924 blocks at 24% OP). At 2x coarser (465) the 128 KiB cells are
+// 4.1% and 0.1% fast; at 4x (235, the evaluator before: max_user_bytes 1.5 GiB here)
 // 9.7% and 5.0%, and the fit read that slope as more spare area. The 1 MiB cells, 8x longer,
 // are within 1% either way.
 TEST(Twin, CheapDriveHasTheRunsWriteAmplification) {
