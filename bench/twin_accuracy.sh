@@ -10,16 +10,20 @@
 #    Nytro 3732) imported (their lab ran the whole IOPS matrix in a minute per round, on a drive
 #    still fresh from its sequential preconditioning: --iops-state fresh) and fitted from the
 #    hand-calibrated presets, two ways: on their calibration rows, the predicted rows held
-#    out; and on a seeded half of each test's rows
-#    (`--holdout 0.5`, seeds 1 to 3), the other half held out; with the squared and the
-#    absolute loss. Each time the held-out rows' median error of the twin and of the preset,
-#    on the same rows, and (bench/twin_heldout.py) their mean absolute log-ratio and how many
-#    held-out rows the twin predicts better and worse.
+#    out (the preset was calibrated on the same rows: a twin from it can at best tie); and by
+#    5-fold cross-validation (`--fold I/5`, I = 0 .. 4, seed 1: every row of a test of several
+#    cells held out once, fitted on the other four fifths whatever its role), pooled. Each time
+#    the held-out rows' median error of the twin and of the preset, on the same rows, and
+#    (bench/twin_heldout.py) their mean absolute log-ratio and how many held-out rows the twin
+#    predicts better and worse. The preset's error on a calibration row is in-sample, the
+#    twin's never is.
 #
-# Usage: bench/twin_accuracy.sh [BUILD_DIR]   (about 30-40 minutes on 2 cores)
-# PART=1 or PART=2 runs one part only; TABLES (default "000 002") part 2's tables; SPLIT_SEEDS
-# (default "1 2 3") the seeds of part 2's split;
-# LOSSES (default "squared abs") part 2's losses; FIT_ARGS more options of every sim fit.
+# Usage: bench/twin_accuracy.sh [BUILD_DIR]   (about 60 minutes on 2 cores)
+# PART=1 or PART=2 runs one part only; TABLES (default "000 002") part 2's tables; FOLDS
+# (default 5, 0: none) and FOLD_SEEDS (default 1) part 2's cross-validation; SPLIT_SEEDS
+# (default none) seeds of fits on a random half of each test's rows (`--holdout 0.5`);
+# LOSSES (default "squared") part 2's losses (or abs, soft); FIT_ARGS more options of every
+# sim fit.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
@@ -67,12 +71,23 @@ for table in 000:dc-sata-read-intensive:1600321314816 002:dc-sas-write-intensive
   "$ssdlab" show "seed$n" --db "$db" >/dev/null 2>&1 ||
     "$ssdlab" import "$here/bench/fidelity/seed_$n.csv" --db "$db" --run "seed$n" \
       --capacity "$cap" --iops-state fresh >/dev/null
-  for loss in ${LOSSES:-squared abs}; do
+  for loss in ${LOSSES:-squared}; do
     echo "-- --loss $loss, fitted on the calibration rows, the predicted rows held out:"
     "$ssdlab" sim fit "seed$n" --db "$db" --base "$preset" --loss $loss \
       ${FIT_ARGS:-} -o "$work/seed$n.toml" 2>/dev/null
     python3 "$here/bench/twin_heldout.py" "$work/seed$n.toml"
-    for split in ${SPLIT_SEEDS:-1 2 3}; do
+    folds=${FOLDS:-5}
+    for seed in $([ "$folds" -gt 0 ] && echo "${FOLD_SEEDS:-1}"); do
+      echo "-- --loss $loss, $folds-fold cross-validation (--fold I/$folds --seed $seed), pooled:"
+      twins=()
+      for ((i = 0; i < folds; i++)); do
+        "$ssdlab" sim fit "seed$n" --db "$db" --base "$preset" --loss $loss --fold "$i/$folds" \
+          --seed "$seed" ${FIT_ARGS:-} -o "$work/seed$n-fold$seed-$i.toml" >/dev/null 2>&1
+        twins+=("$work/seed$n-fold$seed-$i.toml")
+      done
+      python3 "$here/bench/twin_heldout.py" --pool "${twins[@]}"
+    done
+    for split in ${SPLIT_SEEDS:-}; do
       echo "-- --loss $loss, fitted on half of each test's rows (--holdout 0.5 --seed $split):"
       "$ssdlab" sim fit "seed$n" --db "$db" --base "$preset" --loss $loss --holdout 0.5 \
         --seed "$split" ${FIT_ARGS:-} -o "$work/seed$n-half$split.toml" 2>/dev/null

@@ -7,7 +7,11 @@ median this prints the mean absolute log-ratio simulated / measured (each capped
 fit's loss caps it) and how many held-out figures the twin predicts better and worse than the
 base (by more than 0.01% of the measured value).
 
-Usage: bench/twin_heldout.py TWIN.toml [TWIN.toml ...]   (written by `ssdlab sim fit -o`)
+With --pool, the held-out figures of all the files are summarised together: the N fits of a
+k-fold cross-validation (`sim fit --fold I/N`, I = 0 .. N-1, one seed) hold out each figure
+once, so their pool is every figure, each predicted by a twin that did not see it.
+
+Usage: bench/twin_heldout.py [--pool] TWIN.toml [TWIN.toml ...]   (written by `sim fit -o`)
 """
 import math
 import statistics
@@ -43,25 +47,38 @@ def summary(figures):
     }
 
 
-def main(paths):
+def figures_of(path):
+    try:
+        with open(path, "rb") as f:
+            fit = tomllib.load(f).get("fit", {})
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        sys.exit(f"twin_heldout: {path}: {e}")
+    if "figures" not in fit:
+        sys.exit(f"twin_heldout: {path}: no [fit] figures (not a twin file of ssdlab sim fit)")
+    return fit["figures"]
+
+
+def report(label, figures):
+    s = summary(figures)
+    if s is None:
+        print(f"{label}: no held-out figures")
+        return
+    print(f"{label}: held out {s['n']}: median {100 * s['median_twin']:.1f}% (base "
+          f"{100 * s['median_base']:.1f}%), mean |log ratio| {s['abs_log_twin']:.3f} (base "
+          f"{s['abs_log_base']:.3f}); the twin closer on {s['better']}, farther on "
+          f"{s['worse']}")
+
+
+def main(args):
+    pool = args[:1] == ["--pool"]
+    paths = args[1:] if pool else args
     if not paths:
-        sys.exit("usage: bench/twin_heldout.py TWIN.toml [TWIN.toml ...]")
+        sys.exit("usage: bench/twin_heldout.py [--pool] TWIN.toml [TWIN.toml ...]")
+    if pool:
+        report(f"{len(paths)} files pooled", [f for p in paths for f in figures_of(p)])
+        return
     for path in paths:
-        try:
-            with open(path, "rb") as f:
-                fit = tomllib.load(f).get("fit", {})
-        except (OSError, tomllib.TOMLDecodeError) as e:
-            sys.exit(f"twin_heldout: {path}: {e}")
-        if "figures" not in fit:
-            sys.exit(f"twin_heldout: {path}: no [fit] figures (not a twin file of ssdlab sim fit)")
-        s = summary(fit["figures"])
-        if s is None:
-            print(f"{path}: no held-out figures")
-            continue
-        print(f"{path}: held out {s['n']}: median {100 * s['median_twin']:.1f}% (base "
-              f"{100 * s['median_base']:.1f}%), mean |log ratio| {s['abs_log_twin']:.3f} (base "
-              f"{s['abs_log_base']:.3f}); the twin closer on {s['better']}, farther on "
-              f"{s['worse']}")
+        report(path, figures_of(path))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
 """Unit tests of twin_heldout.py (run by CTest: Twin.HeldOutSummaryOfATwinFile)."""
+import contextlib
+import io
 import math
 import os
 import sys
@@ -45,6 +47,31 @@ class Summary(unittest.TestCase):
             self.assertIn("no [fit] figures", str(e.exception))
         finally:
             os.unlink(f.name)
+
+    def test_pool_summarises_the_held_out_figures_of_all_files(self):
+        fold = """name = "t"
+[fit]
+figures = [
+  {{ name = "a", measured = 100, twin = {a}, base = 150, held_out = {ha} }},
+  {{ name = "b", measured = 100, twin = {b}, base = 90, held_out = {hb} }},
+]
+"""
+        paths = []
+        try:
+            for text in (fold.format(a=110, ha="true", b=500, hb="false"),
+                         fold.format(a=500, ha="false", b=96, hb="true")):
+                with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
+                    f.write(text)
+                    paths.append(f.name)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                twin_heldout.main(["--pool"] + paths)
+            # a from the first fold (10%), b from the second (4%); base 50% and 10%.
+            self.assertIn("2 files pooled: held out 2: median 7.0% (base 30.0%)", out.getvalue())
+            self.assertIn("the twin closer on 2, farther on 0", out.getvalue())
+        finally:
+            for p in paths:
+                os.unlink(p)
 
 
 if __name__ == "__main__":

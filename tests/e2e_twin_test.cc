@@ -101,6 +101,12 @@ TEST(E2eTwin, ImportFitAndCompare) {
     ++held;
   EXPECT_EQ(held, 1u) << half_twin;
   EXPECT_TRUE(Has(half.out, "fitted keys: ")) << half.out;
+  // --fold I/N: the twin file records the fold.
+  Proc fold = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--fit",
+                         "ctrl_read_us,ctrl_write_us", "--max-evals", "8", "--fold", "1/2",
+                         "--correct", "off", "-o", dir / "fold.toml"});
+  ASSERT_EQ(fold.exit_code, 0) << fold.err;
+  EXPECT_TRUE(Has(ReadFile(dir / "fold.toml"), "fold = [1, 2]")) << ReadFile(dir / "fold.toml");
   // --prior W: that weight, no cross-validation; the twin file records it.
   Proc prior = RunSsdlab({"sim", "fit", "pub", "--db", db, "--base", "tiny", "--fit",
                           "ctrl_read_us,ctrl_write_us", "--max-evals", "8", "--prior", "0.5",
@@ -111,7 +117,9 @@ TEST(E2eTwin, ImportFitAndCompare) {
   EXPECT_TRUE(Has(prior_twin, "prior_weight = 0.5\nprior_cv = []\n")) << prior_twin;
   // A bad --prior or --holdout is refused before any simulation, in one line naming the flag.
   const std::vector<std::pair<std::string, std::vector<std::string>>> bad_values = {
-      {"--prior", {"-1", "abc", "inf"}}, {"--holdout", {"1.5", "0", "abc"}}};
+      {"--prior", {"-1", "abc", "inf"}},
+      {"--holdout", {"1.5", "0", "abc"}},
+      {"--fold", {"5/5", "0/1", "1", "a/5", "0/101"}}};
   for (const auto& [flag, values] : bad_values) {
     for (const std::string& bad : values) {
       Proc w = RunSsdlab(

@@ -39,7 +39,7 @@ constexpr uint32_t kReanchorRounds = 1;
 
 struct FitArgs {
   std::vector<std::string> runs;
-  std::string db, base, fit, train_tests, holdout, loss = "squared", prior = "0.01", out;
+  std::string db, base, fit, train_tests, holdout, fold, loss = "squared", prior = "0.01", out;
   uint64_t seed = 1;
   uint32_t max_evals = 0;
   std::string correct = "auto";
@@ -121,6 +121,18 @@ int RunFit(const FitArgs& a) {
                                   "': expected the fraction of each test's cells to hold out, "
                                   "above 0 and below 1 (e.g. 0.5)"));
     o.holdout = h.value();
+  }
+  if (!a.fold.empty()) {
+    const size_t slash = a.fold.find('/');
+    auto i = ParseCount(a.fold.substr(0, slash));
+    auto n = slash == std::string::npos ? i : ParseCount(a.fold.substr(slash + 1));
+    if (slash == std::string::npos || !i.ok() || !n.ok() || n.value() < 2 || n.value() > 100 ||
+        i.value() >= n.value())
+      return Fail(Status::Invalid("--fold '" + a.fold +
+                                  "': expected I/N, fold I (from 0) of N folds, 2 <= N <= 100 "
+                                  "(e.g. 0/5)"));
+    o.fold = static_cast<uint32_t>(i.value());
+    o.folds = static_cast<uint32_t>(n.value());
   }
   for (const std::string& t : o.train_tests) {
     bool found = false;
@@ -377,14 +389,20 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
                   "simulated target");
   fit->add_option("--fit", a->fit,
                   "Comma-separated parameter keys to fit (default: cmd_us, ctrl_*_us, "
-                  "ctrl_*_kib_us, t_read_us, t_prog_us, ch_mb_s, op, link_mb_s (those not 0 in "
-                  "the base, but for ctrl_*_kib_us), gc, gc_lazy, gc_yield)");
+                  "ctrl_*_kib_us, merge_log_us, t_read_us, t_prog_us, ch_mb_s, op, link_mb_s, "
+                  "link_cap_mb_s (those not 0 in the base, but for ctrl_*_kib_us and, with "
+                  "merge_unit set, merge_log_us; link_cap_mb_s not on SATA), gc, gc_lazy, "
+                  "gc_yield)");
   fit->add_option("--train-tests", a->train_tests,
                   "Fit only these tests' figures (e.g. iops,lat,wsat); the others are held out. "
                   "Default: a quarter of each test's cells is held out");
   fit->add_option("--holdout", a->holdout,
                   "Hold out this fraction of each test's cells (seeded by --seed; e.g. 0.5), "
                   "imported runs' roles ignored. Default: 0.25, imported runs by role");
+  fit->add_option("--fold", a->fold,
+                  "I/N: k-fold cross-validation: hold out fold I (0 .. N-1) of each test's "
+                  "cells dealt into N folds (seeded by --seed); the N fits with one seed hold out "
+                  "every cell once. Imported runs' roles ignored");
   fit->add_option("--seed", a->seed, "Seed of the held-out split");
   fit->add_option("--loss", a->loss,
                   "squared (default), abs or soft: each figure's loss, of its log-ratio r "

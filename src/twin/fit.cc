@@ -92,23 +92,31 @@ bool IsPerKibTime(const std::string& key) {
   return key == "ctrl_read_kib_us" || key == "ctrl_write_kib_us";
 }
 
+// A logged write's own controller time, fitted from 0 when the base logs partial writes.
+bool IsLogTime(const sim::SimParams& base, const std::string& key) {
+  return key == "merge_log_us" && base.merge_unit_bytes > 0;
+}
+
 // A number key's value at normalised coordinate u in [-1, 1]: base x max_factor^u, but above the
 // base link_mb_s reaches the interface's line rate (if lower) at u = 1 (a SATA link above
 // 600 MB/s is no SATA drive; a scale, not a clamp, so that no stretch of u is flat); a per-KiB
 // controller time 0 in the base: 0 for u <= 0, else (max_factor^u - 1) x the link's time per
-// KiB (at most (max_factor - 1) x it: twice the link's time with the default factor 3).
+// KiB (at most (max_factor - 1) x it: twice the link's time with the default factor 3); a
+// logged write's time 0 in the base likewise, of ctrl_write_us.
 double ValueAt(const sim::SimParams& base, const std::string& key, double u, double max_factor) {
   const double b = BaseValue(base, key);
   const double line = sim::LineRateMbS(base.interface);
   if (key == "link_mb_s" && u > 0 && line > 0)
     return b * std::pow(std::clamp(line / b, 1.0, max_factor), u);
-  if (b > 0 || !IsPerKibTime(key)) return b * std::pow(max_factor, u);
-  return u > 0 ? (std::pow(max_factor, u) - 1) * 1024.0 / base.link_mb_s : 0.0;
+  if (b > 0 || !(IsPerKibTime(key) || IsLogTime(base, key))) return b * std::pow(max_factor, u);
+  const double unit = IsPerKibTime(key) ? 1024.0 / base.link_mb_s : base.ctrl_write_us;
+  return u > 0 ? (std::pow(max_factor, u) - 1) * unit : 0.0;
 }
 
 // A key the fit can move from the base's value (a 0 has no log scale, but for ValueAt's).
 bool Fittable(const sim::SimParams& base, const std::string& key) {
-  return IsCategorical(key) || BaseValue(base, key) > 0 || IsPerKibTime(key);
+  return IsCategorical(key) || BaseValue(base, key) > 0 || IsPerKibTime(key) ||
+         IsLogTime(base, key);
 }
 
 // Sets a number key, rounding for keys that take whole numbers.
@@ -525,17 +533,21 @@ std::vector<std::string> DefaultFitKeys(const sim::SimParams& base) {
                                                 "ctrl_unit_us",
                                                 "ctrl_read_kib_us",
                                                 "ctrl_write_kib_us",
+                                                "merge_log_us",
                                                 "t_read_us",
                                                 "t_prog_us",
                                                 "ch_mb_s",
                                                 "op",
                                                 "link_mb_s",
+                                                "link_cap_mb_s",
                                                 "gc",
                                                 "gc_lazy",
                                                 "gc_yield"};
   std::vector<std::string> out;
   for (const std::string& k : keys)
-    if (Fittable(base, k)) out.push_back(k);
+    if (Fittable(base, k) &&
+        (k != "link_cap_mb_s" || base.interface != sim::HostInterface::kSata))  // half duplex
+      out.push_back(k);
   return out;
 }
 
@@ -555,6 +567,10 @@ Status CheckFitKeys(const std::vector<std::string>& keys, const sim::SimParams& 
       return Status::Invalid("--fit: sim parameter '" + k +
                              "' describes the simulation or the drive's size, not its "
                              "behaviour; it is not fitted");
+    if (k == "merge_log_us" && base.merge_unit_bytes == 0)
+      return Status::Invalid(
+          "--fit: sim parameter 'merge_log_us' has no effect: the base preset logs no partial "
+          "writes (merge_unit 0)");
     if (!Fittable(base, k))
       return Status::Invalid("--fit: sim parameter '" + k +
                              "' is 0 in the base preset; set a starting value with "
@@ -569,10 +585,13 @@ Result<std::vector<bool>> SplitFigures(const std::vector<Figure>& figures, const
     return Status::Invalid("--holdout " + Format(o.holdout) +
                            ": expected the fraction of each test's cells to hold out, at least 0 "
                            "and below 1");
-  if (o.holdout > 0 && !o.train_tests.empty())
+  if (o.folds != 0 && !(o.folds >= 2 && o.folds <= 100 && o.fold < o.folds))
+    return Status::Invalid("--fold " + std::to_string(o.fold) + "/" + std::to_string(o.folds) +
+                           ": expected fold I of N folds, 0 <= I < N, 2 <= N <= 100");
+  if ((o.holdout > 0) + (o.folds > 0) + !o.train_tests.empty() > 1)
     return Status::Invalid(
-        "--holdout and --train-tests exclude each other (one holds out cells of every test, the "
-        "other whole tests)");
+        "--holdout, --fold and --train-tests exclude each other (the first two hold out cells "
+        "of every test, the last whole tests)");
   // By cell within each test, so a cell's metrics are all trained or all held out.
   std::map<std::string, std::vector<std::string>> cells_of_test;
   auto cell_of = CellOf;
@@ -583,7 +602,7 @@ Result<std::vector<bool>> SplitFigures(const std::vector<Figure>& figures, const
   std::set<std::string> held_cells;
   std::mt19937_64 rng(o.seed);
   // Imported published figures say which were calibration figures: the rest are held out.
-  const bool by_role = o.train_tests.empty() && o.holdout == 0 &&
+  const bool by_role = o.train_tests.empty() && o.holdout == 0 && o.folds == 0 &&
                        std::any_of(figures.begin(), figures.end(),
                                    [](const Figure& f) { return f.role == "calibration"; });
   if (by_role) cells_of_test.clear();
@@ -599,8 +618,9 @@ Result<std::vector<bool>> SplitFigures(const std::vector<Figure>& figures, const
     if (!o.train_tests.empty() || cells.size() < 2) continue;
     std::shuffle(cells.begin(), cells.end(), rng);
     const size_t n = cells.size();
-    const size_t held = std::min(n - 1, static_cast<size_t>(std::ceil(fraction * n - 1e-9)));
-    for (size_t i = 0; i < held; ++i) held_cells.insert(test + "|" + cells[i]);
+    size_t first = 0, last = std::min(n - 1, static_cast<size_t>(std::ceil(fraction * n - 1e-9)));
+    if (o.folds > 0) first = o.fold * n / o.folds, last = (o.fold + 1) * n / o.folds;
+    for (size_t i = first; i < last; ++i) held_cells.insert(test + "|" + cells[i]);
   }
   std::vector<bool> held(figures.size());
   bool any_trained = false;
@@ -1322,6 +1342,8 @@ std::string TwinToml(const FitResult& r, const std::string& base_name,
   out += "train_tests = " + list(o.train_tests) + "\n";
   out += "# the fraction of each test's cells held out (0: the default split)\n";
   out += "holdout = " + Format(o.holdout) + "\n";
+  out += "# k-fold cross-validation: the fold held out, of how many (0 of 0: none)\n";
+  out += "fold = [" + std::to_string(o.fold) + ", " + std::to_string(o.folds) + "]\n";
   out += "seed = " + std::to_string(o.seed) + "\n";
   out += "evaluations = " + std::to_string(r.evaluations) + "\n";
   out += "# the prior's weight; prior_cv: [weight, summed left-out loss] per weight tried by the\n";

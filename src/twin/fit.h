@@ -10,7 +10,10 @@
 // are fitted, the rest are held out and only reported. By default a quarter of each test's
 // cells is held out; with `train_tests` set, the figures of the other tests are; imported
 // figures with roles (twin/import.h) are fitted on the calibration ones, the predicted ones held
-// out. With `holdout` set, that fraction of each test's cells is held out whatever the roles.
+// out. With `holdout` set, that fraction of each test's cells is held out whatever the roles;
+// with `folds` set, fold `fold` of each test's cells split in `folds` (k-fold cross-validation:
+// the fits of folds 0 .. folds - 1 with one seed hold out every cell of a test of two or more
+// cells exactly once).
 //
 // Few figures cannot pin many keys: when the number keys outnumber half the training cells (a
 // cell's metrics, such as LAT's mean and tails, move together), only the keys the training
@@ -45,10 +48,13 @@
 
 namespace ssdlab::twin {
 
-// The keys fitted when --fit is not given: controller and NAND times, spare area, GC; of the
-// number keys, those that are not 0 in `base` (a 0 has no log scale: the base does without it),
-// but for the per-KiB controller times (0 is no cost beyond a command's first 4 KiB; the fit
-// can raise them from it, FitOptions::max_factor).
+// The keys fitted when --fit is not given: controller and NAND times (merge_log_us, a logged
+// partial write's own controller time, where the base logs them: fitted from 0 up to twice
+// ctrl_write_us), spare area, the link
+// (its rate, and both directions' cap but on SATA, half duplex, where it has no effect), GC; of
+// the number keys, those that are not 0 in `base` (a 0 has no log scale: the base does without
+// it), but for the per-KiB controller times (0 is no cost beyond a command's first 4 KiB; the
+// fit can raise them from it, FitOptions::max_factor).
 std::vector<std::string> DefaultFitKeys(const sim::SimParams& base);
 
 struct FitOptions {
@@ -58,6 +64,10 @@ struct FitOptions {
   // one and at most all but one of a test's cells; a test of one cell is fitted), roles of
   // imported figures ignored. 0: the default split above.
   double holdout = 0;
+  // Above 1 (at most 100): each test's cells of two or more are shuffled (by `seed`) and dealt
+  // into `folds` parts of near-equal size (a test with fewer cells than folds has none in some);
+  // part `fold` (0 .. folds - 1) is held out, roles of imported figures ignored. 0: none.
+  uint32_t folds = 0, fold = 0;
   uint64_t seed = 1;  // of the split
   // The loss of a figure in the objective, of its log-ratio r = log(simulated / measured), capped
   // at 1: r^2 (squared); |r| (absolute: robust, a few figures the model cannot reach weigh less
@@ -156,7 +166,8 @@ struct FitResult {
 Status CheckFitKeys(const std::vector<std::string>& keys, const sim::SimParams& base);
 
 // Per figure, true when it is held out (the split above; a cell's metrics together). Invalid
-// for a holdout outside [0, 1), a holdout with train_tests, or no figure left to fit.
+// for a holdout outside [0, 1), folds outside 2 .. 100 or a fold not below them, two of
+// holdout, folds and train_tests together, or no figure left to fit.
 Result<std::vector<bool>> SplitFigures(const std::vector<Figure>& figures, const FitOptions& o);
 
 // Of `keys` (number keys), at most `max_keys` that the figures pin, best first: columns[k][f]

@@ -800,6 +800,47 @@ TEST(Twin, HoldoutSplitsEveryTestsCells) {
   EXPECT_FALSE(SplitFigures(figs, o).ok());
 }
 
+// k-fold: the folds of one seed hold out every cell of a test of several exactly once, a
+// cell's metrics together, whatever the roles; bad folds are named.
+TEST(Twin, FoldsHoldOutEveryCellOnce) {
+  std::vector<Figure> figs;
+  for (int i = 0; i < 7; ++i) {
+    figs.push_back(Cell("iops", 10.0 * i, 4096, 4, 8, "iops"));
+    figs.back().role = i < 2 ? "calibration" : "predicted";
+  }
+  for (int i = 0; i < 3; ++i)
+    for (const char* m : {"lat_mean_us", "lat_p99_us"})
+      figs.push_back(Cell("lat", 25.0 * i, 4096, 1, 1, m));
+  figs.push_back(Cell("tp", 100, 131072, 1, 32, "mb_s", true));
+  FitOptions o;
+  o.folds = 5;
+  o.seed = 3;
+  std::vector<int> times(figs.size());
+  for (o.fold = 0; o.fold < o.folds; ++o.fold) {
+    auto h = SplitFigures(figs, o);
+    ASSERT_TRUE(h.ok()) << h.status().message();
+    int iops = 0;
+    for (size_t i = 0; i < figs.size(); ++i) {
+      times[i] += h.value()[i];
+      iops += h.value()[i] && figs[i].test == "iops";
+    }
+    EXPECT_TRUE(iops == 1 || iops == 2) << "fold " << o.fold;  // 7 cells in 5 near-equal parts
+    for (size_t c = 0; c < 3; ++c) EXPECT_EQ(h.value()[7 + 2 * c], h.value()[8 + 2 * c]);
+  }
+  for (size_t i = 0; i < figs.size(); ++i)
+    EXPECT_EQ(times[i], figs[i].test == "tp" ? 0 : 1) << figs[i].Name();  // one cell: fitted
+
+  for (auto [fold, folds] : {std::pair{5u, 5u}, {0u, 1u}, {0u, 101u}}) {
+    o.fold = fold, o.folds = folds;
+    auto e = SplitFigures(figs, o);
+    ASSERT_FALSE(e.ok());
+    EXPECT_NE(e.status().message().find("--fold"), std::string::npos);
+  }
+  o.fold = 0, o.folds = 5;
+  o.holdout = 0.5;
+  EXPECT_FALSE(SplitFigures(figs, o).ok());
+}
+
 // The pivoted selection: the key of the largest effect first, then what the others add beyond
 // it; a key parallel to a chosen one or moving nothing is not pinned.
 TEST(Twin, PinnedKeysAreTheIndependentSensitiveOnes) {
@@ -907,6 +948,17 @@ TEST(Twin, PerKibTimeIsFittedFromZero) {
   EXPECT_LT(r->objective, r->base_objective / 10);
 }
 
+// Both directions' cap is fitted by default where it acts (full-duplex links), not on SATA.
+TEST(Twin, LinkCapIsFittedWhereItActs) {
+  auto has_cap = [](const std::string& target) {
+    const std::vector<std::string> keys = DefaultFitKeys(Params(target));
+    return std::find(keys.begin(), keys.end(), "link_cap_mb_s") != keys.end();
+  };
+  EXPECT_TRUE(has_cap("sim:dc-sas-write-intensive"));
+  EXPECT_FALSE(has_cap("sim:dc-sas-write-intensive?link_cap_mb_s=0"));  // no cap: no log scale
+  EXPECT_FALSE(has_cap("sim:dc-sata-read-intensive?link_cap_mb_s=600"));
+}
+
 TEST(Twin, BadFitKeysAreNamed) {
   const sim::SimParams base = Params("sim:tiny");
   auto st = CheckFitKeys({"ctrl_read_us", "colour"}, base);
@@ -915,6 +967,11 @@ TEST(Twin, BadFitKeysAreNamed) {
   EXPECT_FALSE(CheckFitKeys({"interface"}, base).ok());
   EXPECT_FALSE(CheckFitKeys({"slc_static"}, base).ok());  // 0 in tiny: no log scale
   EXPECT_TRUE(CheckFitKeys({"gc", "gc_lazy", "op"}, base).ok());
+  // A logged write's time is fitted from 0, where the base logs partial writes.
+  auto unlogged = CheckFitKeys({"merge_log_us"}, base);
+  ASSERT_FALSE(unlogged.ok());
+  EXPECT_NE(unlogged.message().find("merge_unit 0"), std::string::npos) << unlogged.message();
+  EXPECT_TRUE(CheckFitKeys({"merge_log_us"}, Params("sim:tiny?merge_unit=8KiB")).ok());
 }
 
 }  // namespace
