@@ -389,10 +389,9 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
                   "simulated target");
   fit->add_option("--fit", a->fit,
                   "Comma-separated parameter keys to fit (default: cmd_us, ctrl_*_us, "
-                  "ctrl_*_kib_us, merge_log_us, t_read_us, t_prog_us, ch_mb_s, op, link_mb_s, "
-                  "link_cap_mb_s (those not 0 in the base, but for ctrl_*_kib_us and, with "
-                  "merge_unit set, merge_log_us; link_cap_mb_s not on SATA), gc, gc_lazy, "
-                  "gc_yield)");
+                  "ctrl_*_kib_us, t_read_us, t_prog_us, ch_mb_s, op, link_mb_s, link_cap_mb_s "
+                  "(those not 0 in the base, but for ctrl_*_kib_us; link_cap_mb_s not on "
+                  "SATA), gc, gc_lazy, gc_yield)");
   fit->add_option("--train-tests", a->train_tests,
                   "Fit only these tests' figures (e.g. iops,lat,wsat); the others are held out. "
                   "Default: a quarter of each test's cells is held out");

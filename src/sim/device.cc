@@ -67,7 +67,6 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
   merge_unit_ = p.merge_unit_bytes;
   merge_every_ = p.merge_every;
   merge_ns_ = UsToNs(p.merge_us);
-  merge_log_ns_ = UsToNs(p.merge_log_us);
   block_of_ = FastDiv(g.pages_per_block);
   half_duplex_ = p.interface == HostInterface::kSata;
   cap_ps_per_byte_ = !half_duplex_ && p.link_cap_mb_s > 0
@@ -385,7 +384,7 @@ void SimDevice::StoreGcHot(const GcHot& h) {
   last_gc_read_ch_ = h.last_ch;
 }
 
-uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t, uint64_t extra_ctrl_ns) {
+uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
   const uint64_t lpn_begin = offset / kUnitBytes;
   const uint64_t lpn_end = (offset + bytes + kUnitBytes - 1) / kUnitBytes;
   const uint64_t units = lpn_end - lpn_begin;
@@ -397,9 +396,8 @@ uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t, uint64_t 
     if (cap_ps_per_byte_) link = std::max(link, shared_link_.Book(t, CapNs(bytes), t));
   }
   if (link < write_hold_until_) link = write_hold_until_;
-  const uint64_t tc = BookCtrl(
-      link,
-      WriteCtrlNs() + extra_ctrl_ns + ExtraCtrlNs(units * kUnitBytes, ctrl_write_ps_per_byte_), t);
+  const uint64_t tc =
+      BookCtrl(link, WriteCtrlNs() + ExtraCtrlNs(units * kUnitBytes, ctrl_write_ps_per_byte_), t);
   uint64_t done = tc;
   for (uint64_t lpn = lpn_begin; lpn < lpn_end; ++lpn) {
     const uint64_t slot = buffer_seq_++;
@@ -422,7 +420,7 @@ uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t, uint64_t 
   return done;
 }
 
-uint64_t SimDevice::WriteUnit(uint64_t lpn, uint64_t t, uint64_t extra_ctrl_ns) {
+uint64_t SimDevice::WriteUnit(uint64_t lpn, uint64_t t) {
   uint64_t link;
   if (half_duplex_) {
     link = shared_link_.Book(t, unit_link_ns_, t);
@@ -431,7 +429,7 @@ uint64_t SimDevice::WriteUnit(uint64_t lpn, uint64_t t, uint64_t extra_ctrl_ns) 
     if (cap_ps_per_byte_) link = std::max(link, shared_link_.Book(t, CapNs(kUnitBytes), t));
   }
   if (link < write_hold_until_) link = write_hold_until_;
-  const uint64_t tc = BookCtrl(link, WriteCtrlNs() + extra_ctrl_ns, t);
+  const uint64_t tc = BookCtrl(link, WriteCtrlNs(), t);
   const uint64_t slot = buffer_seq_++;
   const uint64_t ready = std::max(tc, buffer_ring_[slot & buffer_mask_]);
   Group& grp = host_group_;

@@ -135,18 +135,14 @@ class SimDevice {
     }
     uint64_t done;
     if (dir == Direction::kWrite) {
-      uint64_t log_ns = 0;  // the logged write's own controller time
-      if (merge_unit_ != 0 && (offset % merge_unit_ != 0 || bytes % merge_unit_ != 0)) {
+      if (merge_unit_ != 0 && (offset % merge_unit_ != 0 || bytes % merge_unit_ != 0))
         LogPartialWrite(t_ns);
-        log_ns = merge_log_ns_;
-      }
       if (flush_chance_ < 1.0) {
         noise_.last_write_big = bytes > kUnitBytes;
         noise_.flush_skipped = 0;
       }
-      done = bytes == kUnitBytes && offset % kUnitBytes == 0
-                 ? WriteUnit(offset / kUnitBytes, t_ns, log_ns)
-                 : Write(offset, bytes, t_ns, log_ns);
+      done = bytes == kUnitBytes && offset % kUnitBytes == 0 ? WriteUnit(offset / kUnitBytes, t_ns)
+                                                             : Write(offset, bytes, t_ns);
     } else if (dir == Direction::kRead) {
       if (read_flush_ && host_group_.count > 0 && t_ns >= host_busy_until_) [[unlikely]]
         ReadFlush(t_ns);
@@ -203,10 +199,9 @@ class SimDevice {
     bool slc = false;
   };
 
-  // A host write; `extra_ctrl_ns` more controller time than its size's (merge_log_us).
-  uint64_t Write(uint64_t offset, uint32_t bytes, uint64_t t, uint64_t extra_ctrl_ns);
+  uint64_t Write(uint64_t offset, uint32_t bytes, uint64_t t);
   // Write() of one aligned 4 KiB unit `lpn` (the same bookings, without the general loop).
-  uint64_t WriteUnit(uint64_t lpn, uint64_t t, uint64_t extra_ctrl_ns);
+  uint64_t WriteUnit(uint64_t lpn, uint64_t t);
   // Starts the host program group with the unit in buffer slot `slot`.
   void OpenHostGroup(uint64_t slot);
   // OpenHostGroup, inline when the drive has no SLC cache (groups are all native programs).
@@ -395,7 +390,6 @@ class SimDevice {
   double retry_base_ = 0, retry_per_erase_ = 0;  // probabilities
   uint64_t hk_period_ns_ = 0, hk_ns_ = 0;
   uint64_t merge_unit_ = 0, merge_ns_ = 0;  // merge_unit_bytes (0 = no log), merge_us
-  uint64_t merge_log_ns_ = 0;               // merge_log_us
   uint32_t merge_every_ = 0;
   uint64_t write_hold_until_ = 0;  // writes admitted from then on (housekeeping, a GC stall)
   FastDiv block_of_;               // ppn -> block

@@ -236,20 +236,6 @@ TEST(SimDevice, MergesOfPartialWritesHoldEveryNthOne) {
             *std::min_element(whole.begin(), whole.end()) + 100);
 }
 
-// A logged write costs merge_log_us more controller time, 4 KiB (aligned, the fast path) and
-// 12 KiB (the general path) alike; whole units cost nothing more, nor does a drive without log.
-TEST(SimDevice, LoggedWritesCostMergeLogTime) {
-  const std::string plain = "sim:tiny?merge_unit=8KiB";
-  const std::string logged = plain + "&merge_log_us=30";
-  for (uint32_t bytes : {4096u, 12288u, 8192u}) {
-    const double extra_us = Mean(WriteLatenciesUs(logged, bytes, 20, 1000000)) -
-                            Mean(WriteLatenciesUs(plain, bytes, 20, 1000000));
-    EXPECT_NEAR(extra_us, bytes % 8192 ? 30 : 0, 0.01) << bytes;
-  }
-  EXPECT_EQ(WriteLatenciesUs("sim:tiny?merge_log_us=30", 4096, 20, 1000000),
-            WriteLatenciesUs("sim:tiny", 4096, 20, 1000000));
-}
-
 // With a partial-write log, housekeeping holds writes only when the log took writes: 8 KiB
 // writes on an 8 KiB merge unit see no hold, 4 KiB ones do, and without the log every write
 // size does.

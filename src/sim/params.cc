@@ -227,10 +227,6 @@ const std::vector<ParamDef>& ParamTable() {
                             "time a merge of the partial-write log holds new "
                             "writes",
                             &SimParams::merge_us, 0, 1e7, "0..1e7"));
-    t.push_back(us("merge_log_us",
-                   "controller time per write logged for a deferred merge (a partial write's "
-                   "own cost, beside ctrl_write_us)",
-                   &SimParams::merge_log_us));
     t.push_back(DoubleParam("ch_mb_s", "MB/s", "channel transfer rate", &SimParams::ch_mb_s, 1, 1e5,
                             "1..1e5"));
     t.push_back(ParamDef{

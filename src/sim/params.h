@@ -115,7 +115,6 @@ struct SimParams {
   uint64_t merge_unit_bytes = 0;
   uint32_t merge_every = 0;
   double merge_us = 0;
-  double merge_log_us = 0;  // controller time per logged write, beside ctrl_write_us
 
   // Garbage collection.
   VictimPolicy gc = VictimPolicy::kGreedy;

@@ -92,31 +92,23 @@ bool IsPerKibTime(const std::string& key) {
   return key == "ctrl_read_kib_us" || key == "ctrl_write_kib_us";
 }
 
-// A logged write's own controller time, fitted from 0 when the base logs partial writes.
-bool IsLogTime(const sim::SimParams& base, const std::string& key) {
-  return key == "merge_log_us" && base.merge_unit_bytes > 0;
-}
-
 // A number key's value at normalised coordinate u in [-1, 1]: base x max_factor^u, but above the
 // base link_mb_s reaches the interface's line rate (if lower) at u = 1 (a SATA link above
 // 600 MB/s is no SATA drive; a scale, not a clamp, so that no stretch of u is flat); a per-KiB
 // controller time 0 in the base: 0 for u <= 0, else (max_factor^u - 1) x the link's time per
-// KiB (at most (max_factor - 1) x it: twice the link's time with the default factor 3); a
-// logged write's time 0 in the base likewise, of ctrl_write_us.
+// KiB (at most (max_factor - 1) x it: twice the link's time with the default factor 3).
 double ValueAt(const sim::SimParams& base, const std::string& key, double u, double max_factor) {
   const double b = BaseValue(base, key);
   const double line = sim::LineRateMbS(base.interface);
   if (key == "link_mb_s" && u > 0 && line > 0)
     return b * std::pow(std::clamp(line / b, 1.0, max_factor), u);
-  if (b > 0 || !(IsPerKibTime(key) || IsLogTime(base, key))) return b * std::pow(max_factor, u);
-  const double unit = IsPerKibTime(key) ? 1024.0 / base.link_mb_s : base.ctrl_write_us;
-  return u > 0 ? (std::pow(max_factor, u) - 1) * unit : 0.0;
+  if (b > 0 || !IsPerKibTime(key)) return b * std::pow(max_factor, u);
+  return u > 0 ? (std::pow(max_factor, u) - 1) * 1024.0 / base.link_mb_s : 0.0;
 }
 
 // A key the fit can move from the base's value (a 0 has no log scale, but for ValueAt's).
 bool Fittable(const sim::SimParams& base, const std::string& key) {
-  return IsCategorical(key) || BaseValue(base, key) > 0 || IsPerKibTime(key) ||
-         IsLogTime(base, key);
+  return IsCategorical(key) || BaseValue(base, key) > 0 || IsPerKibTime(key);
 }
 
 // Sets a number key, rounding for keys that take whole numbers.
@@ -533,7 +525,6 @@ std::vector<std::string> DefaultFitKeys(const sim::SimParams& base) {
                                                 "ctrl_unit_us",
                                                 "ctrl_read_kib_us",
                                                 "ctrl_write_kib_us",
-                                                "merge_log_us",
                                                 "t_read_us",
                                                 "t_prog_us",
                                                 "ch_mb_s",
@@ -567,10 +558,6 @@ Status CheckFitKeys(const std::vector<std::string>& keys, const sim::SimParams& 
       return Status::Invalid("--fit: sim parameter '" + k +
                              "' describes the simulation or the drive's size, not its "
                              "behaviour; it is not fitted");
-    if (k == "merge_log_us" && base.merge_unit_bytes == 0)
-      return Status::Invalid(
-          "--fit: sim parameter 'merge_log_us' has no effect: the base preset logs no partial "
-          "writes (merge_unit 0)");
     if (!Fittable(base, k))
       return Status::Invalid("--fit: sim parameter '" + k +
                              "' is 0 in the base preset; set a starting value with "

@@ -48,9 +48,7 @@
 
 namespace ssdlab::twin {
 
-// The keys fitted when --fit is not given: controller and NAND times (merge_log_us, a logged
-// partial write's own controller time, where the base logs them: fitted from 0 up to twice
-// ctrl_write_us), spare area, the link
+// The keys fitted when --fit is not given: controller and NAND times, spare area, the link
 // (its rate, and both directions' cap but on SATA, half duplex, where it has no effect), GC; of
 // the number keys, those that are not 0 in `base` (a 0 has no log scale: the base does without
 // it), but for the per-KiB controller times (0 is no cost beyond a command's first 4 KiB; the

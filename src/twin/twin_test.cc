@@ -967,11 +967,6 @@ TEST(Twin, BadFitKeysAreNamed) {
   EXPECT_FALSE(CheckFitKeys({"interface"}, base).ok());
   EXPECT_FALSE(CheckFitKeys({"slc_static"}, base).ok());  // 0 in tiny: no log scale
   EXPECT_TRUE(CheckFitKeys({"gc", "gc_lazy", "op"}, base).ok());
-  // A logged write's time is fitted from 0, where the base logs partial writes.
-  auto unlogged = CheckFitKeys({"merge_log_us"}, base);
-  ASSERT_FALSE(unlogged.ok());
-  EXPECT_NE(unlogged.message().find("merge_unit 0"), std::string::npos) << unlogged.message();
-  EXPECT_TRUE(CheckFitKeys({"merge_log_us"}, Params("sim:tiny?merge_unit=8KiB")).ok());
 }
 
 }  // namespace
