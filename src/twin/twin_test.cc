@@ -739,19 +739,28 @@ TEST(Twin, EachGcModeIsSweptFromItsOwnStart) {
 
 // --holdout: a seeded split of each test's cells, stratified by test, roles ignored; a cell's
 // metrics stay together; the default split (roles of imported figures) is unchanged.
-TEST(Twin, HoldoutSplitsEveryTestsCells) {
+// An imported table to split: `iops_cells` IOPS cells (the first two calibration rows), then
+// `lat_cells` LAT cells of `lat_metrics` metrics each, then one TP cell (predicted rows).
+std::vector<Figure> TableToSplit(int iops_cells, int lat_cells,
+                                 const std::vector<const char*>& lat_metrics) {
   std::vector<Figure> figs;
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < iops_cells; ++i) {
     figs.push_back(Cell("iops", 10.0 * i, 4096, 4, 8, "iops"));
     figs.back().role = i < 2 ? "calibration" : "predicted";
   }
-  for (int i = 0; i < 4; ++i)
-    for (const char* m : {"lat_mean_us", "lat_p99_us", "lat_p99_9_us"}) {
+  for (int i = 0; i < lat_cells; ++i)
+    for (const char* m : lat_metrics) {
       figs.push_back(Cell("lat", 25.0 * i, 4096, 1, 1, m));
       figs.back().role = "predicted";
     }
   figs.push_back(Cell("tp", 100, 131072, 1, 32, "mb_s", true));
   figs.back().role = "predicted";
+  return figs;
+}
+
+TEST(Twin, HoldoutSplitsEveryTestsCells) {
+  const std::vector<Figure> figs =
+      TableToSplit(8, 4, {"lat_mean_us", "lat_p99_us", "lat_p99_9_us"});
   auto count = [&](const std::vector<bool>& held, const std::string& test) {
     int n = 0;
     for (size_t i = 0; i < figs.size(); ++i) n += held[i] && figs[i].test == test;
@@ -803,15 +812,7 @@ TEST(Twin, HoldoutSplitsEveryTestsCells) {
 // k-fold: the folds of one seed hold out every cell of a test of several exactly once, a
 // cell's metrics together, whatever the roles; bad folds are named.
 TEST(Twin, FoldsHoldOutEveryCellOnce) {
-  std::vector<Figure> figs;
-  for (int i = 0; i < 7; ++i) {
-    figs.push_back(Cell("iops", 10.0 * i, 4096, 4, 8, "iops"));
-    figs.back().role = i < 2 ? "calibration" : "predicted";
-  }
-  for (int i = 0; i < 3; ++i)
-    for (const char* m : {"lat_mean_us", "lat_p99_us"})
-      figs.push_back(Cell("lat", 25.0 * i, 4096, 1, 1, m));
-  figs.push_back(Cell("tp", 100, 131072, 1, 32, "mb_s", true));
+  const std::vector<Figure> figs = TableToSplit(7, 3, {"lat_mean_us", "lat_p99_us"});
   FitOptions o;
   o.folds = 5;
   o.seed = 3;
