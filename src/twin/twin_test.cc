@@ -737,8 +737,6 @@ TEST(Twin, EachGcModeIsSweptFromItsOwnStart) {
   EXPECT_NEAR(r->objective, 0, 1e-12);
 }
 
-// --holdout: a seeded split of each test's cells, stratified by test, roles ignored; a cell's
-// metrics stay together; the default split (roles of imported figures) is unchanged.
 // An imported table to split: `iops_cells` IOPS cells (the first two calibration rows), then
 // `lat_cells` LAT cells of `lat_metrics` metrics each, then one TP cell (predicted rows).
 std::vector<Figure> TableToSplit(int iops_cells, int lat_cells,
@@ -758,6 +756,8 @@ std::vector<Figure> TableToSplit(int iops_cells, int lat_cells,
   return figs;
 }
 
+// --holdout: a seeded split of each test's cells, stratified by test, roles ignored; a cell's
+// metrics stay together; the default split (roles of imported figures) is unchanged.
 TEST(Twin, HoldoutSplitsEveryTestsCells) {
   const std::vector<Figure> figs =
       TableToSplit(8, 4, {"lat_mean_us", "lat_p99_us", "lat_p99_9_us"});
