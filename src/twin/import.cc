@@ -268,7 +268,6 @@ Result<std::pair<std::string, json>> FioCell(const json& job, const json& global
                {"source", origin + ": fio job " + name}};
   double iops = 0, bw = 0, lat_sum = 0, ios = 0;
   json pct;
-  std::string pct_path;
   for (const std::string dir : {"read", "write"}) {
     SSDLAB_ASSIGN_OR_RETURN(json d, in.Object(job, dir, ""));
     const std::string at = dir + ".";
@@ -287,10 +286,10 @@ Result<std::pair<std::string, json>> FioCell(const json& job, const json& global
     lat_sum += mean * n;
     ios += n;
     SSDLAB_ASSIGN_OR_RETURN(json p, in.Object(clat, "percentile", at + "clat_ns."));
-    if (n > 0 && !p.empty() && pct.is_null()) {
-      pct = p;
-      pct_path = at + "clat_ns.percentile.";
-    }
+    for (auto& [key, value] : p.items())
+      SSDLAB_RETURN_IF_ERROR(
+          in.Number(p, key, at + "clat_ns.percentile.", Kind::kNonNegative).status());
+    if (n > 0 && !p.empty() && pct.is_null()) pct = p;
   }
   if (iops <= 0) return in.Bad("no I/Os (iops 0)");
   cell["iops"] = iops;
@@ -301,9 +300,7 @@ Result<std::pair<std::string, json>> FioCell(const json& job, const json& global
     const char* const kPct[][2] = {
         {"99.000000", "lat_p99_us"}, {"99.900000", "lat_p99_9_us"}, {"99.990000", "lat_p99_99_us"}};
     for (const auto& [key, metric] : kPct) {
-      if (!pct.contains(key)) continue;
-      SSDLAB_ASSIGN_OR_RETURN(double ns, in.Number(pct, key, pct_path, Kind::kNonNegative));
-      cell[metric] = ns / 1e3;
+      if (pct.contains(key)) cell[metric] = pct[key].get<double>() / 1e3;  // checked above
     }
   }
   const std::string test = !random ? "tp" : qd == 1 && jobs == 1 ? "lat" : "iops";
