@@ -42,7 +42,7 @@ void AddTraceCommand(CLI::App& app, int* exit_code);
 // `db copy`: runs between results stores (cli/db_cmd.cc).
 void AddDbCommand(CLI::App& app, int* exit_code);
 
-// Prints "ssdlab: error: <message>" to stderr.
+// Prints "ssdlab: error: <message>" to stderr, its secrets masked (base/secrets.h).
 void PrintError(const std::string& message);
 // The last message PrintError printed ("" when none): a fleet rank's reason for failing.
 const std::string& LastError();

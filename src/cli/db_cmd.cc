@@ -25,28 +25,38 @@ int RunCopy(const CopyArgs& a) {
   auto to = Store::Open(a.to, Store::Mode::kCreate);
   if (!to.ok()) return Fail(to.status().WithContext("--to"));
   std::vector<std::string> names = a.runs;
+  size_t damaged = 0, asked = names.size();
+  Status first;
+  auto failed = [&](const std::string& name, const Status& s) {
+    PrintError("run '" + name + "': " + s.message() + "; not copied");
+    if (first.ok()) first = s;
+  };
   if (names.empty()) {
-    for (const RunRecord& r : (*from)->ListRuns()) {
-      if (!r.damage.empty()) {
-        PrintError("run '" + r.name + "' is damaged (" + r.damage + "); not copied");
+    const std::vector<RunRecord> all = (*from)->ListRuns();
+    asked = all.size();
+    for (const RunRecord& r : all) {
+      if (r.damage.empty()) {
+        names.push_back(r.name);
         continue;
       }
-      names.push_back(r.name);
+      ++damaged;
+      failed(r.name, Status::Io("--from: damaged record of the run: " + r.damage));
     }
   }
-  int copied = 0;
-  Status first;
+  size_t copied = 0;
   for (const std::string& name : names) {
-    Status s = CopyRun(**from, **to, name);
-    if (s.ok()) {
+    CopyResult c = CopyRun(**from, **to, name);
+    if (c.status.ok()) {
       ++copied;
       std::cout << "copied " << name << "\n";
       continue;
     }
-    PrintError("run '" + name + "': " + s.message());
-    if (first.ok()) first = s;
+    if (c.damaged) ++damaged;
+    failed(name, c.status);
   }
-  std::cout << fmt::format("{} of {} runs copied\n", copied, names.size());
+  std::cout << fmt::format("{} of {} runs copied", copied, asked);
+  if (damaged) std::cout << fmt::format(", {} damaged skipped", damaged);
+  std::cout << "\n";
   return first.ok() ? kExitOk : ExitCodeFor(first);
 }
 
@@ -60,7 +70,9 @@ void AddDbCommand(CLI::App& app, int* exit_code) {
       "copy", "Copy runs from one store to another (SQLite file or postgresql:// URL)");
   copy->add_option("--from", a->from, "Store to copy from")->required();
   copy->add_option("--to", a->to, "Store to copy into (created when missing)")->required();
-  copy->add_option("--run", a->runs, "Run to copy (repeatable; default: all)");
+  copy->add_option("--run", a->runs,
+                   "Run to copy (repeatable; default: all). Each run is copied in one "
+                   "transaction, whole or not at all; damaged runs are skipped and counted");
   copy->callback([a, exit_code] { *exit_code = RunCopy(*a); });
 }
 

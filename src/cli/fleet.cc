@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/secrets.h"
 #include "cli/commands.h"
 #include "cli/report_cmds.h"
 #include "cli/suite_cli.h"
@@ -184,7 +185,7 @@ int RunFleet(const FleetOptions& o, const std::function<int(const FleetRank&)>& 
   }
   if (w.rank() == 0)
     std::cerr << fmt::format("ssdlab pts: fleet '{}' of {} ranks into {}{}\n", me.fleet, w.size(),
-                             o.db, o.resume.empty() ? "" : " (resumed)");
+                             MaskSecrets(o.db), o.resume.empty() ? "" : " (resumed)");
   int code = kExitOk;
   std::string error;
   {

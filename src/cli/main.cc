@@ -4,6 +4,7 @@
 #include <csignal>
 #include <iostream>
 
+#include "base/secrets.h"
 #include "cli/commands.h"
 #include "cli/device_cmds.h"
 #include "cli/report_cmds.h"
@@ -24,8 +25,8 @@ std::string& LastErrorSlot() {
 }  // namespace
 
 void PrintError(const std::string& message) {
-  LastErrorSlot() = message;
-  std::cerr << "ssdlab: error: " << message << std::endl;
+  LastErrorSlot() = MaskSecrets(message);
+  std::cerr << "ssdlab: error: " << LastErrorSlot() << std::endl;
 }
 
 const std::string& LastError() { return LastErrorSlot(); }

@@ -38,6 +38,30 @@ Status MpiClients::ShareWorkload(WorkloadSpec& spec, bool range_per_rank) const 
   return Status::Ok();
 }
 
+Status MpiClients::AgreeOnTarget(const Status& ready, const std::string& target,
+                                 uint64_t size_bytes) {
+  agreed_ = true;
+  const json mine = {
+      {"error", ready.ok() ? "" : ready.message()}, {"target", target}, {"bytes", size_bytes}};
+  std::vector<json> all;
+  for (const std::string& s : world_->AllGather(mine.dump())) all.push_back(json::parse(s));
+  for (int r = 0; r < size(); ++r) {
+    const std::string error = all[r]["error"].get<std::string>();
+    if (!error.empty())
+      return Status::Error(r == rank() ? ready.code() : Code::kIoError,
+                           "rank " + std::to_string(r) + ": " + error);
+  }
+  const uint64_t first = all[0]["bytes"].get<uint64_t>();
+  for (int r = 1; r < size(); ++r)
+    if (all[r]["bytes"].get<uint64_t>() != first)
+      return Status::Invalid(
+          "--mpi: rank " + std::to_string(r) + "'s target " + all[r]["target"].get<std::string>() +
+          " is " + std::to_string(all[r]["bytes"].get<uint64_t>()) + " bytes, rank 0's " +
+          all[0]["target"].get<std::string>() + " " + std::to_string(first) +
+          " bytes; the clients of one load need targets of one size (give --size)");
+  return Status::Ok();
+}
+
 Status MpiClients::StartTogether(const Status& ready) {
   started_ = true;
   SSDLAB_RETURN_IF_ERROR(world_->Agree(ready));

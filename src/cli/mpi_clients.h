@@ -31,6 +31,14 @@ class MpiClients {
   // with the seed offset by the rank, so that clients do not repeat each other's offsets.
   Status ShareWorkload(WorkloadSpec& spec, bool range_per_rank) const;
 
+  // Collective, before anything is written to a target: every rank reports whether it is
+  // ready (`ready`) and its target's size. Fails on every rank when one is not ready (naming
+  // it), or when a target's size differs from rank 0's (kInvalidArgument naming the rank, its
+  // target and both sizes: each rank resolves its range from its own target, so the clients
+  // of one load need targets of one size). A rank that failed before calls it from Finish.
+  Status AgreeOnTarget(const Status& ready, const std::string& target, uint64_t size_bytes);
+  bool agreed() const { return agreed_; }
+
   // Every rank reports whether it is ready (`ready`); when all are, they leave a barrier
   // together and the start time is taken. A rank that failed before (Run returned early)
   // calls it from Finish instead, so the others learn of it rather than wait.
@@ -49,6 +57,7 @@ class MpiClients {
  private:
   explicit MpiClients(MpiWorld* w) : world_(w) {}
   MpiWorld* world_;
+  bool agreed_ = false;
   bool started_ = false;
   double start_unix_s_ = 0;
 };

@@ -8,6 +8,7 @@
 
 #include "base/clock.h"
 #include "base/output_file.h"
+#include "base/secrets.h"
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -441,7 +442,7 @@ int Replay(const ReplayArgs& a) {
                          FormatNs(static_cast<double>(rep_total.max())));
   }
   for (const auto& n : r.notes) human << "note: " << n << "\n";
-  if (store) human << fmt::format("stored as run '{}' in {}\n", run_name, a.db);
+  if (store) human << fmt::format("stored as run '{}' in {}\n", run_name, MaskSecrets(a.db));
   if (!a.json.empty()) {
     if (Status st = WriteJsonOutput(a.json, doc); !st.ok()) {
       PrintError(st.message());

@@ -211,6 +211,9 @@ int RunClient(RunArgs a, MpiClients* mpi) {
     return Fail(spec.status());
   }
   if (mpi) {
+    // Before anything is written (--prefill): every rank's target is the size of rank 0's.
+    if (Status s = mpi->AgreeOnTarget(Status::Ok(), a.target, info->size_bytes); !s.ok())
+      return Fail(s);
     if (Status s = mpi->ShareWorkload(spec.value(), a.range_per_rank); !s.ok()) return Fail(s);
   }
   std::unique_ptr<CsvIoLog> lat_log;
@@ -369,7 +372,9 @@ int Run(const RunArgs& a) {
   if (!mpi.ok()) return Fail(mpi.status());
   int code = RunClient(a, &mpi.value());
   // A rank that failed before the start tells the others, which wait for it at the start.
-  if (!mpi->started()) mpi->StartTogether(Status::Io("failed before the start")).ok();
+  const Status early = Status::Io("failed before the start");
+  if (!mpi->agreed()) mpi->AgreeOnTarget(early, "", 0).ok();
+  if (!mpi->started()) mpi->StartTogether(early).ok();
   return code;
 }
 

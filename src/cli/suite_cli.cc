@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "base/clock.h"
+#include "base/secrets.h"
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -105,7 +106,7 @@ Status FinishStoredRun(Store& store, int64_t run_id, const std::string& run, con
                        const std::function<void(const json& doc)>& print) {
   const std::string status = RunStatusName(st);
   if (!store.SetRunStatus(run_id, status).ok()) PrintError("cannot record the run's status");
-  std::cerr << fmt::format("run '{}' {} (database {})\n", run, status, db);
+  std::cerr << fmt::format("run '{}' {} (database {})\n", run, status, MaskSecrets(db));
   auto doc = store.RunJson(run);
   if (doc.ok()) print(doc.value());
   if (!json_path.empty()) {

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "base/output_file.h"
+#include "base/secrets.h"
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -210,7 +211,7 @@ int Stats(const StatsArgs& a) {
   human << "  nearest run: ssdlab run " << flags << "\n";
   if ((*reader)->skipped())
     human << "note: " << (*reader)->skipped() << " malformed records skipped\n";
-  if (store) human << fmt::format("stored as run '{}' in {}\n", run_name, a.db);
+  if (store) human << fmt::format("stored as run '{}' in {}\n", run_name, MaskSecrets(a.db));
   if (!a.json.empty()) {
     if (Status w = WriteJsonOutput(a.json, doc); !w.ok()) {
       PrintError(w.message());

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "base/output_file.h"
+#include "base/secrets.h"
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/twin_runs.h"
@@ -334,6 +335,9 @@ int RunImport(const ImportArgs& a) {
       {"imported", true},
       {"target",
        {{"path", t.path}, {"kind", t.kind}, {"size_bytes", capacity}, {"model", a.model}}}};
+  // The run is stored whole or not at all (a failure or a kill leaves nothing of it).
+  auto tx = Store::Transaction::Begin(**store);
+  if (!tx.ok()) return Fail(tx.status());
   auto id = store.value()->CreateRun(a.run, "imported", config, context, t);
   if (!id.ok()) return Fail(id.status());
   size_t cells = 0;
@@ -350,8 +354,9 @@ int RunImport(const ImportArgs& a) {
     cells += test.results["imported_cells"].size();
   }
   if (Status s = store.value()->SetRunStatus(id.value(), "done"); !s.ok()) return Fail(s);
+  if (Status s = tx->Commit(); !s.ok()) return Fail(s);
   std::cout << fmt::format("imported {} cells of {} tests from {} as run {} (in {})\n", cells,
-                           tests->size(), a.file, a.run, a.db);
+                           tests->size(), a.file, a.run, MaskSecrets(a.db));
   return kExitOk;
 }
 

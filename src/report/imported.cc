@@ -30,6 +30,27 @@ const std::vector<MetricDef>& Metrics() {
 
 bool IsLatency(const std::string& key) { return key.rfind("lat_", 0) == 0; }
 
+// A section's bounds, so that a large import (hundreds of thousands of cells) still makes a
+// report of a few megabytes: its table shows the first cells, each chart every k-th point.
+constexpr size_t kMaxTableRows = 1000;
+constexpr size_t kMaxCurvePoints = 2000;
+constexpr size_t kMaxBars = 200;
+
+// Every k-th of `points` (k the smallest that keeps at most `max`), in their order.
+json Thinned(const json& points, size_t max) {
+  const size_t k = (points.size() + max - 1) / max;
+  if (k <= 1) return points;
+  json out = json::array();
+  for (size_t i = 0; i < points.size(); i += k) out.push_back(points[i]);
+  return out;
+}
+
+// The note of a thinned chart ("" when all points are drawn).
+std::string ThinnedNote(size_t drawn, size_t all) {
+  if (drawn == all) return "";
+  return fmt::format(" ({} of {} points drawn, evenly spaced)", drawn, all);
+}
+
 std::string Workload(const json& c) {
   const double read = Num(c, "read_pct");
   return fmt::format(
@@ -82,11 +103,13 @@ json ImportedSections(Ctx& ctx) {
     columns.push_back("Role");
     columns.push_back("Source");
     json rows = json::array();
+    size_t cells = 0;
     std::map<std::string, json> charted;  // "iops", "mb_s", "lat": points
     for (const ReportRun& r : ctx.runs) {
       for (const json& t : Get(r.doc, "tests")) {
         if (!IsImportedTest(t) || Str(t, "name") != name) continue;
         for (const json& c : Get(Get(t, "results"), "imported_cells")) {
+          ++cells;
           json row = json::array();
           if (ctx.multi) row.push_back(r.label);
           const std::string w = Workload(c);
@@ -101,7 +124,7 @@ json ImportedSections(Ctx& ctx) {
           }
           row.push_back(Str(c, "role", "-"));
           row.push_back(Str(c, "source"));
-          rows.push_back(row);
+          if (rows.size() < kMaxTableRows) rows.push_back(row);
           const std::string label = curve && !has_x ? w + ", plateau" : w;
           for (const MetricDef& m : shown) {
             const json& v = Get(c, m.key);
@@ -117,18 +140,26 @@ json ImportedSections(Ctx& ctx) {
       }
     }
     json blocks = json::array();
-    blocks.push_back(TableBlock(ctx.Id("imported-" + name), "Imported cells of " + name, columns,
-                                rows,
-                                json::array({"As published (ssdlab import); '-': not given. "
-                                             "Role: calibration figures are what `sim fit` "
-                                             "fits, predicted ones it holds out."})));
+    json notes =
+        json::array({"As published (ssdlab import); '-': not given. "
+                     "Role: calibration figures are what `sim fit` "
+                     "fits, predicted ones it holds out."});
+    if (rows.size() < cells)
+      notes.push_back(fmt::format("The first {} of {} cells; `ssdlab show --json` has them all.",
+                                  rows.size(), cells));
+    blocks.push_back(
+        TableBlock(ctx.Id("imported-" + name), "Imported cells of " + name, columns, rows, notes));
     auto chart = [&](json values, const std::string& what, const std::string& stem) {
       if (values.empty()) return;
       json with_x = json::array(), without_x = json::array();
       for (json& v : values) (v["x"].is_null() ? without_x : with_x).push_back(v);
+      const size_t curve_points = with_x.size(), bar_points = without_x.size();
+      with_x = Thinned(with_x, kMaxCurvePoints);
+      without_x = Thinned(without_x, kMaxBars);
       if (!with_x.empty())
         blocks.push_back(
-            ChartBlock(ctx.Id(stem + "-curve"), what + " along the curve",
+            ChartBlock(ctx.Id(stem + "-curve"),
+                       what + " along the curve" + ThinnedNote(with_x.size(), curve_points),
                        LineSpec(what + " of " + name, with_x, Q("x", XTitle(name)),
                                 Q("value", what), "metric", "Figure", ctx, nullptr, "x")));
       if (!without_x.empty()) {
@@ -136,7 +167,9 @@ json ImportedSections(Ctx& ctx) {
                          Q("value", what), N("metric", "Figure"), ctx, "", true,
                          std::max(220, 40 * static_cast<int>(without_x.size())));
         s["encoding"]["xOffset"] = N("metric", "Figure");  // side by side, never stacked
-        blocks.push_back(ChartBlock(ctx.Id(stem + "-bars"), what + " by cell", s));
+        blocks.push_back(ChartBlock(ctx.Id(stem + "-bars"),
+                                    what + " by cell" + ThinnedNote(without_x.size(), bar_points),
+                                    s));
       }
     };
     for (const char* k : {"iops", "mb_s", "lat"}) {

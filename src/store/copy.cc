@@ -1,30 +1,62 @@
 #include "store/copy.h"
 
 namespace ssdlab {
+namespace {
 
-Status CopyRun(Store& from, Store& to, const std::string& name) {
-  SSDLAB_ASSIGN_OR_RETURN(RunRecord run, from.FindRun(name));
-  {
-    // Only a run that no process is writing (a killed run's lock is gone with its process).
-    SSDLAB_ASSIGN_OR_RETURN(RunLock held, from.LockRun(run.id, run.name));
-  }
-  SSDLAB_ASSIGN_OR_RETURN(TargetInfo target, from.LoadTarget(run.id));
-  SSDLAB_ASSIGN_OR_RETURN(std::vector<TestRecord> tests, from.ListTests(run.id));
+// A run of `from` as read so far, written into `to` as it is read: everything but the commit.
+// `damaged` is set when a read of `from` failed.
+Status CopyInto(Store& from, Store& to, const RunRecord& run, bool* damaged) {
+  auto read = [&](Status s) {
+    if (!s.ok()) *damaged = true;
+    return s.WithContext("--from");
+  };
+  auto target = from.LoadTarget(run.id);
+  if (!target.ok()) return read(target.status());
+  auto tests = from.ListTests(run.id);
+  if (!tests.ok()) return read(tests.status());
   SSDLAB_ASSIGN_OR_RETURN(int64_t id,
-                          to.CreateRun(run.name, run.kind, run.config, run.context, target));
-  SSDLAB_ASSIGN_OR_RETURN(RunLock lock, to.LockRun(id, run.name));
+                          to.CreateRun(run.name, run.kind, run.config, run.context, *target));
   if (!run.fleet.empty()) SSDLAB_RETURN_IF_ERROR(to.SetRunFleet(id, run.fleet));
-  for (const TestRecord& t : tests) {
+  for (const TestRecord& t : *tests) {
     SSDLAB_ASSIGN_OR_RETURN(int64_t test_id, to.BeginTest(id, t.seq, t.name, t.params));
-    SSDLAB_ASSIGN_OR_RETURN(std::vector<StoredRound> rounds, from.LoadRounds(t.id));
-    for (const StoredRound& r : rounds) {
-      SSDLAB_ASSIGN_OR_RETURN(std::vector<StoredPhase> phases, from.LoadPhases(t.id, r.round));
-      SSDLAB_RETURN_IF_ERROR(to.CommitRound(test_id, r.round, phases, r.tracking));
+    auto rounds = from.LoadRounds(t.id);
+    if (!rounds.ok()) return read(rounds.status());
+    for (const StoredRound& r : *rounds) {
+      auto phases = from.LoadPhases(t.id, r.round);
+      if (!phases.ok()) return read(phases.status());
+      SSDLAB_RETURN_IF_ERROR(to.CommitRound(test_id, r.round, *phases, r.tracking));
     }
     if (t.status == "done")
       SSDLAB_RETURN_IF_ERROR(to.FinishTest(test_id, t.steady_state, t.results));
   }
   return to.SetRunStatus(id, run.status);
+}
+
+}  // namespace
+
+CopyResult CopyRun(Store& from, Store& to, const std::string& name) {
+  CopyResult out;
+  auto run = from.FindRun(name);
+  if (!run.ok()) {
+    out.damaged = run.status().code() == Code::kIoError;
+    out.status = run.status().WithContext("--from");
+    return out;
+  }
+  // Only a run that no process is writing (a killed run's lock is gone with its process); no
+  // resume starts while it is copied.
+  auto held = from.LockRun(run->id, run->name);
+  if (!held.ok()) {
+    out.status = held.status();
+    return out;
+  }
+  auto tx = Store::Transaction::Begin(to);
+  if (!tx.ok()) {
+    out.status = tx.status();
+    return out;
+  }
+  out.status = CopyInto(from, to, *run, &out.damaged);
+  if (out.status.ok()) out.status = tx->Commit();
+  return out;  // not committed: rolled back by tx
 }
 
 }  // namespace ssdlab

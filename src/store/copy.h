@@ -10,9 +10,17 @@
 
 namespace ssdlab {
 
-// Copies run `name` of `from` into `to` (under the same name). kInvalidArgument when `to`
-// already has a run of that name (nothing is written then). A run still being written in
-// `from` (locked) is refused rather than copied half-way.
-Status CopyRun(Store& from, Store& to, const std::string& name);
+// How a copy of one run ended.
+struct CopyResult {
+  Status status;         // ok: copied whole
+  bool damaged = false;  // the run in `from` could not be read whole (status says where)
+};
+
+// Copies run `name` of `from` into `to` (under the same name), in one transaction of `to`: the
+// run arrives whole or, when anything fails (a damaged row late in the run, a full disk) or the
+// process is killed, not at all. kInvalidArgument when `to` already has a run of that name. A
+// run being written in `from` (locked) is refused rather than copied half-way, and is kept
+// locked while it is copied.
+CopyResult CopyRun(Store& from, Store& to, const std::string& name);
 
 }  // namespace ssdlab

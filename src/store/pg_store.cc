@@ -5,8 +5,8 @@
 #include <charconv>
 #include <cstring>
 #include <map>
-#include <regex>
 
+#include "base/secrets.h"
 #include "store/schema.h"
 #include "workload/spec.h"
 
@@ -51,6 +51,10 @@ class PgStore::Rows {
     return v;
   }
   const std::string& damage() const { return damage_; }
+  // Reading rows one by one: forgets the damage of the rows before.
+  void ForgetDamage() { damage_.clear(); }
+  // The command's tag ("COMMIT", "ROLLBACK", "INSERT 0 1").
+  std::string Tag() const { return PQcmdStatus(r_); }
 
  private:
   PGresult* r_;
@@ -123,12 +127,6 @@ CREATE TABLE IF NOT EXISTS series(
   lat_max_ns BIGINT NOT NULL, PRIMARY KEY(phase_id, idx, direction));
 )sql";
 
-// The URL as printed: without its password.
-std::string Redacted(const std::string& url) {
-  static const std::regex pw(R"(^(postgres(ql)?://[^:/@]*):[^@/]*@)");
-  return std::regex_replace(url, pw, "$1:***@");
-}
-
 }  // namespace
 
 PgStore::~PgStore() { PQfinish(conn_); }
@@ -163,7 +161,7 @@ Status PgStore::Exec(const std::string& sql, const std::vector<Param>& params) {
 }
 
 Result<std::unique_ptr<Store>> PgStore::Open(const std::string& url, Mode mode) {
-  const std::string where = "--db " + Redacted(url);
+  const std::string where = "--db " + MaskSecrets(url);
   PGconn* conn = PQconnectdb(url.c_str());
   if (!conn) return Status::Io(where + ": cannot connect: out of memory");
   if (PQstatus(conn) != CONNECTION_OK) {
@@ -246,16 +244,41 @@ Result<RunLock> PgStore::LockRun(int64_t run_id, const std::string& run_name) {
   return RunLock([this, key] { Exec("SELECT pg_advisory_unlock(" + key + ")").ok(); });
 }
 
+Status PgStore::BeginWrites() {
+  SSDLAB_RETURN_IF_ERROR(
+      Exec(writes_depth_ == 0 ? "BEGIN" : "SAVEPOINT ssdlab_" + std::to_string(writes_depth_)));
+  ++writes_depth_;
+  return Status::Ok();
+}
+
+Status PgStore::CommitWrites() {
+  --writes_depth_;
+  if (writes_depth_ > 0) return Exec("RELEASE SAVEPOINT ssdlab_" + std::to_string(writes_depth_));
+  SSDLAB_ASSIGN_OR_RETURN(Rows done, Query("COMMIT"));
+  // A transaction that saw an error is rolled back by its COMMIT, which does not fail.
+  if (done.Tag() != "COMMIT") return Status::Io("database " + where_.substr(5) + ": rolled back");
+  return Status::Ok();
+}
+
+void PgStore::RollbackWrites() {
+  --writes_depth_;
+  const std::string savepoint = "ssdlab_" + std::to_string(writes_depth_);
+  if (writes_depth_ > 0)
+    Exec("ROLLBACK TO SAVEPOINT " + savepoint + "; RELEASE SAVEPOINT " + savepoint).ok();
+  else
+    Exec("ROLLBACK").ok();
+}
+
 Result<int64_t> PgStore::CreateRun(const std::string& name, const std::string& kind,
                                    const json& config, const json& context, const TargetInfo& t) {
-  SSDLAB_RETURN_IF_ERROR(Exec("BEGIN"));
+  SSDLAB_RETURN_IF_ERROR(BeginWrites());
   auto ins = Query(
       "INSERT INTO runs(name, kind, status, created_at, config, context) "
       "VALUES($1,$2,'running',$3,$4,$5) RETURNING id",
       {P(name), P(kind), P(NowIso()), P(config.dump()), P(context.dump())});
   if (!ins.ok()) {
     const bool dup = last_sqlstate_ == "23505";  // unique_violation
-    Exec("ROLLBACK").ok();
+    RollbackWrites();
     if (dup)
       return Status::Invalid("a run named '" + name +
                              "' already exists; pick another --run name or --resume it");
@@ -267,10 +290,10 @@ Result<int64_t> PgStore::CreateRun(const std::string& name, const std::string& k
       {P(id), P(t.path), P(t.kind), P(t.size_bytes), P(static_cast<int64_t>(t.logical_block_bytes)),
        P(static_cast<int64_t>(t.physical_block_bytes)), P(t.model), P(t.serial), P(t.firmware)});
   if (!st.ok()) {
-    Exec("ROLLBACK").ok();
+    RollbackWrites();
     return st.WithContext("storing the target");
   }
-  SSDLAB_RETURN_IF_ERROR(Exec("COMMIT"));
+  SSDLAB_RETURN_IF_ERROR(CommitWrites());
   return id;
 }
 
@@ -288,11 +311,11 @@ RunRecord ReadRun(PgStore::Rows& q, int i) {
   r.status = q.Text(i, 3);
   r.created_at = q.Text(i, 4);
   r.finished_at = q.Text(i, 5);
-  std::string before = q.damage();
+  q.ForgetDamage();  // each row is judged alone
   r.config = q.Json(i, 6, "config");
   r.context = q.Json(i, 7, "context");
   r.fleet = q.Text(i, 8);
-  if (q.damage() != before)
+  if (!q.damage().empty())
     r.damage = q.damage();
   else if (!r.config.is_object() || !r.context.is_object())
     r.damage = "the config or context is not a JSON object";
@@ -438,9 +461,9 @@ Result<int64_t> PgStore::InsertPhase(int64_t test_id, const StoredPhase& p) {
 
 Status PgStore::CommitRound(int64_t test_id, int round, const std::vector<StoredPhase>& phases,
                             const json& tracking) {
-  SSDLAB_RETURN_IF_ERROR(Exec("BEGIN"));
+  SSDLAB_RETURN_IF_ERROR(BeginWrites());
   auto fail = [&](const Status& s) {
-    Exec("ROLLBACK").ok();
+    RollbackWrites();
     return s;
   };
   for (const StoredPhase& p : phases) {
@@ -452,7 +475,7 @@ Status PgStore::CommitRound(int64_t test_id, int round, const std::vector<Stored
       "tracking=EXCLUDED.tracking, committed_at=EXCLUDED.committed_at",
       {P(test_id), P(round), P(tracking.dump()), P(NowIso())});
   if (!st.ok()) return fail(st.WithContext("storing a round"));
-  return Exec("COMMIT");
+  return CommitWrites();
 }
 
 Status PgStore::FinishTest(int64_t test_id, const json& steady_state, const json& results) {

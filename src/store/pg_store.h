@@ -23,6 +23,9 @@ class PgStore final : public Store {
   ~PgStore() override;
 
   Result<RunLock> LockRun(int64_t run_id, const std::string& run_name) override;
+  Status BeginWrites() override;
+  Status CommitWrites() override;
+  void RollbackWrites() override;
   Result<int64_t> CreateRun(const std::string& name, const std::string& kind,
                             const nlohmann::json& config, const nlohmann::json& context,
                             const TargetInfo& target) override;
@@ -56,6 +59,7 @@ class PgStore final : public Store {
   Status Migrate();
   Result<int64_t> InsertPhase(int64_t test_id, const StoredPhase& p);
   std::string RunColumns() const;
+  int writes_depth_ = 0;  // open BeginWrites (the outermost a transaction, the others savepoints)
   pg_conn* conn_;
   std::string where_;          // "--db URL" without a password, for messages
   int schema_version_ = 0;     // of the database as opened (after migrations when writing)

@@ -18,6 +18,9 @@ class SqliteStore final : public Store {
   ~SqliteStore() override;
 
   Result<RunLock> LockRun(int64_t run_id, const std::string& run_name) override;
+  Status BeginWrites() override;
+  Status CommitWrites() override;
+  void RollbackWrites() override;
   Result<int64_t> CreateRun(const std::string& name, const std::string& kind,
                             const nlohmann::json& config, const nlohmann::json& context,
                             const TargetInfo& target) override;
@@ -43,6 +46,7 @@ class SqliteStore final : public Store {
   Status Migrate();
   Result<int64_t> InsertPhase(int64_t test_id, const StoredPhase& p);
   std::string RunColumns() const;
+  int writes_depth_ = 0;  // open BeginWrites (the outermost a transaction, the others savepoints)
   sqlite3* db_;
   std::string path_;
   int lock_fd_ = -1;        // the database file, for run locks

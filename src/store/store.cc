@@ -63,6 +63,8 @@ class Stmt {
     return j;
   }
   const std::string& damage() const { return damage_; }
+  // Reading rows one by one: forgets the damage of the rows before.
+  void ForgetDamage() { damage_.clear(); }
   std::vector<uint64_t> Words(int col) const {
     const void* p = sqlite3_column_blob(s_, col);
     size_t n = static_cast<size_t>(sqlite3_column_bytes(s_, col)) / 8;
@@ -280,6 +282,33 @@ Result<RunLock> SqliteStore::LockRun(int64_t run_id, const std::string& run_name
   return RunLock([fd = lock_fd_, run_id] { SetOfdLock(fd, run_id, F_UNLCK); });
 }
 
+Status SqliteStore::BeginWrites() {
+  const std::string savepoint = "SAVEPOINT ssdlab_" + std::to_string(writes_depth_);
+  SSDLAB_RETURN_IF_ERROR(Exec(writes_depth_ == 0 ? "BEGIN" : savepoint));
+  ++writes_depth_;
+  return Status::Ok();
+}
+
+Status SqliteStore::CommitWrites() {
+  --writes_depth_;
+  if (writes_depth_ > 0) return Exec("RELEASE ssdlab_" + std::to_string(writes_depth_));
+  Status st = Exec("COMMIT");
+  if (!st.ok()) Exec("ROLLBACK").ok();  // a failed COMMIT may leave the transaction open
+  return st;
+}
+
+void SqliteStore::RollbackWrites() {
+  --writes_depth_;
+  const std::string savepoint = "ssdlab_" + std::to_string(writes_depth_);
+  // SQLite rolls the whole transaction back itself after some errors (a full disk, I/O); then
+  // there is nothing left to roll back.
+  if (sqlite3_get_autocommit(db_)) return;
+  if (writes_depth_ > 0)
+    Exec("ROLLBACK TO " + savepoint + "; RELEASE " + savepoint).ok();
+  else
+    Exec("ROLLBACK").ok();
+}
+
 SqliteStore::~SqliteStore() {
   sqlite3_close(db_);
   if (lock_fd_ >= 0) close(lock_fd_);
@@ -298,7 +327,7 @@ Status SqliteStore::Exec(const std::string& sql) {
 Result<int64_t> SqliteStore::CreateRun(const std::string& name, const std::string& kind,
                                        const json& config, const json& context,
                                        const TargetInfo& t) {
-  SSDLAB_RETURN_IF_ERROR(Exec("BEGIN"));
+  SSDLAB_RETURN_IF_ERROR(BeginWrites());
   Stmt ins(db_,
            "INSERT INTO runs(name, kind, status, created_at, config, context) VALUES(?,?,?,?,?,?)");
   ins.Bind(1, name)
@@ -309,7 +338,7 @@ Result<int64_t> SqliteStore::CreateRun(const std::string& name, const std::strin
       .Bind(6, context.dump());
   if (ins.Step() != SQLITE_DONE) {
     std::string msg = sqlite3_errmsg(db_);
-    Exec("ROLLBACK").ok();
+    RollbackWrites();
     if (msg.find("UNIQUE") != std::string::npos)
       return Status::Invalid("a run named '" + name +
                              "' already exists; pick another --run name or --resume it");
@@ -327,13 +356,17 @@ Result<int64_t> SqliteStore::CreateRun(const std::string& name, const std::strin
       .Bind(8, t.serial)
       .Bind(9, t.firmware)
       .Bind(10, std::string("{}"));
-  SSDLAB_RETURN_IF_ERROR(tg.Done("storing the target"));
-  SSDLAB_RETURN_IF_ERROR(Exec("COMMIT"));
+  if (Status st = tg.Done("storing the target"); !st.ok()) {
+    RollbackWrites();
+    return st;
+  }
+  SSDLAB_RETURN_IF_ERROR(CommitWrites());
   return id;
 }
 
 namespace {
 RunRecord ReadRun(Stmt& q) {
+  q.ForgetDamage();  // each row is judged alone
   RunRecord r;
   r.id = q.Int(0);
   r.name = q.Text(1);
@@ -517,9 +550,9 @@ Result<int64_t> SqliteStore::InsertPhase(int64_t test_id, const StoredPhase& p) 
 
 Status SqliteStore::CommitRound(int64_t test_id, int round, const std::vector<StoredPhase>& phases,
                                 const json& tracking) {
-  SSDLAB_RETURN_IF_ERROR(Exec("BEGIN"));
+  SSDLAB_RETURN_IF_ERROR(BeginWrites());
   auto fail = [&](const Status& s) {
-    Exec("ROLLBACK").ok();
+    RollbackWrites();
     return s;
   };
   for (const StoredPhase& p : phases) {
@@ -532,7 +565,7 @@ Status SqliteStore::CommitRound(int64_t test_id, int round, const std::vector<St
       .Bind(3, tracking.dump())
       .Bind(4, NowIso());
   if (Status s = r.Done("storing a round"); !s.ok()) return fail(s);
-  return Exec("COMMIT");
+  return CommitWrites();
 }
 
 Status SqliteStore::FinishTest(int64_t test_id, const json& steady_state, const json& results) {
@@ -621,6 +654,17 @@ Result<std::vector<StoredPhase>> SqliteStore::LoadPhases(int64_t test_id, int ro
     if (!bad.empty()) return Damaged("phases", bad);
   }
   return out;
+}
+
+Result<Store::Transaction> Store::Transaction::Begin(Store& store) {
+  SSDLAB_RETURN_IF_ERROR(store.BeginWrites());
+  return Transaction(&store);
+}
+
+Status Store::Transaction::Commit() {
+  Store* s = store_;
+  store_ = nullptr;
+  return s->CommitWrites();
 }
 
 bool Store::IsUrl(const std::string& where) {

@@ -90,6 +90,15 @@ class Store : public RunJournal {
   // Takes the run's lock; kPermission when another process holds it.
   virtual Result<RunLock> LockRun(int64_t run_id, const std::string& run_name) = 0;
 
+  // Every write between BeginWrites and CommitWrites is one transaction: all of it is stored,
+  // or (RollbackWrites, a failure, the process killed) none of it. Writes that are transactions
+  // of their own (CreateRun, CommitRound) become part of it; pairs nest (an inner pair is a
+  // savepoint). What copies and imports a whole run with (Store::Transaction).
+  virtual Status BeginWrites() = 0;
+  virtual Status CommitWrites() = 0;
+  virtual void RollbackWrites() = 0;
+  class Transaction;
+
   virtual Result<int64_t> CreateRun(const std::string& name, const std::string& kind,
                                     const nlohmann::json& config, const nlohmann::json& context,
                                     const TargetInfo& target) = 0;
@@ -108,6 +117,24 @@ class Store : public RunJournal {
   // `--json`, the report and the exports read. NotFound for no such run; kIoError naming the
   // run when it is damaged.
   Result<nlohmann::json> RunJson(const std::string& run_name);
+};
+
+// BeginWrites .. CommitWrites of a store as a scope: rolled back when destroyed uncommitted
+// (an early return on an error). The Store outlives it.
+class Store::Transaction {
+ public:
+  static Result<Transaction> Begin(Store& store);
+  Transaction(Transaction&& o) noexcept : store_(o.store_) { o.store_ = nullptr; }
+  Transaction& operator=(Transaction&&) = delete;
+  ~Transaction() {
+    if (store_) store_->RollbackWrites();
+  }
+  // Stores everything written since Begin.
+  Status Commit();
+
+ private:
+  explicit Transaction(Store* s) : store_(s) {}
+  Store* store_;  // null once committed or rolled back
 };
 
 }  // namespace ssdlab

@@ -123,6 +123,7 @@ void ExpectRun(Store& s, const std::string& name, uint64_t base) {
 
 struct SqliteKind {
   static constexpr const char* kName = "sqlite";
+  static constexpr const char* kOneWord = "zeroblob(8)";  // a histogram blob of one word
   static void Prepare() {}
   static std::string NewStore(const std::string& name) {
     fs::path dir = fs::temp_directory_path() / ("ssdlab_both_" + std::to_string(getpid()));
@@ -144,6 +145,7 @@ struct SqliteKind {
 
 struct PgKind {
   static constexpr const char* kName = "postgresql";
+  static constexpr const char* kOneWord = "'\\x0000000000000000'::bytea";
   static std::unique_ptr<PgTestServer>& Server() {
     static std::unique_ptr<PgTestServer> s;
     return s;
@@ -372,20 +374,99 @@ TYPED_TEST(BothStores, CopyMovesARunWholeBetweenTheImplementations) {
   ASSERT_TRUE(from && to);
   WriteRun(*from, "laptop", 77);
   ASSERT_TRUE(from->SetRunFleet(from->FindRun("laptop")->id, "bench").ok());
-  Status st = CopyRun(*from, *to, "laptop");
+  Status st = CopyRun(*from, *to, "laptop").status;
   ASSERT_TRUE(st.ok()) << st.message();
   ExpectRun(*to, "laptop", 77);
   EXPECT_EQ(to->FindRun("laptop")->fleet, "bench");
   EXPECT_EQ(from->RunJson("laptop")->at("tests"), to->RunJson("laptop")->at("tests"));
-  Status twice = CopyRun(*from, *to, "laptop");
+  Status twice = CopyRun(*from, *to, "laptop").status;
   EXPECT_EQ(twice.code(), Code::kInvalidArgument) << twice.message();
   // A run being written is not copied half-way.
   WriteRun(*from, "busy", 3);
   auto lock = from->LockRun(from->FindRun("busy")->id, "busy");
   ASSERT_TRUE(lock.ok());
   auto other = this->Open(here);
-  EXPECT_EQ(CopyRun(*other, *to, "busy").code(), Code::kPermission);
+  EXPECT_EQ(CopyRun(*other, *to, "busy").status.code(), Code::kPermission);
   EXPECT_EQ(to->FindRun("busy").status().code(), Code::kNotFound);
+}
+
+// A copy that fails late (a damaged histogram in the last round of the last test) leaves
+// nothing of the run in the destination: it is one transaction there, as a killed copy is.
+TYPED_TEST(BothStores, ACopyThatFailsLateLeavesNothingOfTheRun) {
+  const std::string src = this->NewStore("late_src");
+  const std::string dst = this->NewStore("late_dst");
+  {
+    auto from = this->Open(src);
+    ASSERT_TRUE(from);
+    WriteRun(*from, "late", 5);
+    WriteRun(*from, "good", 6);
+  }
+  TypeParam::Raw(src, std::string("UPDATE histograms SET buckets=") + TypeParam::kOneWord +
+                          " WHERE phase_id=(SELECT max(p.id) FROM phases p JOIN tests t ON "
+                          "t.id=p.test_id JOIN runs r ON r.id=t.run_id WHERE r.name='late')");
+  auto from = this->Open(src, Store::Mode::kExisting);
+  auto to = this->Open(dst);
+  ASSERT_TRUE(from && to);
+  CopyResult late = CopyRun(*from, *to, "late");
+  EXPECT_EQ(late.status.code(), Code::kIoError);
+  EXPECT_TRUE(late.damaged);
+  EXPECT_NE(late.status.message().find("--from: damaged phases"), std::string::npos)
+      << late.status.message();
+  EXPECT_EQ(to->FindRun("late").status().code(), Code::kNotFound);
+  EXPECT_TRUE(to->ListRuns().empty());
+  // The destination is usable after the rollback; a sound run copies whole.
+  CopyResult good = CopyRun(*from, *to, "good");
+  ASSERT_TRUE(good.status.ok()) << good.status.message();
+  EXPECT_FALSE(good.damaged);
+  ExpectRun(*to, "good", 6);
+  ASSERT_EQ(to->ListRuns().size(), 1u);
+}
+
+// BeginWrites .. RollbackWrites undoes everything, the writes that are transactions of their
+// own included; a refused write inside (a duplicate name) undoes only itself.
+TYPED_TEST(BothStores, ATransactionIsStoredWholeOrNotAtAll) {
+  const std::string where = this->NewStore("tx");
+  auto s = this->Open(where);
+  ASSERT_TRUE(s);
+  {
+    auto tx = Store::Transaction::Begin(*s);
+    ASSERT_TRUE(tx.ok()) << tx.status().message();
+    WriteRun(*s, "dropped", 4);
+  }  // not committed
+  EXPECT_TRUE(s->ListRuns().empty());
+  {
+    auto tx = Store::Transaction::Begin(*s);
+    ASSERT_TRUE(tx.ok());
+    WriteRun(*s, "kept", 8);
+    TargetInfo t;
+    EXPECT_EQ(s->CreateRun("kept", "pts", {}, {}, t).status().code(), Code::kInvalidArgument);
+    ASSERT_TRUE(tx->Commit().ok());
+  }
+  ExpectRun(*s, "kept", 8);
+  auto other = this->Open(where, Store::Mode::kReadOnly);
+  ASSERT_TRUE(other);
+  ExpectRun(*other, "kept", 8);
+  EXPECT_EQ(other->ListRuns().size(), 1u);
+}
+
+// One damaged run record does not make the ones after it damaged.
+TYPED_TEST(BothStores, DamageOfOneRunRecordIsItsOwn) {
+  const std::string where = this->NewStore("damage_rows");
+  {
+    auto s = this->Open(where);
+    ASSERT_TRUE(s);
+    TargetInfo t;
+    for (const char* name : {"a", "b", "c", "d"})
+      ASSERT_TRUE(s->CreateRun(name, "pts", {{"x", 1}}, {{"y", 2}}, t).ok());
+  }
+  TypeParam::Raw(where, "UPDATE runs SET config='{nope' WHERE name='b'");
+  auto s = this->Open(where, Store::Mode::kReadOnly);
+  ASSERT_TRUE(s);
+  std::vector<RunRecord> all = s->ListRuns();
+  ASSERT_EQ(all.size(), 4u);
+  for (const RunRecord& r : all)
+    EXPECT_EQ(r.damage.empty(), r.name != "b") << r.name << ": " << r.damage;
+  EXPECT_TRUE(s->FindRun("c").ok());
 }
 
 }  // namespace
