@@ -225,28 +225,31 @@ TEST(SafetyState, ResumeRefusesAnEditedPresetFile) {
   }
 }
 
-// D. A state behind a symlink is saved through it: the link stays a link, its target is updated.
+// D. A state behind a symlink is saved through it: the link stays a link, its target is updated;
+// also a link made before its target exists.
 TEST(SafetyState, SavingThroughASymlinkKeepsTheLink) {
   TempDir t;
   fs::create_directory(t / "real");
-  fs::create_symlink("real/drive.st", t / "link.st");  // relative, dangling until the first save
-  const std::string target = "sim:tiny?state=" + (t / "link.st");
-  ASSERT_EQ(
-      RunSsdlab({"run", "--target", target, "--rw", "write", "--range", "0%-20%", "--bs", "128KiB"})
-          .exit_code,
-      0);
-  EXPECT_TRUE(fs::is_symlink(t / "link.st"));
-  ASSERT_TRUE(fs::is_regular_file(t / "real/drive.st"));
-  const std::string first = ReadFile(t / "real/drive.st");
-  ASSERT_EQ(RunSsdlab({"run", "--target", target, "--rw", "write", "--range", "20%-40%", "--bs",
-                       "128KiB"})
-                .exit_code,
-            0);
-  EXPECT_TRUE(fs::is_symlink(t / "link.st")) << "the symlink was replaced by a file";
-  EXPECT_NE(ReadFile(t / "real/drive.st"), first) << "the symlink's target went stale";
-  json st = json::parse(
-      RunSsdlab({"info", "--target", "sim:tiny?state=" + (t / "real/drive.st"), "--json"}).out);
-  EXPECT_NEAR(st["state"]["fill_pct"].get<double>(), 40.0, 0.5);
+  auto write = [&](const std::string& state, const std::string& range) {
+    Proc p = RunSsdlab({"run", "--target", "sim:tiny?state=" + state, "--rw", "write", "--range",
+                        range, "--bs", "128KiB"});
+    EXPECT_EQ(p.exit_code, 0) << p.err;
+  };
+  auto fill_pct = [&](const std::string& state) {
+    Proc p = RunSsdlab({"info", "--target", "sim:tiny?state=" + state, "--json"});
+    return json::parse(p.out)["state"]["fill_pct"].get<double>();
+  };
+  write(t / "real/a.st", "0%-20%");  // an existing state, then linked to
+  fs::create_symlink("real/a.st", t / "a-link.st");
+  write(t / "a-link.st", "20%-40%");
+  EXPECT_TRUE(fs::is_symlink(t / "a-link.st")) << "the symlink was replaced by a file";
+  EXPECT_NEAR(fill_pct(t / "real/a.st"), 40.0, 0.5) << "the symlink's target went stale";
+
+  fs::create_symlink("real/b.st", t / "b-link.st");  // dangling until the first save
+  write(t / "b-link.st", "0%-20%");
+  EXPECT_TRUE(fs::is_symlink(t / "b-link.st"));
+  ASSERT_TRUE(fs::is_regular_file(t / "real/b.st"));
+  EXPECT_NEAR(fill_pct(t / "real/b.st"), 20.0, 0.5);
 }
 
 // E. The damaged-state message names what works, and it works: purge --destructive replaces a
