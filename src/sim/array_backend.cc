@@ -1,6 +1,5 @@
 // Array targets of simulated drives: "array:LAYOUT:CHUNK_BYTES:MEMBER|MEMBER|..." (sim/sim.h).
 #include <algorithm>
-#include <filesystem>
 #include <sstream>
 
 #include "base/units.h"
