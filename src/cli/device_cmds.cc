@@ -288,7 +288,9 @@ void PrintPlan(const PurgePlan& p, const Status& allowed, std::ostream& out) {
 }
 
 // A simulated drive with state=PATH: its state becomes a factory-fresh drive (mapping empty, all
-// blocks erased, clock 0; wear kept, as a secure erase keeps it), saved to PATH.
+// blocks erased, clock 0; wear kept, as a secure erase keeps it), saved to PATH. A state of
+// ssdlab's that is damaged or truncated is replaced (no wear to keep); a foreign file, or a state
+// another command is using, is refused.
 int SimPurge(const PurgeArgs& a) {
   auto p = sim::ParseSimTarget(a.target);
   if (!p.ok() && a.target.find("state=") != std::string::npos) return Fail(p.status());
@@ -430,7 +432,7 @@ void AddPurgeCommand(CLI::App& app, int* exit_code) {
       "purge", "Erase a target: secure erase, format, sanitize, discard, zero, punch holes");
   cmd->add_option("--target", a->target,
                   "Block device (symlinks resolved), file, or sim:PRESET?state=PATH (resets the "
-                  "saved drive)")
+                  "saved drive; replaces a damaged state of ssdlab's, never a foreign file)")
       ->required();
   cmd->add_option("--method", a->method,
                   "auto|ata-secure-erase|ata-enhanced|sas-format|nvme-format|nvme-sanitize|discard|"
