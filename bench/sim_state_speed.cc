@@ -19,6 +19,7 @@
 #include <string>
 
 #include "sim/sim.h"
+#include "sim/state_lock.h"
 #include "workload/parse.h"
 
 namespace {
@@ -99,5 +100,8 @@ int main(int argc, char** argv) {
     SaveAndLoad(b, target, path, o, "random");
   }
   std::filesystem::remove(path);
+  b.reset();  // releases the state's lock; its sidecar file (sim/state_lock.h) goes too
+  if (auto real = sim::ResolveStatePath(path); real.ok())
+    std::filesystem::remove(sim::StateLockPath(real.value()));
   return 0;
 }

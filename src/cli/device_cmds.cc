@@ -143,7 +143,8 @@ Result<json> SimStateJson(const std::string& target) {
 
 // A simulated drive answers with its model's figures; it has no SMART and no sensor.
 int SimInfo(const InfoArgs& a) {
-  auto sim = OpenSimBackend(a.target, SimOpenOptions{.load_state = false});
+  // A look at the state's header only: no lock, so `info` works while a command uses the drive.
+  auto sim = OpenSimBackend(a.target, SimOpenOptions{.load_state = false, .lock_state = false});
   if (!sim.ok()) return Fail(sim.status());
   auto figures = DescribeSim(a.target);
   if (!figures.ok()) return Fail(figures.status());
@@ -287,7 +288,9 @@ void PrintPlan(const PurgePlan& p, const Status& allowed, std::ostream& out) {
 }
 
 // A simulated drive with state=PATH: its state becomes a factory-fresh drive (mapping empty, all
-// blocks erased, clock 0; wear kept, as a secure erase keeps it), saved to PATH.
+// blocks erased, clock 0; wear kept, as a secure erase keeps it), saved to PATH. A state of
+// ssdlab's that is damaged or truncated is replaced (no wear to keep); a foreign file, or a state
+// another command is using, is refused.
 int SimPurge(const PurgeArgs& a) {
   auto p = sim::ParseSimTarget(a.target);
   if (!p.ok() && a.target.find("state=") != std::string::npos) return Fail(p.status());
@@ -309,8 +312,10 @@ int SimPurge(const PurgeArgs& a) {
               {"method", "sim-reset"},
               {"state", p->state_path}};
   if (a.dry_run) {
-    // Checks the state (a foreign or damaged file is refused) without changing it.
-    auto b = OpenSimBackend(a.target, SimOpenOptions{.load_state = false});
+    // Checks the state as the purge would (a foreign file, or one in use, is refused) without
+    // changing it.
+    auto b =
+        OpenSimBackend(a.target, SimOpenOptions{.load_state = false, .reset_damaged_state = true});
     doc["allowed"] = b.ok();
     doc["refusal"] = b.ok() ? "" : b.status().message();
     doc["completed"] = false;
@@ -327,8 +332,13 @@ int SimPurge(const PurgeArgs& a) {
                                 p->state_path + "; pass --destructive to allow it"));
   }
   auto start = std::chrono::steady_clock::now();
-  auto b = OpenSimBackend(a.target);  // loads it: wear survives the purge
+  // Loads it (wear survives the purge), holding its lock; a damaged state of ssdlab's is
+  // replaced (its wear is lost), a foreign file refused.
+  auto b = OpenSimBackend(a.target, SimOpenOptions{.reset_damaged_state = true});
   if (!b.ok()) return Fail(b.status());
+  bool was_damaged = false;
+  for (const auto& [k, v] : (*b)->info().details)
+    if (k == "state_origin") was_damaged = v.rfind("damaged", 0) == 0;
   RunControl control;
   control.stop = &StopFlag();
   auto done = (*b)->Purge("auto", control);
@@ -342,8 +352,9 @@ int SimPurge(const PurgeArgs& a) {
   doc["error"] = s.ok() ? "" : s.message();
   if (a.json) std::cout << doc.dump(1) << "\n";
   if (!s.ok()) return Fail(s);
-  human << fmt::format("purged {}: state {} is a factory-fresh drive (wear kept) in {:.1f} s\n",
-                       a.target, p->state_path, elapsed);
+  human << fmt::format("purged {}: state {} is a factory-fresh drive ({}) in {:.1f} s\n", a.target,
+                       p->state_path,
+                       was_damaged ? "it was damaged: its wear is lost" : "wear kept", elapsed);
   return kExitOk;
 }
 
@@ -421,7 +432,7 @@ void AddPurgeCommand(CLI::App& app, int* exit_code) {
       "purge", "Erase a target: secure erase, format, sanitize, discard, zero, punch holes");
   cmd->add_option("--target", a->target,
                   "Block device (symlinks resolved), file, or sim:PRESET?state=PATH (resets the "
-                  "saved drive)")
+                  "saved drive; replaces a damaged state of ssdlab's, never a foreign file)")
       ->required();
   cmd->add_option("--method", a->method,
                   "auto|ata-secure-erase|ata-enhanced|sas-format|nvme-format|nvme-sanitize|discard|"

@@ -97,10 +97,15 @@ int FollowPhases(MpiClients& c, const OpenFollowerTarget& open, const std::atomi
     json m = json::parse(c.world().Broadcast(""));
     const std::string op = m.value("op", "");
     if (op == "end") {
-      if (local) {
-        if (Status s = local->Close(); !s.ok()) PrintError(s.message());
+      const int code = m.value("code", kExitFailed);
+      if (local) {  // the battery's outcome decides whether a state= is saved (EndTargetUse)
+        const Status outcome = code == kExitOk ? Status::Ok()
+                               : code == kExitInterrupted
+                                   ? Status::Error(Code::kInterrupted, "interrupted")
+                                   : Status::Error(Code::kInternal, "the battery failed");
+        if (Status s = EndTargetUse(*local, outcome); !s.ok()) PrintError(s.message());
       }
-      return m.value("code", kExitFailed);
+      return code;
     }
     if (op == "open") {
       const std::string pattern = m["pattern"].get<std::string>();

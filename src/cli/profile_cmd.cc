@@ -432,15 +432,16 @@ int RunProfileCommand(ProfileArgs a, std::unique_ptr<Backend> opened = nullptr) 
   if (st.ok())
     st = RunProfile(**backend, **store, run_id.value(), 0, def.value(), options, progress.get(),
                     &StopFlag(), &hooks);
-  // A simulated drive with state= saves it, also after an interruption.
-  if (Status closed = (*backend)->Close(); !closed.ok()) {
-    PrintError(closed.message());
-    if (st.ok()) st = closed;
-  }
   if (progress) progress->Done();
   st = FinishStoredRun(**store, run_id.value(), a.run, a.db, st, a.json_path, [&](const json& doc) {
     if (st.ok()) PrintSummary(doc, a.json_path == "-" ? std::cerr : std::cout);
   });
+  // A simulated drive with state= saves it, also after an interruption, but not when the profile
+  // or its outputs failed (EndTargetUse).
+  if (Status closed = EndTargetUse(**backend, st); !closed.ok()) {
+    PrintError(closed.message());
+    if (st.ok()) st = closed;
+  }
   if (!st.ok()) {
     PrintError(st.code() == Code::kInterrupted
                    ? "interrupted; finished steps are stored in run " + a.run

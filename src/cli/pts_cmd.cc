@@ -343,7 +343,7 @@ Status CheckResumeOptions(const PtsArgs& a, const OptionTexts& stored_args,
 Status CheckResumeIdentity(const RunRecord& run, const TargetInfo& now,
                            const std::optional<DeviceIdentity>& id) {
   const json& target = run.context.contains("target") ? run.context["target"] : json::object();
-  auto differs = [&](const char* what, const std::string& was, const std::string& is) {
+  auto differs = [&](const std::string& what, const std::string& was, const std::string& is) {
     return Status::Refused("--resume " + run.name + ": the target's " + what + " was " +
                            (was.empty() ? "(none)" : was) + " and is now " +
                            (is.empty() ? "(none)" : is) +
@@ -356,6 +356,16 @@ Status CheckResumeIdentity(const RunRecord& run, const TargetInfo& now,
     if (num("size_bytes") && num("size_bytes") != now.size_bytes)
       return differs("size", std::to_string(num("size_bytes")) + " bytes",
                      std::to_string(now.size_bytes) + " bytes");
+    // A simulated drive is its parameters: the first stored one that differs (an edited
+    // sim:FILE.toml) is another drive, whatever its size.
+    const json& was = target.contains("details") ? target["details"] : json();
+    if (now.kind == "sim" && was.is_object()) {
+      for (const auto& [k, v] : now.details) {
+        if (!IsSimIdentityDetail(k) || !was.contains(k)) continue;  // older runs stored fewer
+        const std::string stored = was[k].is_string() ? was[k].get<std::string>() : was[k].dump();
+        if (stored != v) return differs("parameter " + k, stored, v);
+      }
+    }
   }
   const json& device = run.context.contains("device") ? run.context["device"] : json();
   if (id && id->kind == "block" && id->disk) {
@@ -529,8 +539,13 @@ int RunPtsCommand(PtsArgs a, PtsLaunch* launch = nullptr) {
                          if (Status v = PrintVerdicts(doc, std::cerr); !v.ok())
                            PrintError(v.message());
                        });
-  // A simulated drive with state= saves it, also after an interruption.
-  Status closed = (*backend)->Close();
+  int report_code = kExitOk;
+  if (st.ok() && !a.report.empty())
+    report_code = WriteRunsReport(a.db, {run.name}, a.report, "", "--report");
+  // A simulated drive with state= saves it, also after an interruption, but not when the
+  // battery or one of its outputs failed (EndTargetUse).
+  Status closed =
+      EndTargetUse(**backend, report_code == kExitOk ? st : Status::Io("--report was not written"));
   if (!closed.ok()) PrintError(closed.message());
   if (!st.ok()) {
     PrintError(st.code() == Code::kInterrupted
@@ -538,10 +553,7 @@ int RunPtsCommand(PtsArgs a, PtsLaunch* launch = nullptr) {
                    : st.message());
     return st.code() == Code::kInterrupted ? kExitInterrupted : kExitFailed;
   }
-  if (!a.report.empty()) {
-    if (int code = WriteRunsReport(a.db, {run.name}, a.report, "", "--report"); code != kExitOk)
-      return code;
-  }
+  if (report_code != kExitOk) return report_code;
   return closed.ok() ? kExitOk : kExitFailed;
 }
 

@@ -293,11 +293,13 @@ int Replay(const ReplayArgs& a) {
   auto result = (*backend)->RunPhase(spec, control);
   const double end = UnixTimeS();
   source.Close();
-  // The end of the command's use of the target: a simulated drive with a state saves it.
-  if (Status closed = (*backend)->Close(); !closed.ok()) {
-    PrintError(closed.message());
-    if (result.ok()) return ExitCodeFor(closed);
-  }
+  // A simulated drive with state= saves it at the end, once every output is written, and only
+  // when the replay ended well or was interrupted: a replay that fails (a malformed trace line
+  // halfway) leaves the state file as it was (EndTargetUse).
+  const Status outcome = !result.ok()            ? result.status()
+                         : !source.status().ok() ? source.status()
+                         : result->interrupted   ? Status::Error(Code::kInterrupted, "interrupted")
+                                                 : Status::Ok();
   if (store && (!result.ok() || !source.status().ok())) {
     (void)store->SetRunStatus(run_id, "failed");
   }
@@ -448,6 +450,12 @@ int Replay(const ReplayArgs& a) {
       PrintError(st.message());
       code = kExitFailed;
     }
+  }
+  if (Status closed = EndTargetUse(
+          **backend, code == kExitOk ? outcome : Status::Io("an output was not written"));
+      !closed.ok()) {
+    PrintError(closed.message());
+    code = kExitFailed;
   }
   return PhaseExitCode(r, code);
 }

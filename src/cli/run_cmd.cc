@@ -259,7 +259,7 @@ int RunClient(RunArgs a, MpiClients* mpi) {
                     : Status::Ok();
     if (!fs.ok()) {
       PrintError(fs.WithContext("--prefill").message());
-      if (Status cs = (*backend)->Close(); !cs.ok()) PrintError(cs.message());
+      if (Status cs = EndTargetUse(**backend, fs); !cs.ok()) PrintError(cs.message());
       return ExitCodeFor(fs);
     }
     prefill_notes.push_back("--prefill wrote the range once sequentially (" +
@@ -267,10 +267,7 @@ int RunClient(RunArgs a, MpiClients* mpi) {
   }
   if (mpi) {
     if (tty) control.on_interval = nullptr;  // one status line per terminal, not per rank
-    if (Status s = mpi->StartTogether(Status::Ok()); !s.ok()) {
-      if (Status cs = (*backend)->Close(); !cs.ok()) PrintError(cs.message());
-      return Fail(s);
-    }
+    if (Status s = mpi->StartTogether(Status::Ok()); !s.ok()) return Fail(s);  // nothing saved
   }
   double start = UnixTimeS();
   auto result = (*backend)->RunPhase(spec.value(), control);
@@ -279,9 +276,12 @@ int RunClient(RunArgs a, MpiClients* mpi) {
   double end = UnixTimeS();
   nlohmann::json health_json = health.Stop();
   if (tty && spec->interval_ns) std::cerr << "\r\x1b[K" << std::flush;
-  // The command is done with the target: a simulated drive with state= saves it (also after
-  // Ctrl-C, which ends the phase cleanly).
-  Status closed = (*backend)->Close();
+  // How the command's work ended: a simulated drive with state= saves it when the command ends
+  // well or is interrupted (Ctrl-C ends the phase cleanly), after every output is written, and
+  // not when it fails (EndTargetUse).
+  const Status outcome = !result.ok()          ? result.status()
+                         : result->interrupted ? Status::Error(Code::kInterrupted, "interrupted")
+                                               : Status::Ok();
   std::optional<MpiClients::Merged> merged;
   if (mpi) {
     nlohmann::json about = {{"target", a.target},
@@ -292,21 +292,16 @@ int RunClient(RunArgs a, MpiClients* mpi) {
     if (!gathered.ok()) return Fail(gathered.status());
     if (mpi->rank() != 0) {  // rank 0 reports for all
       if (!result.ok()) return ExitCodeFor(result.status());
+      Status closed = EndTargetUse(**backend, outcome);
+      if (!closed.ok()) PrintError(closed.message());
       return PhaseExitCode(result.value(), closed.ok() ? kExitOk : kExitFailed);
     }
     merged = std::move(gathered.value());
   }
-  if (!result.ok()) {
-    if (!closed.ok()) PrintError(closed.message());
-    return Fail(result.status());
-  }
+  if (!result.ok()) return Fail(result.status());  // nothing saved
   const PhaseResult& r = merged ? merged->aggregate : result.value();
 
   int code = kExitOk;
-  if (!closed.ok()) {
-    PrintError(closed.message());
-    code = kExitFailed;
-  }
   if (lat_log) {
     if (Status s = lat_log->Close(); !s.ok()) {
       PrintError(s.message());
@@ -359,6 +354,13 @@ int RunClient(RunArgs a, MpiClients* mpi) {
       PrintError(s.message());
       code = kExitFailed;
     }
+  }
+  // An output that failed fails the command: then its drive's state is not saved either.
+  if (Status closed = EndTargetUse(
+          **backend, code == kExitOk ? outcome : Status::Io("an output was not written"));
+      !closed.ok()) {
+    PrintError(closed.message());
+    code = kExitFailed;
   }
   return PhaseExitCode(r, code);
 }

@@ -1,9 +1,11 @@
 #include "cli/targets.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <iostream>
 
 #include "base/units.h"
 #include "device/safety.h"
@@ -114,6 +116,17 @@ Result<std::unique_ptr<Backend>> OpenTarget(const TargetRequest& r) {
   }
   SSDLAB_RETURN_IF_ERROR(CheckSafety(r));
   return OpenRealBackend(RealOptions(r));
+}
+
+Status EndTargetUse(Backend& b, const Status& outcome) {
+  if (!outcome.ok() && outcome.code() != Code::kInterrupted) return Status::Ok();
+  Status closed = b.Close();
+  const auto* sim = dynamic_cast<const SimBackend*>(&b);
+  if (outcome.code() == Code::kInterrupted && closed.ok() && sim && !sim->state_paths().empty())
+    std::cerr << fmt::format(
+        "ssdlab: interrupted: sim state {} saved with the drive as the interruption left it\n",
+        fmt::join(sim->state_paths(), ", "));
+  return closed;
 }
 
 std::string SimStateNote(const Backend& b) {

@@ -49,6 +49,12 @@ Result<uint32_t> ApplyTimeScale(const std::string& text, uint64_t phase_ns,
 // Checks everything that can be checked without changing the target; returns its facts.
 Result<TargetInfo> ProbeTarget(const TargetRequest& request);
 Result<std::unique_ptr<Backend>> OpenTarget(const TargetRequest& request);
+// Ends a command's use of `backend` by how the command ends (`outcome`), so that a command that
+// fails saves no state: ok -> Close() (a simulated drive saves its state=); interrupted
+// (Code::kInterrupted) -> Close() too, and a line on stderr saying that the state file now holds
+// the drive as the interruption left it; any other error -> nothing is saved, the state file
+// stays as it was before the command. Returns Close()'s status (Ok when it was not called).
+Status EndTargetUse(Backend& backend, const Status& outcome);
 // For a simulated drive with state=: one line saying whether its state was loaded (with its
 // fill and write amplification so far) or is new. Empty for other targets. Call before the
 // first phase.

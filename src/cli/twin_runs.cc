@@ -68,7 +68,7 @@ class TempStore {
 Result<json> RunBattery(TempStore& ts, const std::string& name, const std::string& target,
                         const PtsOptions& o, TestHooks* hooks = nullptr) {
   SSDLAB_RETURN_IF_ERROR(ValidatePtsOptions(o));
-  auto backend = OpenSimBackend(target);
+  auto backend = OpenSimBackend(target, SimOpenOptions{.lock_state = false});
   if (!backend.ok()) return backend.status();
   SSDLAB_RETURN_IF_ERROR(CheckPtsTarget(o, (*backend)->info()));
   json config = {{"options", PtsOptionsJson(o)}};
@@ -334,7 +334,8 @@ Result<std::vector<WhatIfRun>> WhatIfRuns(const std::string& target, const WhatI
     po.threads = 4;
     po.qd = 32;
     SSDLAB_RETURN_IF_ERROR(ValidateProfileOptions(def, po));
-    SSDLAB_ASSIGN_OR_RETURN(auto backend, OpenSimBackend(target));
+    SSDLAB_ASSIGN_OR_RETURN(auto backend,
+                            OpenSimBackend(target, SimOpenOptions{.lock_state = false}));
     json config = {{"options", ProfileOptionsJson(po)}, {"profile", def.name}, {"kind", def.kind}};
     json context = {{"target", TargetJson(backend->info())}};
     SSDLAB_ASSIGN_OR_RETURN(

@@ -1,6 +1,5 @@
 // Array targets of simulated drives: "array:LAYOUT:CHUNK_BYTES:MEMBER|MEMBER|..." (sim/sim.h).
 #include <algorithm>
-#include <filesystem>
 #include <sstream>
 
 #include "base/units.h"
@@ -73,9 +72,7 @@ Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& targe
   for (const std::string& m : names) {
     SSDLAB_ASSIGN_OR_RETURN(sim::SimParams p, sim::ParseSimTarget(m));
     if (p.state_path.empty()) continue;
-    std::error_code ec;
-    std::string c = std::filesystem::weakly_canonical(p.state_path, ec).string();
-    if (ec) c = p.state_path;
+    SSDLAB_ASSIGN_OR_RETURN(const std::string c, sim::ResolveStatePath(p.state_path));
     for (size_t i = 0; i < canon.size(); ++i) {
       if (canon[i] == c)
         return Status::Invalid("array members share the state file " + p.state_path +
@@ -106,8 +103,12 @@ Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& targe
   SSDLAB_RETURN_IF_ERROR(sim::ValidateLayout(l));
   // The first member's backend becomes the array's: it keeps its parameters (scale) and clock.
   std::vector<std::unique_ptr<sim::SimDevice>> devs;
+  std::vector<sim::StateLock> locks;  // every member's, held by the array
   std::string serials;
+  std::vector<std::string> member_serials;
   for (auto& o : opened) {
+    for (sim::StateLock& lock : o->state_locks_) locks.push_back(std::move(lock));
+    member_serials.push_back(o->info().serial);
     serials += o->info().serial;
     devs.push_back(std::move(o->dev_));
   }
@@ -115,6 +116,7 @@ Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& targe
   const uint64_t host_io_ns = static_cast<uint64_t>(array->p_->array_io_us * 1e3 + 0.5);
   array->array_ = std::make_unique<sim::SimArray>(std::move(devs), l, host_io_ns);
   array->state_paths_ = states;
+  array->state_locks_ = std::move(locks);
   array->zstd_level_ = o.state_zstd_level;
   array->zstd_workers_ = o.state_zstd_workers;
   array->now_ns_ = clock;  // members saved together share one clock; the latest is safe
@@ -131,8 +133,10 @@ Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& targe
                        {"array_members", std::to_string(l.members)},
                        {"array_chunk_bytes", std::to_string(l.chunk_bytes)},
                        {"array_member_bytes", std::to_string(l.member_bytes)}});
-  for (size_t i = 0; i < names.size(); ++i)
+  for (size_t i = 0; i < names.size(); ++i) {
     info.details.emplace_back("array_member_" + std::to_string(i), names[i]);
+    info.details.emplace_back("array_member_" + std::to_string(i) + "_serial", member_serials[i]);
+  }
   return array;
 }
 

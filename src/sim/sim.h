@@ -12,7 +12,9 @@
 // throughput is the full drive's while filling it takes 1/scale of the time.
 //
 // With `state=PATH` the drive outlives the process: its state is loaded from PATH at open (a
-// factory-fresh drive when PATH does not exist) and saved there by Close() (sim/state.h).
+// factory-fresh drive when PATH does not exist) and saved there by Close() (sim/state.h). The
+// backend holds the state's lock (sim/state_lock.h) from open to destruction: one command, and
+// one member of an array, uses a state file at a time.
 //
 // Not thread-safe: one SimBackend is driven by one thread.
 #pragma once
@@ -25,6 +27,7 @@
 
 #include "backend/backend.h"
 #include "base/status.h"
+#include "sim/state_lock.h"
 
 namespace ssdlab {
 
@@ -100,7 +103,9 @@ class SimBackend : public Backend {
   // so a resumed suite rebuilds the drive by replaying its stored rounds from the test's purge.
   bool persistent_state() const override { return false; }
   // Saves the state to its `state=` path(s) (an array: every member to its own) when anything
-  // ran since it was loaded or saved. Io/NoSpace naming the path when a save fails.
+  // ran since it was loaded or saved. Io/NoSpace naming the path when a save fails. A backend
+  // opened without the state's lock (SimOpenOptions::lock_state false) saves nothing. A command
+  // that fails does not call it: its state file stays as it was (cli/targets.h EndTargetUse).
   Status Close() override;
   // The `state=` paths: none, one, or one per array member.
   const std::vector<std::string>& state_paths() const { return state_paths_; }
@@ -147,7 +152,8 @@ class SimBackend : public Backend {
   std::vector<InFlight> in_flight_;
   WorkloadSpec in_flight_spec_;  // the phase they belong to
   std::vector<std::string> state_paths_;
-  bool dirty_ = false;  // changed since loaded or saved
+  std::vector<sim::StateLock> state_locks_;  // held until destruction; empty: Close() saves nothing
+  bool dirty_ = false;                       // changed since loaded or saved
   int zstd_level_ = -3, zstd_workers_ = -1;
 };
 
@@ -155,6 +161,15 @@ struct SimOpenOptions {
   // Load an existing `state=` file. false: only its header is checked (a probe, or a purge
   // that replaces it); the drive starts factory-fresh.
   bool load_state = true;
+  // Lock the state file for the backend's life (sim/state_lock.h): Refused, naming the file,
+  // when another process or another backend holds it. false: a look only (`info`, a twin's
+  // throw-away drives): no lock is taken and Close() saves nothing.
+  bool lock_state = true;
+  // `purge --destructive`: a state file that is ssdlab's but damaged or truncated (sim/state.h
+  // LoadState's `damaged`) is not refused but replaced: the drive starts factory-fresh, with no
+  // wear, and its details say state_origin "damaged". Foreign files, states of a newer version
+  // or made for other parameters are still refused.
+  bool reset_damaged_state = false;
   // How Close() compresses the state (benchmarks; sim/state.h StateSaveOptions).
   int state_zstd_level = -3;
   int state_zstd_workers = -1;  // -1: one per CPU (at most 4); 0: single-threaded
@@ -163,16 +178,26 @@ struct SimOpenOptions {
 // `target` is the full string, e.g. "sim:tiny?op=28&gc=greedy". Unknown preset or key,
 // out-of-range value, spare area too small to garbage-collect, geometry that does not fit in
 // memory -> Status::Invalid with a one-line message naming the problem. With `state=PATH`
-// the state is loaded from PATH if it exists; the errors of sim::LoadState (not a state,
-// newer version, damaged or truncated, other parameters) are Invalid.
+// the state is locked (SimOpenOptions::lock_state; errors of sim::LockState: Refused when in use)
+// and loaded from PATH if it exists (through a symlink, which stays one); the errors of
+// sim::LoadState (not a state, newer version, damaged or truncated, other parameters) are
+// Invalid.
 Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target,
                                                    const SimOpenOptions& o = {});
 // An array target (ArrayTarget): every member opened as by OpenSimBackend. Invalid as
 // ArrayTarget, or naming mismatched members (different capacities: an array's members must
-// match, as md would otherwise waste the difference), two members with one state path, or
-// members with and without state=.
+// match, as md would otherwise waste the difference), two members with one state path (however
+// spelled: paths are compared resolved, sim/state_lock.h ResolveStatePath), or members with and
+// without state=.
 Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& target,
                                                         const SimOpenOptions& o = {});
+
+// Whether `key` of a simulated drive's TargetInfo::details is part of the drive's identity: its
+// parameters (those sim/state.h fingerprints a state by), derived geometry, an array's layout
+// and each member's serial (a digest of its parameters); not where its state lives (state,
+// state_origin), its memory cap (mem_limit) or an array member's target text. `pts --resume`
+// refuses a drive whose identity differs from the stored one.
+bool IsSimIdentityDetail(const std::string& key);
 
 struct PresetInfo {
   std::string name;

@@ -478,6 +478,14 @@ Result<std::string> SimBackend::Purge(const std::string& method, const RunContro
   return std::string("simulator factory-fresh state (all blocks erased, mapping empty, clock 0)");
 }
 
+bool IsSimIdentityDetail(const std::string& key) {
+  if (key == "state" || key == "state_origin" || key == "mem_limit") return false;
+  const std::string member = "array_member_";
+  if (key.rfind(member, 0) == 0)
+    return key.size() > 7 && key.compare(key.size() - 7, 7, "_serial") == 0;
+  return true;
+}
+
 SimBackend::~SimBackend() = default;
 
 Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target,
@@ -486,31 +494,41 @@ Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target,
   auto p = sim::ParseSimTarget(target);
   if (!p.ok()) return p.status();
   const std::string& path = p->state_path;
+  if (path.empty()) return std::unique_ptr<SimBackend>(new SimBackend(p.value(), target));
+  std::vector<sim::StateLock> locks;
+  if (o.lock_state) {
+    SSDLAB_ASSIGN_OR_RETURN(sim::StateLock lock, sim::LockState(path));
+    locks.push_back(std::move(lock));
+  }
   std::error_code ec;
-  const bool exists =
-      !path.empty() && (std::filesystem::exists(path, ec) || std::filesystem::is_symlink(path, ec));
+  const bool exists = std::filesystem::exists(path, ec);  // through a symlink
   auto b =
       std::unique_ptr<SimBackend>(new SimBackend(p.value(), target, !(exists && o.load_state)));
-  if (path.empty()) return b;
-  b->state_paths_ = {path};
-  b->zstd_level_ = o.state_zstd_level;
-  b->zstd_workers_ = o.state_zstd_workers;
   std::string origin = "new (factory-fresh; saved when the command ends)";
   if (exists) {
-    if (o.load_state) {
-      SSDLAB_RETURN_IF_ERROR(sim::LoadState(path, b->dev_.get(), &b->now_ns_));
+    bool damaged = false;
+    Status s = o.load_state ? sim::LoadState(path, b->dev_.get(), &b->now_ns_, nullptr, &damaged)
+                            : sim::ReadStateHeader(path, *b->p_, &damaged).status();
+    if (s.ok()) {
+      origin = "loaded";
+    } else if (damaged && o.reset_damaged_state) {
+      b.reset(new SimBackend(p.value(), target));  // the partial load discarded
+      origin = "damaged (replaced by a factory-fresh drive; its wear is lost)";
     } else {
-      SSDLAB_RETURN_IF_ERROR(sim::ReadStateHeader(path, *b->p_).status());
+      return s;
     }
-    origin = "loaded";
   }
+  b->state_paths_ = {path};
+  b->state_locks_ = std::move(locks);
+  b->zstd_level_ = o.state_zstd_level;
+  b->zstd_workers_ = o.state_zstd_workers;
   b->info_.details.emplace_back("state", path);
   b->info_.details.emplace_back("state_origin", origin);
   return b;
 }
 
 Status SimBackend::Close() {
-  if (!dirty_ || state_paths_.empty()) return Status::Ok();
+  if (!dirty_ || state_paths_.empty() || state_locks_.empty()) return Status::Ok();
   sim::StateSaveOptions o;
   o.zstd_level = zstd_level_;
   o.zstd_workers = zstd_workers_;

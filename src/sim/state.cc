@@ -17,6 +17,7 @@
 #include "base/output_file.h"
 #include "sim/device.h"
 #include "sim/ftl.h"
+#include "sim/state_lock.h"
 
 namespace ssdlab::sim {
 namespace {
@@ -32,9 +33,13 @@ double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::string Damaged(const std::string& path, const std::string& what) {
-  return "sim state '" + path + "' is damaged or truncated (" + what +
-         "); delete it or purge the drive to start afresh";
+// The error of a state file that carries ssdlab's magic but is damaged or truncated: ours, so
+// `purge --destructive` may replace it (sim/sim.h SimOpenOptions::reset_damaged_state).
+Status Damaged(const std::string& path, const std::string& what, bool* damaged) {
+  if (damaged) *damaged = true;
+  return Status::Invalid("sim state '" + path + "' is damaged or truncated (" + what +
+                         "); `ssdlab purge --destructive` on this target resets it to a "
+                         "factory-fresh drive (its wear is lost), or delete it");
 }
 
 template <class T>
@@ -323,15 +328,15 @@ Status NotState(const std::string& path, const std::string& why) {
 }
 
 // Reads and checks the header (magic, version, checksum); the file is left after it.
-Result<Header> ReadHeader(FILE* f, const std::string& path, uint64_t file_bytes) {
+Result<Header> ReadHeader(FILE* f, const std::string& path, uint64_t file_bytes, bool* damaged) {
   unsigned char fixed[kFixedHeader];
   const size_t got = std::fread(fixed, 1, sizeof fixed, f);
   if (got < sizeof kMagic || std::memcmp(fixed, kMagic, sizeof kMagic) != 0) {
     if (std::memcmp(fixed, kMagic, std::min(got, sizeof kMagic)) == 0)
-      return Status::Invalid(Damaged(path, "it ends inside the header"));
+      return Damaged(path, "it ends inside the header", damaged);
     return NotState(path, "no SSDLABST magic at its start");
   }
-  if (got < kFixedHeader) return Status::Invalid(Damaged(path, "it ends inside the header"));
+  if (got < kFixedHeader) return Damaged(path, "it ends inside the header", damaged);
   Header h;
   h.version = GetLe<uint32_t>(fixed + 8);
   const uint32_t text_len = GetLe<uint32_t>(fixed + 12);
@@ -340,20 +345,20 @@ Result<Header> ReadHeader(FILE* f, const std::string& path, uint64_t file_bytes)
                            std::to_string(h.version) + ", newer than this ssdlab reads (" +
                            std::to_string(kStateVersion) + "); use a newer ssdlab");
   }
-  if (h.version == 0) return Status::Invalid(Damaged(path, "format version 0"));
+  if (h.version == 0) return Damaged(path, "format version 0", damaged);
   if (text_len > kMaxHeaderText || kFixedHeader + text_len + 8 > file_bytes)
-    return Status::Invalid(Damaged(path, "header length beyond the file"));
+    return Damaged(path, "header length beyond the file", damaged);
   std::string text(text_len, '\0');
   unsigned char sum[8];
   if (std::fread(text.data(), 1, text_len, f) != text_len || std::fread(sum, 1, 8, f) != 8)
-    return Status::Invalid(Damaged(path, "it ends inside the header"));
+    return Damaged(path, "it ends inside the header", damaged);
   XXH3_state_t* st = XXH3_createState();
   XXH3_64bits_reset(st);
   XXH3_64bits_update(st, fixed, sizeof fixed);
   XXH3_64bits_update(st, text.data(), text.size());
   const XXH64_hash_t want = XXH3_64bits_digest(st);
   XXH3_freeState(st);
-  if (GetLe<uint64_t>(sum) != want) return Status::Invalid(Damaged(path, "header checksum"));
+  if (GetLe<uint64_t>(sum) != want) return Damaged(path, "header checksum", damaged);
   Pairs* section = nullptr;
   size_t pos = 0;
   while (pos < text.size()) {
@@ -370,7 +375,7 @@ Result<Header> ReadHeader(FILE* f, const std::string& path, uint64_t file_bytes)
     } else if (!line.empty()) {
       const size_t eq = line.find('=');
       if (!section || eq == std::string::npos)
-        return Status::Invalid(Damaged(path, "malformed header line"));
+        return Damaged(path, "malformed header line", damaged);
       section->emplace_back(line.substr(0, eq), line.substr(eq + 1));
     }
   }
@@ -431,8 +436,8 @@ Result<std::unique_ptr<FILE, FileCloser>> OpenForRead(const std::string& path, u
 }
 
 Result<Header> OpenAndCheckHeader(FILE* f, const std::string& path, uint64_t file_bytes,
-                                  const SimParams& p) {
-  SSDLAB_ASSIGN_OR_RETURN(Header h, ReadHeader(f, path, file_bytes));
+                                  const SimParams& p, bool* damaged) {
+  SSDLAB_ASSIGN_OR_RETURN(Header h, ReadHeader(f, path, file_bytes, damaged));
   SSDLAB_RETURN_IF_ERROR(CompareParams(path, h.params, StateParams(p), "parameter"));
   SSDLAB_RETURN_IF_ERROR(
       CompareParams(path, h.geometry, GeometryPairs(DeriveGeometry(p)), "geometry figure"));
@@ -601,7 +606,9 @@ std::vector<std::pair<std::string, std::string>> StateParams(const SimParams& p)
 Status SaveState(const std::string& path, const SimDevice& dev, uint64_t now_ns,
                  const StateSaveOptions& o, StateIoStats* stats) {
   const auto t0 = std::chrono::steady_clock::now();
-  SSDLAB_ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> out, OutputFile::Create("state=", path));
+  // Through a symlink to its target: the link stays a link and its target gets the state.
+  SSDLAB_ASSIGN_OR_RETURN(const std::string real, ResolveStatePath(path));
+  SSDLAB_ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> out, OutputFile::Create("state=", real));
   std::unique_ptr<XXH3_state_t, XxhDeleter> hash(XXH3_createState());
   XXH3_64bits_reset(hash.get());
 
@@ -639,12 +646,14 @@ Status SaveState(const std::string& path, const SimDevice& dev, uint64_t now_ns,
   return Status::Ok();
 }
 
-Status LoadState(const std::string& path, SimDevice* dev, uint64_t* now_ns, StateIoStats* stats) {
+Status LoadState(const std::string& path, SimDevice* dev, uint64_t* now_ns, StateIoStats* stats,
+                 bool* damaged) {
   const auto t0 = std::chrono::steady_clock::now();
   uint64_t file_bytes = 0;
   SSDLAB_ASSIGN_OR_RETURN(auto f, OpenForRead(path, &file_bytes));
-  SSDLAB_ASSIGN_OR_RETURN(Header h, OpenAndCheckHeader(f.get(), path, file_bytes, dev->params()));
-  if (file_bytes < h.bytes + kTrailer) return Status::Invalid(Damaged(path, "no body"));
+  SSDLAB_ASSIGN_OR_RETURN(Header h,
+                          OpenAndCheckHeader(f.get(), path, file_bytes, dev->params(), damaged));
+  if (file_bytes < h.bytes + kTrailer) return Damaged(path, "no body", damaged);
   const uint64_t body = file_bytes - h.bytes - kTrailer;
   // The trailer first: a truncated file fails here without decompressing anything.
   unsigned char trailer[kTrailer];
@@ -652,7 +661,7 @@ Status LoadState(const std::string& path, SimDevice* dev, uint64_t* now_ns, Stat
       std::fread(trailer, 1, kTrailer, f.get()) != kTrailer)
     return Status::Io("sim state '" + path + "': cannot read its end");
   if (GetLe<uint64_t>(trailer) != body)
-    return Status::Invalid(Damaged(path, "its length does not match the recorded length"));
+    return Damaged(path, "its length does not match the recorded length", damaged);
   if (std::fseek(f.get(), static_cast<long>(h.bytes), SEEK_SET) != 0)
     return Status::Io("sim state '" + path + "': cannot seek");
 
@@ -671,11 +680,11 @@ Status LoadState(const std::string& path, SimDevice* dev, uint64_t* now_ns, Stat
   r.End();
   XXH3_64bits_update(hash.get(), trailer, 8);
   if (GetLe<uint64_t>(trailer + 8) != XXH3_64bits_digest(hash.get())) {
-    return Status::Invalid(Damaged(path, r.ok() ? "checksum mismatch" : r.problem()));
+    return Damaged(path, r.ok() ? "checksum mismatch" : r.problem(), damaged);
   }
-  if (!r.ok()) return Status::Invalid(Damaged(path, r.problem()));
+  if (!r.ok()) return Damaged(path, r.problem(), damaged);
   if (std::string bad = dev->CheckLoaded(); !bad.empty())
-    return Status::Invalid(Damaged(path, bad + " out of range"));
+    return Damaged(path, bad + " out of range", damaged);
   dev->RebuildAfterLoad();
   *now_ns = SummaryU(h.summary, "virtual_time_ns");
   if (stats) {
@@ -685,11 +694,11 @@ Status LoadState(const std::string& path, SimDevice* dev, uint64_t* now_ns, Stat
   return Status::Ok();
 }
 
-Result<StateSummary> ReadStateHeader(const std::string& path, const SimParams& p) {
+Result<StateSummary> ReadStateHeader(const std::string& path, const SimParams& p, bool* damaged) {
   uint64_t file_bytes = 0;
   SSDLAB_ASSIGN_OR_RETURN(auto f, OpenForRead(path, &file_bytes));
-  SSDLAB_ASSIGN_OR_RETURN(Header h, OpenAndCheckHeader(f.get(), path, file_bytes, p));
-  if (file_bytes < h.bytes + kTrailer) return Status::Invalid(Damaged(path, "no body"));
+  SSDLAB_ASSIGN_OR_RETURN(Header h, OpenAndCheckHeader(f.get(), path, file_bytes, p, damaged));
+  if (file_bytes < h.bytes + kTrailer) return Damaged(path, "no body", damaged);
   StateSummary s;
   const Pairs& m = h.summary;
   s.user_pages = SummaryU(m, "user_pages");

@@ -15,8 +15,9 @@
 // (a sequentially written drive compresses to almost nothing); the reverse map is not stored
 // but rebuilt from it after a load (only its entries of valid pages are ever read).
 //
-// Guarantees: a save goes to a temporary file beside PATH, fsynced and renamed over PATH, so PATH
-// always holds a whole state (the previous one after a crash). A load checks magic, version, the
+// Guarantees: a save goes to a temporary file beside PATH (beside the file a symlink PATH points
+// to), fsynced and renamed over it, so PATH always holds a whole state (the previous one after a
+// crash). One command at a time uses a state: sim/state_lock.h. A load checks magic, version, the
 // header checksum, the parameters, the trailer, the body checksum and the ranges of every index
 // before the state is used: a damaged, truncated or foreign file is an error, never a crash.
 #pragma once
@@ -73,8 +74,10 @@ struct StateSaveOptions {
   int zstd_workers = -1;  // -1: one per online CPU (at most 4); 0: single-threaded
 };
 
-// Writes `dev` and the backend clock `now_ns` to `path` atomically. Errors: Io/NoSpace naming
-// the path (the previous file, if any, is unchanged).
+// Writes `dev` and the backend clock `now_ns` to `path` atomically: beside the file `path`
+// resolves to (sim/state_lock.h ResolveStatePath) and renamed over it, so a symlink stays a link
+// and its target gets the state. Errors: Io/NoSpace naming the path (the previous file, if any,
+// is unchanged). The caller holds the state's lock (sim/state_lock.h).
 Status SaveState(const std::string& path, const SimDevice& dev, uint64_t now_ns,
                  const StateSaveOptions& o = {}, StateIoStats* stats = nullptr);
 
@@ -82,11 +85,16 @@ Status SaveState(const std::string& path, const SimDevice& dev, uint64_t now_ns,
 // sets *now_ns to its clock. Errors (Invalid, one line naming the path): not an ssdlab simulator
 // state, a newer format version, damaged or truncated, made for other parameters (naming the
 // first that differs, with both values). On error `dev` may hold a partial state: discard it.
+// `damaged`, when given, is set to true when the error is damage of a file that is ssdlab's (it
+// starts with the magic, or a prefix of it, or is empty: damaged or truncated), which a purge
+// may replace; it is left alone for every other error (foreign file, newer version, other
+// parameters, unreadable).
 Status LoadState(const std::string& path, SimDevice* dev, uint64_t* now_ns,
-                 StateIoStats* stats = nullptr);
+                 StateIoStats* stats = nullptr, bool* damaged = nullptr);
 
 // Reads and checks only the header of `path` against parameters `p` (as LoadState does, without
-// the body): the same errors except damage inside the body.
-Result<StateSummary> ReadStateHeader(const std::string& path, const SimParams& p);
+// the body): the same errors except damage inside the body, and the same `damaged`.
+Result<StateSummary> ReadStateHeader(const std::string& path, const SimParams& p,
+                                     bool* damaged = nullptr);
 
 }  // namespace ssdlab::sim

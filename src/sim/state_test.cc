@@ -1,5 +1,7 @@
 // Saved states (sim/state.h): round trips keep every counter and what follows, damaged and
-// foreign files are refused with the right message and never crash.
+// foreign files are refused with the right message and never crash; every spelling of a state
+// resolves to one file and one lock (sim/state_lock.h); saves go through symlinks; a purge may
+// replace damage of ssdlab's own, nothing else.
 #include "sim/state.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 #include "base/units.h"
 #include "sim/params.h"
 #include "sim/sim.h"
+#include "sim/state_lock.h"
 #include "sim/test_util.h"
 
 namespace ssdlab {
@@ -174,10 +177,11 @@ TEST_F(StateTest, NothingRunNothingSaved) {
   RunSpec(*b, Spec(*b, "write", "128KiB", 4, "0.5x"));
   ASSERT_TRUE(b->Close().ok());
   EXPECT_TRUE(fs::exists(Path("x")));
-  // Nothing but the state: no temporary file is left beside it.
+  // Nothing but the state and its lock file (sim/state_lock.h, kept): no temporary file.
   int files = 0;
   for (const auto& e : fs::directory_iterator(dir_)) files += e.is_regular_file();
-  EXPECT_EQ(files, 1);
+  EXPECT_EQ(files, 2);
+  EXPECT_TRUE(fs::exists(Path(".x.ssdlab-lock")));
 }
 
 TEST_F(StateTest, HeaderSummaryAndPurgeKeepsWear) {
@@ -337,6 +341,140 @@ TEST_F(StateRefusal, FuzzedFilesAreRefusedNeverCrash) {
     ++refused;
   }
   EXPECT_GT(refused, 390);
+}
+
+// The state's identity and lock (sim/state_lock.h) ----------------------------------------------
+
+std::string StateOrigin(const SimBackend& b) {
+  for (const auto& [k, v] : b.info().details)
+    if (k == "state_origin") return v;
+  return "";
+}
+
+// Runs `f` with `dir` as the working directory.
+template <class F>
+void InDirectory(const fs::path& dir, F&& f) {
+  const fs::path before = fs::current_path();
+  fs::current_path(dir);
+  f();
+  fs::current_path(before);
+}
+
+TEST_F(StateTest, EverySpellingOfOneStateResolvesToOneFile) {
+  fs::create_directory(dir_ / "d");
+  fs::create_directory_symlink("d", dir_ / "dl");          // a symlinked directory
+  fs::create_symlink("d/x.st", dir_ / "link.st");          // relative, dangling: x.st is not there
+  fs::create_symlink(Path("link.st"), dir_ / "link2.st");  // a chain
+  const std::string want = (fs::canonical(dir_) / "d" / "x.st").string();
+  for (const std::string& s : {Path("d/x.st"), Path("dl/x.st"), Path("link.st"), Path("link2.st"),
+                               Path("d/.././d/x.st")}) {
+    auto r = sim::ResolveStatePath(s);
+    ASSERT_TRUE(r.ok()) << s << ": " << r.status().message();
+    EXPECT_EQ(r.value(), want) << s;
+  }
+  InDirectory(dir_, [&] {
+    auto r = sim::ResolveStatePath("d/x.st");
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.value(), want);
+  });
+  fs::create_symlink("b", dir_ / "a");
+  fs::create_symlink("a", dir_ / "b");
+  auto loop = sim::ResolveStatePath(Path("a"));
+  ASSERT_FALSE(loop.ok());
+  EXPECT_NE(loop.status().message().find("too many levels of symbolic links"), std::string::npos);
+}
+
+TEST_F(StateTest, AStateIsLockedOnceEvenWithinOneProcess) {
+  auto a = sim::LockState(Path("x.st"));
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  auto b = sim::LockState(Path("./x.st"));  // another spelling, another open file description
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().code(), Code::kPermission);
+  EXPECT_NE(b.status().message().find("'" + Path("./x.st") + "' (" + Path("x.st") +
+                                      ") is in use by another ssdlab process or by another "
+                                      "member of this command"),
+            std::string::npos)
+      << b.status().message();
+  EXPECT_FALSE(fs::exists(Path("x.st"))) << "the lock created the state";
+  EXPECT_TRUE(fs::exists(Path(".x.st.ssdlab-lock")));
+  { sim::StateLock released = std::move(a.value()); }
+  EXPECT_TRUE(sim::LockState(Path("x.st")).ok()) << "the lock outlived its holder";
+  auto missing = sim::LockState(Path("none/x.st"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Code::kNotFound);
+  EXPECT_NE(missing.status().message().find("does not exist"), std::string::npos);
+}
+
+TEST_F(StateTest, AnOpenBackendHoldsItsStateAndSavesThroughASymlink) {
+  fs::create_symlink("real.st", dir_ / "link.st");
+  const std::string target = "sim:tiny?capacity=64MiB&state=" + Path("link.st");
+  {
+    auto b = Open(target);
+    auto second = OpenSimBackend("sim:tiny?capacity=64MiB&state=" + Path("real.st"));
+    ASSERT_FALSE(second.ok());
+    EXPECT_EQ(second.status().code(), Code::kPermission);
+    RunSpec(*b, Spec(*b, "write", "128KiB", 4, "0.5x"));
+    ASSERT_TRUE(b->Close().ok());
+  }
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.st")) << "the save replaced the symlink";
+  ASSERT_TRUE(fs::is_regular_file(dir_ / "real.st"));
+  const std::string saved = ReadAll(Path("real.st"));
+  auto c = OpenSimBackend(target);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(StateOrigin(**c), "loaded");
+  // Without the lock (a look only): opens beside the holder, and never saves.
+  auto look = OpenSimBackend(target, SimOpenOptions{.lock_state = false});
+  ASSERT_TRUE(look.ok()) << look.status().message();
+  RunSpec(**look, Spec(**look, "randwrite", "4KiB", 4, "", "10ms"));
+  ASSERT_TRUE((*look)->Close().ok());
+  EXPECT_EQ(ReadAll(Path("real.st")), saved);
+}
+
+TEST_F(StateTest, ArrayMembersSpelledTwoWaysShareOneFile) {
+  InDirectory(dir_, [&] {
+    auto target = ArrayTarget(
+        {"sim:tiny?capacity=64MiB&state=a.st", "sim:tiny?capacity=64MiB&state=" + Path("a.st")},
+        "raid1", "64KiB");
+    ASSERT_TRUE(target.ok()) << target.status().message();
+    auto b = OpenSimBackend(target.value());
+    ASSERT_FALSE(b.ok());
+    EXPECT_NE(b.status().message().find("array members share the state file"), std::string::npos)
+        << b.status().message();
+  });
+  EXPECT_FALSE(fs::exists(Path("a.st")));
+}
+
+TEST_F(StateRefusal, APurgeReplacesDamageOfOursOnly) {
+  const SimOpenOptions reset{.reset_damaged_state = true};
+  std::string flipped = good_;
+  flipped[flipped.size() / 2] ^= 0x10;
+  for (const std::string& bytes :
+       {good_.substr(0, good_.size() / 2), good_.substr(0, 20), good_.substr(0, 5), flipped}) {
+    WriteAll(Path("bad"), bytes);
+    EXPECT_FALSE(OpenSimBackend(kTarget + Path("bad")).ok());
+    auto b = OpenSimBackend(kTarget + Path("bad"), reset);
+    ASSERT_TRUE(b.ok()) << bytes.size() << ": " << b.status().message();
+    EXPECT_EQ(StateOrigin(**b).rfind("damaged", 0), 0u) << StateOrigin(**b);
+    EXPECT_EQ((*b)->counters().mapped_pages, 0u) << "a partial load was kept";
+  }
+  std::string newer = good_;
+  newer[8] = 99;
+  auto params = sim::ParseSimTarget(kTarget + Path("bad"));
+  ASSERT_TRUE(params.ok());
+  for (const std::string& bytes : {std::string("hello, this is a text file\n"), newer}) {
+    WriteAll(Path("bad"), bytes);
+    EXPECT_FALSE(OpenSimBackend(kTarget + Path("bad"), reset).ok());
+    bool damaged = false;
+    EXPECT_FALSE(sim::ReadStateHeader(Path("bad"), params.value(), &damaged).ok());
+    EXPECT_FALSE(damaged) << bytes.substr(0, 8);
+  }
+  WriteAll(Path("bad"), good_.substr(0, 20));
+  bool damaged = false;
+  EXPECT_FALSE(sim::ReadStateHeader(Path("bad"), params.value(), &damaged).ok());
+  EXPECT_TRUE(damaged);
+  auto other = OpenSimBackend("sim:tiny?capacity=64MiB&op=25&state=" + Path("good"), reset);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("was made for op=20"), std::string::npos);
 }
 
 }  // namespace
