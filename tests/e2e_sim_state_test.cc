@@ -198,7 +198,7 @@ TEST(SimStateE2E, ForeignDamagedAndOtherParameterStatesAreOneLineErrors) {
             "is not an ssdlab simulator state"},
            {{"run", "--target", "sim:tiny?state=" + good, "--target", "sim:tiny?state=" + good,
              "--layout", "raid1", "--runtime", "10ms"},
-            "share the state file"},
+            "is the same file as state= of --target"},
        }) {
     Proc p = RunSsdlab(c.args);
     EXPECT_EQ(p.exit_code, 2) << c.args[2] << ": " << p.err;

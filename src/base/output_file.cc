@@ -1,8 +1,6 @@
 #include "base/output_file.h"
 
 #include <fcntl.h>
-#include <limits.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,38 +36,6 @@ Status CheckDestination(const std::string& flag, const std::string& path, struct
     return Status::Refused(flag + " " + path + ": cannot create files in " + dir + " (" +
                            std::strerror(errno) + ")");
   return Status::Ok();
-}
-
-// Where a path leads: its inode when it exists, its canonical name either way.
-struct Resolved {
-  bool exists = false;
-  dev_t dev = 0;
-  ino_t ino = 0;
-  std::string canonical;
-};
-
-Resolved Resolve(const std::string& path) {
-  Resolved r;
-  struct stat st;
-  if (stat(path.c_str(), &st) == 0) {
-    r.exists = true;
-    r.dev = st.st_dev;
-    r.ino = st.st_ino;
-  }
-  char buf[PATH_MAX];
-  if (realpath(path.c_str(), buf)) {
-    r.canonical = buf;
-  } else if (realpath(DirOf(path).c_str(), buf)) {
-    r.canonical = std::string(buf) + "/" + fs::path(path).filename().string();
-  } else {
-    r.canonical = path;
-  }
-  return r;
-}
-
-bool Same(const Resolved& a, const Resolved& b) {
-  if (a.exists && b.exists) return a.dev == b.dev && a.ino == b.ino;
-  return a.canonical == b.canonical;
 }
 
 }  // namespace
@@ -144,40 +110,10 @@ Status WriteOutputFile(const std::string& flag, const std::string& path, const s
   return (*f)->Commit();
 }
 
-Status CheckOutputPaths(const std::vector<NamedPath>& outputs,
-                        const std::vector<NamedPath>& inputs) {
-  std::vector<std::pair<const NamedPath*, Resolved>> seen;
-  for (const NamedPath& in : inputs) {
-    if (in.path.empty() || in.path == "-") continue;
-    seen.emplace_back(&in, Resolve(in.path));
-    if (in.role == "--db") {
-      for (const char* suffix : {"-wal", "-shm", "-journal"}) {
-        seen.emplace_back(&in, Resolve(in.path + suffix));
-      }
-    }
-  }
-  const NamedPath* stdout_user = nullptr;
-  for (const NamedPath& out : outputs) {
-    if (out.path.empty()) continue;
-    if (out.path == "-") {
-      if (stdout_user)
-        return Status::Invalid(out.role + " - and " + stdout_user->role +
-                               " - would both write to stdout");
-      stdout_user = &out;
-      continue;
-    }
-    struct stat st;
-    bool exists = false;
-    if (Status s = CheckDestination(out.role, out.path, &st, &exists); !s.ok()) return s;
-    Resolved r = Resolve(out.path);
-    for (const auto& [other, res] : seen) {
-      if (Same(r, res))
-        return Status::Invalid(out.role + " " + out.path + " is the same file as " + other->role +
-                               " " + other->path + "; refusing to overwrite it");
-    }
-    seen.emplace_back(&out, r);
-  }
-  return Status::Ok();
+Status CheckOutputDestination(const std::string& flag, const std::string& path) {
+  struct stat st;
+  bool exists = false;
+  return CheckDestination(flag, path, &st, &exists);
 }
 
 }  // namespace ssdlab

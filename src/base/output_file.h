@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "base/status.h"
 
@@ -45,19 +44,9 @@ class OutputFile {
 // Writes `text` to `path` through an OutputFile.
 Status WriteOutputFile(const std::string& flag, const std::string& path, const std::string& text);
 
-// A path a command reads or writes, for CheckOutputPaths. `role` names it in messages:
-// "--db", "--target", "--json", ...
-struct NamedPath {
-  std::string role;
-  std::string path;
-};
-
-// Refuses, before anything is written, an output that is unusable (missing or unwritable
-// directory, a directory, a block device) or that resolves (symlinks and hard links included)
-// to one of `inputs` (the results database with its -wal/-shm/-journal files, the target, a
-// claims file) or to another output. Empty paths and "-" (stdout) are skipped, except that two
-// outputs on stdout are refused.
-Status CheckOutputPaths(const std::vector<NamedPath>& outputs,
-                        const std::vector<NamedPath>& inputs);
+// Ok when `path` can be written as an output of option `flag` (what Create() checks first):
+// NotFound for a missing directory, Invalid for a directory or a block device, Refused for a
+// directory not writable. The checks of a command's paths together: base/path_registry.h.
+Status CheckOutputDestination(const std::string& flag, const std::string& path);
 
 }  // namespace ssdlab

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/output.h"
+#include "cli/paths.h"
 #include "cli/suite_cli.h"
 #include "device/device_json.h"
 #include "store/store.h"
@@ -102,9 +103,10 @@ int RunAppCommand(AppArgs a) {
                "); give a directory on the drive under test, or --any-dir to run anyway");
     return kExitUsage;
   }
-  if (Status s = CheckOutputPaths({{"--json", a.json_path}}, {{"--db", a.db}}); !s.ok()) {
-    return Fail(s);
-  }
+  PathRegistry paths = CommandPaths();
+  AddDatabasePath(paths, "--db", a.db, true);
+  paths.AddOutput("--json", a.json_path);
+  if (Status s = paths.Check(); !s.ok()) return Fail(s);
   auto store = Store::Open(a.db);
   if (!store.ok()) {
     return Fail(store.status());

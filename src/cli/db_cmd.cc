@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/paths.h"
 #include "store/copy.h"
 #include "store/store.h"
 
@@ -18,6 +19,10 @@ struct CopyArgs {
 
 int RunCopy(const CopyArgs& a) {
   if (a.from == a.to) return Fail(Status::Invalid("--from and --to are the same store"));
+  PathRegistry paths = CommandPaths();
+  AddDatabasePath(paths, "--from", a.from, false);
+  AddDatabasePath(paths, "--to", a.to, true);
+  if (Status s = paths.Check(); !s.ok()) return Fail(s);
   // --from is opened for writing only to take each run's lock while it is copied (a run being
   // written is not copied half-way); nothing in it changes.
   auto from = Store::Open(a.from, Store::Mode::kExisting);

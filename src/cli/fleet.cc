@@ -12,8 +12,10 @@
 #include <sstream>
 #include <thread>
 
+#include "base/path_registry.h"
 #include "base/secrets.h"
 #include "cli/commands.h"
+#include "cli/paths.h"
 #include "cli/report_cmds.h"
 #include "cli/suite_cli.h"
 #include "lab/mpi.h"
@@ -139,6 +141,36 @@ int WriteFleetReport(const FleetOptions& o, const std::string& fleet,
   return WriteRunsReport(o.db, runs, o.report, "fleet " + fleet, "--report");
 }
 
+// Refuses, on every rank alike (collective), a fleet in which two ranks would write one file:
+// each rank's target (a file or block device) or its simulated drive's state files, compared
+// by host and FileIdentity (symlinks, hard links and spellings of a missing file meet).
+// `runs`: this rank runs a battery (it has a target and its run is not done).
+Status CheckRanksShareNoFile(MpiWorld& w, const FleetOptions& o, const FleetRank& me, bool runs) {
+  const std::string flag = o.target_map.empty() ? "--target" : "target (--target-map)";
+  json mine = json::array();
+  if (runs) {
+    auto files = TargetWrittenFiles(flag, me.target);
+    if (files.ok()) {  // a malformed target is the rank's own error, later
+      for (const WrittenFile& f : *files)
+        mine.push_back({{"id", me.host + " " + FileIdentity(f.path)}, {"what", f.what}});
+    }
+  }
+  const std::vector<std::string> all = w.AllGather(mine.dump());
+  std::map<std::string, std::pair<size_t, std::string>> seen;  // id -> rank, what
+  for (size_t r = 0; r < all.size(); ++r) {
+    for (const json& f : json::parse(all[r])) {
+      const std::string id = f["id"].get<std::string>(), what = f["what"].get<std::string>();
+      auto [it, fresh] = seen.emplace(id, std::make_pair(r, what));
+      if (!fresh)
+        return Status::Invalid(fmt::format(
+            "rank {}'s {} is the same file as rank {}'s {} (on host {}); refusing to run two "
+            "batteries on one file: give every rank its own drive",
+            r, what, it->second.first, it->second.second, id.substr(0, id.find(' '))));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 bool IsFleetRun(const FleetOptions& o) {
@@ -183,6 +215,8 @@ int RunFleet(const FleetOptions& o, const std::function<int(const FleetRank&)>& 
       ready = run.status();
     }  // else: this rank never stored its run (it failed at once): it starts it now
   }
+  if (Status s = CheckRanksShareNoFile(w, o, me, ready.ok() && !skip); !s.ok() && ready.ok())
+    ready = s;
   if (w.rank() == 0)
     std::cerr << fmt::format("ssdlab pts: fleet '{}' of {} ranks into {}{}\n", me.fleet, w.size(),
                              MaskSecrets(o.db), o.resume.empty() ? "" : " (resumed)");

@@ -22,6 +22,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/output.h"
+#include "cli/paths.h"
 #include "cli/sim_spread.h"
 #include "cli/suite_cli.h"
 #include "cli/targets.h"
@@ -314,12 +315,12 @@ int RunProfileCommand(ProfileArgs a, std::unique_ptr<Backend> opened = nullptr) 
   if (Status s = ValidateProfileOptions(def.value(), options); !s.ok()) {
     return Fail(s);
   }
-  if (Status s =
-          CheckOutputPaths({{"--json", a.json_path}},
-                           {{"--db", a.db}, {"--target", IsSimTarget(a.target) ? "" : a.target}});
-      !s.ok()) {
-    return Fail(s);
-  }
+  PathRegistry paths = CommandPaths();
+  if (LooksLikeFile(a.name)) paths.AddInput("the profile " + a.name, a.name);
+  if (Status s = AddTargetPaths(paths, "--target", a.target, true); !s.ok()) return Fail(s);
+  AddDatabasePath(paths, "--db", a.db, true);
+  paths.AddOutput("--json", a.json_path);
+  if (Status s = paths.Check(); !s.ok()) return Fail(s);
   auto temp_interval = ParseDurationNs(a.temp_interval);
   if (!temp_interval.ok()) {
     PrintError("--temp-interval: " + temp_interval.status().message());

@@ -16,6 +16,7 @@
 #include "cli/fleet.h"
 #include "cli/mpi_pts.h"
 #include "cli/output.h"
+#include "cli/paths.h"
 #include "cli/report_cmds.h"
 #include "cli/sim_spread.h"
 #include "cli/suite_cli.h"
@@ -397,6 +398,19 @@ Status ApplyPtsTimeScale(PtsArgs& a) {
   return Status::Ok();
 }
 
+// Every path of the battery (cli/paths.h): its target's files, the database, the outputs and
+// the target map; checked before the database is created or the target opened.
+Status CheckPtsPaths(const PtsArgs& a) {
+  PathRegistry paths = CommandPaths();
+  if (!a.target.empty()) SSDLAB_RETURN_IF_ERROR(AddTargetPaths(paths, "--target", a.target, true));
+  paths.AddInput("--target-map " + a.target_map, a.target_map);
+  AddDatabasePath(paths, "--db", a.db, true);
+  paths.AddOutput("--json", a.json_path);
+  paths.AddOutput("--report", a.report);
+  paths.AddOutput("--clients-log", a.clients_log);
+  return paths.Check();
+}
+
 int RunPtsCommand(PtsArgs a, PtsLaunch* launch = nullptr) {
   bool resume = !a.resume.empty();
   if (!resume || !a.targets.empty()) {
@@ -406,12 +420,7 @@ int RunPtsCommand(PtsArgs a, PtsLaunch* launch = nullptr) {
     }
     a.target = target.value();
   }
-  if (Status s =
-          CheckOutputPaths({{"--json", a.json_path}, {"--report", a.report}},
-                           {{"--db", a.db}, {"--target", IsSimTarget(a.target) ? "" : a.target}});
-      !s.ok()) {
-    return Fail(s);
-  }
+  if (Status s = CheckPtsPaths(a); !s.ok()) return Fail(s);
   auto store = Store::Open(a.db, resume ? Store::Mode::kExisting : Store::Mode::kCreate);
   if (!store.ok()) {
     return Fail(store.status());
@@ -455,6 +464,7 @@ int RunPtsCommand(PtsArgs a, PtsLaunch* launch = nullptr) {
     }
     lock.emplace(std::move(locked.value()));
     a.target = (*stored_args)["target"];
+    if (Status s = CheckPtsPaths(a); !s.ok()) return Fail(s.WithContext("--resume " + run.name));
     a.run = run.name;
     options = stored.value();
     if (Status s = ValidatePtsOptions(*options); !s.ok())
@@ -580,12 +590,18 @@ int RunMultiClientPts(PtsArgs a) {
   }
   std::unique_ptr<std::ofstream> log;
   int code = kExitOk;
-  if (!a.clients_log.empty()) {
+  c.ExpandTargets(a.targets);
+  if (!a.targets.empty()) {  // before --clients-log is opened
+    PtsArgs expanded = a;
+    auto target = ComposeTarget(a.targets, a.layout, a.chunk);
+    expanded.target = target.ok() ? target.value() : "";
+    if (Status s = CheckPtsPaths(expanded); !s.ok()) code = Fail(s);
+  }
+  if (code == kExitOk && !a.clients_log.empty()) {
     log = std::make_unique<std::ofstream>(a.clients_log);
     if (!*log) code = Fail(Status::Io("--clients-log " + a.clients_log + ": cannot write it"));
   }
   if (code == kExitOk) {
-    c.ExpandTargets(a.targets);
     PtsLaunch launch;
     launch.wrap = [&](std::unique_ptr<Backend> local, const json& stored,
                       json& context) -> Result<std::unique_ptr<Backend>> {

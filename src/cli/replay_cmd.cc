@@ -14,6 +14,7 @@
 #include "cli/flags.h"
 #include "cli/lat_log.h"
 #include "cli/output.h"
+#include "cli/paths.h"
 #include "cli/suite_cli.h"
 #include "cli/targets.h"
 #include "store/store.h"
@@ -92,12 +93,14 @@ int Replay(const ReplayArgs& a) {
   }
   const std::string target = composed.value();
   const bool sim = IsSimTarget(target);
-  if (Status s =
-          CheckOutputPaths({{"--json", a.json}, {"--lat-log", a.lat_log}},
-                           {{"--target", sim ? "" : target}, {"TRACE", a.trace}, {"--db", a.db}});
-      !s.ok()) {
-    return Fail(s);
-  }
+  // The target may be written (whether the trace writes is known after a pass over it).
+  PathRegistry paths = CommandPaths();
+  AddTracePaths(paths, "TRACE", a.trace);
+  if (Status s = AddTargetPaths(paths, "--target", target, true); !s.ok()) return Fail(s);
+  AddDatabasePath(paths, "--db", a.db, true);
+  paths.AddOutput("--json", a.json);
+  paths.AddOutput("--lat-log", a.lat_log);
+  if (Status s = paths.Check(); !s.ok()) return Fail(s);
   trace::TraceOptions topt;
   trace::ReplayOptions ropt;
   uint32_t qd = 32, jobs = 1;

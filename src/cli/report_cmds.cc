@@ -9,6 +9,7 @@
 #include "base/output_file.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/paths.h"
 #include "cli/twin_runs.h"
 #include "cli/version.h"
 #include "report/report.h"
@@ -32,8 +33,9 @@ std::unique_ptr<Store> OpenDb(const std::string& db) {
   return std::move(store.value());
 }
 
-bool CheckOutputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
-  if (Status s = CheckOutputPaths(outputs, inputs); !s.ok()) {
+// Prints the problem of `paths` (cli/paths.h), if any; true when there is none.
+bool CheckPaths(const PathRegistry& paths) {
+  if (Status s = paths.Check(); !s.ok()) {
     PrintError(s.message());
     return false;
   }
@@ -105,7 +107,12 @@ Result<TwinReport> MakeTwinReport(const ReportArgs& a, const nlohmann::json& doc
 }
 
 int RunReport(const ReportArgs& a) {
-  if (!CheckOutputs({{a.flag, a.out}}, {{"--db", a.db}, {"--spec", a.spec}})) return kExitUsage;
+  PathRegistry paths = CommandPaths();
+  AddDatabasePath(paths, "--db", a.db, false);
+  paths.AddInput("--spec " + a.spec, a.spec);
+  paths.AddInput("--twin " + a.twin, sim::PresetFileOf(a.twin));
+  paths.AddOutput(a.flag, a.out);
+  if (!CheckPaths(paths)) return kExitUsage;
   ReportOptions options;
   options.title = a.title;
   if (!a.spec.empty()) {
@@ -164,7 +171,13 @@ int RunExport(const ExportArgs& a) {
     PrintError("export needs exactly one of --csv DIR or --json FILE");
     return kExitUsage;
   }
-  if (!CheckOutputs({{"--json", a.json}}, {{"--db", a.db}})) return kExitUsage;
+  PathRegistry paths = CommandPaths();
+  AddDatabasePath(paths, "--db", a.db, false);
+  paths.AddOutput("--json", a.json);
+  if (!a.csv.empty() && fs::is_directory(a.csv)) {  // a new directory holds nothing to clobber
+    for (const std::string& f : ExportCsvPaths(a.csv)) paths.AddOutput("--csv", f);
+  }
+  if (!CheckPaths(paths)) return kExitUsage;
   if (!a.csv.empty()) {
     fs::path parent = fs::path(a.csv).parent_path();
     if (!parent.empty() && !fs::is_directory(parent)) {

@@ -15,6 +15,7 @@
 #include "cli/lat_log.h"
 #include "cli/mpi_clients.h"
 #include "cli/output.h"
+#include "cli/paths.h"
 #include "cli/targets.h"
 #include "device/device_backend.h"
 #include "device/device_json.h"
@@ -153,11 +154,13 @@ int RunClient(RunArgs a, MpiClients* mpi) {
     return Fail(target.status());
   }
   a.target = target.value();
-  if (Status s = CheckOutputPaths({{"--json", a.json}, {"--lat-log", a.lat_log}},
-                                  {{"--target", IsSimTarget(a.target) ? "" : a.target}});
-      !s.ok()) {
+  PathRegistry paths = CommandPaths();
+  if (Status s = AddTargetPaths(paths, "--target", a.target, RwWrites(a.w.rw) || a.prefill);
+      !s.ok())
     return Fail(s);
-  }
+  paths.AddOutput("--json", a.json);
+  paths.AddOutput("--lat-log", a.lat_log);
+  if (Status s = paths.Check(); !s.ok()) return Fail(s);
   TargetRequest req;
   req.target = a.target;
   req.writes = RwWrites(a.w.rw) || a.prefill;

@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/output.h"
+#include "cli/paths.h"
 #include "cli/suite_cli.h"
 #include "store/store.h"
 #include "trace/stats.h"
@@ -44,10 +45,11 @@ nlohmann::json HistJson(const Histogram& h) {
 }
 
 int Stats(const StatsArgs& a) {
-  if (Status s = CheckOutputPaths({{"--json", a.json}}, {{"TRACE", a.trace}, {"--db", a.db}});
-      !s.ok()) {
-    return Fail(s);
-  }
+  PathRegistry paths = CommandPaths();
+  AddTracePaths(paths, "TRACE", a.trace);
+  AddDatabasePath(paths, "--db", a.db, true);
+  paths.AddOutput("--json", a.json);
+  if (Status s = paths.Check(); !s.ok()) return Fail(s);
   trace::TraceOptions o;
   trace::StatsOptions so;
   Status s = Status::Ok();

@@ -13,6 +13,7 @@
 #include "base/secrets.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/paths.h"
 #include "cli/twin_runs.h"
 #include "results/run_context.h"
 #include "sim/params.h"
@@ -94,7 +95,12 @@ Result<std::vector<twin::Figure>> LoadFigures(Store& store, const std::vector<st
 
 int RunFit(const FitArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (Status s = CheckOutputPaths({{"-o", a.out}}, {{"--db", a.db}}); !s.ok()) return Fail(s);
+  // Every preset file read is an input: --base's, or the run's own drive's (known once read).
+  PathRegistry paths = CommandPaths();
+  AddDatabasePath(paths, "--db", a.db, false);
+  paths.AddInput("--base " + a.base, sim::PresetFileOf(a.base));
+  paths.AddOutput("-o", a.out);
+  if (Status s = paths.Check(); !s.ok()) return Fail(s);
   auto store = Store::Open(a.db, Store::Mode::kReadOnly);
   if (!store.ok()) return Fail(store.status());
   twin::RunShape shape;
@@ -108,6 +114,9 @@ int RunFit(const FitArgs& a) {
                                   "' is not of a simulated drive; name the starting preset "
                                   "with --base PRESET"));
     base_name = run_target.substr(4);
+    paths.AddInput("the preset file of run " + a.runs[0] + "'s drive " + run_target,
+                   sim::PresetFileOf(run_target));
+    if (Status s = paths.Check(); !s.ok()) return Fail(s);
   }
   auto base = sim::ParseSimTarget(
       "sim:" + (base_name.rfind("sim:", 0) == 0 ? base_name.substr(4) : base_name));
@@ -318,6 +327,10 @@ int RunImport(const ImportArgs& a) {
     if (!c.ok()) return Fail(Status::Invalid("--capacity: " + c.status().message()));
     capacity = c.value();
   }
+  PathRegistry paths = CommandPaths();
+  paths.AddInput("FILE " + a.file, a.file);
+  AddDatabasePath(paths, "--db", a.db, true);
+  if (Status s = paths.Check(); !s.ok()) return Fail(s);
   auto store = Store::Open(a.db, Store::Mode::kCreate);
   if (!store.ok()) return Fail(store.status());
   if (store.value()->FindRun(a.run).ok())

@@ -118,6 +118,20 @@ Status CheckFileWritable(const std::string& path, bool destructive, const std::s
   return Status::Ok();
 }
 
+Status CheckResultFileWritable(const std::string& path, const std::string& proc_root,
+                               const std::string& sys_root) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return Status::Ok();  // a new file
+  SSDLAB_RETURN_IF_ERROR(CheckNotSwapFile(path, st.st_dev, st.st_ino, proc_root));
+  for (const std::string& loop : LoopsBackedBy(st.st_dev, st.st_ino, sys_root)) {
+    if (Status s = CheckBlockDeviceNotInUse(loop, proc_root, sys_root); !s.ok())
+      return Status::Refused(path + " is the backing file of " + loop + ", and " + s.message());
+    return Status::Refused(path + " is the backing file of loop device " + loop +
+                           "; refusing to write over it");
+  }
+  return Status::Ok();
+}
+
 Status CheckBlockDeviceNotInUse(const std::string& path, const std::string& proc_root,
                                 const std::string& sys_root) {
   struct stat st;

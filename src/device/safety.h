@@ -27,6 +27,13 @@ Status CheckFileWritable(const std::string& path, bool destructive,
                          const std::string& proc_root = "/proc",
                          const std::string& sys_root = "/sys");
 
+// For a file ssdlab writes whole, never a target (a result, a results database, a simulated
+// drive's state): Refused when it is an active swap file or the backing file of any loop
+// device, in use or idle (writing it changes that device's data; no flag allows it), naming the
+// device and its use. Ok for a missing path (a new file).
+Status CheckResultFileWritable(const std::string& path, const std::string& proc_root = "/proc",
+                               const std::string& sys_root = "/sys");
+
 // The filesystem, RAID or partition-table signature libblkid finds on `path` ("ext4",
 // "gpt partition table", ...), or "" when there is none.
 Result<std::string> ProbeSignature(const std::string& path);

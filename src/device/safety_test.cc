@@ -74,6 +74,31 @@ TEST_F(SafetyTest, HolderIsRefused) {
   EXPECT_NE(s.message().find("dm-3"), std::string::npos);
 }
 
+// A result (output, database, state) over a loop device's backing file or a swap file: refused
+// whether the device is idle or in use, and no flag allows it.
+TEST_F(SafetyTest, AResultFileThatBacksALoopDeviceOrIsSwapIsRefused) {
+  const fs::path file = root_ / "backing.img";
+  std::ofstream(file) << "data";
+  EXPECT_TRUE(CheckResultFileWritable(file, root_ / "proc", root_ / "sys").ok());
+  EXPECT_TRUE(CheckResultFileWritable(root_ / "new.json", root_ / "proc", root_ / "sys").ok());
+  const fs::path loop = root_ / "sys/block" / fs::path(dev_).filename() / "loop";
+  fs::create_directories(loop);
+  std::ofstream(loop / "backing_file") << file.string() << "\n";
+  Status idle = CheckResultFileWritable(file, root_ / "proc", root_ / "sys");
+  EXPECT_EQ(idle.code(), Code::kPermission);
+  EXPECT_EQ(idle.message(), file.string() + " is the backing file of loop device " + dev_ +
+                                "; refusing to write over it");
+  std::ofstream(root_ / "proc/self/mountinfo", std::ios::app)
+      << "40 22 " << devno_ << " / /mnt/data rw,relatime shared:1 - ext4 " << dev_ << " rw\n";
+  Status mounted = CheckResultFileWritable(file, root_ / "proc", root_ / "sys");
+  EXPECT_NE(mounted.message().find("mounted on /mnt/data"), std::string::npos) << mounted.message();
+  fs::remove_all(loop);
+  std::ofstream(root_ / "proc/swaps", std::ios::app) << file.string() << " file 1024 0 -2\n";
+  Status swap = CheckResultFileWritable(file, root_ / "proc", root_ / "sys");
+  EXPECT_EQ(swap.code(), Code::kPermission);
+  EXPECT_NE(swap.message().find("in use as swap"), std::string::npos) << swap.message();
+}
+
 TEST(Safety, NotABlockDevice) {
   EXPECT_EQ(CheckBlockDeviceNotInUse("/etc/hostname").code(), Code::kInvalidArgument);
   EXPECT_EQ(CheckBlockDeviceNotInUse("/dev/does-not-exist").code(), Code::kNotFound);

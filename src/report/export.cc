@@ -1,6 +1,7 @@
 // CSV export of one run: flat tables for spreadsheets and scripts.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -181,6 +182,37 @@ Status TestRows(const std::string& name, const json& res, std::map<std::string, 
 }  // namespace
 }  // namespace report
 
+namespace {
+
+// Every table ExportRunCsv writes: the shared ones, and those of the tests TestRows knows.
+const std::vector<std::string>& CsvTableNames() {
+  static const std::vector<std::string> names = {"summary",
+                                                 "rounds",
+                                                 "profile_summary",
+                                                 "iops",
+                                                 "lat",
+                                                 "tp",
+                                                 "lvi",
+                                                 "op",
+                                                 "wsat",
+                                                 "hir",
+                                                 "xsr",
+                                                 "dirth",
+                                                 "dirth_histograms",
+                                                 "ecw",
+                                                 "ecw_histograms"};
+  return names;
+}
+
+}  // namespace
+
+std::vector<std::string> ExportCsvPaths(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const std::string& name : CsvTableNames())
+    out.push_back((std::filesystem::path(dir) / (name + ".csv")).string());
+  return out;
+}
+
 Result<std::vector<std::string>> ExportRunCsv(const nlohmann::json& doc, const std::string& dir) {
   using namespace report;
   namespace fs = std::filesystem;
@@ -236,6 +268,11 @@ Result<std::vector<std::string>> ExportRunCsv(const nlohmann::json& doc, const s
   std::vector<std::string> written;
   for (auto& [name, table] : files) {
     if (table.empty()) continue;
+    const std::vector<std::string>& known = CsvTableNames();
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      return Status::Error(Code::kInternal, "export: table " + name +
+                                                " is not in the list of "
+                                                "CSV files checked before writing");
     fs::path p = d / (name + ".csv");
     if (Status st = WriteOutputFile("--csv", p.string(), table.Text()); !st.ok()) return st;
     written.push_back(p.string());

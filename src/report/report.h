@@ -125,6 +125,9 @@ nlohmann::json EmbeddedLibraryVersions();
 // summary.csv, rounds.csv and one per test (iops.csv, tp.csv, lat.csv, lvi.csv, wsat.csv,
 // hir.csv, xsr.csv, dirth.csv, ecw.csv, op.csv) as the run holds them; a profile run
 // gives profile_summary.csv (every summary figure at each fill level). Returns the files.
+// Every file ExportRunCsv may write into `dir`, whatever the run holds (DIR/NAME.csv): what a
+// command checks before it exports.
+std::vector<std::string> ExportCsvPaths(const std::string& dir);
 Result<std::vector<std::string>> ExportRunCsv(const nlohmann::json& run_doc,
                                               const std::string& dir);
 

@@ -5,6 +5,7 @@
 #include "base/units.h"
 #include "sim/array.h"
 #include "sim/params.h"
+#include "sim/preset_file.h"
 #include "sim/raid.h"
 #include "sim/sim.h"
 
@@ -53,19 +54,49 @@ Result<std::string> ArrayTarget(const std::vector<std::string>& members, const s
   return t;
 }
 
-Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& target,
-                                                        const SimOpenOptions& o) {
-  // array:LAYOUT:CHUNK:MEMBERS
+namespace {
+
+// An array target split: "array:LAYOUT:CHUNK:A|B|..." -> its members, checked by CheckArray.
+struct ArrayParts {
+  std::vector<std::string> members;
+  sim::RaidLayout layout;
+};
+
+Result<ArrayParts> SplitArrayTarget(const std::string& target) {
   const std::string bad = "malformed array target '" + target + "' (array:LAYOUT:CHUNK:A|B|...)";
   const size_t a = target.find(':', 6), b = a == std::string::npos ? a : target.find(':', a + 1);
   if (b == std::string::npos) return Status::Invalid(bad);
   const std::string layout = target.substr(6, a - 6);
   auto chunk = ParseCount(target.substr(a + 1, b - a - 1));
   if (!chunk.ok()) return Status::Invalid(bad);
-  std::vector<std::string> names;
+  ArrayParts out;
   std::stringstream in(target.substr(b + 1));
-  for (std::string m; std::getline(in, m, '|');) names.push_back(m);
-  SSDLAB_ASSIGN_OR_RETURN(sim::RaidLayout l, CheckArray(names, layout, chunk.value()));
+  for (std::string m; std::getline(in, m, '|');) out.members.push_back(m);
+  SSDLAB_ASSIGN_OR_RETURN(out.layout, CheckArray(out.members, layout, chunk.value()));
+  return out;
+}
+
+}  // namespace
+
+Result<SimTargetFiles> SimTargetFilesOf(const std::string& target) {
+  std::vector<std::string> members = {target};
+  if (target.rfind("array:", 0) == 0) {
+    SSDLAB_ASSIGN_OR_RETURN(ArrayParts parts, SplitArrayTarget(target));
+    members = std::move(parts.members);
+  }
+  SimTargetFiles out;
+  for (const std::string& m : members) {
+    SSDLAB_ASSIGN_OR_RETURN(sim::SimParams p, sim::ParseSimTarget(m));
+    out.members.push_back({m, p.state_path, sim::PresetFileOf(m)});
+  }
+  return out;
+}
+
+Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& target,
+                                                        const SimOpenOptions& o) {
+  SSDLAB_ASSIGN_OR_RETURN(ArrayParts parts, SplitArrayTarget(target));
+  const std::vector<std::string>& names = parts.members;
+  sim::RaidLayout l = parts.layout;
   // One state file per member: never two members on one file, never some with and some
   // without (half an array would start fresh).
   std::vector<std::string> states, canon;

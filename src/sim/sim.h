@@ -199,6 +199,19 @@ Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& targe
 // refuses a drive whose identity differs from the stored one.
 bool IsSimIdentityDetail(const std::string& key);
 
+// The files a simulated target uses, member by member (one for a single drive): the state= path
+// (read when it exists and written at the end; "" without one) and the preset file (read; ""
+// for a built-in preset). Invalid as OpenSimBackend for a malformed target or member.
+struct SimTargetFiles {
+  struct Member {
+    std::string target;  // the member's own "sim:..." string
+    std::string state_path;
+    std::string preset_file;
+  };
+  std::vector<Member> members;
+};
+Result<SimTargetFiles> SimTargetFilesOf(const std::string& target);
+
 struct PresetInfo {
   std::string name;
   std::string description;

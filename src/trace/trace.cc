@@ -857,6 +857,11 @@ Result<TraceFormat> DetectFromContent(const std::string& path) {
 
 }  // namespace
 
+std::vector<std::string> TraceFiles(const std::string& path) {
+  std::vector<std::string> set = BlktraceSet(path);
+  return set.empty() ? std::vector<std::string>{path} : set;
+}
+
 Result<TraceFormat> DetectTraceFormat(const std::string& path) {
   std::vector<std::string> set = BlktraceSet(path);
   if (!set.empty()) return TraceFormat::kBlktrace;

@@ -82,6 +82,10 @@ class TraceReader {
 // Errors: NotFound, Io, Invalid ("cannot tell the format of ...; give --format").
 Result<TraceFormat> DetectTraceFormat(const std::string& path);
 
+// The files reading `path` opens: when it names a blktrace set (NAME.blktrace.N, or NAME when
+// NAME.blktrace.0 exists), every per-CPU file NAME.blktrace.* beside it; else `path` itself.
+std::vector<std::string> TraceFiles(const std::string& path);
+
 // Opens a trace. For blktrace, `path` may be one per-CPU file (NAME.blktrace.N, possibly
 // compressed), or NAME when NAME.blktrace.0 exists: every NAME.blktrace.* is read.
 Result<std::unique_ptr<TraceReader>> OpenTrace(const std::string& path, const TraceOptions& o);
