@@ -167,9 +167,15 @@ TEST(PathRegistry, FleetRanksWhosePatternsNameOneFileAreRefused) {
   EXPECT_EQ(Sha(img), sha);
   EXPECT_FALSE(fs::exists(t / ("s" + HostName() + ".st")));
   // Many clients on one target (--mpi) share it on purpose: still allowed.
-  Proc shared = RunMpi(2, {"run", "--mpi", "--target", "sim:tiny?state=" + (t / "one.st"), "--rw",
-                           "randwrite", "--io-size", "1MiB"});
+  Proc shared =
+      RunMpi(2, {"run", "--mpi", "--target", img, "--rw", "randwrite", "--io-size", "1MiB"});
   EXPECT_EQ(shared.exit_code, 0) << shared.out;
+  // A simulated drive is not shared that way: each rank simulates its own copy, so one state
+  // file for all would keep only the last rank's writes; its lock refuses the second rank.
+  Proc one_state = RunMpi(2, {"run", "--mpi", "--target", "sim:tiny?state=" + (t / "one.st"),
+                              "--rw", "randwrite", "--io-size", "1MiB"});
+  EXPECT_NE(one_state.exit_code, 0) << one_state.out;
+  EXPECT_TRUE(Has(one_state.out, "is in use by another ssdlab process")) << one_state.out;
 }
 
 // ---- 5, 8 and 9 on a stored run ----

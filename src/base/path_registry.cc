@@ -8,20 +8,47 @@
 #include "base/output_file.h"
 
 namespace ssdlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kMaxSymlinkHops = 40;  // as the kernel's own limit (ELOOP)
+
+// The directory `dir` with its symlinks resolved as far as it exists.
+fs::path RealDirectory(const fs::path& dir) {
+  std::error_code ec;
+  fs::path real = fs::weakly_canonical(dir, ec);
+  return ec ? dir.lexically_normal() : real;
+}
+
+}  // namespace
+
+Result<std::string> ResolvePath(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec);
+  if (ec) return Status::Io(path + ": " + ec.message());
+  if (!p.has_filename()) p = p.parent_path();  // "dir/": the entry "dir"
+  for (int hops = 0;; ++hops) {
+    p = RealDirectory(p.parent_path()) / p.filename();
+    if (!fs::is_symlink(p, ec)) break;
+    if (hops == kMaxSymlinkHops)
+      return Status::Invalid(path + ": too many levels of symbolic links");
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) return Status::Io(path + ": " + ec.message());
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  return p.lexically_normal().string();
+}
 
 std::string FileIdentity(const std::string& path) {
-  namespace fs = std::filesystem;
   struct stat st;
   if (stat(path.c_str(), &st) == 0) {
     if (S_ISBLK(st.st_mode))
       return "blk:" + std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev));
     return "ino:" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
   }
-  std::error_code ec;
-  fs::path abs = fs::absolute(path, ec);
-  if (ec) return "path:" + path;
-  fs::path resolved = fs::weakly_canonical(abs, ec);
-  return "path:" + (ec ? abs.lexically_normal() : resolved).string();
+  Result<std::string> resolved = ResolvePath(path);
+  return "path:" + (resolved.ok() ? resolved.value() : path);
 }
 
 void PathRegistry::Add(Kind kind, const std::string& flag, const std::string& what,

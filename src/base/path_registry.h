@@ -67,6 +67,12 @@ class PathRegistry {
   WrittenFileCheck check_;
 };
 
+// The file `path` leads to: absolute, every symlink followed (a symlink to a file that does not
+// exist yet resolves to that file), "." and ".." removed. A missing final file (or missing
+// directories) is not an error. Invalid, naming `path`, for a symlink loop; Io when a symlink
+// cannot be read.
+Result<std::string> ResolvePath(const std::string& path);
+
 // Where `path` leads, as text that is equal for two paths exactly when the registry takes them
 // for one file: "dev:ino" of an existing file, "blk:MAJ:MIN" of a block device (any node of
 // it), else "path:" and the resolved absolute path. For comparisons across processes (the

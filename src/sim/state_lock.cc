@@ -8,37 +8,17 @@
 #include <cstring>
 #include <filesystem>
 
+#include "base/path_registry.h"
+
 namespace ssdlab::sim {
-namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kMaxSymlinkHops = 40;  // as the kernel's own limit (ELOOP)
-
-// The directory `dir` with its symlinks resolved as far as it exists.
-fs::path RealDirectory(const fs::path& dir) {
-  std::error_code ec;
-  fs::path real = fs::weakly_canonical(dir, ec);
-  return ec ? dir.lexically_normal() : real;
-}
-
-}  // namespace
-
 Result<std::string> ResolveStatePath(const std::string& path) {
-  std::error_code ec;
-  fs::path p = fs::absolute(path, ec);
-  if (ec) return Status::Io("sim state '" + path + "': " + ec.message());
-  if (!p.has_filename()) p = p.parent_path();  // "dir/": the entry "dir" (refused as a directory)
-  for (int hops = 0;; ++hops) {
-    p = RealDirectory(p.parent_path()) / p.filename();
-    if (!fs::is_symlink(p, ec)) break;
-    if (hops == kMaxSymlinkHops)
-      return Status::Invalid("sim state '" + path + "': too many levels of symbolic links");
-    const fs::path target = fs::read_symlink(p, ec);
-    if (ec) return Status::Io("sim state '" + path + "': " + ec.message());
-    p = target.is_absolute() ? target : p.parent_path() / target;
-  }
-  return p.lexically_normal().string();
+  Result<std::string> resolved = ResolvePath(path);
+  if (!resolved.ok())
+    return Status::Error(resolved.status().code(), "sim state " + resolved.status().message());
+  return resolved;
 }
 
 std::string StateLockPath(const std::string& resolved) {
