@@ -109,6 +109,10 @@ Status OpList(const std::string& text, std::vector<double>& out) {
   }
   if (v[2] <= 0 || v[1] < v[0])
     return Status::Invalid("--op '" + text + "': needs FROM <= TO and STEP > 0");
+  // Counted before the list is made: a tiny STEP would otherwise fill the memory.
+  if ((v[1] - v[0]) / v[2] + 1 > static_cast<double>(kMaxOpPoints))
+    return Status::Invalid("--op '" + text + "' gives more than " + std::to_string(kMaxOpPoints) +
+                           " OP points; give a larger STEP");
   out.clear();
   for (double x = v[0]; x <= v[1] + 1e-9; x += v[2]) out.push_back(x);
   return Status::Ok();
