@@ -180,7 +180,7 @@ struct Ctx {
   Status RunClient(const std::vector<std::string>& argv, const std::string& package,
                    const std::string& log, bool measured, uint64_t timeout_ns) {
     SSDLAB_ASSIGN_OR_RETURN(Child client, Child::Spawn(argv, AsClient(log), package));
-    if (measured && sampler) sampler->Start();
+    if (measured && sampler) SSDLAB_RETURN_IF_ERROR(sampler->Start());
     std::ifstream tail;
     std::string partial;
     const uint64_t start = MonotonicNs();

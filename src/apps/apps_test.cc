@@ -149,7 +149,7 @@ TEST(DiskSampler, SamplesARealStatFile) {
   }
   if (path.empty()) GTEST_SKIP() << "no block devices";
   DiskSampler s(path, std::nullopt, 20'000'000);
-  s.Start();
+  ASSERT_TRUE(s.Start().ok());
   while (s.seconds().size() < 3) usleep(5000);  // read under no lock: size only grows
   s.Stop();
   ASSERT_GE(s.seconds().size(), 3u);

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "base/clock.h"
+#include "base/thread.h"
 
 namespace ssdlab {
 
@@ -56,9 +57,10 @@ std::optional<BlockStat> ReadStat(const std::string& path) {
 
 }  // namespace
 
-void DiskSampler::Start() {
+Status DiskSampler::Start() {
   stop_ = false;
-  thread_ = std::thread([this] { Loop(); });
+  SSDLAB_ASSIGN_OR_RETURN(thread_, StartThread([this] { Loop(); }, "the device sampler's thread"));
+  return Status::Ok();
 }
 
 void DiskSampler::Stop() {

@@ -42,7 +42,8 @@ class DiskSampler {
   DiskSampler(std::string stat_path, std::optional<HealthSampler> health, uint64_t interval_ns)
       : path_(std::move(stat_path)), health_(std::move(health)), interval_ns_(interval_ns) {}
   ~DiskSampler() { Stop(); }
-  void Start();
+  // IoError when its thread cannot start (base/thread.h).
+  Status Start();
   void Stop();
   // Valid after Stop().
   const std::vector<DiskSecond>& seconds() const { return seconds_; }

@@ -14,6 +14,7 @@
 
 #include "base/path_registry.h"
 #include "base/secrets.h"
+#include "base/thread.h"
 #include "cli/commands.h"
 #include "cli/paths.h"
 #include "cli/report_cmds.h"
@@ -80,7 +81,11 @@ std::string RowOf(Store& s, const RunRecord& r) {
 class FleetTable {
  public:
   FleetTable(const FleetOptions& o, std::string fleet) : o_(o), fleet_(std::move(fleet)) {
-    thread_ = std::thread([this] { Loop(); });
+    auto t = StartThread([this] { Loop(); }, "the live fleet table's thread");
+    if (t.ok())
+      thread_ = std::move(t).value();
+    else
+      std::cerr << "ssdlab: note: no live fleet table: " << t.status().message() << "\n";
   }
   ~FleetTable() {
     {
@@ -88,7 +93,7 @@ class FleetTable {
       stop_ = true;
     }
     cv_.notify_all();
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
   }
 
  private:

@@ -110,6 +110,10 @@ Status OpList(const std::string& text, std::vector<double>& out) {
   }
   if (v[2] <= 0 || v[1] < v[0])
     return Status::Invalid("--op '" + text + "': needs FROM <= TO and STEP > 0");
+  // Counted before the list is made: a tiny STEP would otherwise fill the memory.
+  if ((v[1] - v[0]) / v[2] + 1 > static_cast<double>(kMaxOpPoints))
+    return Status::Invalid("--op '" + text + "' gives more than " + std::to_string(kMaxOpPoints) +
+                           " OP points; give a larger STEP");
   out.clear();
   for (double x = v[0]; x <= v[1] + 1e-9; x += v[2]) out.push_back(x);
   return Status::Ok();
@@ -146,7 +150,7 @@ const std::vector<ProfileOptionDef>& ProfileOptionDefs() {
        [](S f, S t, ProfileOptions& o) { return DurationFlag(f, t, o.time_ns); }},
       {"--ramp", "Warm-up before each curve point (10s) or fileio mode (0)",
        [](S f, S t, ProfileOptions& o) { return DurationFlag(f, t, o.ramp_ns); }},
-      {"--passes", "cdm: passes per test (5)",
+      {"--passes", "cdm: passes per test (5; at most 100)",
        [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.passes); }},
       {"--pause", "cdm: pause between passes (5s)",
        [](S f, S t, ProfileOptions& o) { return DurationFlag(f, t, o.pause_ns); }},
@@ -154,13 +158,13 @@ const std::vector<ProfileOptionDef>& ProfileOptionDefs() {
        [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.qd); }},
       {"--threads", "curve: outstanding I/Os (the mix's), fileio 192, op-advisor 4",
        [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.threads); }},
-      {"--min-bs", "atto: smallest block (512B)",
+      {"--min-bs", "atto: smallest block (512B; a multiple of 512B, at most 1GiB)",
        [](S f, S t, ProfileOptions& o) { return BytesFlag(f, t, o.min_bs); }},
-      {"--max-bs", "atto: largest block (64MiB)",
+      {"--max-bs", "atto: largest block (64MiB; a multiple of 512B, at most 1GiB)",
        [](S f, S t, ProfileOptions& o) { return BytesFlag(f, t, o.max_bs); }},
       {"--bs", "surface block (1MiB), fileio block (4KiB)",
        [](S f, S t, ProfileOptions& o) { return BytesFlag(f, t, o.bs); }},
-      {"--segments", "surface: positions along the target (100)",
+      {"--segments", "surface: positions along the target (100; at most 1000)",
        [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.segments); }},
       {"--cliff-ratio", "surface: a segment below this x the median before it is a cliff (0.6)",
        [](S f, S t, ProfileOptions& o) { return Real(f, t, o.cliff_ratio); }},
@@ -174,7 +178,8 @@ const std::vector<ProfileOptionDef>& ProfileOptionDefs() {
        [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.max_jobs); }},
       {"--op", "op-advisor: over-provisioning points FROM:TO:STEP or a list, percent (0:30:5)",
        [](S, S t, ProfileOptions& o) { return OpList(t, o.op_pcts); }},
-      {"--interval", "op-advisor: IOPS time-series resolution (1s)",
+      {"--interval",
+       "op-advisor: IOPS time-series resolution (1s; at most 100000 intervals a point)",
        [](S f, S t, ProfileOptions& o) { return DurationFlag(f, t, o.interval_ns); }},
       {"--percent", "fill: percent of the target to fill (90)",
        [](S f, S t, ProfileOptions& o) { return Real(f, t, o.fill_percent); }},

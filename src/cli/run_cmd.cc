@@ -19,6 +19,7 @@
 #include "cli/targets.h"
 #include "device/device_backend.h"
 #include "device/device_json.h"
+#include "stats/completed_io.h"
 #include "workload/parse.h"
 
 namespace ssdlab {
@@ -303,6 +304,11 @@ int RunClient(RunArgs a, MpiClients* mpi) {
   }
   if (!result.ok()) return Fail(result.status());  // nothing saved
   const PhaseResult& r = merged ? merged->aggregate : result.value();
+  // No I/O completed: no figure to give, so neither the JSON nor the latency log is written.
+  if (Status s = CheckCompletedIo(r, "run", "a longer --runtime"); !s.ok()) {
+    if (!closed.ok()) PrintError(closed.message());
+    return Fail(s);
+  }
 
   int code = kExitOk;
   if (lat_log) {

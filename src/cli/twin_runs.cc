@@ -12,6 +12,7 @@
 #include <thread>
 #include <tuple>
 
+#include "base/thread.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/targets.h"
@@ -103,7 +104,12 @@ Result<json> RunBatteryInParallel(const std::string& name, const std::string& ta
   };
   const size_t workers = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> pool;
-  for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+  for (size_t w = 1; w < workers; ++w) {
+    // A worker that cannot start leaves its share to the others (this thread is one of them).
+    auto t = StartThread(work, "a worker");
+    if (!t.ok()) break;
+    pool.push_back(std::move(t).value());
+  }
   work();
   for (std::thread& t : pool) t.join();
   for (const Result<json>& d : docs) SSDLAB_RETURN_IF_ERROR(d.status());

@@ -4,6 +4,7 @@
 #include <condition_variable>
 
 #include "base/clock.h"
+#include "base/thread.h"
 #include "device/device_json.h"
 #include "device/purge.h"
 
@@ -107,7 +108,7 @@ void HealthMonitor::Start(uint64_t interval_ns) {
   };
   take();  // the idle sample, before the load
   if (interval_ns == 0) return;
-  thread_ = std::thread([this, take] {
+  auto loop = [this, take] {
     uint64_t next = t0_ns_ + interval_ns_;
     while (!stop_.load()) {
       uint64_t now = MonotonicNs();
@@ -119,14 +120,20 @@ void HealthMonitor::Start(uint64_t interval_ns) {
       std::this_thread::sleep_for(
           std::chrono::nanoseconds(std::min<uint64_t>(next - now, 50'000'000)));
     }
-  });
+  };
+  auto started = StartThread(loop, "the temperature sampler's thread");
+  if (started.ok())
+    thread_ = std::move(started).value();
+  else  // the idle sample stands; the load goes unsampled, and the health record says why
+    start_failure_ = started.status().message();
 }
 
 json HealthMonitor::Stop() {
   stop_ = true;
   if (thread_.joinable()) thread_.join();
   json out = {{"source", sampler_.source()},
-              {"reason", sampler_.reason()},
+              {"reason", start_failure_.empty() ? sampler_.reason()
+                                                : "no samples during the load: " + start_failure_},
               {"interval_s", static_cast<double>(interval_ns_) / 1e9},
               {"samples", samples_},
               {"temperature", TemperatureJson(summary_)},

@@ -46,6 +46,7 @@ class HealthMonitor {
   std::optional<SmartHealth> before_smart_;
   uint64_t interval_ns_ = 0;
   uint64_t t0_ns_ = 0;
+  std::string start_failure_;  // why the sampling thread did not start (base/thread.h)
 };
 
 }  // namespace ssdlab

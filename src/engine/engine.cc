@@ -26,6 +26,7 @@
 
 #include "backend/phase_recorder.h"
 #include "base/clock.h"
+#include "base/thread.h"
 #include "base/units.h"
 #include "engine/queues.h"
 #include "workload/data.h"
@@ -597,9 +598,20 @@ class RealBackend : public Backend {
                    report_.cpus, force,       workers, std::latch(spec.jobs)};
     std::vector<std::unique_ptr<JobOutput>> outs;
     std::vector<std::thread> threads;
+    threads.reserve(spec.jobs);
     for (uint32_t j = 0; j < spec.jobs; ++j) outs.push_back(std::make_unique<JobOutput>());
     for (uint32_t j = 0; j < spec.jobs; ++j) {
-      threads.emplace_back([&sh, j, &outs] { RunJob<Q>(sh, j, *outs[j]); });
+      auto t = StartThread(
+          [&sh, j, &outs] { RunJob<Q>(sh, j, *outs[j]); },
+          "job thread " + std::to_string(j + 1) + " of --jobs " + std::to_string(spec.jobs));
+      if (!t.ok()) {
+        // The jobs started wait for `go`; they see `abort` and end without any I/O.
+        sh.abort = true;
+        sh.go.count_down();
+        for (auto& started : threads) started.join();
+        return t.status();
+      }
+      threads.push_back(std::move(t).value());
     }
     sh.ready.wait();
     Status init;

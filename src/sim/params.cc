@@ -3,8 +3,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 
 #include "base/units.h"
@@ -23,14 +25,26 @@ Status OutOfRange(const std::string& key, const std::string& value, const char* 
   return Status::Invalid("sim parameter " + key + "=" + value + " is out of range (" + range + ")");
 }
 
+// Why `value`, which its parser refused, is refused: a number outside [lo, hi], with at most a
+// unit after it ("1e300" for a count, "1e400" beyond a double, "1e300GiB"), is out of range,
+// which says more than that it is not `a` (a number, a whole number, a size).
+Status Unparsed(const std::string& key, const std::string& value, double lo, double hi,
+                const char* range, const std::string& a) {
+  const char* begin = value.c_str();
+  char* end = nullptr;
+  const double d = std::strtod(begin, &end);  // +-HUGE_VAL beyond a double
+  bool unit = end != begin && !std::isnan(d);
+  for (const char* c = end; unit && *c; ++c) unit = std::isalpha(static_cast<unsigned char>(*c));
+  if (unit && !(d >= lo && d <= hi)) return OutOfRange(key, value, range);
+  return Status::Invalid("sim parameter " + key + ": '" + value + "' is not " + a);
+}
+
 ParamDef DoubleParam(const char* key, const char* unit, const char* help, double SimParams::*field,
                      double lo, double hi, const char* range) {
   return ParamDef{key, unit, help,
                   [=](SimParams& p, const std::string& v) -> Status {
                     auto d = ParseDouble(v);
-                    if (!d.ok())
-                      return Status::Invalid("sim parameter " + std::string(key) + ": '" + v +
-                                             "' is not a number");
+                    if (!d.ok()) return Unparsed(key, v, lo, hi, range, "a number");
                     if (!(d.value() >= lo && d.value() <= hi)) return OutOfRange(key, v, range);
                     p.*field = d.value();
                     return Status::Ok();
@@ -43,9 +57,7 @@ ParamDef UintParam(const char* key, const char* unit, const char* help, uint32_t
   return ParamDef{key, unit, help,
                   [=](SimParams& p, const std::string& v) -> Status {
                     auto n = ParseCount(v);
-                    if (!n.ok())
-                      return Status::Invalid("sim parameter " + std::string(key) + ": '" + v +
-                                             "' is not a whole number");
+                    if (!n.ok()) return Unparsed(key, v, lo, hi, range, "a whole number");
                     if (n.value() < lo || n.value() > hi) return OutOfRange(key, v, range);
                     p.*field = static_cast<uint32_t>(n.value());
                     return Status::Ok();
@@ -58,9 +70,7 @@ ParamDef BytesParam(const char* key, const char* help, uint64_t SimParams::*fiel
   return ParamDef{key, "bytes", help,
                   [=](SimParams& p, const std::string& v) -> Status {
                     auto n = ParseBytes(v);
-                    if (!n.ok())
-                      return Status::Invalid("sim parameter " + std::string(key) + ": '" + v +
-                                             "' is not a size");
+                    if (!n.ok()) return Unparsed(key, v, lo, hi, range, "a size");
                     if (n.value() < lo || n.value() > hi) return OutOfRange(key, v, range);
                     p.*field = n.value();
                     return Status::Ok();

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "base/units.h"
+
 namespace ssdlab::sim {
 namespace {
 
@@ -155,16 +157,43 @@ bool IsFile(const std::string& name) {
 
 Result<SimParams> LoadAt(const std::string& name, const std::string& dir, int depth);
 
+// A preset file is a regular file of at most kMaxPresetFileBytes (a directory, a device such as
+// /dev/zero or a FIFO named like one would read as nothing, or for ever).
+constexpr uint64_t kMaxPresetFileBytes = 1 << 20;
+
+Status CheckPresetFile(const std::string& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);  // follows symbolic links
+  if (ec || !std::filesystem::exists(st))
+    return Status::Invalid("cannot read sim preset file " + path + ": no such file");
+  if (!std::filesystem::is_regular_file(st))
+    return Status::Invalid(
+        "sim preset file " + path + " is not a regular file (" +
+        (std::filesystem::is_directory(st) ? "a directory" : "a device, FIFO or socket") + ")");
+  const uint64_t bytes = std::filesystem::file_size(path, ec);
+  if (!ec && bytes > kMaxPresetFileBytes)
+    return Status::Invalid("sim preset file " + path + " is " + FormatBytes(bytes) +
+                           ", above the most a preset file may be, " +
+                           FormatBytes(kMaxPresetFileBytes));
+  return Status::Ok();
+}
+
 Result<SimParams> LoadFile(const std::string& path, int depth) {
+  SSDLAB_RETURN_IF_ERROR(CheckPresetFile(path));
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return Status::Invalid("cannot read sim preset file " + path + ": " +
                            (std::filesystem::exists(path) ? "permission denied" : "no such file"));
-  std::stringstream buf;
-  buf << in.rdbuf();
+  // Read at most one byte past the bound: the file may have grown since it was checked.
+  std::string text(kMaxPresetFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) return Status::Invalid("cannot read sim preset file " + path);
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxPresetFileBytes)
+    return Status::Invalid("sim preset file " + path + " is above the most a preset file may be, " +
+                           FormatBytes(kMaxPresetFileBytes));
   const std::string dir = std::filesystem::path(path).parent_path().string();
-  return Parse(buf.str(), path, depth,
+  return Parse(text, path, depth,
                [dir](const std::string& base, int d) { return LoadAt(base, dir, d); });
 }
 

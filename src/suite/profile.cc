@@ -238,8 +238,38 @@ Status ValidateProfileOptions(const ProfileDef& def, const ProfileOptions& o) {
     if (p <= 0 || p > 1000)
       return Status::Invalid("--points: " + PctText(p) + "% is outside (0, 1000]");
   }
-  if (o.min_bs && o.max_bs && o.min_bs > o.max_bs)
-    return Status::Invalid("--min-bs is larger than --max-bs");
+  for (auto [flag, bs] : {std::pair{"--min-bs", o.min_bs}, std::pair{"--max-bs", o.max_bs}}) {
+    if (bs && (bs < kMinAttoBlock || bs % kMinAttoBlock || bs > kMaxAttoBlock))
+      return Status::Invalid(std::string(flag) + " " + FormatBytes(bs) +
+                             ": a block size must be a multiple of 512 B from 512 B to 1 GiB");
+  }
+  const uint64_t min_bs = o.min_bs ? o.min_bs : kMinAttoBlock;
+  const uint64_t max_bs = o.max_bs ? o.max_bs : 64 * kMiB;
+  if (min_bs > max_bs)
+    return Status::Invalid("--min-bs " + FormatBytes(min_bs) + " is larger than --max-bs " +
+                           FormatBytes(max_bs));
+  if (o.passes > kMaxPasses)
+    return Status::Invalid("--passes " + std::to_string(o.passes) + " is above the most, " +
+                           std::to_string(kMaxPasses));
+  if (o.segments > kMaxSegments)
+    return Status::Invalid("--segments " + std::to_string(o.segments) + " is above the most, " +
+                           std::to_string(kMaxSegments));
+  if (o.op_pcts.size() > kMaxOpPoints)
+    return Status::Invalid("--op gives " + std::to_string(o.op_pcts.size()) +
+                           " OP points, above the most, " + std::to_string(kMaxOpPoints));
+  if (def.kind == "op-advisor") {
+    // As OpAdvisor sets them (the defaults give 600 intervals a phase at every time scale).
+    const uint32_t scale = std::max<uint32_t>(1, o.time_scale);
+    const uint64_t phase_ns = o.time_ns ? o.time_ns : DefaultPhaseNs(def.kind) / scale;
+    const uint64_t interval_ns =
+        o.interval_ns ? o.interval_ns : std::max<uint64_t>(1, kNsPerS / scale);
+    if (phase_ns / interval_ns > kMaxIntervalsPerPhase)
+      return Status::Invalid("--interval " + FormatNs(static_cast<double>(interval_ns)) +
+                             " makes " + std::to_string(phase_ns / interval_ns) +
+                             " intervals of a " + FormatNs(static_cast<double>(phase_ns)) +
+                             " phase, above the most, " + std::to_string(kMaxIntervalsPerPhase) +
+                             "; give a longer --interval");
+  }
   if (o.cliff_ratio <= 0 || o.cliff_ratio >= 1)
     return Status::Invalid("--cliff-ratio must lie in (0, 1)");
   for (const std::string& m : o.fileio_modes) {
@@ -272,6 +302,16 @@ Status CheckProfileTarget(const ProfileDef& def, const ProfileOptions& o,
                            " does not fit in the " + FormatBytes(cap - std::min(base, cap)) +
                            " of " + target.path + (top > 0 ? " left after the fill" : "") +
                            "; give a smaller --size");
+  }
+  if (def.kind == "atto") {
+    const uint64_t lo = o.min_bs ? o.min_bs : kMinAttoBlock, hi = o.max_bs ? o.max_bs : 64 * kMiB;
+    const uint64_t lbs = std::max<uint32_t>(1, target.logical_block_bytes);
+    bool any = false;
+    for (uint64_t bs = lo; bs <= hi && !any; bs *= 2) any = bs % lbs == 0;
+    if (!any)
+      return Status::Invalid("atto: no block size from --min-bs " + FormatBytes(lo) +
+                             " to --max-bs " + FormatBytes(hi) + " is a multiple of " +
+                             target.path + "'s " + std::to_string(lbs) + "-byte logical block");
   }
   if (def.kind == "surface") {
     uint64_t bs = o.bs ? o.bs : kMiB;
@@ -370,6 +410,11 @@ Status RunProfile(Backend& backend, RunJournal& store, int64_t run_id, int seq,
     auto res = RunKind(c, l.workspace_begin_bytes, level >= 0, l.summary);
     if (!res.ok()) {
       failed = res.status();
+      break;
+    }
+    if (l.summary.empty()) {  // every kind gives figures; none means nothing was measured
+      failed = Status::Io(def.name + ": no results" +
+                          (level >= 0 ? " at fill level " + PctText(level) + "%" : ""));
       break;
     }
     l.notes = c.notes;

@@ -108,7 +108,18 @@ struct ProfileOptions {
 // phases (atto, surface and fill run by size; a user profile's phases carry their own).
 uint64_t DefaultPhaseNs(const std::string& kind);
 
-// Checks option ranges (OP within 0..90%, fill levels within 0..100, ...).
+// Upper bounds on the counts a profile's options multiply its work and memory by (checked by
+// ValidateProfileOptions): cdm passes (CrystalDiskMark offers 1 to 9), surface segments, OP
+// points of the op-advisor, and time-series intervals in one op-advisor phase.
+inline constexpr uint32_t kMaxPasses = 100;
+inline constexpr uint32_t kMaxSegments = 1000;
+inline constexpr size_t kMaxOpPoints = 100;
+inline constexpr uint64_t kMaxIntervalsPerPhase = 100000;
+// ATTO's block sizes: at least 512 B, multiples of 512 B, at most 1 GiB.
+inline constexpr uint64_t kMinAttoBlock = 512;
+inline constexpr uint64_t kMaxAttoBlock = uint64_t{1} << 30;
+
+// Checks option ranges (OP within 0..90%, fill levels within 0..100, the bounds above, ...).
 Status ValidateProfileOptions(const ProfileDef& def, const ProfileOptions& o);
 nlohmann::json ProfileOptionsJson(const ProfileOptions& o);
 // Checks, before anything runs, that the profile's test area fits on `target` at every fill
@@ -116,7 +127,8 @@ nlohmann::json ProfileOptionsJson(const ProfileOptions& o);
 Status CheckProfileTarget(const ProfileDef& def, const ProfileOptions& o, const TargetInfo& target);
 
 // Runs `def` as test `seq` of run `run_id`, storing each step as it ends; the test's results
-// hold one entry per fill level and, with two or more, the differences.
+// hold one entry per fill level and, with two or more, the differences. A fill level that
+// produced no figure is an error (the test is not finished), never a stored empty result.
 Status RunProfile(Backend& backend, RunJournal& store, int64_t run_id, int seq,
                   const ProfileDef& def, const ProfileOptions& options, ProgressSink* progress,
                   const std::atomic<bool>* stop, TestHooks* hooks = nullptr);

@@ -48,30 +48,27 @@ Result<results::CdmResults> Cdm(Ctx& c, uint64_t base, Summary& sum) {
   for (const CdmLoad& it : items) {
     results::CdmItem row{it.name, it.bs, it.qd, it.threads, {}, {}};
     for (Direction d : {Direction::kRead, Direction::kWrite}) {
-      std::vector<PhaseItem> phases;
       const std::string dn = DirectionName(d);
+      results::CdmDirection& dir = d == Direction::kRead ? row.read : row.write;
+      // One stored step per pass, only the best pass kept: memory does not grow with the
+      // passes, and an interruption keeps every pass measured before it.
+      PhaseResult b;
+      double best_mb = -1;
       for (uint32_t p = 0; p < out.passes; ++p) {
         WorkloadSpec s = c.Spec(it.seq, d == Direction::kRead ? 100 : 0, {{it.bs, 100}}, it.threads,
                                 it.qd, base, end, out.pass_ns, 0);
-        phases.push_back(
-            {it.name + " " + dn + " pass " + std::to_string(p + 1), s, p ? out.pause_ns : 0});
-      }
-      SSDLAB_ASSIGN_OR_RETURN(auto stored, c.Step(phases));
-      results::CdmDirection& dir = d == Direction::kRead ? row.read : row.write;
-      size_t best = 0;
-      double best_mb = -1;
-      for (size_t i = 0; i < stored.size(); ++i) {
-        const PhaseResult& r = stored[i].result;
-        double mb = MBps(r, r.dirs[static_cast<int>(d)]);
+        SSDLAB_ASSIGN_OR_RETURN(auto stored,
+                                c.Step({{it.name + " " + dn + " pass " + std::to_string(p + 1), s,
+                                         p ? out.pause_ns : 0}}));
+        PhaseResult& r = stored.front().result;
+        const double mb = MBps(r, r.dirs[static_cast<int>(d)]);
         dir.passes_mb_s.push_back(mb);
-        if (mb > best_mb) best_mb = mb, best = i;
+        if (mb > best_mb) best_mb = mb, dir.best_pass = p + 1, b = std::move(r);
       }
-      const PhaseResult& b = stored[best].result;
       const DirectionStats& ds = b.dirs[static_cast<int>(d)];
       dir.mb_s = best_mb;
       dir.iops = b.Iops(ds);
       dir.mean_us = ds.latency.Mean() / 1e3;
-      dir.best_pass = best + 1;
       dir.metrics = c.Metrics(b);
       sum.push_back({it.name + " " + dn + " MB/s", best_mb});
       if (!it.seq) sum.push_back({it.name + " " + dn + " IOPS", b.Iops(ds)});
@@ -115,6 +112,13 @@ Result<results::AttoResults> Atto(Ctx& c, uint64_t base, Summary& sum) {
     sum.push_back({label + " write MB/s", row.write_mb_s});
     sum.push_back({label + " read MB/s", row.read_mb_s});
     out.rows.push_back(std::move(row));
+  }
+  if (out.rows.empty()) {
+    std::string why;
+    for (const results::AttoSkipped& k : out.skipped)
+      why += (why.empty() ? "" : "; ") + FormatBytes(k.block_bytes) + ": " + k.reason;
+    return Status::Invalid("atto: no block size from " + FormatBytes(lo) + " to " +
+                           FormatBytes(hi) + " can be measured (" + why + ")");
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include "base/clock.h"
 #include "base/rng.h"
 #include "base/units.h"
+#include "stats/completed_io.h"
 
 namespace ssdlab::pts {
 
@@ -93,6 +94,11 @@ void Runner::Report(ProgressEvent e) {
 }
 
 Result<PhaseResult> Runner::Phase(const WorkloadSpec& spec, const std::string& cell) {
+  // Checked before each phase, not only before each step: a step of many short phases (the
+  // cells of a round) ends at the next phase, whatever the backend's own check inside a phase
+  // sees (the simulator's comes every few thousand events, which a short phase never reaches).
+  if (stopped())
+    return Status::Error(Code::kInterrupted, "interrupted before " + env_.test_name + " " + cell);
   RunControl control;
   control.stop = env_.stop;
   auto r = env_.backend.RunPhase(spec, control);
@@ -103,10 +109,14 @@ Result<PhaseResult> Runner::Phase(const WorkloadSpec& spec, const std::string& c
     return Status::Io(env_.test_name + " " + cell + ": " + std::to_string(r->io_errors) +
                       " I/O errors, first: " + r->errors.front());
   }
+  SSDLAB_RETURN_IF_ERROR(
+      CheckCompletedIo(r.value(), env_.test_name + " " + cell,
+                       "a longer --time (pts: --round) or a lower --time-scale"));
   return r;
 }
 
 Status Runner::Idle(uint64_t ns) {
+  if (stopped()) return Status::Error(Code::kInterrupted, "interrupted");
   RunControl control;
   control.stop = env_.stop;
   return env_.backend.Idle(ns, control);

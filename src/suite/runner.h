@@ -65,7 +65,8 @@ class Runner {
       int index, const Body& body,
       const std::function<json(const std::vector<StoredPhase>&)>& tracking);
 
-  // One phase through the backend: stops cleanly on interrupt, fails on I/O errors.
+  // One phase through the backend: kInterrupted when stopped before or during it; IoError on
+  // I/O errors and when it completed no I/O (CheckCompletedIo), so no 0 becomes a figure.
   Result<PhaseResult> Phase(const WorkloadSpec& spec, const std::string& cell);
   Status Idle(uint64_t ns);
   // Purge then (if wipc) sequential 128 KiB writes of wipc_multiple x the range; step `index`.

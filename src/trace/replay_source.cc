@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "base/units.h"
 
@@ -42,9 +43,16 @@ Status ParseTiming(const std::string& text, Timing* timing, double* scale) {
     return Status::Ok();
   }
   if (text.rfind("scale:", 0) == 0) {
-    auto x = ParseDouble(text.substr(6));
+    const std::string factor = text.substr(6);
+    auto x = ParseDouble(factor);
+    char* end = nullptr;
+    const double v = std::strtod(factor.c_str(), &end);  // +-HUGE_VAL beyond a double
+    const bool beyond_double = end != factor.c_str() && *end == '\0' && std::isinf(v);
+    if (!x.ok() && !beyond_double)
+      return Status::Invalid("--timing " + text + ": the factor is not a number");
     if (!x.ok() || !(x.value() > 0) || x.value() > 1e9) {
-      return Status::Invalid("--timing " + text + ": the factor must be a number above 0");
+      return Status::Invalid("--timing " + text +
+                             ": the factor is out of range (above 0, at most 1e9)");
     }
     *timing = Timing::kScale;
     *scale = x.value();
