@@ -305,10 +305,8 @@ int RunClient(RunArgs a, MpiClients* mpi) {
   if (!result.ok()) return Fail(result.status());  // nothing saved
   const PhaseResult& r = merged ? merged->aggregate : result.value();
   // No I/O completed: no figure to give, so neither the JSON nor the latency log is written.
-  if (Status s = CheckCompletedIo(r, "run", "a longer --runtime"); !s.ok()) {
-    if (!closed.ok()) PrintError(closed.message());
-    return Fail(s);
-  }
+  // A failed command: the drive's state is not saved either.
+  if (Status s = CheckCompletedIo(r, "run", "a longer --runtime"); !s.ok()) return Fail(s);
 
   int code = kExitOk;
   if (lat_log) {
