@@ -10,8 +10,12 @@
 // once a request is offered at or after it, or at the offered request's time once ramp_bytes
 // have been issued (the request that crosses the ramp's bytes is still ramp). It ends for new
 // requests at start of measuring + runtime_ns, or once io_bytes have been issued measured
-// (0 = no limit). Interval i covers (i * interval_ns, (i + 1) * interval_ns] after the
-// measured start; a completion exactly on a boundary belongs to the interval that ends there.
+// (0 = no limit). Interval i covers (i * L, (i + 1) * L] after the measured start, L the
+// interval's length; a completion exactly on a boundary belongs to the interval that ends there.
+// The series is bounded: L starts at interval_ns, and whenever the series would exceed
+// kMaxIntervals intervals L doubles, pairs of intervals merging into one (so a phase of any
+// length, a gap of years in virtual time included, holds at most kMaxIntervals intervals of
+// interval_ns * 2^k, closed in O(kMaxIntervals) work however long the gap).
 #pragma once
 
 #include <algorithm>
@@ -36,6 +40,7 @@ class PhaseRecorder {
  public:
   static constexpr uint64_t kNever = UINT64_MAX;
   static constexpr size_t kIoLogBatch = 4096;
+  static constexpr uint64_t kMaxIntervals = 16384;
 
   // What a request offered at some time is: ramp, measured, or past the window.
   enum class Admit { kRamp, kMeasure, kStop };
@@ -111,8 +116,8 @@ class PhaseRecorder {
   // series keeps time without completions).
   void AdvanceTo(uint64_t t) {
     if (!measuring_ || !interval_ns_ || t <= measure_start_ns_) return;
-    const uint64_t index = (t - measure_start_ns_ - 1) / interval_ns_;
-    if (index != cur_index_) CloseIntervalsBefore(index);
+    const uint64_t rel = t - measure_start_ns_ - 1;
+    if (rel / len_ns_ != cur_index_) CloseIntervalsBefore(rel);
   }
 
   // Ends the phase at end_ns: the measured length is end_ns - the measured start, the last
@@ -122,8 +127,8 @@ class PhaseRecorder {
     if (!measuring_) return;
     measured_ns_ = end_ns > measure_start_ns_ ? end_ns - measure_start_ns_ : 0;
     if (!interval_ns_ || !measured_ns_) return;
-    CloseIntervalsBefore((measured_ns_ - 1) / interval_ns_);
-    cur_.t_begin_ns = cur_index_ * interval_ns_;
+    CloseIntervalsBefore(measured_ns_ - 1);
+    cur_.t_begin_ns = cur_index_ * len_ns_;
     cur_.t_end_ns = measured_ns_;
     Emit();
   }
@@ -136,23 +141,28 @@ class PhaseRecorder {
   }
 
   // Jobs run side by side, each with its own recorder (each Finish()ed): counts and histograms
-  // add up bucket by bucket, interval i of every job (relative to its own measured start)
-  // merges into interval i, and the measured length runs from the earliest measured start to
-  // the latest measured completion.
+  // add up bucket by bucket, the intervals of every job (relative to its own measured start)
+  // merge into the intervals of the longest length any job reached (lengths are interval_ns
+  // times powers of two, so each job's interval lies inside one of them), and the measured
+  // length runs from the earliest measured start to the latest measured completion.
   static void MergeJobs(const std::vector<const PhaseRecorder*>& jobs, PhaseResult& r) {
-    uint64_t start = kNever, end = 0;
-    size_t n = 0;
+    uint64_t start = kNever, end = 0, len = 1, n = 0;
     for (const PhaseRecorder* j : jobs) {
       for (size_t d = 0; d < r.dirs.size(); ++d) r.dirs[d].Merge(j->dirs_[d]);
       if (j->measuring_) start = std::min(start, j->measure_start_ns_);
       end = std::max(end, j->last_completion_ns_);
-      n = std::max(n, j->intervals_.size());
+      len = std::max(len, j->len_ns_);
+    }
+    for (const PhaseRecorder* j : jobs) {
+      if (!j->intervals_.empty()) n = std::max(n, j->intervals_.back().t_begin_ns / len + 1);
     }
     r.measured_ns = end > start && start != kNever ? end - start : 0;
     r.intervals.assign(n, IntervalSample{});
-    for (size_t i = 0; i < n; ++i) {
-      for (const PhaseRecorder* j : jobs) {
-        if (i < j->intervals_.size()) MergeInterval(r.intervals[i], j->intervals_[i]);
+    for (const PhaseRecorder* j : jobs) {
+      for (const IntervalSample& s : j->intervals_) {
+        const uint64_t i = s.t_begin_ns / len;
+        MergeInterval(r.intervals[i], s);
+        r.intervals[i].t_begin_ns = i * len;
       }
     }
   }
@@ -170,6 +180,8 @@ class PhaseRecorder {
   uint64_t end_ns() const { return end_ns_; }  // kNever without a runtime or before measuring
   uint64_t last_completion_ns() const { return last_completion_ns_; }  // 0: none measured
   uint64_t measured_ns() const { return measured_ns_; }                // after Finish()
+  // The length of the series' intervals: interval_ns * 2^k (see kMaxIntervals).
+  uint64_t interval_len_ns() const { return len_ns_; }
   const std::vector<IntervalSample>& intervals() const { return intervals_; }
 
  private:
@@ -178,13 +190,33 @@ class PhaseRecorder {
     measure_start_ns_ = t;
     if (window_.runtime_ns) end_ns_ = t + window_.runtime_ns;
   }
-  void CloseIntervalsBefore(uint64_t index) {
+  // Closes the intervals before the one holding `rel` ns after the measured start (coarsening
+  // first while that one would lie beyond kMaxIntervals).
+  void CloseIntervalsBefore(uint64_t rel) {
+    while (rel / len_ns_ >= kMaxIntervals) Coarsen();
+    const uint64_t index = rel / len_ns_;
     while (cur_index_ < index) {
-      cur_.t_begin_ns = cur_index_ * interval_ns_;
-      cur_.t_end_ns = (cur_index_ + 1) * interval_ns_;
+      cur_.t_begin_ns = cur_index_ * len_ns_;
+      cur_.t_end_ns = (cur_index_ + 1) * len_ns_;
       Emit();
       ++cur_index_;
     }
+  }
+  // Doubles the interval length: closed intervals merge in pairs, and the open one takes in
+  // its partner when that is closed already (an odd index).
+  void Coarsen() {
+    const size_t n = intervals_.size();  // == cur_index_
+    size_t k = 0;
+    for (size_t i = 0; i + 1 < n; i += 2, ++k) {
+      IntervalSample m = intervals_[i];
+      m.Merge(intervals_[i + 1]);
+      m.t_end_ns = intervals_[i + 1].t_end_ns;
+      intervals_[k] = m;
+    }
+    if (n % 2) cur_.Merge(intervals_[n - 1]);
+    intervals_.resize(k);
+    len_ns_ *= 2;
+    cur_index_ /= 2;
   }
   void Emit() {
     intervals_.push_back(cur_);
@@ -215,7 +247,8 @@ class PhaseRecorder {
   std::array<DirectionStats, 3> dirs_;
   std::vector<IntervalSample> intervals_;
   IntervalSample cur_;
-  uint64_t cur_index_ = 0;
+  uint64_t cur_index_ = 0;          // of cur_, in intervals of len_ns_
+  uint64_t len_ns_ = interval_ns_;  // the series' interval length (interval_ns_ * 2^k)
   std::vector<IoRecord> io_log_;
 };
 

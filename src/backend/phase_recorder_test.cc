@@ -134,5 +134,81 @@ TEST(PhaseRecorder, MergeJobsAddsHistogramsAndSeriesByIndex) {
   EXPECT_EQ(r.intervals[1].t_end_ns, 150u);
 }
 
+// The bound of the series (PhaseRecorder::kMaxIntervals), written out so that the tests also
+// build against a recorder without one.
+constexpr uint64_t kMaxSeries = 16384;
+
+TEST(PhaseRecorder, AGapOfAMillionIntervalsCoarsensTheSeriesInsteadOfFillingIt) {
+  PhaseRecorder rec(0, PhaseWindow{}, 100);
+  rec.Record(Direction::kWrite, 0, 4096, 0, 50);
+  const uint64_t far = 100 * (uint64_t{1} << 20) + 50;  // 2^20 intervals later
+  rec.Record(Direction::kWrite, 0, 4096, far - 10, far);
+  rec.Finish(far);
+  const auto& iv = rec.intervals();
+  ASSERT_LE(iv.size(), kMaxSeries);
+  ASSERT_FALSE(iv.empty());
+  // Contiguous from 0 to the end, every interval as long as the first but the last, which ends
+  // at the measured end; the two I/Os are in the first and the last.
+  const uint64_t len = iv.front().t_end_ns;
+  EXPECT_EQ(len % 100, 0u);
+  EXPECT_EQ(len / 100 & (len / 100 - 1), 0u) << len;  // 100 * 2^k
+  uint64_t ios = 0;
+  for (size_t i = 0; i < iv.size(); ++i) {
+    EXPECT_EQ(iv[i].t_begin_ns, i * len);
+    if (i + 1 < iv.size()) {
+      EXPECT_EQ(iv[i].t_end_ns, (i + 1) * len);
+    }
+    ios += iv[i].dirs[1].ios;
+  }
+  EXPECT_EQ(iv.back().t_end_ns, far);
+  EXPECT_EQ(iv.front().dirs[1].ios, 1u);
+  EXPECT_EQ(iv.back().dirs[1].ios, 1u);
+  EXPECT_EQ(ios, 2u);
+}
+
+TEST(PhaseRecorder, CoarseningMergesIntervalsInPairsAndLosesNothing) {
+  // One I/O completing in every ns: each interval holds as many I/Os as it is long.
+  const uint64_t n = 3 * kMaxSeries + 7;
+  PhaseRecorder rec(0, PhaseWindow{}, 1);
+  for (uint64_t t = 1; t <= n; ++t) rec.Record(Direction::kRead, 0, 512, t - 1, t);
+  rec.Finish(n);
+  const auto& iv = rec.intervals();
+  ASSERT_LE(iv.size(), kMaxSeries);
+  uint64_t ios = 0, end = 0;
+  for (const IntervalSample& s : iv) {
+    EXPECT_EQ(s.t_begin_ns, end);
+    EXPECT_EQ(s.dirs[0].ios, s.t_end_ns - s.t_begin_ns);
+    EXPECT_EQ(s.dirs[0].lat_sum_ns, s.dirs[0].ios);
+    end = s.t_end_ns;
+    ios += s.dirs[0].ios;
+  }
+  EXPECT_EQ(end, n);
+  EXPECT_EQ(ios, n);
+  EXPECT_EQ(iv.front().t_end_ns, 4u);  // 3 * 16384 + 7 ns fit 16384 intervals of 4 ns
+}
+
+TEST(PhaseRecorder, MergeJobsOfDifferentIntervalLengthsMergesByTime) {
+  // a's series coarsens (its phase is long), b's does not: b's intervals merge into a's.
+  PhaseRecorder a(0, PhaseWindow{}, 10), b(0, PhaseWindow{}, 10);
+  const uint64_t far = 10 * 2 * kMaxSeries;  // a needs intervals of 20 ns
+  a.Record(Direction::kRead, 0, 4096, 0, 5);
+  a.Record(Direction::kRead, 0, 4096, 0, far);
+  for (uint64_t t = 5; t <= 45; t += 10) b.Record(Direction::kRead, 0, 4096, 0, t);
+  a.Finish(far);
+  b.Finish(45);
+  PhaseResult r;
+  PhaseRecorder::MergeJobs({&a, &b}, r);
+  ASSERT_LE(r.intervals.size(), kMaxSeries);
+  ASSERT_GE(r.intervals.size(), 3u);
+  EXPECT_EQ(r.intervals[0].t_end_ns - r.intervals[0].t_begin_ns, 20u);
+  EXPECT_EQ(r.intervals[0].dirs[0].ios, 3u);  // a's at 5, b's at 5 and 15
+  EXPECT_EQ(r.intervals[1].dirs[0].ios, 2u);  // b's at 25 and 35
+  EXPECT_EQ(r.intervals[2].dirs[0].ios, 1u);  // b's at 45
+  EXPECT_EQ(r.intervals[2].t_begin_ns, 40u);
+  uint64_t ios = 0;
+  for (const IntervalSample& s : r.intervals) ios += s.dirs[0].ios;
+  EXPECT_EQ(ios, 7u);
+}
+
 }  // namespace
 }  // namespace ssdlab

@@ -180,7 +180,10 @@ const std::vector<ProfileOptionDef>& ProfileOptionDefs() {
        [](S, S t, ProfileOptions& o) { return OpList(t, o.op_pcts); }},
       {"--interval",
        "op-advisor: IOPS time-series resolution (1s; at most 100000 intervals a point)",
-       [](S f, S t, ProfileOptions& o) { return DurationFlag(f, t, o.interval_ns); }},
+       [](S, S t, ProfileOptions& o) {
+         SSDLAB_ASSIGN_OR_RETURN(o.interval_ns, ParseIntervalNs(t));
+         return Status::Ok();
+       }},
       {"--percent", "fill: percent of the target to fill (90)",
        [](S f, S t, ProfileOptions& o) { return Real(f, t, o.fill_percent); }},
       {"--mode", "fileio: rndrd,rndwr,rndrw,seqrd,seqwr (rndrd,rndwr,rndrw)",

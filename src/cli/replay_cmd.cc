@@ -134,8 +134,11 @@ int Replay(const ReplayArgs& a) {
   check(CountFlag("--loop", a.loop, ropt.loops));
   check(BytesFlag("--max-bs", a.max_bs, max_bs));
   check(DurationFlag("--lag-limit", a.lag_limit, lag_limit_ns));
-  if (a.interval != "0") check(DurationFlag("--interval", a.interval, interval_ns));
-  if (a.interval == "0") interval_ns = 0;
+  if (auto iv = ParseIntervalNs(a.interval); iv.ok()) {
+    interval_ns = iv.value();
+  } else {
+    check(iv.status());
+  }
   if (s.ok() && max_bs > 64 * kMiB) check(Status::Invalid("--max-bs: at most 64MiB"));
   if (s.ok() && a.engine == "io_uring" && qd > kMaxUringDepth) {
     check(Status::Invalid(fmt::format("--qd {} is above io_uring's limit of {} entries per ring",
@@ -147,17 +150,29 @@ int Replay(const ReplayArgs& a) {
     PrintError(s.message());
     return kExitUsage;
   }
-  // The trace must open (and its format be known) before anything else happens.
+  // A check before writing (real targets), --remap scale and --loop read the trace more than
+  // once: a pipe cannot be read again.
+  const bool prescan = !sim || ropt.remap == trace::Remap::kScale;
+  if ((prescan || ropt.loops > 1) && !trace::CanReread(a.trace)) {
+    return Fail(Status::Invalid(
+        "trace " + a.trace + " is not a regular file (a pipe?) and replay " +
+        (!sim             ? "on a real target reads it twice (a check before anything is written)"
+         : ropt.loops > 1 ? "with --loop reads it once per pass"
+                          : "with --remap scale reads it twice (its highest offset first)") +
+        "; save it to a file first"));
+  }
+  // The trace must open (and its format be known) before anything else happens; this reader
+  // serves the first pass.
   auto first = trace::OpenTrace(a.trace, topt);
   if (!first.ok()) {
     return Fail(first.status());
   }
   topt.format = (*first)->format();
   const std::vector<std::string> files = (*first)->files();
-  first->reset();
+  auto held = std::make_shared<std::unique_ptr<trace::TraceReader>>(std::move(first).value());
 
   std::optional<Prescan> pre;
-  if (!sim || ropt.remap == trace::Remap::kScale) {
+  if (prescan) {
     auto p = ScanTrace(a.trace, topt);
     if (!p.ok()) {
       return Fail(p.status());
@@ -245,7 +260,13 @@ int Replay(const ReplayArgs& a) {
   }
 
   const std::string path = a.trace;
-  trace::TraceRequestSource source([path, topt] { return trace::OpenTrace(path, topt); }, ropt);
+  trace::TraceRequestSource source(
+      [path, topt, held]() -> Result<std::unique_ptr<trace::TraceReader>> {
+        if (!*held) return trace::OpenTrace(path, topt);
+        // The reader opened first (the pre-scan opens its own): the first pass reads it.
+        return std::move(*held);
+      },
+      ropt);
   if (Status st = source.Start(); !st.ok()) {
     return Fail(st);
   }

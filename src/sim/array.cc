@@ -31,7 +31,8 @@ uint64_t SimArray::Submit(Direction dir, uint64_t offset, uint32_t bytes, uint64
       ++ac_.member_trims;
     }
   }
-  return stage_end[0] + (stage_end[1] - t);
+  // (> t_host, as a SimDevice's: an I/O that maps to no member I/O still takes one tick.)
+  return std::max(stage_end[0] + (stage_end[1] - t), t_host + 1);
 }
 
 void SimArray::Background(uint64_t from_ns, uint64_t to_ns) {

@@ -39,6 +39,7 @@ class SimArray {
   SimArray(std::vector<std::unique_ptr<SimDevice>> members, const RaidLayout& layout,
            uint64_t host_io_ns = 0);
 
+  // As SimDevice::Submit: the host I/O's completion time (> t_ns).
   uint64_t Submit(Direction dir, uint64_t offset, uint32_t bytes, uint64_t t_ns);
   void Prefetch(uint64_t) const {}
   void Background(uint64_t from_ns, uint64_t to_ns);

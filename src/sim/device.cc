@@ -224,6 +224,10 @@ void LinkCalendar::MakeRoom(uint64_t now) {
 }
 
 uint64_t LinkCalendar::BookInGap(uint64_t ready, uint64_t dur, uint64_t now) {
+  // The scan below stops at last_ because it ends after ready >= now: that holds while times
+  // do not wrap past 2^64 ns (a wrapped end once made it run off the buffer and write after
+  // it; the simulator keeps its clock below 2^63 ns, SimBackend::RunPhase).
+  assert(last_.end > ready && ready >= now);
   // With last_ in the buffer, as the general case; it comes back out at the end.
   Append(last_, now);
   while (iv_[head_].end <= now) ++head_;  // the last interval ends after ready >= now

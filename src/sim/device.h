@@ -30,6 +30,7 @@
 // Not thread-safe.
 #pragma once
 
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -69,6 +70,7 @@ class LinkCalendar {
   // Books `dur` ns from the first time >= ready that is free for that long; returns its end.
   // REQUIRES: now is non-decreasing over calls and ready >= now.
   uint64_t Book(uint64_t ready, uint64_t dur, uint64_t now) {
+    assert(ready >= now && ready + dur >= ready && "a booking in the past or past 2^64 ns");
     if (ready <= last_.end) {
       if (ready >= last_.begin) return last_.end += dur;  // no gap after ready but the end
       return BookInGap(ready, dur, now);
@@ -151,6 +153,8 @@ class SimDevice {
       done = Trim(offset, bytes, t_ns);
     }
     done += cmd_ns_;
+    if (done <= t_ns) [[unlikely]]
+      done = t_ns + 1;  // a command of zero cost still takes one tick: the clock advances
     if (done > host_busy_until_) host_busy_until_ = done;
     return done;
   }

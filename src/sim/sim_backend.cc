@@ -558,6 +558,13 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
                            std::to_string(spec.range_end_bytes) + " does not fit the " +
                            std::to_string(info_.size_bytes) + "-byte simulated drive");
   }
+  // Virtual time never wraps: a phase starts before 2^62 ns and adds at most a runtime
+  // (< 2^60 ns) or a source's due times (< kMaxSchedNs = 2^62 ns) and service times, so every
+  // time stays below 2^63 ns.
+  if (now_ns_ >= kMaxSchedNs) {
+    return Status::Invalid("sim: the drive's virtual clock stands at " + std::to_string(now_ns_) +
+                           " ns, beyond 2^62 ns (146 years); purge it or start a new state");
+  }
   uint64_t end_ns = now_ns_;
   if (!SameStream(in_flight_spec_, spec)) DrainInFlight();
   in_flight_spec_ = spec;

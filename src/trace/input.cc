@@ -6,6 +6,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -27,6 +28,12 @@ ByteStream::ByteStream(std::string path, int fd, Compression c)
     : path_(std::move(path)), fd_(fd), compression_(c), buf_(new char[kBufBytes]) {}
 
 Result<size_t> ByteStream::ReadRaw(char* out, size_t n) {
+  if (magic_pos_ < magic_len_ && n > 0) {
+    const size_t k = std::min(n, magic_len_ - magic_pos_);
+    std::memcpy(out, magic_ + magic_pos_, k);
+    magic_pos_ += k;
+    return k;
+  }
   for (;;) {
     ssize_t r = read(fd_, out, n);
     if (r >= 0) return static_cast<size_t>(r);
@@ -169,8 +176,20 @@ Result<std::unique_ptr<ByteStream>> ByteStream::Open(const std::string& path) {
     close(fd);
     return Status::Invalid("trace " + path + " is a directory");
   }
+  // The first bytes, read (not peeked with pread, which a pipe refuses) and kept for ReadRaw.
   unsigned char magic[4] = {0, 0, 0, 0};
-  ssize_t got = pread(fd, magic, sizeof magic, 0);
+  size_t got = 0;
+  while (got < sizeof magic) {
+    ssize_t r = read(fd, magic + got, sizeof magic - got);
+    if (r == 0) break;
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      const int e = errno;
+      close(fd);
+      return Status::Io("trace " + path + ": read: " + std::strerror(e));
+    }
+    got += static_cast<size_t>(r);
+  }
   std::unique_ptr<ByteStream> s;
   if (got >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
     s.reset(new GzipStream(path, fd));
@@ -180,6 +199,8 @@ Result<std::unique_ptr<ByteStream>> ByteStream::Open(const std::string& path) {
   } else {
     s.reset(new PlainStream(path, fd));
   }
+  std::memcpy(s->magic_, magic, got);
+  s->magic_len_ = got;
   return s;
 }
 

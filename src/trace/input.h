@@ -18,7 +18,9 @@ const char* CompressionName(Compression c);  // "none", "gzip", "zstd"
 
 class ByteStream {
  public:
-  // Opens `path`. Errors: NotFound (missing), Io (unreadable), Invalid (a directory).
+  // Opens `path`, reading it once from its start: the compression is told from the first bytes
+  // read (not by seeking), so pipes, FIFOs and /dev/stdin work too. Errors: NotFound (missing),
+  // Io (unreadable), Invalid (a directory).
   static Result<std::unique_ptr<ByteStream>> Open(const std::string& path);
   virtual ~ByteStream() = default;
 
@@ -41,7 +43,7 @@ class ByteStream {
   ByteStream(std::string path, int fd, Compression c);
   // Appends up to `n` decompressed bytes at `out`; 0 at the end of the stream.
   virtual Result<size_t> Produce(char* out, size_t n) = 0;
-  // Reads raw file bytes; 0 at end of file.
+  // Reads raw file bytes (the ones Open() read first, then the file's); 0 at end of file.
   Result<size_t> ReadRaw(char* out, size_t n);
 
   std::string path_;
@@ -53,6 +55,9 @@ class ByteStream {
   size_t pos_ = 0, len_ = 0;
   uint64_t base_ = 0;  // decompressed offset of buf_[0]
   bool eof_ = false;
+  // The raw bytes Open() read to recognise the compression, handed out first by ReadRaw.
+  char magic_[4] = {};
+  size_t magic_len_ = 0, magic_pos_ = 0;
 };
 
 // Lines of a ByteStream, without their "\n" or "\r\n". Lines are at most kMaxLineBytes.

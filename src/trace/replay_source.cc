@@ -123,7 +123,11 @@ bool TraceRequestSource::NextRecord() {
     counts_.trace_span_ns = span;
     const double gap = pass_records_ > 1 ? static_cast<double>(span) / (pass_records_ - 1) : 0;
     const double speed = opt_.timing == Timing::kScale ? opt_.speedup : 1;
-    pass_base_ns_ += static_cast<uint64_t>((static_cast<double>(span) + gap) / speed);
+    // (Saturates at kMaxSchedNs: every record of the pass is then refused below.)
+    const double base =
+        static_cast<double>(pass_base_ns_) + (static_cast<double>(span) + gap) / speed;
+    pass_base_ns_ =
+        base < static_cast<double>(kMaxSchedNs) ? static_cast<uint64_t>(base) : kMaxSchedNs;
     pass_records_ = 0;
     auto r = open_();
     if (!r.ok()) {
@@ -146,10 +150,26 @@ bool TraceRequestSource::NextRecord() {
     counts_.recorded[static_cast<size_t>(cur_.dir)].Record(static_cast<uint64_t>(cur_.response_ns));
   }
   if (cur_.bytes > opt_.max_io_bytes) ++counts_.split;
-  // Scheduled time: trace time since the first record, compressed, never before the last.
-  uint64_t rel = cur_.time_ns >= t0_ ? cur_.time_ns - t0_ : 0;
-  if (opt_.timing == Timing::kScale)
-    rel = static_cast<uint64_t>(static_cast<double>(rel) / opt_.speedup);
+  // Scheduled time: trace time since the first record, compressed, never before the last;
+  // below kMaxSchedNs.
+  // (Exact in integers unless scaled.)
+  uint64_t rel = cur_.time_ns >= t0_ && timed() ? cur_.time_ns - t0_ : 0;
+  const uint64_t room = kMaxSchedNs - pass_base_ns_;
+  bool fits = rel < room;
+  if (opt_.timing == Timing::kScale) {
+    const double scaled = static_cast<double>(rel) / opt_.speedup;
+    fits = scaled < static_cast<double>(room);
+    if (fits) rel = static_cast<uint64_t>(scaled);
+  }
+  if (!fits) {
+    status_ = Status::Invalid(
+        "trace record " + std::to_string(counts_.records) + " of " + reader_->files().front() +
+        " (time " + std::to_string(cur_.time_ns) + " ns, pass " + std::to_string(counts_.passes) +
+        ") would be due more than 2^62 ns (146 years) after the replay's start; the trace's "
+        "times are out of range");
+    done_ = true;
+    return false;
+  }
   uint64_t sched = pass_base_ns_ + rel;
   if (sched < last_sched_) {
     ++counts_.reordered;
@@ -166,17 +186,21 @@ bool TraceRequestSource::NextLocked(SourcedRequest* out) {
   if (!have_cur_ && !NextRecord()) return false;
   const uint64_t align = opt_.align_bytes ? opt_.align_bytes : 1;
   const uint64_t range = opt_.range_end_bytes - opt_.range_begin_bytes;
+  // (The reader guarantees offset + bytes fits 64 bits; the aligned length is computed from
+  // the offset's remainder so that rounding up cannot overflow either.)
   uint64_t off = cur_.offset_bytes + cur_done_bytes_;
   uint64_t len = std::min<uint64_t>(cur_.bytes - cur_done_bytes_, opt_.max_io_bytes);
   cur_done_bytes_ += len;
   if (cur_done_bytes_ >= cur_.bytes) have_cur_ = false;
-  uint64_t begin = off / align * align;
-  uint64_t end = (off + len + align - 1) / align * align;
-  len = std::min(end - begin, range / align * align);
+  const uint64_t begin = off / align * align;
+  const uint64_t aligned_len = (off - begin + len + align - 1) / align * align;
+  len = std::min(aligned_len, range / align * align);
   off = begin;
+  // Whether [off, off + len) ends beyond the range.
+  auto beyond = [&] { return off > range || len > range - off; };
   switch (opt_.remap) {
     case Remap::kNone:
-      if (off + len > range) {
+      if (beyond()) {
         status_ =
             Status::Invalid("trace record " + std::to_string(counts_.records) + " (offset " +
                             std::to_string(cur_.offset_bytes) + ", " + std::to_string(cur_.bytes) +
@@ -188,9 +212,9 @@ bool TraceRequestSource::NextLocked(SourcedRequest* out) {
       }
       break;
     case Remap::kModulo:
-      if (off + len > range) {
+      if (beyond()) {
         off = off % range / align * align;
-        if (off + len > range) off = (range - len) / align * align;
+        if (beyond()) off = (range - len) / align * align;
         ++counts_.remapped;
       }
       break;
@@ -202,7 +226,7 @@ bool TraceRequestSource::NextLocked(SourcedRequest* out) {
         off = static_cast<uint64_t>(static_cast<double>(off) * f) / align * align;
         ++counts_.remapped;
       }
-      if (off + len > range) off = (range - len) / align * align;
+      if (beyond()) off = (range - len) / align * align;
       break;
     }
   }

@@ -88,24 +88,59 @@ bool ParseF64(std::string_view s, double* out) {
   return ec == std::errc() && p == s.data() + s.size() && *out >= 0;
 }
 
-// "S.FFFFFFFFF" seconds into ns, exactly.
-bool ParseSecondsNs(std::string_view s, uint64_t* ns) {
+// v * unit into *out; false when the product does not fit 64 bits.
+bool Scaled(uint64_t v, uint64_t unit, uint64_t* out) {
+  return !__builtin_mul_overflow(v, unit, out);
+}
+
+// The reason a field is refused because it does not fit 64 bits once converted, e.g.
+// "Offset 36028797018963968 (512-B sectors) overflows a 64-bit byte offset".
+std::string Overflows(const char* field, std::string_view value, const char* unit,
+                      const char* what) {
+  return std::string(field) + " " + std::string(Trim(value)) + " (" + unit + ") overflows " + what;
+}
+constexpr const char* kTimeNs = "a 64-bit time in ns";
+constexpr const char* kByteOffset = "a 64-bit byte offset";
+constexpr const char* kEndOffset = "a 64-bit byte offset at its end (offset + length)";
+
+// Whether offset + bytes fits 64 bits (the record's end).
+bool EndFits(const TraceRecord& r) {
+  uint64_t end;
+  return !__builtin_add_overflow(r.offset_bytes, uint64_t{r.bytes}, &end);
+}
+
+// "S.FFFFFFFFF" seconds into ns, exactly. False for a malformed number or one whose ns do not
+// fit 64 bits (*overflow then says which).
+bool ParseSecondsNs(std::string_view s, uint64_t* ns, bool* overflow = nullptr) {
   s = Trim(s);
+  if (overflow) *overflow = false;
   size_t dot = s.find('.');
   uint64_t sec = 0, frac = 0;
-  if (!ParseU64(s.substr(0, dot), &sec)) return false;
+  if (!ParseU64(s.substr(0, dot), &sec)) {
+    double d;  // digits beyond 64 bits, or not a number
+    if (overflow) *overflow = ParseF64(s, &d);
+    return false;
+  }
   if (dot != std::string_view::npos) {
     std::string_view f = s.substr(dot + 1);
     if (f.empty() || f.size() > 9) {
       double d;
       if (!ParseF64(s, &d)) return false;
-      *ns = static_cast<uint64_t>(d * 1e9 + 0.5);
+      const double v = d * 1e9 + 0.5;
+      if (!(v < 0x1p64)) {
+        if (overflow) *overflow = true;
+        return false;
+      }
+      *ns = static_cast<uint64_t>(v);
       return true;
     }
     if (!ParseU64(f, &frac)) return false;
     for (size_t i = f.size(); i < 9; ++i) frac *= 10;
   }
-  *ns = sec * kNsPerS + frac;
+  if (!Scaled(sec, kNsPerS, ns) || __builtin_add_overflow(*ns, frac, ns)) {
+    if (overflow) *overflow = true;
+    return false;
+  }
   return true;
 }
 
@@ -372,7 +407,13 @@ class TextReader : public TraceReader {
         *why = "expected \"filename wait microseconds\"";
         return LineResult::kBad;
       }
-      clock_ns_ += us * kNsPerUs;
+      uint64_t wait_ns, clock_ns;
+      if (!Scaled(us, kNsPerUs, &wait_ns) ||
+          __builtin_add_overflow(clock_ns_, wait_ns, &clock_ns)) {
+        *why = Overflows("wait", tok[2], "us, added to the waits before it", kTimeNs);
+        return LineResult::kBad;
+      }
+      clock_ns_ = clock_ns;
       ++ignored_;
       return LineResult::kIgnore;
     } else if (action == "add" || action == "open" || action == "close" || action == "sync" ||
@@ -390,9 +431,17 @@ class TextReader : public TraceReader {
       *why = "expected a byte offset and a length above 0 after '" + std::string(action) + "'";
       return LineResult::kBad;
     }
-    r->time_ns = format_ == TraceFormat::kFioV3 ? ts_us * kNsPerUs : clock_ns_;
+    r->time_ns = clock_ns_;
+    if (format_ == TraceFormat::kFioV3 && !Scaled(ts_us, kNsPerUs, &r->time_ns)) {
+      *why = Overflows("timestamp", tok[0], "us", kTimeNs);
+      return LineResult::kBad;
+    }
     r->offset_bytes = off;
     r->bytes = static_cast<uint32_t>(len);
+    if (!EndFits(*r)) {
+      *why = Overflows("offset", tok[i + 2], "bytes", kEndOffset);
+      return LineResult::kBad;
+    }
     r->dir = dir;
     r->device = FioIndex(name);
     r->response_ns = -1;
@@ -437,11 +486,23 @@ class TextReader : public TraceReader {
       *why = "expected Timestamp,Hostname,DiskNumber,Read|Write,Offset,Size,ResponseTime";
       return LineResult::kBad;
     }
-    r->time_ns = ts * 100;
+    uint64_t rt_ns;
+    if (!Scaled(ts, 100, &r->time_ns)) {
+      *why = Overflows("Timestamp", f[0], "100-ns ticks", kTimeNs);
+      return LineResult::kBad;
+    }
+    if (!Scaled(rt, 100, &rt_ns) || rt_ns > static_cast<uint64_t>(INT64_MAX)) {
+      *why = Overflows("ResponseTime", f[6], "100-ns ticks", "a 63-bit time in ns");
+      return LineResult::kBad;
+    }
     r->offset_bytes = off;
     r->bytes = static_cast<uint32_t>(size);
+    if (!EndFits(*r)) {
+      *why = Overflows("Offset", f[4], "bytes", kEndOffset);
+      return LineResult::kBad;
+    }
     r->device = disk;
-    r->response_ns = static_cast<int64_t>(rt * 100);
+    r->response_ns = static_cast<int64_t>(rt_ns);
     return LineResult::kRecord;
   }
 
@@ -456,9 +517,16 @@ class TextReader : public TraceReader {
       *why = "expected device_id,R|W,offset,length,timestamp_us";
       return LineResult::kBad;
     }
-    r->time_ns = ts * kNsPerUs;
+    if (!Scaled(ts, kNsPerUs, &r->time_ns)) {
+      *why = Overflows("timestamp", f[4], "us", kTimeNs);
+      return LineResult::kBad;
+    }
     r->offset_bytes = off;
     r->bytes = static_cast<uint32_t>(len);
+    if (!EndFits(*r)) {
+      *why = Overflows("offset", f[2], "bytes", kEndOffset);
+      return LineResult::kBad;
+    }
     r->device = dev;
     r->response_ns = -1;
     return LineResult::kRecord;
@@ -472,13 +540,23 @@ class TextReader : public TraceReader {
     uint64_t ts, off, size, type, vol;
     if (n < 5 || !ParseU64(f[0], &ts) || !ParseU64(f[1], &off) || !ParseU64(f[2], &size) ||
         !ParseU64(f[3], &type) || type > 1 || !ParseU64(f[4], &vol) || size == 0 ||
-        size * 512 > UINT32_MAX) {
+        size > UINT32_MAX / 512) {
       *why = "expected Timestamp,Offset,Size,IOType(0|1),VolumeID";
       return LineResult::kBad;
     }
-    r->time_ns = ts * kNsPerS;
-    r->offset_bytes = off * 512;
+    if (!Scaled(ts, kNsPerS, &r->time_ns)) {
+      *why = Overflows("Timestamp", f[0], "s", kTimeNs);
+      return LineResult::kBad;
+    }
+    if (!Scaled(off, 512, &r->offset_bytes)) {
+      *why = Overflows("Offset", f[1], "512-B sectors", kByteOffset);
+      return LineResult::kBad;
+    }
     r->bytes = static_cast<uint32_t>(size * 512);
+    if (!EndFits(*r)) {
+      *why = Overflows("Offset", f[1], "512-B sectors", kEndOffset);
+      return LineResult::kBad;
+    }
     r->dir = type == 0 ? Direction::kRead : Direction::kWrite;
     r->device = vol;
     r->response_ns = -1;
@@ -491,15 +569,24 @@ class TextReader : public TraceReader {
     size_t n = Split(t, ',', f, 6);
     if (first && !IsNumber(f[0])) return Header(f[0]);
     uint64_t asu, lba, size, ts_ns;
+    bool ts_overflow = false;
     if (n < 5 || !ParseU64(f[0], &asu) || !ParseU64(f[1], &lba) || !ParseU64(f[2], &size) ||
-        !ReadWrite(f[3], &r->dir) || !ParseSecondsNs(f[4], &ts_ns) || size == 0 ||
+        !ReadWrite(f[3], &r->dir) || !ParseSecondsNs(f[4], &ts_ns, &ts_overflow) || size == 0 ||
         size > UINT32_MAX) {
-      *why = "expected ASU,LBA,Size,r|w,Timestamp_s";
+      *why = ts_overflow ? Overflows("Timestamp", f[4], "s", kTimeNs)
+                         : "expected ASU,LBA,Size,r|w,Timestamp_s";
       return LineResult::kBad;
     }
     r->time_ns = ts_ns;
-    r->offset_bytes = lba * 512;
+    if (!Scaled(lba, 512, &r->offset_bytes)) {
+      *why = Overflows("LBA", f[1], "512-B sectors", kByteOffset);
+      return LineResult::kBad;
+    }
     r->bytes = static_cast<uint32_t>(size);
+    if (!EndFits(*r)) {
+      *why = Overflows("LBA", f[1], "512-B sectors", kEndOffset);
+      return LineResult::kBad;
+    }
     r->device = asu;
     r->response_ns = -1;
     return LineResult::kRecord;
@@ -530,9 +617,11 @@ class TextReader : public TraceReader {
         continue;
       }
       uint64_t time_ns;
-      if (n < 6 || !ParseSecondsNs(tok[3], &time_ns)) {
-        SSDLAB_RETURN_IF_ERROR(
-            Bad(Where(path_, lr_.line_number()), "expected a time in seconds in field 4"));
+      bool time_overflow = false;
+      if (n < 6 || !ParseSecondsNs(tok[3], &time_ns, &time_overflow)) {
+        SSDLAB_RETURN_IF_ERROR(Bad(Where(path_, lr_.line_number()),
+                                   time_overflow ? Overflows("time", tok[3], "s", kTimeNs)
+                                                 : "expected a time in seconds in field 4"));
         continue;
       }
       std::string_view act = tok[5];
@@ -568,7 +657,7 @@ class TextReader : public TraceReader {
         ++ignored_;
         continue;
       }
-      if (nsect == 0 || nsect * 512 > UINT32_MAX) {
+      if (nsect == 0 || nsect > UINT32_MAX / 512) {
         ++ignored_;
         continue;
       }
@@ -577,8 +666,12 @@ class TextReader : public TraceReader {
         continue;
       }
       rec.time_ns = time_ns;
-      rec.offset_bytes = sector * 512;
       rec.bytes = static_cast<uint32_t>(nsect * 512);
+      if (!Scaled(sector, 512, &rec.offset_bytes) || !EndFits(rec)) {
+        SSDLAB_RETURN_IF_ERROR(Bad(Where(path_, lr_.line_number()),
+                                   Overflows("sector", tok[7], "512-B sectors", kEndOffset)));
+        continue;
+      }
       rec.device = dev;
       match_.Add(rec, sector);
       if (match_.Pop(r, false)) return true;
@@ -616,12 +709,15 @@ struct CpuFile {
   bool swap = false;
   bool known_endian = false;
   blk_io_trace cur{};  // current event (host byte order)
+  uint64_t at = 0;     // its byte offset in the (decompressed) file
   bool have = false;
 };
 
 class BlktraceReader : public TraceReader {
  public:
-  Status Init(std::vector<std::string> paths, const TraceOptions& o) {
+  // `first`: the stream of paths[0] when already open (null: opened here).
+  Status Init(std::vector<std::string> paths, const TraceOptions& o,
+              std::unique_ptr<ByteStream> first = nullptr) {
     format_ = TraceFormat::kBlktrace;
     files_ = paths;
     skip_bad_ = o.skip_bad;
@@ -634,7 +730,10 @@ class BlktraceReader : public TraceReader {
       filter_ = true;
     }
     for (const auto& p : paths) {
-      SSDLAB_ASSIGN_OR_RETURN(auto in, ByteStream::Open(p));
+      std::unique_ptr<ByteStream> in = std::move(first);
+      if (!in) {
+        SSDLAB_ASSIGN_OR_RETURN(in, ByteStream::Open(p));
+      }
       CpuFile c;
       c.in = std::move(in);
       cpus_.push_back(std::move(c));
@@ -652,47 +751,54 @@ class BlktraceReader : public TraceReader {
       auto [t, i] = heap_.top();
       heap_.pop();
       const blk_io_trace e = cpus_[i].cur;
+      const uint64_t at = cpus_[i].at;
       SSDLAB_RETURN_IF_ERROR(Advance(i));
       if (cpus_[i].have) heap_.push({cpus_[i].cur.time, i});
-      Handle(e);
+      SSDLAB_RETURN_IF_ERROR(Handle(e, i, at));
       if (match_.Pop(r, false)) return true;
     }
     return match_.Pop(r, true);
   }
 
  private:
-  void Handle(const blk_io_trace& e) {
+  // Takes event e, read from file i at byte `at`; an I/O whose sector overflows 64-bit byte
+  // offsets is a malformed record.
+  Status Handle(const blk_io_trace& e, size_t i, uint64_t at) {
     const uint32_t act = e.action & 0xffff;
     const uint32_t cat = e.action >> BLK_TC_SHIFT;
     if ((cat & BLK_TC_NOTIFY) || act == __BLK_TA_DRV_DATA) {
       ++ignored_;
-      return;
+      return Status::Ok();
     }
     if (act == __BLK_TA_COMPLETE) {
       match_.Complete(e.device, e.sector, e.time);
-      return;
+      return Status::Ok();
     }
     if (act == __BLK_TA_ISSUE && event_ == __BLK_TA_QUEUE) {
       match_.Issue(e.device, e.sector, e.time);
-      return;
+      return Status::Ok();
     }
     if (act != event_ || e.bytes == 0) {
       ++ignored_;
-      return;
+      return Status::Ok();
     }
     if (filter_ && e.device != filter_dev_) {
       ++filtered_;
-      return;
+      return Status::Ok();
     }
     TraceRecord rec;
     rec.time_ns = e.time;
-    rec.offset_bytes = e.sector * 512;
     rec.bytes = e.bytes;
+    if (!Scaled(e.sector, 512, &rec.offset_bytes) || !EndFits(rec)) {
+      return Bad(files_[i] + ": byte " + std::to_string(at),
+                 Overflows("sector", std::to_string(e.sector), "512-B sectors", kEndOffset));
+    }
     rec.dir = (cat & BLK_TC_DISCARD) ? Direction::kTrim
               : (cat & BLK_TC_WRITE) ? Direction::kWrite
                                      : Direction::kRead;
     rec.device = e.device;
     match_.Add(rec, e.sector);
+    return Status::Ok();
   }
 
   // Reads the next event of file i into cpus_[i].cur (have = false at its end).
@@ -710,6 +816,7 @@ class BlktraceReader : public TraceReader {
                        std::to_string(sizeof(blk_io_trace)) + " bytes)");
       }
       std::memcpy(&c.cur, c.in->data(), sizeof(blk_io_trace));
+      c.at = at;
       if (!c.known_endian) {
         c.swap = (c.cur.magic & 0xffffff00) != kBlkMagic &&
                  (Swap32(c.cur.magic) & 0xffffff00) == kBlkMagic;
@@ -812,16 +919,18 @@ bool IsBlkMagic(const char* d, size_t n) {
   return (m & 0xffffff00) == kBlkMagic || (Swap32(m) & 0xffffff00) == kBlkMagic;
 }
 
-Result<TraceFormat> DetectFromContent(const std::string& path) {
-  SSDLAB_ASSIGN_OR_RETURN(auto in, ByteStream::Open(path));
-  SSDLAB_ASSIGN_OR_RETURN(size_t n, in->Ensure(64 * 1024));
+// The format of the stream `in` of `path`, from its first 64 KiB, which stay buffered (nothing
+// is consumed): the reader then reads the same stream from its start, so a pipe is read once.
+Result<TraceFormat> DetectFromStream(ByteStream& in, const std::string& path) {
+  SSDLAB_ASSIGN_OR_RETURN(size_t n, in.Ensure(64 * 1024));
   if (n == 0) return Status::Invalid("trace " + path + " is empty");
-  if (IsBlkMagic(in->data(), n)) return TraceFormat::kBlktrace;
-  LineReader lr(std::move(in));
-  std::string_view line;
-  for (int i = 0; i < 8; ++i) {
-    auto more = lr.Next(&line);
-    if (!more.ok() || !more.value()) break;
+  if (IsBlkMagic(in.data(), n)) return TraceFormat::kBlktrace;
+  std::string_view rest(in.data(), n);
+  for (int i = 0; i < 8 && !rest.empty(); ++i) {
+    const size_t nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     std::string_view t = Trim(line);
     if (t.empty() || t.front() == '#') continue;
     if (t == "fio version 2 iolog") return TraceFormat::kFioV2;
@@ -865,22 +974,34 @@ std::vector<std::string> TraceFiles(const std::string& path) {
 Result<TraceFormat> DetectTraceFormat(const std::string& path) {
   std::vector<std::string> set = BlktraceSet(path);
   if (!set.empty()) return TraceFormat::kBlktrace;
-  return DetectFromContent(path);
+  SSDLAB_ASSIGN_OR_RETURN(auto in, ByteStream::Open(path));
+  return DetectFromStream(*in, path);
+}
+
+bool CanReread(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISBLK(st.st_mode);
 }
 
 Result<std::unique_ptr<TraceReader>> OpenTrace(const std::string& path, const TraceOptions& o) {
   TraceFormat f = o.format;
-  if (f == TraceFormat::kAuto) {
-    SSDLAB_ASSIGN_OR_RETURN(f, DetectTraceFormat(path));
+  std::vector<std::string> set = BlktraceSet(path);
+  // A file is opened once: the format is detected from the buffered start of the stream the
+  // reader then reads.
+  std::unique_ptr<ByteStream> in;
+  if (f == TraceFormat::kAuto && !set.empty()) f = TraceFormat::kBlktrace;
+  if (f != TraceFormat::kBlktrace || set.empty()) {
+    SSDLAB_ASSIGN_OR_RETURN(in, ByteStream::Open(path));
+    if (f == TraceFormat::kAuto) {
+      SSDLAB_ASSIGN_OR_RETURN(f, DetectFromStream(*in, path));
+    }
   }
   if (f == TraceFormat::kBlktrace) {
-    std::vector<std::string> set = BlktraceSet(path);
-    if (set.empty()) set = {path};
     auto r = std::make_unique<BlktraceReader>();
-    SSDLAB_RETURN_IF_ERROR(r->Init(set, o));
+    if (set.empty()) set = {path};
+    SSDLAB_RETURN_IF_ERROR(r->Init(set, o, std::move(in)));
     return std::unique_ptr<TraceReader>(std::move(r));
   }
-  SSDLAB_ASSIGN_OR_RETURN(auto in, ByteStream::Open(path));
   auto r = std::make_unique<TextReader>(std::move(in), f, o);
   r->event_issue_ = o.event == BlkEvent::kIssue;
   SSDLAB_RETURN_IF_ERROR(r->Init(o));

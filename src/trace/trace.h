@@ -15,6 +15,9 @@
 
 namespace ssdlab::trace {
 
+// Every reader converts a record's fields to ns and bytes with overflow checks: a record whose
+// time in ns, byte offset or end (offset + bytes) does not fit 64 bits is malformed (an error
+// naming the file, the line or byte offset, and the field). So offset_bytes + bytes never wraps.
 struct TraceRecord {
   uint64_t time_ns = 0;  // since the trace's own origin (as recorded, not normalised)
   uint64_t offset_bytes = 0;
@@ -86,8 +89,15 @@ Result<TraceFormat> DetectTraceFormat(const std::string& path);
 // NAME.blktrace.0 exists), every per-CPU file NAME.blktrace.* beside it; else `path` itself.
 std::vector<std::string> TraceFiles(const std::string& path);
 
-// Opens a trace. For blktrace, `path` may be one per-CPU file (NAME.blktrace.N, possibly
-// compressed), or NAME when NAME.blktrace.0 exists: every NAME.blktrace.* is read.
+// Whether `path` can be read more than once: a regular file (or a block device), not a pipe,
+// FIFO, socket or other character device (e.g. /dev/stdin on a pipe). A missing path: true
+// (opening it reports that).
+bool CanReread(const std::string& path);
+
+// Opens a trace, reading it once from its start (the format is detected from the start of the
+// stream the reader goes on reading, so a pipe works). For blktrace, `path` may be one per-CPU file
+// (NAME.blktrace.N, possibly compressed), or NAME when NAME.blktrace.0 exists: every
+// NAME.blktrace.* is read.
 Result<std::unique_ptr<TraceReader>> OpenTrace(const std::string& path, const TraceOptions& o);
 
 }  // namespace ssdlab::trace

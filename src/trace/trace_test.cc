@@ -4,17 +4,21 @@
 
 #include <gtest/gtest.h>
 #include <linux/blktrace_api.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "base/units.h"
 #include "trace/input.h"
 #include "trace/replay_source.h"
 #include "trace/stats.h"
@@ -413,6 +417,183 @@ TEST_F(TraceTest, ReplaySourceWithoutRemapRefusesOutOfRange) {
   EXPECT_NE(src.status().message().find("--remap"), std::string::npos);
 }
 
+// ---- 64-bit overflow of offsets, lengths and times ----
+
+// The error of reading `text` as `f` (empty when it reads without one).
+std::string ReadError(const std::string& path, TraceFormat f) {
+  TraceOptions o;
+  o.format = f;
+  Status st;
+  ReadAll(path, o, &st);
+  return st.ok() ? "" : st.message();
+}
+
+TEST_F(TraceTest, EveryReaderRefusesFieldsThatOverflow64Bits) {
+  struct Case {
+    TraceFormat format;
+    std::string text;
+    std::string want;  // in the error, after "FILE:LINE: "
+  };
+  const Case cases[] = {
+      // A Tencent sector of 2^55 is byte 2^64: it wrapped to offset 0.
+      {TraceFormat::kTencent, "0,36028797018963968,8,1,0\n",
+       "Offset 36028797018963968 (512-B sectors) overflows a 64-bit byte offset"},
+      {TraceFormat::kTencent, "0,36028797018963967,8,1,0\n", "Offset 36028797018963967"},
+      {TraceFormat::kTencent, "18446744074,0,8,1,0\n",
+       "Timestamp 18446744074 (s) overflows a 64-bit time in ns"},
+      // An MSR offset of 2^64 - 4096 with 8192 bytes ends past 2^64.
+      {TraceFormat::kMsr, "1,hm,0,Write,18446744073709547520,8192,1\n",
+       "Offset 18446744073709547520 (bytes) overflows a 64-bit byte offset at its end"},
+      {TraceFormat::kMsr, "184467440737095517,hm,0,Read,0,4096,1\n",
+       "Timestamp 184467440737095517"},
+      {TraceFormat::kMsr, "1,hm,0,Read,0,4096,184467440737095517\n", "ResponseTime"},
+      {TraceFormat::kAlibaba, "0,R,18446744073709551615,1,0\n", "offset 18446744073709551615"},
+      {TraceFormat::kAlibaba, "0,R,0,4096,18446744073709552\n", "timestamp 18446744073709552"},
+      {TraceFormat::kSpc, "0,36028797018963968,4096,r,0.0\n", "LBA 36028797018963968"},
+      {TraceFormat::kSpc, "0,0,4096,r,18446744074.0\n", "Timestamp 18446744074.0"},
+      {TraceFormat::kSpc, "0,0,4096,r,18446744073.7095516151\n", "Timestamp"},
+      {TraceFormat::kFioV2,
+       "fio version 2 iolog\nf add\nf write 0 4096\nf wait 18446744073709551615\n",
+       "wait 18446744073709551615"},
+      // Two waits that overflow only together.
+      {TraceFormat::kFioV2,
+       "fio version 2 iolog\nf wait 9223372036854776\nf wait 9223372036854776\n", "wait"},
+      {TraceFormat::kFioV3, "fio version 3 iolog\n18446744073709552 f write 0 4096\n",
+       "timestamp 18446744073709552 (us)"},
+      {TraceFormat::kFioV3, "fio version 3 iolog\n0 f write 18446744073709551615 1\n",
+       "offset 18446744073709551615"},
+      {TraceFormat::kBlkparse,
+       "  8,0    3        1 18446744074.000000000   697  Q   W 0 + 8 [fio]\n",
+       "time 18446744074.000000000"},
+      {TraceFormat::kBlkparse,
+       "  8,0    3        1     0.000000000   697  Q   W 36028797018963968 + 8 [fio]\n",
+       "sector 36028797018963968"},
+  };
+  int n = 0;
+  for (const Case& c : cases) {
+    const std::string name = "c" + std::to_string(n++) + ".txt";
+    const std::string path = Write(name, c.text);
+    const std::string err = ReadError(path, c.format);
+    const int lines = static_cast<int>(std::count(c.text.begin(), c.text.end(), '\n'));
+    const std::string line = path + ":" + std::to_string(lines) + ": ";
+    EXPECT_NE(err.find(line), std::string::npos) << c.text << " -> " << err;
+    EXPECT_NE(err.find(c.want), std::string::npos) << c.text << " -> " << err;
+    // Tolerated with --skip-bad: the record is left out, never read wrapped.
+    TraceOptions o;
+    o.format = c.format;
+    o.skip_bad = 1;
+    TraceReader* keep = nullptr;
+    Status st;
+    auto recs = ReadAll(path, o, &st, &keep);
+    std::unique_ptr<TraceReader> owned(keep);
+    EXPECT_TRUE(st.ok()) << st.message();
+    for (const TraceRecord& r : recs) EXPECT_GE(r.offset_bytes + r.bytes, r.offset_bytes);
+    ASSERT_NE(keep, nullptr);
+    EXPECT_EQ(keep->skipped(), 1u) << c.text;
+  }
+}
+
+TEST_F(TraceTest, BlktraceSectorOverflowNamesTheFileAndByte) {
+  const std::string ok = BlkEvent(1, kQW, 8, 4096, 0);
+  const std::string bad = BlkEvent(2, kQW, uint64_t{1} << 55, 4096, 0);
+  const std::string p = Write("o.blktrace.0", ok + bad);
+  const std::string err = ReadError(p, TraceFormat::kAuto);
+  EXPECT_NE(err.find(p + ": byte " + std::to_string(ok.size()) + ": sector 36028797018963968"),
+            std::string::npos)
+      << err;
+}
+
+TEST_F(TraceTest, ReplaySourceRefusesDueTimesBeyondItsRange) {
+  // 3 records 2^61 ns apart: the third would be due at 2^62 ns.
+  const uint64_t step_us = (uint64_t{1} << 61) / 1000 + 1000;
+  std::string p =
+      Write("far.log", "fio version 3 iolog\n0 f write 0 4096\n" + std::to_string(step_us) +
+                           " f write 0 4096\n" + std::to_string(2 * step_us) + " f write 0 4096\n");
+  ReplayOptions o;
+  o.range_end_bytes = 1 << 20;
+  TraceRequestSource src([p] { return OpenTrace(p, {}); }, o);
+  ASSERT_TRUE(src.Start().ok());
+  auto reqs = Drain(src);
+  ASSERT_EQ(reqs.size(), 2u);
+  EXPECT_EQ(reqs[1].sched_ns, step_us * 1000);
+  ASSERT_FALSE(src.status().ok());
+  EXPECT_NE(src.status().message().find("trace record 3 of " + p), std::string::npos)
+      << src.status().message();
+  EXPECT_NE(src.status().message().find("2^62 ns"), std::string::npos);
+  // Slowed down (scale:0.001) the second is out of range already; afap has no schedule.
+  o.timing = Timing::kScale;
+  o.speedup = 1e-3;
+  TraceRequestSource slow([p] { return OpenTrace(p, {}); }, o);
+  ASSERT_TRUE(slow.Start().ok());
+  EXPECT_EQ(Drain(slow).size(), 1u);
+  EXPECT_FALSE(slow.status().ok());
+  o.timing = Timing::kAfap;
+  TraceRequestSource afap([p] { return OpenTrace(p, {}); }, o);
+  ASSERT_TRUE(afap.Start().ok());
+  EXPECT_EQ(Drain(afap).size(), 3u);
+  EXPECT_TRUE(afap.status().ok()) << afap.status().message();
+}
+
+TEST_F(TraceTest, ReplaySourceAlignsTheTopOfTheOffsetsWithoutWrapping) {
+  // The record's end is the highest byte offset there is; aligned up it would wrap to 0.
+  std::string p = Write("top.csv", "0,W,18446744073709547520,4095,0\n");
+  ReplayOptions o;
+  o.remap = Remap::kModulo;
+  o.range_end_bytes = 3 << 20;
+  o.align_bytes = 4096;
+  TraceRequestSource src([p] { return OpenTrace(p, {}); }, o);
+  ASSERT_TRUE(src.Start().ok());
+  auto reqs = Drain(src);
+  ASSERT_TRUE(src.status().ok()) << src.status().message();
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_EQ(reqs[0].req.bytes, 4096u);
+  EXPECT_LE(reqs[0].req.offset + reqs[0].req.bytes, 3u << 20);
+  EXPECT_EQ(reqs[0].req.offset, (18446744073709547520ull % (3 << 20)) / 4096 * 4096);
+  // Without --remap it lies beyond the range: refused, not wrapped to offset 0.
+  o.remap = Remap::kNone;
+  TraceRequestSource none([p] { return OpenTrace(p, {}); }, o);
+  ASSERT_TRUE(none.Start().ok());
+  EXPECT_TRUE(Drain(none).empty());
+  EXPECT_FALSE(none.status().ok());
+}
+
+// ---- pipes ----
+
+// Writes `text` into the FIFO `path` from another thread (the reader's open waits for it).
+class FifoWriter {
+ public:
+  FifoWriter(const std::string& path, std::string text)
+      : t_([path, text = std::move(text)] { std::ofstream(path, std::ios::binary) << text; }) {}
+  ~FifoWriter() { t_.join(); }
+
+ private:
+  std::thread t_;
+};
+
+TEST_F(TraceTest, APipeIsReadOnceFormatAndCompressionIncluded) {
+  const std::string fifo = Path("pipe");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(CanReread(fifo));
+  EXPECT_TRUE(CanReread(Write("msr.csv", kMsr)));
+  {
+    FifoWriter w(fifo, kMsr);
+    auto recs = ReadAll(fifo);  // the format detected from the start of the one stream
+    ASSERT_EQ(recs.size(), 3u);
+    EXPECT_EQ(recs[2].bytes, 512u);
+  }
+  {
+    WriteZstd("msr.zst", kMsr);
+    std::ifstream in(Path("msr.zst"), std::ios::binary);
+    std::string z((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    FifoWriter w(fifo, z);
+    EXPECT_EQ(ReadAll(fifo).size(), 3u);
+  }
+  {
+    FifoWriter w(fifo, BlkEvent(1, kQW, 8, 4096, 0) + BlkEvent(2, kQR, 16, 512, 0));
+    EXPECT_EQ(ReadAll(fifo).size(), 2u);
+  }
+}
+
 // ---- statistics ----
 
 TEST(TraceStats, KnownShares) {
@@ -459,6 +640,20 @@ TEST(TraceStats, KnownShares) {
   EXPECT_NEAR(s.hot_1pct, 100.0 * (hot + (k1 - 7)) / accesses, 1e-9);
   const double k20 = std::ceil(0.2 * units);
   EXPECT_NEAR(s.hot_20pct, 100.0 * (hot + (k20 - 7)) / accesses, 1e-9);
+}
+
+TEST(TraceStats, IdleSecondsOfAGapOfYearsCountExactlyAndAtOnce) {
+  StatsBuilder b;
+  const uint64_t years100_s = 100ull * 365 * 24 * 3600;
+  TraceRecord r;
+  r.bytes = 4096;
+  b.Add(r);
+  r.time_ns = years100_s * kNsPerS;
+  b.Add(r);
+  TraceStats s = b.Finish();
+  // The first second (1 I/O), the idle ones (0), the last one.
+  EXPECT_EQ(s.iops_per_s.count(), years100_s + 1);
+  EXPECT_EQ(s.iops_per_s.Percentile(50), 0);
 }
 
 TEST(TraceStats, WorkingSetStaysBoundedAndEstimates) {

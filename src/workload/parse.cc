@@ -346,12 +346,17 @@ Result<WorkloadSpec> ResolveWorkload(const WorkloadArgs& a, uint64_t target_byte
   if (s.verify && s.trim) return Status::Invalid("--verify cannot check trims");
   if (s.verify && s.MinBlockBytes() < 512)
     return Status::Invalid("--verify needs blocks of at least 512 bytes");
-  auto iv = ParseDurationNs(a.interval);
-  if (!iv.ok()) return iv.status().WithContext("--interval");
-  s.interval_ns = iv.value();
-  if (s.interval_ns != 0 && s.interval_ns < 10 * kNsPerMs)
-    return Status::Invalid("--interval must be at least 10ms (or 0 for none)");
+  SSDLAB_ASSIGN_OR_RETURN(s.interval_ns, ParseIntervalNs(a.interval));
   return s;
+}
+
+Result<uint64_t> ParseIntervalNs(const std::string& text) {
+  auto iv = ParseDurationNs(text);
+  if (!iv.ok()) return iv.status().WithContext("--interval");
+  if (iv.value() != 0 && iv.value() < kMinIntervalNs)
+    return Status::Invalid("--interval " + text +
+                           " is below 10ms (the finest time series; 0 for none)");
+  return iv.value();
 }
 
 std::string DescribeWorkload(const WorkloadSpec& s) {

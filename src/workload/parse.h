@@ -34,6 +34,12 @@ struct WorkloadArgs {
 // The highest --rate-iops accepted: 100 M I/Os per second over all jobs (10 ns apart).
 inline constexpr double kMaxRateIops = 1e8;
 
+// The finest time series: intervals of at least 10 ms (or none).
+inline constexpr uint64_t kMinIntervalNs = 10ull * 1000 * 1000;
+// A time-series interval ("1s", "250ms"; "0": none) into ns, the one check of every command's
+// --interval: 0 or at least kMinIntervalNs. Errors name --interval.
+Result<uint64_t> ParseIntervalNs(const std::string& text);
+
 // Resolves args for a target of `target_bytes` whose I/O must be aligned to `align_bytes`.
 Result<WorkloadSpec> ResolveWorkload(const WorkloadArgs& args, uint64_t target_bytes,
                                      uint32_t align_bytes);

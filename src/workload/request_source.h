@@ -10,10 +10,15 @@
 
 namespace ssdlab {
 
+// Due times of a timed source stay below this (2^62 ns, about 146 years after the phase's
+// start), so that a backend can add latencies and its own clock to them without overflow.
+inline constexpr uint64_t kMaxSchedNs = uint64_t{1} << 62;
+
 // One request and, for a timed source, when it is due.
 struct SourcedRequest {
   IoRequest req;
-  uint64_t sched_ns = 0;  // due time after the phase's start; non-decreasing; unused if !timed()
+  // Due time after the phase's start; non-decreasing, < kMaxSchedNs; unused if !timed().
+  uint64_t sched_ns = 0;
 };
 
 class RequestSource {
