@@ -11,7 +11,7 @@ if [ ! -f "$dir/build.ninja" ]; then
     -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
     -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 fi
-ninja -C "$dir" trace_fuzz_test trace_test backend_test sim_test
+ninja -C "$dir" -j2 trace_fuzz_test trace_test backend_test sim_test
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 filter=${1:-*}
 "$dir/src/trace/trace_fuzz_test" --gtest_filter="$filter"

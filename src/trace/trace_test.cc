@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 class TraceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
+    dir_ = fs::path(SSDLAB_TEST_TMP) /
            ("ssdlab-trace-test-" + std::to_string(getpid()) + "-" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
