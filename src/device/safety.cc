@@ -100,35 +100,44 @@ Status CheckNotSwapFile(const std::string& path, dev_t dev, ino_t ino,
   return Status::Ok();
 }
 
-}  // namespace
-
-Status CheckFileWritable(const std::string& path, bool destructive, const std::string& proc_root,
-                         const std::string& sys_root) {
+// The checks a regular file to be written passes: not a swap file, not the backing file of a
+// loop device in use. Sets *idle_loop to a loop device backed by the file but idle ("" if none),
+// for the caller to decide.
+Status CheckFileNotInUse(const std::string& path, const std::string& proc_root,
+                         const std::string& sys_root, std::string* idle_loop) {
+  idle_loop->clear();
   struct stat st;
   if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return Status::Ok();  // a new file
   SSDLAB_RETURN_IF_ERROR(CheckNotSwapFile(path, st.st_dev, st.st_ino, proc_root));
   for (const std::string& loop : LoopsBackedBy(st.st_dev, st.st_ino, sys_root)) {
     if (Status s = CheckBlockDeviceNotInUse(loop, proc_root, sys_root); !s.ok())
       return Status::Refused(path + " is the backing file of " + loop + ", and " + s.message());
-    if (!destructive)
-      return Status::Refused(
-          path + " is the backing file of loop device " + loop +
-          " (writing it changes that device's data); pass --destructive to allow it");
+    *idle_loop = loop;
+    break;
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckFileWritable(const std::string& path, bool destructive, const std::string& proc_root,
+                         const std::string& sys_root) {
+  std::string loop;
+  SSDLAB_RETURN_IF_ERROR(CheckFileNotInUse(path, proc_root, sys_root, &loop));
+  if (!loop.empty() && !destructive)
+    return Status::Refused(
+        path + " is the backing file of loop device " + loop +
+        " (writing it changes that device's data); pass --destructive to allow it");
   return Status::Ok();
 }
 
 Status CheckResultFileWritable(const std::string& path, const std::string& proc_root,
                                const std::string& sys_root) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return Status::Ok();  // a new file
-  SSDLAB_RETURN_IF_ERROR(CheckNotSwapFile(path, st.st_dev, st.st_ino, proc_root));
-  for (const std::string& loop : LoopsBackedBy(st.st_dev, st.st_ino, sys_root)) {
-    if (Status s = CheckBlockDeviceNotInUse(loop, proc_root, sys_root); !s.ok())
-      return Status::Refused(path + " is the backing file of " + loop + ", and " + s.message());
+  std::string loop;
+  SSDLAB_RETURN_IF_ERROR(CheckFileNotInUse(path, proc_root, sys_root, &loop));
+  if (!loop.empty())
     return Status::Refused(path + " is the backing file of loop device " + loop +
                            "; refusing to write over it");
-  }
   return Status::Ok();
 }
 
