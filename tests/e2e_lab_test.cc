@@ -15,26 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kMpirun = "mpirun --allow-run-as-root --oversubscribe ";
-
-// `mpirun -n N ssdlab args...`; stdout and stderr of all ranks in out.
-Proc RunMpi(int n, const std::vector<std::string>& args) {
-  std::string cmd = kMpirun + "-n " + std::to_string(n) + " " + SSDLAB_BINARY;
-  for (const std::string& a : args) cmd += " '" + a + "'";
-  Proc p;
-  p.exit_code = Shell(cmd + " 2>&1", &p.out);
-  p.err = p.out;
-  return p;
-}
-
-// A private PostgreSQL server for the test, or a skip naming why there is none.
-#define START_PG(server)                                                     \
-  auto started_##server = PgTestServer::Start();                             \
-  if (started_##server.status().code() == Code::kUnsupported)                \
-    GTEST_SKIP() << started_##server.status().message();                     \
-  ASSERT_TRUE(started_##server.ok()) << started_##server.status().message(); \
-  std::unique_ptr<PgTestServer> server = std::move(started_##server.value())
-
 // The directions' bucket lists summed over the clients.
 std::map<std::string, std::map<uint64_t, uint64_t>> SumOfClients(const json& mpi) {
   std::map<std::string, std::map<uint64_t, uint64_t>> sum;

@@ -116,6 +116,9 @@ TEST(SimStateE2E, CtrlCStillSavesAndTheStateLoads) {
   kill(pid, SIGINT);
   ASSERT_EQ(Wait(pid), 130) << ReadFile(t / "err");
   ASSERT_TRUE(fs::exists(t / "drive.st")) << ReadFile(t / "err");
+  EXPECT_TRUE(Has(ReadFile(t / "err"), "interrupted: sim state " + (t / "drive.st") +
+                                           " saved with the drive as the interruption left it"))
+      << ReadFile(t / "err");
   Proc info = RunSsdlab({"info", "--target", target, "--json"});
   ASSERT_EQ(info.exit_code, 0) << info.err;
   const json st = json::parse(info.out)["state"];

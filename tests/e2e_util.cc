@@ -64,6 +64,22 @@ int Shell(const std::string& cmd, std::string* out) {
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+Proc RunMpi(int n, const std::vector<std::string>& args) {
+  std::string cmd =
+      "mpirun --allow-run-as-root --oversubscribe -n " + std::to_string(n) + " " + SSDLAB_BINARY;
+  for (const std::string& a : args) cmd += " '" + a + "'";
+  Proc p;
+  p.exit_code = Shell(cmd + " 2>&1", &p.out);
+  p.err = p.out;
+  return p;
+}
+
+std::string FileSha256(const std::string& path) {
+  std::string out;
+  if (Shell("sha256sum '" + path + "' | cut -d' ' -f1", &out) != 0) return "";
+  return out;
+}
+
 bool Unmount(const std::string& dir) {
   for (int i = 0; i < 50; ++i) {
     if (Shell("umount " + dir) == 0) return true;

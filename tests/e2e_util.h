@@ -31,6 +31,11 @@ pid_t StartSsdlab(const std::vector<std::string>& args, const std::string& out_p
 int Wait(pid_t pid);
 // Runs a shell command, returns its exit code; output to `out` if non-null.
 int Shell(const std::string& cmd, std::string* out = nullptr);
+// `mpirun --allow-run-as-root --oversubscribe -n N ssdlab args...`; the ranks' stdout and
+// stderr together in both out and err.
+Proc RunMpi(int n, const std::vector<std::string>& args);
+// The SHA-256 of a file's bytes in hex ("" when it cannot be read).
+std::string FileSha256(const std::string& path);
 // Unmounts `dir`, retrying for up to 5 s while the kernel still calls it busy: a process that
 // has just exited can hold a file of it a moment longer (io_uring releases its registered files
 // in a kernel worker after the exit). False if it is still mounted.

@@ -30,12 +30,6 @@ void ExpectOneLineError(const Proc& p, const std::string& part) {
   EXPECT_TRUE(Has(p.err, part)) << "expected '" << part << "' in: " << p.err;
 }
 
-std::string Sha(const std::string& path) {
-  std::string out;
-  Shell("sha256sum " + path + " | cut -d' ' -f1", &out);
-  return out;
-}
-
 // Rows of an SQL query as text, for comparing what the database holds before and after.
 std::vector<std::string> Rows(const std::string& db_path, const std::string& sql) {
   return SqlRows(db_path, sql);
@@ -93,27 +87,27 @@ TEST(Faults, ReadOfAFileWithAHoleNeverOverwritesItsData) {
   // The reproduction: 2 MiB of data, then a 2 MiB hole.
   WriteData(t / "x.img", 2 << 20);
   ASSERT_EQ(truncate((t / "x.img").c_str(), 4 << 20), 0);
-  const std::string before = Sha(t / "x.img");
+  const std::string before = FileSha256(t / "x.img");
   Proc p = RunSsdlab({"run", "--target", t / "x.img", "--rw", "randread", "--runtime", "200ms",
                       "--json", t / "r.json"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
-  EXPECT_EQ(Sha(t / "x.img"), before) << "the read workload changed the file";
+  EXPECT_EQ(FileSha256(t / "x.img"), before) << "the read workload changed the file";
   json r = ReadJson(t / "r.json");
   ASSERT_EQ(r["notes"].size(), 1u) << r["notes"];
   EXPECT_TRUE(Has(r["notes"][0], "50.0% of the range (2 MiB) is unwritten")) << r["notes"];
   EXPECT_TRUE(Has(r["notes"][0], "--prefill")) << r["notes"];
   // Delayed allocation (written, not yet flushed) is data too: still untouched.
   WriteData(t / "y.img", 4 << 20, 'Y');
-  const std::string y = Sha(t / "y.img");
+  const std::string y = FileSha256(t / "y.img");
   p = RunSsdlab({"run", "--target", t / "y.img", "--rw", "read", "--json", t / "y.json"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
-  EXPECT_EQ(Sha(t / "y.img"), y);
+  EXPECT_EQ(FileSha256(t / "y.img"), y);
   EXPECT_TRUE(ReadJson(t / "y.json")["notes"].empty()) << ReadJson(t / "y.json")["notes"];
   // --prefill is the explicit way to write it first.
   p = RunSsdlab({"run", "--target", t / "x.img", "--rw", "randread", "--runtime", "100ms",
                  "--prefill", "--json", t / "p.json"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
-  EXPECT_NE(Sha(t / "x.img"), before);
+  EXPECT_NE(FileSha256(t / "x.img"), before);
   json pj = ReadJson(t / "p.json");
   ASSERT_EQ(pj["notes"].size(), 1u) << pj["notes"];
   EXPECT_TRUE(Has(pj["notes"][0], "--prefill wrote the range")) << pj["notes"];
@@ -125,11 +119,11 @@ TEST(Faults, ReadOfAFileWithoutFiemapIsLeftAsItIs) {
   if (!m.ok()) GTEST_SKIP() << m.reason();
   WriteData(m / "x.img", 1 << 20);
   ASSERT_EQ(truncate((m / "x.img").c_str(), 4 << 20), 0);
-  const std::string before = Sha(m / "x.img");
+  const std::string before = FileSha256(m / "x.img");
   Proc p = RunSsdlab({"run", "--target", m / "x.img", "--rw", "randread", "--buffered", "--runtime",
                       "100ms", "--json", t / "r.json"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
-  EXPECT_EQ(Sha(m / "x.img"), before);
+  EXPECT_EQ(FileSha256(m / "x.img"), before);
   json notes = ReadJson(t / "r.json")["notes"];
   ASSERT_EQ(notes.size(), 1u) << notes;
   EXPECT_TRUE(Has(notes[0], "cannot tell whether the range holds data")) << notes;
@@ -157,12 +151,12 @@ class StoredRun : public ::testing::Test {
                         "iops", "--iops-bs", "4KiB", "--iops-mixes", "100/0,0/100", "--round",
                         "20ms", "--max-rounds", "5", "--progress", "none"});
     ASSERT_EQ(p.exit_code, 0) << p.err;
-    sha_ = Sha(db());
+    sha_ = FileSha256(db());
   }
   std::string db() const { return t_ / "r.db"; }
   // The database is as it was, and still reads.
   void ExpectDbIntact() {
-    EXPECT_EQ(Sha(db()), sha_) << "the results database changed";
+    EXPECT_EQ(FileSha256(db()), sha_) << "the results database changed";
     Proc ls = RunSsdlab({"ls", "--db", db()});
     EXPECT_EQ(ls.exit_code, 0) << ls.err;
     EXPECT_TRUE(Has(ls.out, "done")) << ls.out;
@@ -197,14 +191,14 @@ TEST_F(StoredRun, OutputsAimedAtTheDatabaseAreRefused) {
 TEST(Faults, OutputsAimedAtTheTargetOrEachOtherAreRefused) {
   TempDir t;
   WriteData(t / "f.img", 4 << 20);
-  const std::string sha = Sha(t / "f.img");
+  const std::string sha = FileSha256(t / "f.img");
   Proc p = RunSsdlab({"run", "--target", t / "f.img", "--rw", "read", "--json", t / "f.img"});
   EXPECT_EQ(p.exit_code, 2);
   ExpectOneLineError(p, "is the same file as --target");
   p = RunSsdlab({"run", "--target", t / "f.img", "--rw", "read", "--lat-log", t / "f.img"});
   EXPECT_EQ(p.exit_code, 2);
   ExpectOneLineError(p, "is the same file as --target");
-  EXPECT_EQ(Sha(t / "f.img"), sha);
+  EXPECT_EQ(FileSha256(t / "f.img"), sha);
   p = RunSsdlab({"run", "--target", "sim:tiny", "--runtime", "10ms", "--json", t / "o", "--lat-log",
                  t / "o"});
   EXPECT_EQ(p.exit_code, 2);
@@ -311,7 +305,7 @@ TEST_F(LoopFaults, TheBackingFileOfAMountedLoopDeviceIsNeverWritten) {
   if (dev.empty()) GTEST_SKIP() << "cannot set up a loop device here";
   if (!MountExt4(dev)) GTEST_SKIP() << "cannot mount ext4 here";
   Shell("sync");
-  const std::string sha = Sha(dir_ / "a.img");
+  const std::string sha = FileSha256(dir_ / "a.img");
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"pts", "--target", dir_ / "a.img", "--db", dir_ / "r.db",
                                  "--tests", "iops"},
@@ -325,11 +319,11 @@ TEST_F(LoopFaults, TheBackingFileOfAMountedLoopDeviceIsNeverWritten) {
     ExpectOneLineError(p, "is the backing file of " + dev);
     EXPECT_TRUE(Has(p.err, "mounted on")) << p.err;
   }
-  EXPECT_EQ(Sha(dir_ / "a.img"), sha);
+  EXPECT_EQ(FileSha256(dir_ / "a.img"), sha);
   // Reading it needs no flag and changes nothing.
   Proc r = RunSsdlab({"run", "--target", dir_ / "a.img", "--rw", "read", "--bs", "1MiB"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(Sha(dir_ / "a.img"), sha);
+  EXPECT_EQ(FileSha256(dir_ / "a.img"), sha);
 }
 
 TEST_F(LoopFaults, AnIdleLoopDevicesBackingFileNeedsDestructive) {

@@ -25,30 +25,12 @@ void ExpectRefused(const Proc& p, const std::string& part) {
   EXPECT_TRUE(Has(p.err, part)) << "expected '" << part << "' in: " << p.err;
 }
 
-std::string Sha(const std::string& path) {
-  std::string out;
-  Shell("sha256sum '" + path + "' | cut -d' ' -f1", &out);
-  return out;
-}
-
 // `ssdlab args...` run in directory `dir` (relative paths are relative to it); stderr in err.
 Proc RunIn(const std::string& dir, const std::vector<std::string>& args) {
   std::string cmd = "cd '" + dir + "' && " + SSDLAB_BINARY;
   for (const std::string& a : args) cmd += " '" + a + "'";
   Proc p;
   p.exit_code = Shell(cmd + " 2>&1 >/dev/null", &p.err);
-  return p;
-}
-
-const std::string kMpirun = "mpirun --allow-run-as-root --oversubscribe ";
-
-// `mpirun -n N ssdlab args...`; stdout and stderr of all ranks in out (and err).
-Proc RunMpi(int n, const std::vector<std::string>& args) {
-  std::string cmd = kMpirun + "-n " + std::to_string(n) + " " + SSDLAB_BINARY;
-  for (const std::string& a : args) cmd += " '" + a + "'";
-  Proc p;
-  p.exit_code = Shell(cmd + " 2>&1", &p.out);
-  p.err = p.out;
   return p;
 }
 
@@ -147,7 +129,7 @@ TEST(PathRegistry, FleetRanksWhosePatternsNameOneFileAreRefused) {
   const std::string img = t / ("f" + HostName() + ".img");
   std::ofstream(img).close();
   ASSERT_EQ(truncate(img.c_str(), 64 << 20), 0);
-  const std::string sha = Sha(img);
+  const std::string sha = FileSha256(img);
   // A file target by %h (one host: both ranks on it), a state file by %h, and a map naming one
   // file twice (spelled two ways).
   std::ofstream(t / "map") << "0 " << img << "\n1 " << t.path().string() << "/./"
@@ -164,7 +146,7 @@ TEST(PathRegistry, FleetRanksWhosePatternsNameOneFileAreRefused) {
     EXPECT_TRUE(Has(p.out, "2 of 2 ranks failed")) << p.out;
     EXPECT_FALSE(fs::exists(t / "r.db")) << fleet[1];
   }
-  EXPECT_EQ(Sha(img), sha);
+  EXPECT_EQ(FileSha256(img), sha);
   EXPECT_FALSE(fs::exists(t / ("s" + HostName() + ".st")));
   // Many clients on one target (--mpi) share it on purpose: still allowed.
   Proc shared =
@@ -194,10 +176,10 @@ TEST_F(StoredRunPaths, AnExportCsvNamedLikeTheDatabaseIsRefused) {
   fs::create_directory(t_ / "ex");
   const std::string db = t_ / "ex/summary.csv";
   Store(db);
-  const std::string sha = Sha(db);
+  const std::string sha = FileSha256(db);
   Proc p = RunSsdlab({"export", "r", "--db", db, "--csv", t_ / "ex"});
   ExpectRefused(p, "--csv " + db + " is the same file as --db " + db);
-  EXPECT_EQ(Sha(db), sha);
+  EXPECT_EQ(FileSha256(db), sha);
   // Another directory is fine.
   Proc ok = RunSsdlab({"export", "r", "--db", db, "--csv", t_ / "out"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
@@ -209,14 +191,14 @@ TEST_F(StoredRunPaths, APresetFileReadIsNeverOverwritten) {
   Proc d = RunSsdlab({"sim", "describe", "sim:tiny"});
   ASSERT_EQ(d.exit_code, 0) << d.err;
   std::ofstream(t_ / "t.toml") << d.out;
-  const std::string sha = Sha(t_ / "t.toml");
+  const std::string sha = FileSha256(t_ / "t.toml");
   Proc fit = RunSsdlab({"sim", "fit", "r", "--db", t_ / "r.db", "--base", t_ / "t.toml", "-o",
                         t_ / "t.toml", "--max-evals", "2"});
   ExpectRefused(fit, "-o " + (t_ / "t.toml") + " is the same file as --base " + (t_ / "t.toml"));
   Proc rep = RunSsdlab({"report", "r", "--db", t_ / "r.db", "--twin", "sim:" + (t_ / "t.toml"),
                         "--twin-method", "cheap", "-o", t_ / "t.toml"});
   ExpectRefused(rep, "-o " + (t_ / "t.toml") + " is the same file as --twin sim:");
-  EXPECT_EQ(Sha(t_ / "t.toml"), sha);
+  EXPECT_EQ(FileSha256(t_ / "t.toml"), sha);
 }
 
 // ---- 6 and 7. Traces: per-CPU files and the target ----
@@ -224,14 +206,14 @@ TEST_F(StoredRunPaths, APresetFileReadIsNeverOverwritten) {
 TEST(PathRegistry, AnOutputOnAnotherPerCpuFileOfTheTraceIsRefused) {
   TempDir t;
   WriteBlktraceSet(t);
-  const std::string sha = Sha(t / "s.blktrace.1");
+  const std::string sha = FileSha256(t / "s.blktrace.1");
   Proc stats = RunSsdlab({"trace", "stats", t / "s.blktrace.0", "--json", t / "s.blktrace.1"});
   ExpectRefused(stats, "--json " + (t / "s.blktrace.1") + " is the same file as TRACE " +
                            (t / "s.blktrace.0") + " (its per-CPU file");
   Proc replay = RunSsdlab({"replay", t / "s.blktrace.0", "--target", "sim:tiny", "--timing", "afap",
                            "--json", t / "s.blktrace.1"});
   ExpectRefused(replay, "--json " + (t / "s.blktrace.1") + " is the same file as TRACE");
-  EXPECT_EQ(Sha(t / "s.blktrace.1"), sha);
+  EXPECT_EQ(FileSha256(t / "s.blktrace.1"), sha);
   // The set read whole, into another file.
   Proc ok = RunSsdlab({"trace", "stats", t / "s.blktrace.0", "--json", t / "stats.json"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
@@ -240,7 +222,7 @@ TEST(PathRegistry, AnOutputOnAnotherPerCpuFileOfTheTraceIsRefused) {
 TEST(PathRegistry, ReplayOfATraceOntoItselfIsRefused) {
   TempDir t;
   std::ofstream(t / "trace.log") << WritingTrace("f");
-  const std::string sha = Sha(t / "trace.log");
+  const std::string sha = FileSha256(t / "trace.log");
   fs::create_symlink(t / "trace.log", t / "link");
   fs::create_hard_link(t / "trace.log", t / "hard");
   for (const char* target : {"trace.log", "link", "hard"}) {
@@ -249,7 +231,7 @@ TEST(PathRegistry, ReplayOfATraceOntoItselfIsRefused) {
     ExpectRefused(p,
                   "--target " + (t / target) + " is the same file as TRACE " + (t / "trace.log"));
   }
-  EXPECT_EQ(Sha(t / "trace.log"), sha);
+  EXPECT_EQ(FileSha256(t / "trace.log"), sha);
 }
 
 // ---- 9. Outputs aimed at the backing file of a loop device ----
@@ -274,7 +256,7 @@ TEST_F(LoopBackedPaths, NoResultDatabaseOrStateIsWrittenOverABackingFile) {
   ExpectRefused(idle, "--json " + img + ": " + img + " is the backing file of loop device " + dev_);
   if (!loops_.Mount(dev_, t_ / "mnt", true)) GTEST_SKIP() << loops_.error();
   Shell("sync");
-  const std::string sha = Sha(img);
+  const std::string sha = FileSha256(img);
   Store(t_ / "r.db");
   std::ofstream(t_ / "trace.log") << WritingTrace("f");
   const std::vector<std::vector<std::string>> commands = {
@@ -289,7 +271,7 @@ TEST_F(LoopBackedPaths, NoResultDatabaseOrStateIsWrittenOverABackingFile) {
     Proc p = RunSsdlab(args);
     ExpectRefused(p, img + " is the backing file of " + dev_ + ", and " + dev_ + " is mounted on");
   }
-  EXPECT_EQ(Sha(img), sha);
+  EXPECT_EQ(FileSha256(img), sha);
 }
 
 }  // namespace

@@ -22,14 +22,6 @@ namespace {
 
 using nlohmann::json;
 
-// A private PostgreSQL server for the test, or a skip naming why there is none.
-#define START_PG(server)                                                     \
-  auto started_##server = PgTestServer::Start();                             \
-  if (started_##server.status().code() == Code::kUnsupported)                \
-    GTEST_SKIP() << started_##server.status().message();                     \
-  ASSERT_TRUE(started_##server.ok()) << started_##server.status().message(); \
-  std::unique_ptr<PgTestServer> server = std::move(started_##server.value())
-
 void Write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 PhaseResult Sample(uint64_t base) {

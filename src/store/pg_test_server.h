@@ -32,3 +32,12 @@ class PgTestServer {
 };
 
 }  // namespace ssdlab
+
+// In a GoogleTest body: a private server named `server` (std::unique_ptr<PgTestServer>), or the
+// test skipped naming what is missing, or failed when the server does not come up.
+#define START_PG(server)                                                     \
+  auto started_##server = ::ssdlab::PgTestServer::Start();                   \
+  if (started_##server.status().code() == ::ssdlab::Code::kUnsupported)      \
+    GTEST_SKIP() << started_##server.status().message();                     \
+  ASSERT_TRUE(started_##server.ok()) << started_##server.status().message(); \
+  std::unique_ptr<::ssdlab::PgTestServer> server = std::move(started_##server.value())
