@@ -153,12 +153,24 @@ TEST(LabE2E, DbCopyMovesRunsFromSqliteIntoPostgreSQLAndReportsReadIt) {
   Proc a = RunSsdlab({"show", "--json", "--db", t / "laptop.db", "laptop-1"});
   Proc b = RunSsdlab({"show", "--json", "--db", *url, "laptop-1"});
   ASSERT_EQ(b.exit_code, 0) << b.err;
-  EXPECT_EQ(json::parse(a.out)["tests"], json::parse(b.out)["tests"]);
+  EXPECT_EQ(a.out, b.out);  // the same document: times, host and versions are the run's
   Proc report = RunSsdlab({"report", "--db", *url, "laptop-1", "-o", t / "r.html"});
   EXPECT_EQ(report.exit_code, 0) << report.err;
   Proc twice = RunSsdlab({"db", "copy", "--from", t / "laptop.db", "--to", *url});
   EXPECT_EQ(twice.exit_code, 2);
-  EXPECT_TRUE(Has(twice.err, "already exists")) << twice.err;
+  EXPECT_TRUE(Has(twice.err,
+                  "--to already has a run named 'laptop-1'; copy it under another "
+                  "name with --as NAME"))
+      << twice.err;
+  Proc both = RunSsdlab({"db", "copy", "--from", t / "laptop.db", "--to", *url, "--as", "x"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_TRUE(Has(both.err, "--as names the copy of one run: give exactly one --run")) << both.err;
+  Proc renamed = RunSsdlab(
+      {"db", "copy", "--from", t / "laptop.db", "--to", *url, "--run", "laptop-1", "--as", "l2"});
+  ASSERT_EQ(renamed.exit_code, 0) << renamed.err;
+  json l2 = json::parse(RunSsdlab({"show", "--json", "--db", *url, "l2"}).out);
+  l2["context"]["run"] = "laptop-1";
+  EXPECT_EQ(l2, json::parse(a.out));
   Proc bad = RunSsdlab({"ls", "--db", "postgresql://nobody@/nowhere?host=" + t / "nosock"});
   EXPECT_EQ(bad.exit_code, 3);
   EXPECT_TRUE(Has(bad.err, "cannot connect")) << bad.err;

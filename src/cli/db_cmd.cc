@@ -15,10 +15,13 @@ namespace {
 struct CopyArgs {
   std::string from, to;
   std::vector<std::string> runs;  // empty: every run of --from
+  std::string as;                 // the copy's name (one --run only); empty: the same name
 };
 
 int RunCopy(const CopyArgs& a) {
   if (a.from == a.to) return Fail(Status::Invalid("--from and --to are the same store"));
+  if (!a.as.empty() && a.runs.size() != 1)
+    return Fail(Status::Invalid("--as names the copy of one run: give exactly one --run"));
   PathRegistry paths = CommandPaths();
   AddDatabasePath(paths, "--from", a.from, false);
   AddDatabasePath(paths, "--to", a.to, true);
@@ -50,10 +53,10 @@ int RunCopy(const CopyArgs& a) {
   }
   size_t copied = 0;
   for (const std::string& name : names) {
-    CopyResult c = CopyRun(**from, **to, name);
+    CopyResult c = CopyRun(**from, **to, name, a.as);
     if (c.status.ok()) {
       ++copied;
-      std::cout << "copied " << name << "\n";
+      std::cout << "copied " << name << (a.as.empty() ? "" : " as " + a.as) << "\n";
       continue;
     }
     if (c.damaged) ++damaged;
@@ -78,6 +81,9 @@ void AddDbCommand(CLI::App& app, int* exit_code) {
   copy->add_option("--run", a->runs,
                    "Run to copy (repeatable; default: all). Each run is copied in one "
                    "transaction, whole or not at all; damaged runs are skipped and counted");
+  copy->add_option("--as", a->as,
+                   "Name of the copy (with one --run): how to copy a run into a store that "
+                   "already has one of that name");
   copy->callback([a, exit_code] { *exit_code = RunCopy(*a); });
 }
 

@@ -3,9 +3,10 @@
 namespace ssdlab {
 namespace {
 
-// A run of `from` as read so far, written into `to` as it is read: everything but the commit.
-// `damaged` is set when a read of `from` failed.
-Status CopyInto(Store& from, Store& to, const RunRecord& run, bool* damaged) {
+// A run of `from` as read so far, written into `to` (as run `as`) as it is read: everything but
+// the commit. `damaged` is set when a read of `from` failed.
+Status CopyInto(Store& from, Store& to, const RunRecord& run, const std::string& as,
+                bool* damaged) {
   auto read = [&](Status s) {
     if (!s.ok()) *damaged = true;
     return s.WithContext("--from");
@@ -14,8 +15,7 @@ Status CopyInto(Store& from, Store& to, const RunRecord& run, bool* damaged) {
   if (!target.ok()) return read(target.status());
   auto tests = from.ListTests(run.id);
   if (!tests.ok()) return read(tests.status());
-  SSDLAB_ASSIGN_OR_RETURN(int64_t id,
-                          to.CreateRun(run.name, run.kind, run.config, run.context, *target));
+  SSDLAB_ASSIGN_OR_RETURN(int64_t id, to.CreateRun(as, run.kind, run.config, run.context, *target));
   if (!run.fleet.empty()) SSDLAB_RETURN_IF_ERROR(to.SetRunFleet(id, run.fleet));
   for (const TestRecord& t : *tests) {
     SSDLAB_ASSIGN_OR_RETURN(int64_t test_id, to.BeginTest(id, t.seq, t.name, t.params));
@@ -29,12 +29,13 @@ Status CopyInto(Store& from, Store& to, const RunRecord& run, bool* damaged) {
     if (t.status == "done")
       SSDLAB_RETURN_IF_ERROR(to.FinishTest(test_id, t.steady_state, t.results));
   }
-  return to.SetRunStatus(id, run.status);
+  SSDLAB_RETURN_IF_ERROR(to.SetRunStatus(id, run.status));
+  return to.SetRunTimes(id, run.created_at, run.finished_at);
 }
 
 }  // namespace
 
-CopyResult CopyRun(Store& from, Store& to, const std::string& name) {
+CopyResult CopyRun(Store& from, Store& to, const std::string& name, const std::string& as) {
   CopyResult out;
   auto run = from.FindRun(name);
   if (!run.ok()) {
@@ -49,12 +50,18 @@ CopyResult CopyRun(Store& from, Store& to, const std::string& name) {
     out.status = held.status();
     return out;
   }
+  const std::string& to_name = as.empty() ? name : as;
+  if (to.FindRun(to_name).ok()) {
+    out.status = Status::Invalid("--to already has a run named '" + to_name +
+                                 "'; copy it under another name with --as NAME");
+    return out;
+  }
   auto tx = Store::Transaction::Begin(to);
   if (!tx.ok()) {
     out.status = tx.status();
     return out;
   }
-  out.status = CopyInto(from, to, *run, &out.damaged);
+  out.status = CopyInto(from, to, *run, to_name, &out.damaged);
   if (out.status.ok()) out.status = tx->Commit();
   return out;  // not committed: rolled back by tx
 }

@@ -355,6 +355,12 @@ Status PgStore::SetRunFleet(int64_t run_id, const std::string& fleet) {
   return Exec("UPDATE runs SET fleet=$1 WHERE id=$2", {P(fleet), P(run_id)});
 }
 
+Status PgStore::SetRunTimes(int64_t run_id, const std::string& created_at,
+                            const std::string& finished_at) {
+  return Exec("UPDATE runs SET created_at=$1, finished_at=$2 WHERE id=$3",
+              {P(created_at), P(finished_at), P(run_id)});
+}
+
 Result<TargetInfo> PgStore::LoadTarget(int64_t run_id) {
   SSDLAB_ASSIGN_OR_RETURN(
       Rows q, Query("SELECT path, kind, size_bytes, logical_block_bytes, physical_block_bytes, "

@@ -28,6 +28,8 @@ class SqliteStore final : public Store {
   std::vector<RunRecord> ListRuns() override;
   Status SetRunStatus(int64_t run_id, const std::string& status) override;
   Status SetRunFleet(int64_t run_id, const std::string& fleet) override;
+  Status SetRunTimes(int64_t run_id, const std::string& created_at,
+                     const std::string& finished_at) override;
   Result<TargetInfo> LoadTarget(int64_t run_id) override;
 
   Result<int64_t> BeginTest(int64_t run_id, int seq, const std::string& name,

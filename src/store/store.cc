@@ -422,6 +422,13 @@ Status SqliteStore::SetRunFleet(int64_t run_id, const std::string& fleet) {
   return q.Done("grouping the run under its fleet");
 }
 
+Status SqliteStore::SetRunTimes(int64_t run_id, const std::string& created_at,
+                                const std::string& finished_at) {
+  Stmt q(db_, "UPDATE runs SET created_at=?, finished_at=? WHERE id=?");
+  q.Bind(1, created_at).Bind(2, finished_at).Bind(3, run_id);
+  return q.Done("setting the run's times");
+}
+
 std::string SqliteStore::RunColumns() const {
   // A read-only open of a version-1 file (not migrated) has no fleet column.
   return std::string("id, name, kind, status, created_at, finished_at, config, context, ") +

@@ -109,6 +109,10 @@ class Store : public RunJournal {
   virtual Status SetRunStatus(int64_t run_id, const std::string& status) = 0;
   // Groups the run under a fleet (one run per drive of an MPI fleet run; RunRecord::fleet).
   virtual Status SetRunFleet(int64_t run_id, const std::string& fleet) = 0;
+  // Sets the run's start and end times (ISO 8601 as stored; what a copy keeps of the original,
+  // where CreateRun and SetRunStatus stamp the time of the call).
+  virtual Status SetRunTimes(int64_t run_id, const std::string& created_at,
+                             const std::string& finished_at) = 0;
   virtual Result<TargetInfo> LoadTarget(int64_t run_id) = 0;
 
   // The whole run as one JSON document (schema_version 1): `context` (the stored context plus

@@ -469,5 +469,45 @@ TYPED_TEST(BothStores, DamageOfOneRunRecordIsItsOwn) {
   EXPECT_TRUE(s->FindRun("c").ok());
 }
 
+// `db copy` keeps the document: SQLite -> PostgreSQL -> SQLite gives the same run JSON (times,
+// status, config, context, tests and rounds) and the same phases; a name taken in the
+// destination is refused unless the copy is given another.
+TEST(CopyBetweenStores, ARunCopiedThereAndBackIsTheSameDocument) {
+  PgKind::Prepare();
+  if (!PgKind::skip_reason.empty()) GTEST_SKIP() << PgKind::skip_reason;
+  const std::string first = SqliteKind::NewStore("copy_first");
+  const std::string pg = PgKind::NewStore("copy_pg");
+  const std::string back = SqliteKind::NewStore("copy_back");
+  auto open = [](const std::string& where) {
+    auto s = Store::Open(where);
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    return s.ok() ? std::move(s.value()) : nullptr;
+  };
+  auto a = open(first), b = open(pg), c = open(back);
+  ASSERT_TRUE(a && b && c);
+  WriteRun(*a, "r", 7);
+  // Times of a run measured earlier than the copy (a copy made at once could not tell them).
+  ASSERT_TRUE(
+      a->SetRunTimes(a->FindRun("r")->id, "2026-01-02T09:18:00Z", "2026-01-02T09:19:30Z").ok());
+  auto original = a->RunJson("r");
+  ASSERT_TRUE(original.ok()) << original.status().message();
+  ASSERT_TRUE(CopyRun(*a, *b, "r").status.ok());
+  CopyResult there_and_back = CopyRun(*b, *c, "r");
+  ASSERT_TRUE(there_and_back.status.ok()) << there_and_back.status.message();
+  EXPECT_EQ(b->RunJson("r")->dump(), original->dump());
+  EXPECT_EQ(c->RunJson("r")->dump(), original->dump());
+  ExpectRun(*c, "r", 7);
+
+  CopyResult again = CopyRun(*b, *c, "r");
+  EXPECT_EQ(again.status.code(), Code::kInvalidArgument);
+  EXPECT_NE(again.status.message().find("--to already has a run named 'r'"), std::string::npos)
+      << again.status.message();
+  ASSERT_TRUE(CopyRun(*b, *c, "r", "r2").status.ok());
+  nlohmann::json renamed = *c->RunJson("r2");
+  EXPECT_EQ(renamed["context"]["run"], "r2");
+  renamed["context"]["run"] = "r";
+  EXPECT_EQ(renamed.dump(), original->dump());
+}
+
 }  // namespace
 }  // namespace ssdlab
