@@ -291,6 +291,11 @@ TEST(RunE2E, BadInputsFailCleanly) {
       {{"--lat-log", t / "missing/l.csv"}, "does not exist"},
       {{"--dist", "gauss"}, "gauss"},
       {{"--runtime", "10 parsecs"}, "runtime"},
+      // fio's names, typed out of habit, are answered with ssdlab's.
+      {{"--iodepth", "32"}, "--iodepth is fio's name; ssdlab's is --qd N"},
+      {{"--numjobs=4"}, "--numjobs is fio's name; ssdlab's is --jobs N"},
+      {{"--filename", f}, "--filename is fio's name; ssdlab's is --target PATH"},
+      {{"--rwmixwrite=30"}, "--rwmixwrite is fio's name; ssdlab's is --rwmix-read PCT"},
   };
   for (const Case& c : cases) {
     std::map<std::string, std::string> flags = {

@@ -7,6 +7,7 @@
 #include "base/secrets.h"
 #include "cli/commands.h"
 #include "cli/device_cmds.h"
+#include "cli/fio_names.h"
 #include "cli/report_cmds.h"
 #include "cli/version.h"
 
@@ -101,6 +102,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    for (int i = 1; i < argc; ++i)
+      if (std::optional<std::string> hint = FioFlagHint(argv[i])) {
+        PrintError(*hint);
+        return kExitUsage;
+      }
     std::string what = e.what();
     PrintError(what.empty() ? "bad command line" : what + " (see ssdlab --help)");
     return kExitUsage;
