@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/device_cmds.h"
 #include "cli/fio_names.h"
+#include "cli/man.h"
 #include "cli/report_cmds.h"
 #include "cli/version.h"
 
@@ -91,6 +92,7 @@ int main(int argc, char** argv) {
   AddReplayCommand(app, &exit_code);
   AddTraceCommand(app, &exit_code);
   AddDbCommand(app, &exit_code);
+  AddManCommand(app, &exit_code, kVersion);
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
   sigemptyset(&sa.sa_mask);

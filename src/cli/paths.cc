@@ -1,11 +1,25 @@
 #include "cli/paths.h"
 
+#include <filesystem>
+
 #include "device/safety.h"
 #include "sim/sim.h"
 #include "store/store.h"
 #include "trace/trace.h"
 
 namespace ssdlab {
+
+std::string ClaimsFilePath(const std::string& spec) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (spec.empty() || fs::exists(spec, ec) || spec.find('/') != std::string::npos) return spec;
+  const fs::path exe_dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  if (ec) return spec;
+  for (const fs::path& dir : {exe_dir / "../share/ssdlab/specs", exe_dir / "../specs"})
+    for (const std::string& name : {spec, spec + ".toml"})
+      if (fs::is_regular_file(dir / name, ec)) return (dir / name).lexically_normal().string();
+  return spec;
+}
 
 PathRegistry CommandPaths() {
   return PathRegistry([](const std::string& path) { return CheckResultFileWritable(path); });

@@ -36,6 +36,12 @@ Result<std::vector<WrittenFile>> TargetWrittenFiles(const std::string& flag,
 // names no file and is not registered.
 void AddDatabasePath(PathRegistry& r, const std::string& flag, const std::string& db, bool written);
 
+// The vendor claims file of `--spec SPEC`: SPEC itself when it exists or names a directory
+// (has a '/'); otherwise SPEC or SPEC.toml among the claims files shipped with ssdlab, in the
+// binary's ../share/ssdlab/specs (installed) or ../specs (the build tree beside the sources),
+// the first that exists; SPEC unchanged when none does (reading it then names it).
+std::string ClaimsFilePath(const std::string& spec);
+
 // A trace read through `what` ("TRACE"): the file, or every per-CPU file of its blktrace set.
 void AddTracePaths(PathRegistry& r, const std::string& what, const std::string& trace);
 

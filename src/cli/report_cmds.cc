@@ -106,7 +106,8 @@ Result<TwinReport> MakeTwinReport(const ReportArgs& a, const nlohmann::json& doc
   return tr;
 }
 
-int RunReport(const ReportArgs& a) {
+int RunReport(ReportArgs a) {
+  a.spec = ClaimsFilePath(a.spec);
   PathRegistry paths = CommandPaths();
   AddDatabasePath(paths, "--db", a.db, false);
   paths.AddInput("--spec " + a.spec, a.spec);
@@ -238,7 +239,9 @@ void AddReportCommands(CLI::App& app, int* exit_code) {
   rep->add_option("runs", r->runs, "Run names (several: side by side)")->required();
   rep->add_option("--db", r->db, "Results database")->required();
   rep->add_option("-o,--output", r->out, "HTML file to write")->required();
-  rep->add_option("--spec", r->spec, "Vendor claims file (TOML, see specs/) to check against");
+  rep->add_option("--spec", r->spec,
+                  "Vendor claims file (TOML) to check against: a path, or the name of one "
+                  "shipped with ssdlab (e.g. kingston-dc400-1600gb)");
   rep->add_option("--title", r->title, "Title of the report");
   rep->add_option("--twin", r->twin,
                   "A simulated drive (sim:TWIN.toml from sim fit) to compare the run with: a "
