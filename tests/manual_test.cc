@@ -25,7 +25,7 @@ std::string Roff(const std::string& text) {
 // The flags of a --help text with their defaults ("" when none): lines "  --rw TEXT=randread".
 std::vector<std::pair<std::string, std::string>> HelpFlags(const std::string& help) {
   std::vector<std::pair<std::string, std::string>> out;
-  const std::regex line(R"(^  (?:-\w,)?(--[A-Za-z0-9_-]+)(?: [A-Z]+(?:=(\S+))?)?)");
+  const std::regex line(R"(^  (?:-\w,)?(--[A-Za-z0-9_-]+)(?: [A-Z]+(?::\{[^}]*\})?(?:=(\S+))?)?)");
   std::istringstream in(help);
   std::string l;
   while (std::getline(in, l)) {
@@ -91,6 +91,65 @@ TEST(ManPages, EveryFlagOfEveryHelpIsInItsPageWithItsDefault) {
   EXPECT_GE(pages, 15u);
   EXPECT_GE(flags, 200u) << "flags checked";
   EXPECT_FALSE(fs::exists(t / "man/ssdlab-man.1")) << "the hidden man command has no page";
+}
+
+// `sim presets` is a list, one line per preset; --long and --json give every parameter.
+TEST(HelpAtThePrompt, SimPresetsIsOneLinePerPresetAndLongHasTheParameters) {
+  Proc list = RunSsdlab({"sim", "presets"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  Proc json = RunSsdlab({"sim", "presets", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json presets = nlohmann::json::parse(json.out);
+  ASSERT_EQ(CountLines(list.out), static_cast<int>(presets.size())) << list.out;
+  for (const nlohmann::json& p : presets) {
+    EXPECT_TRUE(Has(list.out, "sim:" + p["name"].get<std::string>() + " ")) << p["name"];
+    EXPECT_TRUE(Has(list.out, p["description"].get<std::string>())) << p["name"];
+  }
+  EXPECT_TRUE(Has(list.out, "sim:dc-sata-read-intensive     1.6 TB  OP    33%")) << list.out;
+  Proc detail = RunSsdlab({"sim", "presets", "--long"});
+  ASSERT_EQ(detail.exit_code, 0) << detail.err;
+  EXPECT_GT(CountLines(detail.out), 10 * CountLines(list.out));
+  EXPECT_TRUE(Has(detail.out, "over-provisioning, (physical - user) / user")) << detail.out;
+}
+
+// Each command's --help ends with examples, and every flag an example uses is one of the
+// command's (or its subcommand's) flags.
+TEST(HelpAtThePrompt, EveryCommandHasExamplesThatUseItsOwnFlags) {
+  Proc top = RunSsdlab({"--help"});
+  const std::regex command_line(R"(^  ([a-z]+) {2,})");
+  std::istringstream in(top.out.substr(top.out.find("Subcommands:")));
+  size_t commands = 0;
+  for (std::string l; std::getline(in, l);) {
+    std::smatch m;
+    if (!std::regex_search(l, m, command_line)) continue;
+    const std::string cmd = m[1];
+    ++commands;
+    Proc help = RunSsdlab({cmd, "--help"});
+    const size_t at = help.out.find("Examples:");
+    ASSERT_NE(at, std::string::npos) << cmd << " --help has no examples";
+    std::istringstream examples(help.out.substr(at));
+    int n = 0;
+    for (std::string e; std::getline(examples, e);) {
+      if (e.rfind("  ssdlab " + cmd, 0) != 0) continue;
+      ++n;
+      std::istringstream words(e);
+      std::vector<std::string> w;
+      for (std::string x; words >> x;) w.push_back(x);
+      std::vector<std::string> path = {cmd};
+      if (w.size() > 2 && w[2][0] != '-' && Has(help.out, "\n  " + w[2] + " "))
+        path.push_back(w[2]);
+      path.push_back("--help");
+      const std::string flags = RunSsdlab(path).out;
+      for (const std::string& word : w)
+        if (word.rfind("--", 0) == 0)
+          EXPECT_TRUE(Has(flags, "  " + word + " ") || Has(flags, "," + word + " ") ||
+                      Has(flags, "  " + word + "\n"))
+              << e << ": " << word << " is no flag of " << path[path.size() - 2];
+    }
+    EXPECT_GE(n, cmd == "ls" || cmd == "app" ? 1 : 2) << cmd;
+    EXPECT_LE(n, 4) << cmd;
+  }
+  EXPECT_GE(commands, 15u);
 }
 
 TEST(Install, AFreshPrefixRunsABatteryAndFindsItsClaimsFiles) {

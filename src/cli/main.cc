@@ -7,6 +7,7 @@
 #include "base/secrets.h"
 #include "cli/commands.h"
 #include "cli/device_cmds.h"
+#include "cli/examples.h"
 #include "cli/fio_names.h"
 #include "cli/man.h"
 #include "cli/report_cmds.h"
@@ -92,6 +93,7 @@ int main(int argc, char** argv) {
   AddReplayCommand(app, &exit_code);
   AddTraceCommand(app, &exit_code);
   AddDbCommand(app, &exit_code);
+  AddExamples(app);
   AddManCommand(app, &exit_code, kVersion);
   struct sigaction sa {};
   sa.sa_handler = OnSignal;

@@ -2,21 +2,38 @@
 // figures derived from a (possibly overridden) preset.
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/units.h"
 #include "cli/commands.h"
 #include "sim/sim.h"
 
 namespace ssdlab {
+namespace {
+
+// A capacity in bytes as drives are sold ("1.6 TB", "512 MiB" for a power of two).
+std::string HumanCapacity(const std::string& bytes_text) {
+  const double bytes = std::strtod(bytes_text.c_str(), nullptr);
+  if (bytes >= 1e12) return fmt::format("{:.3g} TB", bytes / 1e12);
+  if (bytes >= 1e9 && std::fmod(bytes, 1 << 30) != 0) return fmt::format("{:.3g} GB", bytes / 1e9);
+  return FormatBytes(static_cast<uint64_t>(bytes));
+}
+
+}  // namespace
 
 void AddSimCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand("sim", "The simulated SSD: presets and derived figures");
   cmd->require_subcommand(1);
   auto json_out = std::make_shared<bool>(false);
-  CLI::App* presets = cmd->add_subcommand("presets", "List the presets with their parameters");
-  presets->add_flag("--json", *json_out, "Print JSON");
-  presets->callback([exit_code, json_out] {
+  auto long_out = std::make_shared<bool>(false);
+  CLI::App* presets = cmd->add_subcommand(
+      "presets", "List the presets, one line each (--long: every parameter and its source)");
+  presets->add_flag("--long", *long_out, "Every parameter of each preset, with its source");
+  presets->add_flag("--json", *json_out, "Print JSON (every parameter and its source)");
+  presets->callback([exit_code, json_out, long_out] {
     auto list = ListPresets();
     if (*json_out) {
       nlohmann::json doc = nlohmann::json::array();
@@ -30,6 +47,16 @@ void AddSimCommand(CLI::App& app, int* exit_code) {
                        {"sources", sources}});
       }
       std::cout << doc.dump(1) << "\n";
+    } else if (!*long_out) {
+      for (const auto& p : list) {
+        auto param = [&](const std::string& key) -> std::string {
+          for (const auto& [k, v] : p.params)
+            if (k == key) return v;
+          return "?";
+        };
+        std::cout << fmt::format("sim:{:<24} {:>8}  OP {:>5}%  {}\n", p.name,
+                                 HumanCapacity(param("capacity")), param("op"), p.description);
+      }
     } else {
       for (const auto& p : list) {
         std::cout << fmt::format("sim:{}\n  {}\n", p.name, p.description);
