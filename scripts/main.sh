@@ -5,7 +5,7 @@
 # measured figures), out/results.db (every round), out/pts.json (the whole run).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-"$here/scripts/build.sh"
+"$here/scripts/build.sh" ssdlab  # the binary only; scripts/test.sh builds the tests
 out="$here/out"
 mkdir -p "$out"
 run="dc400-$(date -u +%Y%m%d-%H%M%S)"
