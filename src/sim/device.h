@@ -293,6 +293,9 @@ class SimDevice {
   void ForegroundGc(uint64_t t);
   // Out-of-line parts of ForegroundGc: the first victim of a GC period (false: none), the
   // next one, keeping the pool above its minimum, lazy GC.
+  // Eager GC: whether the free space has reached the watermark (low_free_blocks and half a
+  // block), where a victim is started.
+  bool BelowWatermark() const;
   bool StartVictim();
   bool NextVictim();
   void RefillPool(uint64_t t);
