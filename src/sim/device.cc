@@ -674,20 +674,6 @@ SSDLAB_HOT void SimDevice::ForegroundGc(uint64_t t) {
   if (ftl_.free_blocks() <= g_.min_free_blocks) RefillPool(t);
 }
 
-bool SimDevice::BelowWatermark() const {
-  // Free space in pages: the pool's blocks and the host frontier's unwritten pages. The
-  // watermark sits half a block above low_free_blocks' pages (the mean the host frontier holds
-  // unwritten), so the pool and the frontier together keep what the watermark declares, as an
-  // FTL that collects whole victims on demand keeps it (sim/testing/reference_ftl.h). Starting
-  // only once the pool was below low_free_blocks (before issue 44) left it one to two blocks
-  // under: spare the drive's declared reserve does not have, WA 3% under that reference on a
-  // drive of 321 blocks at 7% OP.
-  const uint64_t ppb = g_.pages_per_block;
-  const uint64_t free_pages =
-      uint64_t{ftl_.free_blocks()} * ppb + (ppb - ftl_.host_frontier_used());
-  return 2 * free_pages <= (2 * uint64_t{g_.low_free_blocks} + 1) * ppb;
-}
-
 bool SimDevice::StartVictim() {
   if (!ftl_.SelectVictim()) return false;
   SetRatio();
