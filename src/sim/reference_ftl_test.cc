@@ -75,7 +75,7 @@ TEST_P(SimWa, WithinTwoPercentOfAReferenceFtlWithTheSameBlocksAndReserve) {
   RecordProperty("reference_wa", std::to_string(ref));
   EXPECT_NEAR(sim / ref, 1.0, 0.02) << target << ": sim " << sim << ", reference " << ref;
   // analytic_wa (sim describe) is the limit model of many pages per block: FIFO's WA, and an
-  // upper bound of greedy's, which smaller blocks lower (by 3.4% at 256 pages and 7% OP).
+  // upper bound of greedy's, which smaller blocks lower (by 3.3% at 256 pages and 7% OP).
   const double analytic = AnalyticWa(target);
   RecordProperty("analytic_wa", std::to_string(analytic));
   const bool small_greedy = std::get<2>(GetParam()) == std::string("greedy") &&
