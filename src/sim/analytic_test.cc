@@ -44,10 +44,10 @@ TEST(Analytic, EffectiveAlphaAccountsForReserveAndLivePages) {
   g.blocks = 1000;
   g.physical_pages = 1000000;
   g.user_pages = 800000;
-  g.low_free_blocks = 10;  // the pool about 9 blocks, the frontiers 1
-  EXPECT_NEAR(EffectiveAlpha(g), (1000000 - 10.0 * 1000) / 800000.0, 1e-12);
-  g.low_free_blocks = 3;  // below the least watermark the pool refills to it: about 2.5
-  EXPECT_NEAR(EffectiveAlpha(g), (1000000 - 3.5 * 1000) / 800000.0, 1e-12);
+  g.low_free_blocks = 10;  // the pool and the frontiers' unwritten pages: 10.5 blocks
+  EXPECT_NEAR(EffectiveAlpha(g), (1000000 - 10.5 * 1000) / 800000.0, 1e-12);
+  g.low_free_blocks = 3;  // below the least watermark the emergency refill: a block more
+  EXPECT_NEAR(EffectiveAlpha(g), (1000000 - 4.5 * 1000) / 800000.0, 1e-12);
   g.low_free_blocks = 10;
   EXPECT_GT(EffectiveAlpha(g, 0.5), 2 * EffectiveAlpha(g) - 1e-9);
 }

@@ -644,7 +644,7 @@ SSDLAB_HOT void SimDevice::ForegroundGc(uint64_t t) {
     return;
   } else {
     if (!ftl_.collecting()) {
-      if (ftl_.free_blocks() >= g_.low_free_blocks) return;
+      if (!BelowWatermark()) return;
       if (!StartVictim()) return;
     }
     // Copy in proportion to host writes, so the victim is free when the host frontier has
@@ -660,7 +660,7 @@ SSDLAB_HOT void SimDevice::ForegroundGc(uint64_t t) {
           if (left != 0) continue;  // still collecting this victim
         }
         BookErase(t);
-        if (ftl_.free_blocks() >= g_.low_free_blocks || !NextVictim()) {
+        if (!BelowWatermark() || !NextVictim()) {
           credit = 0;
           break;
         }

@@ -144,6 +144,9 @@ class Ftl {
   uint32_t free_blocks_min() const { return free_min_; }
   void ResetFreeMin() { free_min_ = free_count_; }
   uint64_t mapped_pages() const { return mapped_; }
+  // Pages the host frontier has written in its open block (pages_per_block when none is open:
+  // the next write takes a block from the pool).
+  uint32_t host_frontier_used() const { return host_.next; }
   uint32_t pages_per_block() const { return ppb_; }
   uint32_t blocks() const { return blocks_; }
   uint32_t BlockOf(uint32_t ppn) const { return block_of_.Div(ppn); }

@@ -216,7 +216,8 @@ bool SimTargetSets(const std::string& target, const std::string& key);
 Geometry DeriveGeometry(const SimParams& p);
 
 // Blocks the eager foreground GC keeps out of the collected population on average (the free
-// pool below its watermark of low_free_blocks, and the two open frontiers' unwritten halves).
+// pool at its watermark of low_free_blocks, and the two open frontiers' unwritten pages):
+// low_free_blocks + 0.5.
 double ReserveBlocks(uint32_t low_free_blocks);
 
 // Cross-field checks and the derived geometry (spare area, memory).
