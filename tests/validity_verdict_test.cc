@@ -58,7 +58,7 @@ TEST(ValidityVerdict, SteadyStateWindowLiesWhollyAfterPreconditioning) {
   ASSERT_NE(lvi, nullptr);
   const json& ss = (*lvi)["steady_state"];
   // Bytes written by each preconditioning round: its 4 KiB IOPS x its 1 s.
-  const double range = (*lvi)["results"]["range_end_bytes"].get<double>();
+  const double range = (*lvi)["results"]["range_bytes"].get<double>();
   double written = 0;
   int complete = -1;  // 0-based round in which 1x the range was written
   const json& rounds = (*lvi)["rounds"];
@@ -137,19 +137,19 @@ TEST(ValidityVerdict, WsatEndedByItsOwnCapacitySaysSo) {
 }
 
 // `pts --require-steady-state`: exit status 4 when a test ran out of rounds before steady
-// state (2 rounds of a 4-round window), 0 without the flag; the verdicts are still stored.
+// state (4 rounds, the first of them fresh), 0 without the flag; the verdicts are still stored.
 TEST(ValidityVerdict, RequireSteadyStateExitsFourWhenATestMissedIt) {
   TempDir t;
   const std::vector<std::string> quick = {"--target",     "sim:tiny", "--spec",     "review",
                                           "--tests",      "iops",     "--round",    "1s",
-                                          "--max-rounds", "2",        "--iops-bs",  "4KiB",
+                                          "--max-rounds", "4",        "--iops-bs",  "4KiB",
                                           "--iops-mixes", "0/100",    "--progress", "none"};
   Proc plain = RunSsdlab(Args({"pts", "--db", t / "a.db"}, quick));
   EXPECT_EQ(plain.exit_code, 0) << plain.err;
   Proc req = RunSsdlab(Args({"pts", "--db", t / "b.db", "--require-steady-state"}, quick));
   EXPECT_EQ(req.exit_code, 4) << req.err;
   EXPECT_TRUE(Has(req.err, "--require-steady-state: iops did not reach steady state")) << req.err;
-  EXPECT_TRUE(Has(req.err, "STEADY STATE NOT REACHED after 2 rounds (the round limit)")) << req.err;
+  EXPECT_TRUE(Has(req.err, "STEADY STATE NOT REACHED after 4 rounds (the round limit)")) << req.err;
   Proc help = RunSsdlab({"pts", "--help"});
   EXPECT_TRUE(Has(help.out, "--require-steady-state")) << help.out;
 }

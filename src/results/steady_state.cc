@@ -93,9 +93,11 @@ std::string SniaFailures(const V& v, const C& c) {
 }
 // "fitted line within 3.1% of the mean, band 10%" / "fitted line 14% from the mean, band 10%".
 std::string BandFigures(const V& v, const C& c) {
-  return fmt::format("fitted line {} {} of the mean, band {}",
-                     v.band_excursion_pct <= c.band_pct + 1e-9 ? "within" : "off by",
-                     Pct(v.band_excursion_pct), Pct(c.band_pct));
+  if (v.band_excursion_pct <= c.band_pct + 1e-9)
+    return fmt::format("fitted line within {} of the mean, band {}", Pct(v.band_excursion_pct),
+                       Pct(c.band_pct));
+  return fmt::format("fitted line {} from the mean, band {}", Pct(v.band_excursion_pct),
+                     Pct(c.band_pct));
 }
 
 // A tracked variable's value: a number (the other values of a step's tracking are notes).
@@ -151,22 +153,24 @@ std::string EvidenceText(const SteadyStateVerdict& v) {
   const C& c = *v.criteria;
   if (v.rounds_run < c.window_rounds)
     return fmt::format("window incomplete: {} of {} rounds", v.rounds_run, c.window_rounds);
-  if (v.first_judged_round >= v.rounds_run)
+  const uint32_t first_judged = v.first_judged_round.value_or(0);
+  if (first_judged >= v.rounds_run)
     return fmt::format("preconditioning not complete after {} rounds: no window judged",
                        v.rounds_run);
-  if (v.window_first_round < v.first_judged_round)
+  if (v.window_first_round < first_judged)
     return fmt::format(
         "the window (rounds {}-{}) starts before preconditioning ended in round {}: not judged",
-        v.window_first_round + 1, v.window_first_round + v.window_rounds, v.first_judged_round);
+        v.window_first_round + 1, v.window_first_round + v.window_rounds, first_judged);
   const bool snia = c.rule == SteadyStateRule::kSnia;
   const bool decided = snia ? *v.snia_met : *v.band_met;
   std::string out = fmt::format("{} by {} ({})", decided ? "reached" : "not reached",
                                 snia ? "SNIA's rule" : "the review rule",
                                 snia ? SniaFigures(v, c) : BandFigures(v, c));
   if (snia) {
-    out += *v.band_met ? "; the review rule's band met too"
-                       : fmt::format("; fitted line off by {}, outside the review rule's {} band",
-                                     Pct(v.band_excursion_pct), Pct(c.band_pct));
+    out += *v.band_met
+               ? "; the review rule's band met too"
+               : fmt::format("; fitted line {} from the mean, outside the review rule's {} band",
+                             Pct(v.band_excursion_pct), Pct(c.band_pct));
   } else {
     out += *v.snia_met ? fmt::format("; SNIA's rule met too ({})", SniaFigures(v, c))
                        : "; " + SniaFailures(v, c);

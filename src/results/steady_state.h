@@ -22,9 +22,9 @@ namespace ssdlab::results {
 
 // What ended a test's rounds (stored as "end"): steady state; the round limit before it
 // (`--max-rounds`); or the test's own end condition, where steady state is recorded but does
-// not end the test (WSAT: its capacity written, or its round limit). kUnknown: stored before
-// the end was kept.
-enum class TestEnd { kUnknown, kSteadyState, kRoundLimit, kOwnCapacity, kOwnRoundLimit };
+// not end the test (WSAT: its capacity written, or its round limit). Unset in a verdict stored
+// before the end was kept.
+enum class TestEnd { kSteadyState, kRoundLimit, kOwnCapacity, kOwnRoundLimit };
 
 struct TestSteadyState {
   bool required = false;              // false: no steady-state requirement (stored as {})
@@ -32,7 +32,7 @@ struct TestSteadyState {
   SteadyStateVerdict headline;        // the figures shown for the test (its first variable's)
   std::vector<std::string> tracking;  // the variables, in tracking order
   std::map<std::string, SteadyStateVerdict> variables;  // each tracked variable's verdict
-  TestEnd end = TestEnd::kUnknown;                      // what ended the rounds
+  std::optional<TestEnd> end;                           // what ended the rounds
   std::optional<double> end_capacity_multiple;          // kOwnCapacity: the multiple written
   std::optional<uint32_t> end_rounds;                   // kOwnRoundLimit: the limit
 };

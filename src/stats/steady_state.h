@@ -48,10 +48,10 @@ struct SteadyStateVerdict {
   double band_excursion_pct = 0;   // max |fit(x) - mean| / mean over the window, percent
   double slope = 0;                // of the window's fit, per round
   double intercept = 0;            // of the window's fit, at the window's first round
+  // The evidence, set by JudgeSteadyState; absent in verdicts stored before it was kept.
   // 0-based index of the first round a window may hold (the first round wholly after
   // preconditioning); a window starting before it is not judged (reached is false).
-  uint32_t first_judged_round = 0;
-  // The evidence, set by JudgeSteadyState; absent in verdicts stored before it was kept.
+  std::optional<uint32_t> first_judged_round;
   std::optional<SteadyStateCriteria> criteria;  // the rule that decided `reached`, its limits
   std::optional<bool> snia_met;  // SNIA's rule on this window (range and slope within limits)
   std::optional<bool> band_met;  // the review rule on this window (fitted line within the band)

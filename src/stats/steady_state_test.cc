@@ -102,7 +102,7 @@ TEST(SteadyState, WindowStartingBeforePreconditioningEndsIsNotJudged) {
   // Preconditioning completed in round 4 (0-based 3): the first judged round is 4 (0-based).
   auto early = JudgeSteadyState(flat, c, 4);
   EXPECT_EQ(early.window_first_round, 2u);
-  EXPECT_EQ(early.first_judged_round, 4u);
+  EXPECT_EQ(*early.first_judged_round, 4u);
   EXPECT_FALSE(early.reached);
   EXPECT_FALSE(*early.band_met);
   EXPECT_FALSE(*early.snia_met);
