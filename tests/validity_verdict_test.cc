@@ -49,7 +49,7 @@ TEST(ValidityVerdict, SteadyStateWindowLiesWhollyAfterPreconditioning) {
       RunSsdlab({"pts",   "--target",    "sim:tiny",  "--db",         t / "r.db", "--run",
                  "w",     "--spec",      "review",    "--tests",      "lvi",      "--wdpc-capacity",
                  "1x",    "--round",     "1s",        "--max-rounds", "12",       "--lvi-threads",
-                 "1",     "--lvi-qd",    "1",         "--lvi-warmup", "10ms",     "--lvi-measure",
+                 "1",     "--lvi-qds",   "1",         "--lvi-warmup", "10ms",     "--lvi-measure",
                  "100ms", "--lvi-mixes", "0/100",     "--lvi-bs",     "4KiB",     "--progress",
                  "none",  "--json",      t / "r.json"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
@@ -171,7 +171,7 @@ TEST(ValidityVerdict, SeedsAbove2To53AreWrittenAsStrings) {
 
   Proc pts = RunSsdlab({"pts",       "--target",   "sim:tiny",     "--db",         t / "p.db",
                         "--run",     "s",          "--spec",       "review",       "--tests",
-                        "iops",      "--round",    "1s",           "--max-rounds", "1",
+                        "iops",      "--round",    "1s",           "--max-rounds", "4",
                         "--iops-bs", "4KiB",       "--iops-mixes", "0/100",        "--seed",
                         seed,        "--progress", "none",         "--json",       t / "p.json"});
   ASSERT_EQ(pts.exit_code, 0) << pts.err;
