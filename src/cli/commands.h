@@ -1,6 +1,7 @@
 // Subcommands. Each Add*Command registers its flags on `app` and a callback that stores the
 // exit status in *exit_code. Exit statuses: 0 success; 1 the run finished but saw I/O errors
 // or verify failures; 2 bad input or a refusal (nothing was written); 3 the run failed;
+// 4 `pts --require-steady-state`: the battery finished but a test did not reach steady state;
 // 130 interrupted (results measured so far are still written).
 #pragma once
 
@@ -17,6 +18,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFindings = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitFailed = 3;
+inline constexpr int kExitNotSteady = 4;
 inline constexpr int kExitInterrupted = 130;
 
 // Set by SIGINT/SIGTERM.

@@ -82,8 +82,9 @@ std::string ManPage(const CLI::App& cmd, const std::string& version) {
     for (const CLI::App* s : subs)
       out << ".TP\n\\fB" << Roff(s->get_name()) << "\\fR\n" << Roff(s->get_description()) << "\n";
     out << ".SH EXIT STATUS\n0 success; 1 the run finished but saw I/O errors or verify "
-           "failures; 2 bad input or a refusal (nothing was written); 3 the run failed; 130 "
-           "interrupted (results measured so far are still written).\n";
+           "failures; 2 bad input or a refusal (nothing was written); 3 the run failed; 4 pts "
+           "\\-\\-require\\-steady\\-state: a test did not reach steady state; 130 interrupted "
+           "(results measured so far are still written).\n";
   }
   std::ostringstream opts;
   Options(cmd, opts);

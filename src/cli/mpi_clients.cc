@@ -6,6 +6,7 @@
 #include "base/clock.h"
 #include "cli/output.h"
 #include "lab/merge.h"
+#include "results/ids.h"
 
 namespace ssdlab {
 
@@ -160,7 +161,8 @@ Result<WorkloadSpec> SpecFromWire(const json& j) {
     s.rate_iops = j.at("rate_iops").get<double>();
     s.data = {static_cast<DataKind>(IndexOf(kData, j.at("data").at("kind").get<std::string>())),
               j.at("data").at("pct").get<double>()};
-    s.seed = j.at("seed").get<uint64_t>();
+    if (!results::IdFromJson(j.at("seed"), s.seed))
+      return Status::Invalid("a phase's workload has the wrong shape: seed " + j["seed"].dump());
     s.verify = j.at("verify").get<bool>();
     s.verify_unit_bytes = j.at("verify_unit_bytes").get<uint64_t>();
     s.interval_ns = j.at("interval_ns").get<uint64_t>();

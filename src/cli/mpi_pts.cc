@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "cli/targets.h"
 #include "lab/merge.h"
+#include "results/ids.h"
 
 namespace ssdlab {
 namespace {
@@ -22,7 +23,7 @@ Result<std::optional<MpiClients::Merged>> RunShare(MpiClients& c, Backend& local
   Result<PhaseResult> mine = local.RunPhase(spec, control);
   json about = {{"range_begin_bytes", spec.range_begin_bytes},
                 {"range_end_bytes", spec.range_end_bytes},
-                {"seed", spec.seed}};
+                {"seed", results::IdJson(spec.seed)}};
   return c.Gather(mine, about);
 }
 

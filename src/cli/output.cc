@@ -13,6 +13,7 @@
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/version.h"
+#include "results/ids.h"
 #include "results/phase_metrics.h"
 #include "workload/parse.h"
 
@@ -104,7 +105,7 @@ json WorkloadJson(const WorkloadSpec& s) {
        {{"kind", kDist[static_cast<int>(s.dist.kind)]}, {"param", s.dist.param}, {"zones", zones}}},
       {"rate_iops", s.rate_iops},
       {"data", {{"kind", kData[static_cast<int>(s.data.kind)]}, {"pct", s.data.pct}}},
-      {"seed", s.seed},
+      {"seed", results::IdJson(s.seed)},
       {"verify", s.verify},
       {"interval_ns", s.interval_ns}};
 }

@@ -41,13 +41,14 @@ struct PtsArgs {
   std::vector<std::string> targets;  // --target, composed into `target` (an array with --layout)
   std::string layout, chunk;
   bool destructive = false;
-  std::vector<std::string> given;  // long names of the options on the command line
-  std::string target_map;          // a fleet run (cli/fleet.h)
-  std::string fleet;               // the fleet this run belongs to ("" alone)
-  bool mpi = false;                // --mpi: a multi-client battery (cli/mpi_pts.h)
-  bool range_per_rank = false;     // with --mpi: each rank its slice of the range
-  std::string clients_log;         // with --mpi: every phase's per-rank results (JSON lines)
-  std::string report;              // --report FILE: the run's HTML report at the end
+  std::vector<std::string> given;     // long names of the options on the command line
+  std::string target_map;             // a fleet run (cli/fleet.h)
+  std::string fleet;                  // the fleet this run belongs to ("" alone)
+  bool mpi = false;                   // --mpi: a multi-client battery (cli/mpi_pts.h)
+  bool range_per_rank = false;        // with --mpi: each rank its slice of the range
+  std::string clients_log;            // with --mpi: every phase's per-rank results (JSON lines)
+  std::string report;                 // --report FILE: the run's HTML report at the end
+  bool require_steady_state = false;  // exit kExitNotSteady when a test missed steady state
 };
 
 // How a battery is launched besides the usual single process: a backend opened already (pass 2
@@ -544,10 +545,12 @@ int RunPtsCommand(PtsArgs a, PtsLaunch* launch = nullptr) {
   HealthHooks hooks(identity ? &*identity : nullptr, temp_interval.value());
   Status st =
       RunPts(**backend, **store, run.id, options.value(), progress.get(), &StopFlag(), &hooks);
+  std::vector<std::string> missed;  // the tests that did not reach steady state
   st = FinishStoredRun(**store, run.id, run.name, a.db, st, a.json_path,
-                       [](const nlohmann::json& doc) {
+                       [&missed](const nlohmann::json& doc) {
                          if (Status v = PrintVerdicts(doc, std::cerr); !v.ok())
                            PrintError(v.message());
+                         missed = TestsWithoutSteadyState(doc);
                        });
   int report_code = kExitOk;
   if (st.ok() && !a.report.empty())
@@ -564,7 +567,13 @@ int RunPtsCommand(PtsArgs a, PtsLaunch* launch = nullptr) {
     return st.code() == Code::kInterrupted ? kExitInterrupted : kExitFailed;
   }
   if (report_code != kExitOk) return report_code;
-  return closed.ok() ? kExitOk : kExitFailed;
+  if (!closed.ok()) return kExitFailed;
+  if (a.require_steady_state && !missed.empty()) {
+    PrintError(fmt::format("--require-steady-state: {} did not reach steady state",
+                           fmt::join(missed, ", ")));
+    return kExitNotSteady;
+  }
+  return kExitOk;
 }
 
 // `pts --mpi`: rank 0 runs the battery on a MultiClientBackend, the other ranks follow.
@@ -692,6 +701,10 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
                 "range, the seed offset by the rank)");
   cmd->add_option("--clients-log", a->clients_log,
                   "With --mpi: file of one JSON line per phase with every rank's own results");
+  cmd->add_flag("--require-steady-state", a->require_steady_state,
+                "Exit with status 4 when a test that judges steady state ended without it (the "
+                "round limit came first); WSAT, ended by its own capacity or round limit, never "
+                "fails it");
   cmd->add_option("--report", a->report,
                   "Write the run's HTML report to this file at the end (a fleet: rank 0 writes "
                   "the comparison report of every drive)");

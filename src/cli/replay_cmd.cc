@@ -17,6 +17,7 @@
 #include "cli/paths.h"
 #include "cli/suite_cli.h"
 #include "cli/targets.h"
+#include "results/ids.h"
 #include "store/store.h"
 #include "trace/replay_source.h"
 #include "trace/trace.h"
@@ -375,7 +376,7 @@ int Replay(const ReplayArgs& a) {
   ctx["workload"] = WorkloadJson(spec);
   ctx["engine"] = sim ? "sim" : a.engine;
   ctx["direct"] = !a.buffered;
-  ctx["seed"] = spec.seed;
+  ctx["seed"] = results::IdJson(spec.seed);
   ctx["start_time"] = IsoTime(start);
   ctx["end_time"] = IsoTime(end);
   doc["context"] = ctx;

@@ -19,6 +19,7 @@
 #include "cli/targets.h"
 #include "device/device_backend.h"
 #include "device/device_json.h"
+#include "results/ids.h"
 #include "stats/completed_io.h"
 #include "workload/parse.h"
 
@@ -291,7 +292,7 @@ int RunClient(RunArgs a, MpiClients* mpi) {
     nlohmann::json about = {{"target", a.target},
                             {"range_begin_bytes", spec->range_begin_bytes},
                             {"range_end_bytes", spec->range_end_bytes},
-                            {"seed", spec->seed}};
+                            {"seed", results::IdJson(spec->seed)}};
     auto gathered = mpi->Gather(result, about);
     if (!gathered.ok()) return Fail(gathered.status());
     if (mpi->rank() != 0) {  // rank 0 reports for all
@@ -324,7 +325,7 @@ int RunClient(RunArgs a, MpiClients* mpi) {
   ctx["workload"] = WorkloadJson(spec.value());
   ctx["engine"] = EngineJson(IsSimTarget(a.target) ? "sim" : a.engine, EngineReportOf(**backend));
   ctx["direct"] = !a.buffered;
-  ctx["seed"] = spec->seed;
+  ctx["seed"] = results::IdJson(spec->seed);
   ctx["start_time"] = IsoTime(start);
   ctx["end_time"] = IsoTime(end);
   doc["context"] = ctx;

@@ -49,15 +49,23 @@ Status PrintVerdicts(const json& doc, std::ostream& out) {
       }
       verdict = fmt::format("unfinished: {} rounds stored (continue with --resume)", measured);
     } else if (ss->required) {
-      verdict = ss->reached ? fmt::format("steady state reached in {} rounds (window {}, mean {})",
-                                          ss->headline.rounds_run, ss->headline.window_rounds,
-                                          FormatNumber(ss->headline.mean))
-                            : fmt::format("STEADY STATE NOT REACHED after {} rounds",
-                                          ss->headline.rounds_run);
+      verdict = results::VerdictLine(*ss);  // with the evidence stored in the verdict
     }
     out << fmt::format("  {:<6} {:<8} {}\n", name, status, verdict);
   }
   return Status::Ok();
+}
+
+std::vector<std::string> TestsWithoutSteadyState(const json& doc) {
+  std::vector<std::string> out;
+  const json& tests = doc.is_object() && doc.contains("tests") ? doc["tests"] : json();
+  if (!tests.is_array()) return out;
+  for (const json& t : tests) {
+    if (!t.is_object() || t.value("status", "") != "done") continue;
+    auto ss = results::SteadyStateFromJson(t.value("steady_state", json()));
+    if (!ss.ok() || results::MissedSteadyState(*ss)) out.push_back(t.value("name", "?"));
+  }
+  return out;
 }
 
 void AddRunsCommands(CLI::App& app, int* exit_code) {

@@ -2,6 +2,7 @@
 // figures derived from a (possibly overridden) preset.
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -20,6 +21,21 @@ std::string HumanCapacity(const std::string& bytes_text) {
   if (bytes >= 1e12) return fmt::format("{:.3g} TB", bytes / 1e12);
   if (bytes >= 1e9 && std::fmod(bytes, 1 << 30) != 0) return fmt::format("{:.3g} GB", bytes / 1e9);
   return FormatBytes(static_cast<uint64_t>(bytes));
+}
+
+// A derived figure's value as JSON: a number when its whole text is one (an integer exactly,
+// as an unsigned 64-bit number where it fits), else the text ("greedy (lazy)", a preset name).
+nlohmann::json FigureValueJson(const std::string& text) {
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  uint64_t u = 0;
+  if (auto [p, ec] = std::from_chars(begin, end, u); ec == std::errc() && p == end && !text.empty())
+    return u;
+  double d = 0;
+  if (auto [p, ec] = std::from_chars(begin, end, d);
+      ec == std::errc() && p == end && !text.empty() && std::isfinite(d))
+    return d;
+  return text;
 }
 
 }  // namespace
@@ -89,7 +105,7 @@ void AddSimCommand(CLI::App& app, int* exit_code) {
     if (*djson) {
       nlohmann::json doc = nlohmann::json::array();
       for (const auto& f : *figures)
-        doc.push_back({{"key", f.key}, {"value", f.value}, {"unit", f.unit}});
+        doc.push_back({{"key", f.key}, {"value", FigureValueJson(f.value)}, {"unit", f.unit}});
       std::cout << doc.dump(1) << "\n";
     } else {
       // A preset file (sim:FILE.toml loads it back), the derived figures as comments.

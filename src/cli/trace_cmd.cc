@@ -44,6 +44,14 @@ nlohmann::json HistJson(const Histogram& h) {
           {"max", h.max()}};
 }
 
+// The mean arrival rate in words that stay meaningful for a sparse trace: "1234 IOPS",
+// "0.5 IOPS", "0.03333 IOPS (2 per minute)" below 1 IOPS, four significant digits.
+std::string MeanRateText(double iops) {
+  std::string text = FormatNumber(iops) + " IOPS";
+  if (iops > 0 && iops < 1) text += " (" + FormatNumber(iops * 60) + " per minute)";
+  return text;
+}
+
 int Stats(const StatsArgs& a) {
   PathRegistry paths = CommandPaths();
   AddTracePaths(paths, "TRACE", a.trace);
@@ -186,10 +194,10 @@ int Stats(const StatsArgs& a) {
     }
   }
   std::ostream& human = a.json == "-" ? std::cerr : std::cout;
-  human << fmt::format("{} ({}): {} records over {}, mean {:.0f} IOPS, peak {} IOPS in 1 s\n",
-                       a.trace, trace::TraceFormatName((*reader)->format()), ios,
+  human << fmt::format("{} ({}): {} records over {}, mean {}, peak {} IOPS in 1 s\n", a.trace,
+                       trace::TraceFormatName((*reader)->format()), ios,
                        FormatNs(static_cast<double>(st.duration_ns)),
-                       doc["mean_iops"].get<double>(), st.peak_iops_1s);
+                       MeanRateText(doc["mean_iops"].get<double>()), st.peak_iops_1s);
   for (int d = 0; d < kDirections; ++d) {
     if (!st.ios[d]) continue;
     human << fmt::format("  {:<5} {:>6.1f}% of I/Os  {:>6.1f}% of bytes  ({})\n",

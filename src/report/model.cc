@@ -9,6 +9,7 @@
 
 #include "report/model_internal.h"
 #include "report/pts_sections.h"
+#include "results/ids.h"
 #include "results/steady_state.h"
 
 namespace ssdlab {
@@ -263,19 +264,16 @@ std::string VerdictText(const json& ss) {
   auto s = results::SteadyStateFromJson(ss);
   if (!s.ok()) return "damaged: " + s.status().message();
   if (!s->required || !ss.contains("variables")) return "no steady-state requirement";
-  const SteadyStateVerdict& v = s->headline;
-  if (s->reached) {
-    return fmt::format("reached: rounds {}-{} of {}", v.window_first_round + 1,
-                       v.window_first_round + v.window_rounds, v.rounds_run);
-  }
-  return fmt::format("NOT reached after {} rounds", v.rounds_run);
+  return results::VerdictLine(*s);
 }
 
 json VerdictCell(const json& ss) {
   std::string t = VerdictText(ss);
-  if (t.rfind("NOT", 0) == 0) return Cell(t, "bad");
-  if (t.rfind("reached", 0) == 0) return Cell(t, "good");
-  return Cell(t, "muted");
+  auto s = results::SteadyStateFromJson(ss);
+  if (!s.ok()) return Cell(t, "bad");
+  if (!s->required || !ss.contains("variables")) return Cell(t, "muted");
+  if (s->reached) return Cell(t, "good");
+  return Cell(t, results::MissedSteadyState(*s) ? "bad" : "muted");
 }
 
 // One PTS test's section of the report, mirroring the suite's registry (suite/tests.h):
@@ -442,10 +440,16 @@ json OverviewSection(Ctx& ctx) {
       if (p.is_number()) s += (s.empty() ? "" : ", ") + fmt::format("{:g}", p.get<double>());
     return s;
   });
-  row("Seed", [&](const ReportRun& r) {
+  row("Seed", [&](const ReportRun& r) {  // all 64 bits: a double would round it
     auto o = OptionsOf(r);
-    return fmt::format("{:g}",
-                       o.ok() ? static_cast<double>(o->seed) : Num(raw_options(r), "seed", 1));
+    uint64_t seed = 1;
+    if (o.ok()) {
+      seed = o->seed;
+    } else if (const json& raw = Get(raw_options(r), "seed");
+               !raw.is_null() && !results::IdFromJson(raw, seed)) {
+      return std::string("-");
+    }
+    return std::to_string(seed);
   });
   rows.push_back(GroupRow("Run"));
   row("Run name", [](const ReportRun& r) { return Str(Ctxt(r), "run"); });

@@ -40,6 +40,15 @@ std::vector<SteadyWindow> DefaultWindows(const json& test) {
   return {{"", ss->variables, TrackedSeries(RoundsOf(test))}};
 }
 
+namespace {
+// A variable's verdict with its evidence (results/steady_state.h), as stored.
+json ExcursionVerdictCell(const SteadyStateVerdict& v) {
+  const std::string evidence = results::EvidenceText(v);
+  const std::string text = evidence.empty() ? (v.reached ? "reached" : "not reached") : evidence;
+  return Cell(text, v.reached ? "good" : "bad");
+}
+}  // namespace
+
 json SteadyStateBlocks(Ctx& ctx, const std::string& test_name, const std::string& what,
                        const WindowsFn& windows_of) {
   json blocks = json::array();
@@ -134,8 +143,7 @@ json SteadyStateBlocks(Ctx& ctx, const std::string& test_name, const std::string
         ex_rows.push_back(
             json::array({r.label, var_label, fmt::format("{}-{}", first + 1, first + w),
                          FmtNum(mean, 5), FmtPct(v.range_pct, 2), FmtPct(v.slope_excursion_pct, 2),
-                         FmtPct(v.band_excursion_pct, 2),
-                         v.reached ? Cell("reached", "good") : Cell("not reached", "bad")}));
+                         FmtPct(v.band_excursion_pct, 2), ExcursionVerdictCell(v)}));
       }
     }
   }

@@ -7,7 +7,7 @@ namespace ssdlab::results {
 namespace f = fields;
 
 constexpr auto kWorkload = f::Object<CellWorkload>(
-    f::Text("description", &CellWorkload::description), f::Count("seed", &CellWorkload::seed));
+    f::Text("description", &CellWorkload::description), f::Id("seed", &CellWorkload::seed));
 
 constexpr auto kCell = f::Object<CellResult>(
     f::Inline(&CellResult::metrics, f::Via<PhaseMetricsFromJson>()),

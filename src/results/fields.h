@@ -19,6 +19,7 @@
 // Fields (the factories take the key, then a pointer to the member):
 //   Number(key, m)   any number; the member's arithmetic type (a double is written as one)
 //   Count(key, m)    a non-negative number; an unsigned member (a fractional one truncated)
+//   Id(key, m)       a 64-bit id (a seed): written as a decimal string, read from either form
 //   Flag(key, m)     true or false
 //   Text(key, m)     a JSON string
 //   Sub(key, m, c)   a nested value by codec `c`: Object<U>(...), Via<FromJson>(), MapOf(c2)
@@ -56,6 +57,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "results/ids.h"
 
 namespace ssdlab::results::fields {
 
@@ -95,6 +97,17 @@ constexpr ScalarCodec<V> CountOf() {
 }
 constexpr ScalarCodec<bool> FlagOf() { return {"true or false", IsFlag}; }
 constexpr ScalarCodec<std::string> TextOf() { return {"a text", IsText}; }
+
+// A 64-bit identifier (a seed): written as a decimal string, read from a string or a number
+// (results/ids.h).
+struct IdCodec {
+  json Write(const uint64_t& v) const { return IdJson(v); }
+  Status Read(const json& j, const std::string& where, uint64_t& out) const {
+    if (!IdFromJson(j, out)) return Status::Invalid(where + " is not an id (a decimal string)");
+    return Status::Ok();
+  }
+};
+constexpr IdCodec IdOf() { return {}; }
 
 // ---------------------------------------------------------------- compound codecs
 
@@ -272,6 +285,10 @@ template <class T, class M>
 constexpr auto Count(const char* key, M T::*member) {
   using V = typename detail::Unwrap<M>::type;
   return MemberField<T, M, ScalarCodec<V>>{key, member, CountOf<V>()};
+}
+template <class T, class M>
+constexpr auto Id(const char* key, M T::*member) {
+  return MemberField<T, M, IdCodec>{key, member, IdOf()};
 }
 template <class T, class M>
 constexpr auto Flag(const char* key, M T::*member) {

@@ -1,6 +1,7 @@
 #include "results/pts_options.h"
 
 #include "base/units.h"
+#include "results/ids.h"
 
 namespace ssdlab::results {
 
@@ -184,6 +185,7 @@ bool FromJson(const json& j, T& out) {
 json PtsOptionsJson(const PtsOptions& o) {
   json out = json::object();
   PtsFields(o, [&](const char* key, const auto& member) { out[key] = ToJson(member); });
+  out["seed"] = IdJson(o.seed);  // a string: JSON readers round integers above 2^53
   return out;
 }
 
@@ -195,8 +197,11 @@ Result<PtsOptions> PtsOptionsFromJson(const json& j, const std::vector<std::stri
   PtsOptions o = SpecDefaults(spec_of.spec, all_tests);
   std::string bad;
   PtsFields(o, [&](const char* key, auto& member) {
-    if (bad.empty() && j.contains(key) && !FromJson(j[key], member)) bad = key;
+    if (bad.empty() && j.contains(key) && std::string_view(key) != "seed" &&
+        !FromJson(j[key], member))
+      bad = key;
   });
+  if (bad.empty() && j.contains("seed") && !IdFromJson(j["seed"], o.seed)) bad = "seed";
   if (!bad.empty())
     return Status::Invalid("the stored options' " + bad + " is damaged: " + j[bad].dump());
   return o;

@@ -8,6 +8,7 @@
 
 #include "results/fields.h"
 #include "results/hir.h"
+#include "results/ids.h"
 #include "results/lvi.h"
 #include "results/matrix.h"
 #include "results/op.h"
@@ -136,6 +137,79 @@ TEST(SteadyState, ReachedOverAllVariablesHeadlineFromTheFirst) {
   EXPECT_FALSE(back->reached);
   EXPECT_TRUE(back->headline.reached) << "the headline keeps its own variable's flag";
   EXPECT_EQ(back->tracking, s.tracking);
+}
+
+// Issue 44: the verdict keeps its evidence (criteria, both rules' outcomes, the first judged
+// round, the end) through a round trip, and words it from the stored values.
+TEST(SteadyState, EvidenceIsStoredAndWorded) {
+  SteadyStateCriteria c;
+  c.rule = SteadyStateRule::kReviewBand;
+  c.window_rounds = 4;
+  TestSteadyState s;
+  s.required = true;
+  s.tracking = {"iops"};
+  s.variables["iops"] = JudgeSteadyState({50, 100, 120, 80, 100}, c);
+  s.headline = s.variables["iops"];
+  s.reached = true;
+  s.end = TestEnd::kSteadyState;
+  auto back = SteadyStateFromJson(ToJson(s));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  const SteadyStateVerdict& v = back->headline;
+  ASSERT_TRUE(v.criteria && v.snia_met && v.band_met);
+  EXPECT_EQ(v.criteria->rule, SteadyStateRule::kReviewBand);
+  EXPECT_EQ(v.criteria->window_rounds, 4u);
+  EXPECT_FALSE(*v.snia_met);
+  EXPECT_TRUE(*v.band_met);
+  EXPECT_EQ(back->end, TestEnd::kSteadyState);
+  EXPECT_EQ(EvidenceText(v),
+            "reached by the review rule (fitted line within 6% of the mean, band 10%); data "
+            "excursion 40% exceeds SNIA's 20%, slope excursion 12% exceeds SNIA's 10%");
+  EXPECT_EQ(VerdictLine(*back),
+            "steady state reached in rounds 2-5 of 5 (window 4, mean 100); " + EvidenceText(v));
+  // A verdict stored before the evidence was kept words nothing more.
+  json old = ToJson(s);
+  for (const char* k : {"criteria", "snia_met", "band_met"}) old.erase(k);
+  for (const char* k : {"criteria", "snia_met", "band_met"}) old["variables"]["iops"].erase(k);
+  auto legacy = SteadyStateFromJson(old);
+  ASSERT_TRUE(legacy.ok());
+  EXPECT_EQ(EvidenceText(legacy->headline), "");
+}
+
+// Issue 44: WSAT's own end is named, and is no missed steady state; the round limit is.
+TEST(SteadyState, OwnEndIsNamedAndNotAFailure) {
+  TestSteadyState s;
+  s.required = true;
+  s.tracking = {"iops"};
+  s.variables["iops"] = JudgeSteadyState({100}, SteadyStateCriteria{});
+  s.headline = s.variables["iops"];
+  s.end = TestEnd::kOwnCapacity;
+  s.end_capacity_multiple = 4;
+  auto back = SteadyStateFromJson(ToJson(s));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(VerdictLine(*back).rfind("ended at 4x capacity, the spec's end; steady state not "
+                                     "reached in its 1 round",
+                                     0),
+            0u)
+      << VerdictLine(*back);
+  EXPECT_FALSE(MissedSteadyState(*back));
+  back->end = TestEnd::kRoundLimit;
+  EXPECT_TRUE(MissedSteadyState(*back));
+  EXPECT_EQ(
+      VerdictLine(*back).rfind("STEADY STATE NOT REACHED after 1 rounds (the round limit)", 0), 0u);
+}
+
+TEST(Ids, WrittenAsStringsReadFromEither) {
+  EXPECT_EQ(IdJson(9990447348439510779ull), json("9990447348439510779"));
+  uint64_t v = 0;
+  EXPECT_TRUE(IdFromJson(json("9990447348439510779"), v));
+  EXPECT_EQ(v, 9990447348439510779ull);
+  EXPECT_TRUE(IdFromJson(json(uint64_t{18446744073709551615ull}), v));
+  EXPECT_EQ(v, 18446744073709551615ull);
+  EXPECT_TRUE(IdFromJson(json(7), v));
+  EXPECT_EQ(v, 7u);
+  for (const json& bad : {json("18446744073709551616"), json("-1"), json("1x"), json(""), json(-1),
+                          json(1.5), json(nullptr)})
+    EXPECT_FALSE(IdFromJson(bad, v)) << bad;
 }
 
 TEST(SteadyState, NoRequirementIsEmpty) {

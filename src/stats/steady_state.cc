@@ -22,11 +22,15 @@ LinearFit FitLine(const double* y, size_t n) {
   return f;
 }
 
-SteadyStateVerdict JudgeSteadyState(const std::vector<double>& series,
-                                    const SteadyStateCriteria& c) {
+SteadyStateVerdict JudgeSteadyState(const std::vector<double>& series, const SteadyStateCriteria& c,
+                                    size_t first_judged_round) {
   SteadyStateVerdict v;
   v.rounds_run = static_cast<uint32_t>(series.size());
   v.window_rounds = c.window_rounds;
+  v.first_judged_round = static_cast<uint32_t>(first_judged_round);
+  v.criteria = c;
+  v.snia_met = false;
+  v.band_met = false;
   size_t w = std::min<size_t>(c.window_rounds, series.size());
   if (w == 0) return v;
   size_t first = series.size() - w;
@@ -50,15 +54,13 @@ SteadyStateVerdict JudgeSteadyState(const std::vector<double>& series,
     v.band_excursion_pct =
         std::max(std::fabs(at_first - v.mean), std::fabs(at_last - v.mean)) / v.mean * 100;
   }
-  if (series.size() < c.window_rounds || v.mean <= 0) return v;
+  if (series.size() < c.window_rounds || first < first_judged_round || v.mean <= 0) return v;
   // A tiny tolerance keeps values that sit exactly on a limit (up to rounding) inside it.
   constexpr double kEps = 1e-9;
-  if (c.rule == SteadyStateRule::kSnia) {
-    v.reached =
-        v.range_pct <= c.max_range_pct + kEps && v.slope_excursion_pct <= c.max_slope_pct + kEps;
-  } else {
-    v.reached = v.band_excursion_pct <= c.band_pct + kEps;
-  }
+  v.snia_met =
+      v.range_pct <= c.max_range_pct + kEps && v.slope_excursion_pct <= c.max_slope_pct + kEps;
+  v.band_met = v.band_excursion_pct <= c.band_pct + kEps;
+  v.reached = c.rule == SteadyStateRule::kSnia ? *v.snia_met : *v.band_met;
   return v;
 }
 

@@ -4,11 +4,15 @@
 //   slope excursion: |slope| * (window - 1) of the LSQ line   <= max_slope_pct of mean(y)
 // and the reviewers' variant (docs/methodology.md; the DC400 review): the least-squares line stays
 // within mean +-band_pct over the window (checked at both ends of the window).
-// Limits are inclusive: a value exactly on the limit passes.
+// Limits are inclusive: a value exactly on the limit passes. Both rules are evaluated on every
+// window (the verdict keeps each one's outcome as evidence); `criteria.rule` decides `reached`.
+// A window is judged only when it lies wholly after preconditioning: every round of it at or
+// after `first_judged_round` (methodology: "Steady state").
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace ssdlab {
@@ -44,11 +48,21 @@ struct SteadyStateVerdict {
   double band_excursion_pct = 0;   // max |fit(x) - mean| / mean over the window, percent
   double slope = 0;                // of the window's fit, per round
   double intercept = 0;            // of the window's fit, at the window's first round
+  // The evidence, set by JudgeSteadyState; absent in verdicts stored before it was kept.
+  // 0-based index of the first round a window may hold (the first round wholly after
+  // preconditioning); a window starting before it is not judged (reached is false).
+  std::optional<uint32_t> first_judged_round;
+  std::optional<SteadyStateCriteria> criteria;  // the rule that decided `reached`, its limits
+  std::optional<bool> snia_met;  // SNIA's rule on this window (range and slope within limits)
+  std::optional<bool> band_met;  // the review rule on this window (fitted line within the band)
 };
 
 // Judges the last window of `series` (one value per round, oldest first). With fewer rounds
-// than the window, not reached (the figures describe what there is).
+// than the window, or a window that starts before `first_judged_round` (0-based: the first
+// round wholly after preconditioning), not reached by either rule (the figures describe what
+// there is).
 SteadyStateVerdict JudgeSteadyState(const std::vector<double>& series,
-                                    const SteadyStateCriteria& criteria);
+                                    const SteadyStateCriteria& criteria,
+                                    size_t first_judged_round = 0);
 
 }  // namespace ssdlab

@@ -93,5 +93,44 @@ TEST(SteadyState, ReviewBandRule) {
   EXPECT_TRUE(e.reached);
 }
 
+// Issue 44: a window that holds a round of the preconditioning is never judged, however flat.
+TEST(SteadyState, WindowStartingBeforePreconditioningEndsIsNotJudged) {
+  SteadyStateCriteria c;
+  c.rule = SteadyStateRule::kReviewBand;
+  c.window_rounds = 4;
+  const std::vector<double> flat = {100, 100, 100, 100, 100, 100};
+  // Preconditioning completed in round 4 (0-based 3): the first judged round is 4 (0-based).
+  auto early = JudgeSteadyState(flat, c, 4);
+  EXPECT_EQ(early.window_first_round, 2u);
+  EXPECT_EQ(*early.first_judged_round, 4u);
+  EXPECT_FALSE(early.reached);
+  EXPECT_FALSE(*early.band_met);
+  EXPECT_FALSE(*early.snia_met);
+  const std::vector<double> more = {100, 100, 100, 100, 100, 100, 100, 100};
+  auto late = JudgeSteadyState(more, c, 4);
+  EXPECT_EQ(late.window_first_round, 4u);
+  EXPECT_TRUE(late.reached);
+  // Without a bound every round may be judged, as before.
+  EXPECT_TRUE(JudgeSteadyState(flat, c).reached);
+}
+
+// Issue 44: both rules are evaluated on every window; the criteria's rule decides `reached`.
+TEST(SteadyState, BothRulesKeptAsEvidence) {
+  SteadyStateCriteria c;
+  c.rule = SteadyStateRule::kReviewBand;
+  c.window_rounds = 4;
+  // 100, 120, 80, 100: mean 100, range 40% (> SNIA's 20%), slope -4: line 106..94, band 6%.
+  auto v = JudgeSteadyState({100, 120, 80, 100}, c);
+  EXPECT_NEAR(v.range_pct, 40, 1e-9);
+  EXPECT_NEAR(v.band_excursion_pct, 6, 1e-9);
+  ASSERT_TRUE(v.criteria && v.snia_met && v.band_met);
+  EXPECT_TRUE(*v.band_met);
+  EXPECT_FALSE(*v.snia_met);
+  EXPECT_TRUE(v.reached);
+  EXPECT_EQ(v.criteria->rule, SteadyStateRule::kReviewBand);
+  c.rule = SteadyStateRule::kSnia;
+  EXPECT_FALSE(JudgeSteadyState({100, 120, 80, 100}, c).reached);
+}
+
 }  // namespace
 }  // namespace ssdlab

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "base/units.h"
+#include "results/ids.h"
 #include "suite/profile_internal.h"
 #include "suite/runner.h"
 
@@ -45,7 +46,8 @@ Result<std::vector<StoredPhase>> Ctx::Step(const std::vector<PhaseItem>& items, 
                 .mean_ns = t.latency.Mean(),
                 .p99_ns = t.latency.Percentile(99)});
       out.push_back({0, it.cell,
-                     json{{"description", DescribeWorkload(it.spec)}, {"seed", it.spec.seed}},
+                     json{{"description", DescribeWorkload(it.spec)},
+                          {"seed", results::IdJson(it.spec.seed)}},
                      std::move(res)});
     }
     return out;
@@ -337,7 +339,7 @@ json ProfileOptionsJson(const ProfileOptions& o) {
   auto opt = [](uint64_t v) { return v == UINT64_MAX ? json(nullptr) : json(v); };
   return {{"fill_pcts", o.fill_pcts},
           {"purge", o.purge},
-          {"seed", o.seed},
+          {"seed", results::IdJson(o.seed)},
           {"percentiles", o.percentiles},
           {"size_bytes", o.size_bytes},
           {"time_ns", o.time_ns},

@@ -7,6 +7,7 @@
 #include "base/clock.h"
 #include "base/rng.h"
 #include "base/units.h"
+#include "results/ids.h"
 #include "stats/completed_io.h"
 
 namespace ssdlab::pts {
@@ -222,6 +223,7 @@ results::TestSteadyState SteadyStateOf(const RoundsResult& rr) {
   results::TestSteadyState s;
   s.required = true;
   s.reached = rr.all_reached;
+  s.end = rr.all_reached ? results::TestEnd::kSteadyState : results::TestEnd::kRoundLimit;
   s.tracking = rr.variables;
   for (const auto& name : rr.variables) s.variables[name] = rr.verdicts.at(name);
   if (!rr.variables.empty()) s.headline = rr.verdicts.at(rr.variables[0]);
@@ -253,8 +255,8 @@ std::vector<results::CellResult> WindowResults(const RoundsResult& rr, uint32_t 
     const json& wl = last.workload;
     if (auto d = wl.find("description"); d != wl.end() && d->is_string())
       c.workload.description = d->get<std::string>();
-    if (auto seed = wl.find("seed"); seed != wl.end() && seed->is_number_unsigned())
-      c.workload.seed = seed->get<uint64_t>();
+    if (uint64_t seed = 0; wl.contains("seed") && results::IdFromJson(wl["seed"], seed))
+      c.workload.seed = seed;
     cells.push_back(std::move(c));
   }
   return cells;
@@ -263,8 +265,9 @@ std::vector<results::CellResult> WindowResults(const RoundsResult& rr, uint32_t 
 Result<RoundsResult> RunRounds(Runner& r, int first_step, uint32_t max_rounds,
                                const std::function<std::vector<Cell>(int)>& cells_of,
                                const TrackFn& track, bool stop_when_steady,
-                               const std::function<bool(const RoundsResult&)>& done) {
+                               const RoundsPredicate& done, const RoundsPredicate& preconditioned) {
   RoundsResult rr;
+  if (!preconditioned) rr.first_judged = 0;
   const PtsOptions& o = r.options();
   double t0 = static_cast<double>(MonotonicNs()) / 1e9;
   for (uint32_t round = 0; round < max_rounds; ++round) {
@@ -285,10 +288,10 @@ Result<RoundsResult> RunRounds(Runner& r, int first_step, uint32_t max_rounds,
                   .mean_ns = t.latency.Mean(),
                   .p99_ns = t.latency.Percentile(99),
                   .eta_test_s = per_round > 0 ? per_round * (max_rounds - round) : -1});
-        out.push_back(
-            {step, cells[i].name,
-             json{{"description", DescribeWorkload(cells[i].spec)}, {"seed", cells[i].spec.seed}},
-             std::move(res)});
+        out.push_back({step, cells[i].name,
+                       json{{"description", DescribeWorkload(cells[i].spec)},
+                            {"seed", results::IdJson(cells[i].spec.seed)}},
+                       std::move(res)});
       }
       return out;
     };
@@ -304,10 +307,13 @@ Result<RoundsResult> RunRounds(Runner& r, int first_step, uint32_t max_rounds,
     }
     for (const auto& [k, v] : values) rr.series[k].push_back(v);
     rr.rounds.push_back(std::move(phases));
+    // The round that completes the preconditioning is not wholly after it: the next one is.
+    if (!rr.first_judged && preconditioned(rr)) rr.first_judged = rr.rounds.size();
     rr.all_reached = !rr.variables.empty();
     double distance = 0;
     for (const auto& name : rr.variables) {
-      SteadyStateVerdict v = JudgeSteadyState(rr.series[name], o.steady);
+      SteadyStateVerdict v =
+          JudgeSteadyState(rr.series[name], o.steady, rr.first_judged.value_or(rr.rounds.size()));
       rr.verdicts[name] = v;
       rr.all_reached &= v.reached;
       if (o.steady.rule == SteadyStateRule::kSnia) {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,24 +91,31 @@ class Runner {
 
 // A sequence of rounds until every tracking variable is steady or max_rounds, starting at
 // step `first_step`. `cells(round)` gives a round's cells; `track` names and extracts the
-// tracking variables from a round's phases.
+// tracking variables from a round's phases. `preconditioned(rr)`, when given, is true once the
+// rounds so far complete the preconditioning: steady state is then judged only on windows of
+// the rounds after it (none before). Without it every round may be judged.
 struct RoundsResult {
   std::vector<std::vector<StoredPhase>> rounds;
   std::vector<std::string> variables;
   std::map<std::string, std::vector<double>> series;
   std::map<std::string, SteadyStateVerdict> verdicts;
   bool all_reached = false;
+  // 0-based index of the first round wholly after preconditioning; unset while it goes on.
+  std::optional<size_t> first_judged;
   int next_step = 0;
 };
 using TrackFn =
     std::function<std::vector<std::pair<std::string, double>>(const std::vector<StoredPhase>&)>;
+using RoundsPredicate = std::function<bool(const RoundsResult&)>;
 Result<RoundsResult> RunRounds(Runner& r, int first_step, uint32_t max_rounds,
                                const std::function<std::vector<Cell>(int round)>& cells,
                                const TrackFn& track, bool stop_when_steady = true,
-                               const std::function<bool(const RoundsResult&)>& done = nullptr);
+                               const RoundsPredicate& done = nullptr,
+                               const RoundsPredicate& preconditioned = nullptr);
 
 // The rounds' verdict as a test stores it (results/steady_state.h): the first variable's
-// figures, reached over all variables, each variable's verdict.
+// figures, reached over all variables, each variable's verdict, and what ended the rounds:
+// steady state, else the round limit (a test with its own end sets `end` itself).
 results::TestSteadyState SteadyStateOf(const RoundsResult& rr);
 inline json SteadyStateJson(const RoundsResult& rr) { return results::ToJson(SteadyStateOf(rr)); }
 // Per cell of the last round, in its order: metrics merged over the steady-state window's rounds

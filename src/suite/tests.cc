@@ -137,6 +137,7 @@ Result<TestOutcome> Throughput(Runner& r) {
       steady = ss;
     } else {
       steady.reached = steady.reached && ss.reached;
+      if (!ss.reached) steady.end = ss.end;
       steady.variables.insert(ss.variables.begin(), ss.variables.end());
     }
     tp.by_block.push_back({bs, purge, ss, WindowCells(rr, o)});
@@ -189,15 +190,16 @@ Result<RoundsResult> WritePreconditionToSteady(Runner& r, int first_step, uint64
   };
   const TrackFn track = TrackCells({{"precondition rw=0/100 bs=4KiB", "iops"}});
   if (o.wdpc_capacity_multiple <= 0) return RunRounds(r, first_step, o.max_rounds, cells, track);
-  // At least that much written first; then steady state, or --max-rounds more rounds.
+  // At least that much written first; then steady state judged on the rounds after it alone,
+  // or --max-rounds more rounds.
   const double need = o.wdpc_capacity_multiple * static_cast<double>(range);
-  std::optional<size_t> enough;  // rounds run when `need` was written
+  auto preconditioned = [&](const RoundsResult& rr) { return WrittenBytes(rr) >= need; };
   auto done = [&](const RoundsResult& rr) {
-    if (!enough && WrittenBytes(rr) >= need) enough = rr.rounds.size();
-    return enough && (rr.all_reached || rr.rounds.size() >= *enough + o.max_rounds);
+    return rr.first_judged &&
+           (rr.all_reached || rr.rounds.size() >= *rr.first_judged + o.max_rounds);
   };
   return RunRounds(r, first_step, std::max(o.wsat_max_rounds, o.max_rounds), cells, track, false,
-                   done);
+                   done, preconditioned);
 }
 
 // One LVI curve family: for each (mix, bs), every threads x QD point (warm-up + measured).
@@ -275,6 +277,15 @@ Result<TestOutcome> Wsat(Runner& r) {
                           RunRounds(r, 1, o.wsat_max_rounds, cells,
                                     TrackCells({{"rw=0/100 bs=4KiB", "iops"}}), false, done));
   results::WsatResults wsat{purge, range, {}, done(rr) ? "capacity written" : "round limit"};
+  // WSAT ends by its own conditions; its steady state is recorded, not required to end it.
+  results::TestSteadyState steady = SteadyStateOf(rr);
+  if (done(rr)) {
+    steady.end = results::TestEnd::kOwnCapacity;
+    steady.end_capacity_multiple = o.wsat_capacity_multiple;
+  } else {
+    steady.end = results::TestEnd::kOwnRoundLimit;
+    steady.end_rounds = o.wsat_max_rounds;
+  }
   double written = 0, t = 0;
   for (size_t i = 0; i < rr.rounds.size(); ++i) {
     const PhaseResult& p = rr.rounds[i][0].result;
@@ -283,7 +294,7 @@ Result<TestOutcome> Wsat(Runner& r) {
     wsat.per_round.push_back({i + 1, t, written, written / static_cast<double>(range),
                               results::MetricsOf(p, kTailPercentiles)});
   }
-  return Outcome(SteadyStateJson(rr), results::ToJson(wsat), TrackedRounds(rr));
+  return Outcome(results::ToJson(steady), results::ToJson(wsat), TrackedRounds(rr));
 }
 
 // ---- Host idle recovery ----
@@ -536,6 +547,9 @@ Result<TestOutcome> OpStudy(Runner& r) {
                                         ? results::TestSteadyState{}
                                         : op_study.op_points.front().steady_state;
   steady.reached = all;
+  for (const results::OpPoint& p : op_study.op_points) {
+    if (!p.steady_state.reached) steady.end = p.steady_state.end;
+  }
   return Outcome(results::ToJson(steady), results::ToJson(op_study), rounds);
 }
 

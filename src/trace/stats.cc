@@ -37,9 +37,19 @@ std::string Pct1(double v) {
 
 }  // namespace
 
-StatsBuilder::StatsBuilder(const StatsOptions& o) : o_(o), seq_ends_(o.seq_streams, UINT64_MAX) {
+StatsBuilder::StatsBuilder(const StatsOptions& o) : o_(o) {
   s_.unit_bytes = o.unit_bytes;
+  shared_seq_.ends.assign(o.seq_streams, UINT64_MAX);
   Rehash(1024);
+}
+
+StatsBuilder::SeqWindow& StatsBuilder::SeqWindowOf(uint64_t device) {
+  auto it = seq_windows_.find(device);
+  if (it != seq_windows_.end()) return it->second;
+  if (seq_windows_.size() >= o_.max_seq_devices) return shared_seq_;
+  SeqWindow& w = seq_windows_[device];
+  w.ends.assign(o_.seq_streams, UINT64_MAX);
+  return w;
 }
 
 void StatsBuilder::Rehash(size_t capacity) {
@@ -112,17 +122,21 @@ void StatsBuilder::Add(const TraceRecord& r) {
     }
   }
 
-  // Sequentiality: starts where one of the last N I/Os of the device ended.
+  // Sequentiality: starts where one of the last N I/Os of the same device ended (each device
+  // its own window: another device's I/Os never push this one's out).
   const uint64_t dev_salt = r.device * 0x9e3779b97f4a7c15ULL;
   const uint64_t start_key = r.offset_bytes ^ dev_salt;
-  for (uint64_t e : seq_ends_) {
-    if (e == start_key) {
-      ++s_.sequential;
-      break;
+  SeqWindow& w = SeqWindowOf(r.device);
+  if (!w.ends.empty()) {
+    for (uint64_t e : w.ends) {
+      if (e == start_key) {
+        ++s_.sequential;
+        break;
+      }
     }
+    w.ends[w.pos] = (r.offset_bytes + r.bytes) ^ dev_salt;
+    w.pos = (w.pos + 1) % w.ends.size();
   }
-  seq_ends_[seq_pos_] = (r.offset_bytes + r.bytes) ^ dev_salt;
-  seq_pos_ = (seq_pos_ + 1) % seq_ends_.size();
 
   // Arrivals and bursts.
   if (have_prev_) {

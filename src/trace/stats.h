@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -17,7 +18,8 @@ namespace ssdlab::trace {
 struct StatsOptions {
   uint64_t unit_bytes = 4096;           // working-set and skew granularity
   uint64_t burst_gap_ns = 1000 * 1000;  // a gap above this ends a burst
-  uint32_t seq_streams = 16;            // an I/O starting where one of the last N ended
+  uint32_t seq_streams = 16;            // an I/O starting where one of the device's last N ended
+  size_t max_seq_devices = 1024;        // devices with a window of their own; the rest share one
   uint64_t sample_units = 1 << 18;      // most 4 KiB units tracked exactly (memory bound)
   size_t max_block_sizes = 1024;        // distinct sizes kept; others counted apart
 };
@@ -31,7 +33,7 @@ struct TraceStats {
   uint64_t max_end_bytes = 0;          // highest offset + bytes
   std::vector<std::pair<uint32_t, uint64_t>> block_sizes;  // (bytes, I/Os), ascending bytes
   uint64_t block_sizes_other = 0;  // I/Os of sizes beyond max_block_sizes distinct ones
-  uint64_t sequential = 0;         // I/Os starting where one of the last seq_streams ended
+  uint64_t sequential = 0;         // I/Os starting where one of the device's last seq_streams ended
   Histogram interarrival;          // ns between consecutive records (0 when out of order)
   uint64_t out_of_order = 0;       // records earlier than their predecessor
   uint64_t bursts = 0;             // runs of records with gaps <= burst_gap_ns
@@ -66,8 +68,16 @@ class StatsBuilder {
   uint64_t prev_t_ = 0;
   bool have_prev_ = false;
   uint64_t burst_len_ = 0, burst_sum_ = 0;
-  std::vector<uint64_t> seq_ends_;
-  size_t seq_pos_ = 0;
+  // The end offsets of a device's last seq_streams I/Os (a ring).
+  struct SeqWindow {
+    std::vector<uint64_t> ends;
+    size_t pos = 0;
+  };
+  // Each device's window (the first max_seq_devices devices; later ones share `shared_seq_`,
+  // their ends salted with the device so that they never match another's).
+  SeqWindow& SeqWindowOf(uint64_t device);
+  std::unordered_map<uint64_t, SeqWindow> seq_windows_;
+  SeqWindow shared_seq_;
   uint64_t sec_index_ = 0, sec_count_ = 0;
   std::vector<std::pair<uint32_t, uint64_t>> sizes_;  // unsorted, bounded
   std::vector<uint64_t> devices_;
