@@ -361,6 +361,7 @@ Result<std::unique_ptr<FuseDrive>> FuseDrive::Mount(const std::string& dir, uint
   Impl* im = drive->impl_.get();
   auto t = StartThread(
       [im] {
+        (void)Pacer::RaiseToRealTime();  // arrivals stamped without waiting for a CPU
         fuse_session_loop(im->se);
         im->loop_ended.store(true);
       },

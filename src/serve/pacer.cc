@@ -1,5 +1,7 @@
 #include "serve/pacer.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <time.h>
 
@@ -22,6 +24,12 @@ uint64_t Pacer::MonotonicNs() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ULL + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+bool Pacer::RaiseToRealTime() {
+  sched_param sp{};
+  sp.sched_priority = sched_get_priority_min(SCHED_FIFO);
+  return pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
 }
 
 Pacer::~Pacer() { Stop(); }
@@ -105,6 +113,7 @@ void Pacer::Answer(const Due& d, uint64_t now_ns) {
 
 void Pacer::Loop() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // sleeps end as close to their deadline as can be
+  report_.realtime = RaiseToRealTime();
   for (;;) {
     bool stopping;
     {

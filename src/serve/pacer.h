@@ -57,7 +57,8 @@ struct PacerReport {
   double late_share() const {
     return requests ? static_cast<double>(late) / static_cast<double>(requests) : 0.0;
   }
-  bool paced = true;  // late_share() <= late_share_limit
+  bool paced = true;      // late_share() <= late_share_limit
+  bool realtime = false;  // the pacer's thread ran with real-time priority
   // The drive's counters over the serve (differences between Start() and Stop()).
   uint64_t host_pages_written = 0, nand_pages_written = 0, gc_page_copies = 0, erases = 0;
   double write_amplification() const {
@@ -90,6 +91,11 @@ class Pacer {
 
   // CLOCK_MONOTONIC in ns.
   static uint64_t MonotonicNs();
+  // Moves the calling thread to real-time scheduling (SCHED_FIFO, lowest priority), so that a
+  // busy host's other work does not delay its wake-ups; false when not permitted (no
+  // CAP_SYS_NICE): it stays as it was. The pacer's thread does this itself; a transport calls
+  // it on the thread that receives requests.
+  static bool RaiseToRealTime();
 
  private:
   struct Pending {

@@ -169,6 +169,9 @@ std::string SummaryText(const ServeReport& r, const ServeOptions& o) {
       p.lag_ns.Percentile(50) / 1e3, p.lag_ns.Percentile(99) / 1e3,
       static_cast<double>(p.lag_ns.max()) / 1e3, 100 * p.late_share(),
       static_cast<double>(o.late_threshold_ns) / 1e3);
+  if (!p.realtime)
+    t += "pacing: without real-time priority (SCHED_FIFO not permitted): a busy host delays "
+         "replies\n";
   t += fmt::format(
       "drive over the serve: host writes {} pages, NAND writes {} pages, WA {:.3f}, GC copies "
       "{}, erases {} (4 KiB pages)\n",
@@ -218,6 +221,7 @@ std::string ReportJson(const ServeReport& r, const ServeOptions& o) {
       {"late_share", p.late_share()},
       {"late_share_limit", o.late_share_limit},
       {"paced", p.paced},
+      {"realtime_priority", p.realtime},
       {"lag_ns",
        {{"p50", p.lag_ns.Percentile(50)},
         {"p99", p.lag_ns.Percentile(99)},
