@@ -37,7 +37,7 @@ struct ServeReport {
   std::string data;         // "memory" or the data file
   std::string state;        // the state file ("" without state=)
   uint64_t capacity_bytes = 0;
-  uint64_t transport_ns = 0;  // median no-cost round trip measured at start
+  uint64_t transport_ns = 0;  // no-cost round trip measured at start (10th percentile)
   PacerReport pacer;
   std::vector<std::string> warnings;  // what went wrong while stopping
 };
