@@ -29,6 +29,7 @@ ALLOWED = {
     "apps": {"base", "stats", "device", "results"},
     "twin": {"base", "workload", "stats", "backend", "sim", "results"},
     "lab": {"base", "stats", "store"},
+    "serve": {"base", "workload", "stats", "backend", "sim", "device"},
     "cli": None,  # the top: may use everything
 }
 ALLOWED_HEADERS = {

@@ -9,7 +9,7 @@ pkgs=(
   libsqlite3-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev libnlopt-cxx-dev
   fio python3 python3-jsonschema e2fsprogs util-linux chromium
   sysbench mariadb-server postgresql libpq-dev libopenmpi-dev openmpi-bin
-  zlib1g-dev libzstd-dev zstd blktrace
+  zlib1g-dev libzstd-dev zstd blktrace libfuse3-dev fuse3
 )
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 missing=()

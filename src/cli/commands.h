@@ -28,6 +28,8 @@ void AddRunCommand(CLI::App& app, int* exit_code);
 void AddSimCommand(CLI::App& app, int* exit_code);
 // `sim fit` and `sim compare` under `sim` (cli/twin_cmd.cc): the digital twin of a run.
 void AddSimTwinCommands(CLI::App& sim, int* exit_code);
+// `sim serve` under `sim` (cli/serve_cmd.cc): the drive in real time over FUSE (serve/serve.h).
+void AddSimServeCommand(CLI::App& sim, int* exit_code);
 // `import`: fio JSON and CSVs of published figures as stored runs (twin/import.h).
 void AddImportCommand(CLI::App& app, int* exit_code);
 // `pts` (cli/pts_cmd.cc).

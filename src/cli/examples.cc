@@ -41,7 +41,10 @@ const std::vector<std::pair<std::string, std::vector<Example>>>& Examples() {
        {{"sim presets", "the simulated drives, one line each"},
         {"sim describe 'sim:client-nvme-tlc?op=28' > mine.toml",
          "a preset with 28% OP as a preset file (sim:mine.toml)"},
-        {"sim fit sdb-1 --db r.db -o twin.toml", "a simulated twin of a measured drive"}}},
+        {"sim fit sdb-1 --db r.db -o twin.toml", "a simulated twin of a measured drive"},
+        {"sim serve 'sim:dc-sata-mixed?state=dc.st' --fuse /tmp/drive --loop",
+         "the simulated drive in real time as /tmp/drive/drive.img and a loop device (fio, "
+         "mkfs)"}}},
       {"replay",
        {{"replay trace.blktrace.0 --target sim:dc-sata-mixed", "a blktrace on a simulated drive"},
         {"replay msr.csv.gz --format msr --target /tmp/t.img --size 8GiB --timing scale:4",

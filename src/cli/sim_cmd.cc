@@ -116,6 +116,7 @@ void AddSimCommand(CLI::App& app, int* exit_code) {
     *exit_code = kExitOk;
   });
   AddSimTwinCommands(*cmd, exit_code);
+  AddSimServeCommand(*cmd, exit_code);
 }
 
 }  // namespace ssdlab

@@ -95,6 +95,19 @@ class SimBackend : public Backend {
   // the SLC cache is folded. Always succeeds.
   Status Idle(uint64_t ns, const RunControl& control) override;
 
+  // One host command from a caller outside a phase (`sim serve`, serve/pacer.h): a read,
+  // write or trim of [offset, offset + bytes) submitted at virtual time t_ns; returns its
+  // virtual completion time (> t_ns). Reads and writes larger than the drive's largest command
+  // (host_max_cmd_bytes) go as several commands, as in a phase. The clock (now_ns()) moves to
+  // t_ns; idle time since the last command is used for background GC as in a phase. Invalid
+  // when the range is empty or leaves the drive, or t_ns is before now_ns().
+  // REQUIRES: no phase's I/Os are in flight across calls (they are drained first).
+  Result<uint64_t> SubmitAt(Direction dir, uint64_t offset, uint32_t bytes, uint64_t t_ns);
+  // When every command submitted so far has completed (at least t_ns + 1): a flush submitted
+  // at t_ns. The model's write buffer is the drive's, power-loss protected, so a flush waits
+  // for completions and adds no NAND work.
+  uint64_t FlushAt(uint64_t t_ns);
+
   // Purge: all blocks erased, mapping empty, SLC cache empty, counters zeroed. The virtual
   // clock keeps running.
   void ResetFactoryFresh();

@@ -608,6 +608,43 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
   return r;
 }
 
+Result<uint64_t> SimBackend::SubmitAt(Direction dir, uint64_t offset, uint32_t bytes,
+                                      uint64_t t_ns) {
+  if (bytes == 0 || offset > info_.size_bytes || bytes > info_.size_bytes - offset) {
+    return Status::Invalid("sim: command " + std::to_string(offset) + "+" + std::to_string(bytes) +
+                           " does not fit the " + std::to_string(info_.size_bytes) +
+                           "-byte simulated drive");
+  }
+  if (!in_flight_.empty()) DrainInFlight();
+  if (t_ns < now_ns_) {
+    return Status::Invalid("sim: command at " + std::to_string(t_ns) +
+                           " ns submitted before the clock, " + std::to_string(now_ns_) + " ns");
+  }
+  dirty_ = true;
+  now_ns_ = t_ns;
+  const uint64_t max_cmd = p_->host_max_cmd_bytes && p_->host_max_cmd_bytes < UINT32_MAX
+                               ? p_->host_max_cmd_bytes
+                               : UINT32_MAX;
+  uint64_t done = t_ns + 1;
+  WithDevice([&](auto* dev) {
+    if (dir == Direction::kTrim) {
+      done = dev->Submit(dir, offset, bytes, t_ns);
+      return;
+    }
+    for (uint64_t at = 0; at < bytes; at += max_cmd) {
+      const auto n = static_cast<uint32_t>(std::min<uint64_t>(max_cmd, bytes - at));
+      done = std::max(done, dev->Submit(dir, offset + at, n, t_ns));
+    }
+  });
+  return done;
+}
+
+uint64_t SimBackend::FlushAt(uint64_t t_ns) {
+  uint64_t busy = 0;
+  WithDevice([&](auto* dev) { busy = dev->host_busy_until_ns(); });
+  return std::max(t_ns + 1, busy);
+}
+
 void SimBackend::DrainInFlight() {
   for (const InFlight& f : in_flight_) now_ns_ = std::max(now_ns_, f.done_ns);
   in_flight_.clear();

@@ -1,0 +1,425 @@
+#define FUSE_USE_VERSION 314
+#include "serve/fuse_drive.h"
+
+#include <fcntl.h>
+#include <fuse_lowlevel.h>
+#include <linux/falloc.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "base/process.h"
+#include "base/thread.h"
+
+namespace ssdlab::serve {
+
+namespace {
+
+constexpr fuse_ino_t kImageIno = 2;
+constexpr double kAttrTimeoutS = 3600;  // the file never changes size
+
+// One request between its arrival and its reply (on the pacer's thread).
+struct Ctx {
+  fuse_req_t req;
+  Op op;
+  uint32_t bytes;
+  char* buf;  // reads: the data to send
+};
+
+void ReplyCtx(void* p, int err) {
+  Ctx* c = static_cast<Ctx*>(p);
+  if (err != 0) {
+    fuse_reply_err(c->req, err);
+  } else if (c->op == Op::kRead) {
+    fuse_reply_buf(c->req, c->buf, c->bytes);
+  } else if (c->op == Op::kWrite) {
+    fuse_reply_write(c->req, c->bytes);
+  } else {
+    fuse_reply_err(c->req, 0);
+  }
+  std::free(c->buf);
+  delete c;
+}
+
+// Mount points of this process's namespace, decoded (\040 and the like).
+std::vector<std::string> MountPoints() {
+  std::vector<std::string> out;
+  std::ifstream in("/proc/self/mountinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string f[5];
+    for (auto& x : f) ls >> x;
+    std::string m;
+    for (size_t i = 0; i < f[4].size(); ++i) {
+      if (f[4][i] == '\\' && i + 3 < f[4].size()) {
+        m += static_cast<char>(std::strtol(f[4].substr(i + 1, 3).c_str(), nullptr, 8));
+        i += 3;
+      } else {
+        m += f[4][i];
+      }
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
+std::string Resolved(const std::string& dir) {
+  std::error_code ec;
+  auto p = std::filesystem::canonical(dir, ec);
+  return ec ? std::filesystem::absolute(dir, ec).lexically_normal().string() : p.string();
+}
+
+}  // namespace
+
+struct FuseDrive::Impl {
+  std::string dir;
+  uint64_t capacity = 0;
+  DataStore* data = nullptr;
+  std::atomic<Pacer*> pacer{nullptr};
+  fuse_session* se = nullptr;
+  std::thread loop;
+  bool mounted = false;
+  std::atomic<bool> loop_ended{false};
+  dev_t conn_dev = 0;  // the mount's device: /sys/fs/fuse/connections/MINOR
+
+  void Stat(fuse_ino_t ino, struct stat* st) const {
+    std::memset(st, 0, sizeof *st);
+    st->st_ino = ino;
+    st->st_uid = getuid();
+    st->st_gid = getgid();
+    if (ino == FUSE_ROOT_ID) {
+      st->st_mode = S_IFDIR | 0755;
+      st->st_nlink = 2;
+    } else {
+      st->st_mode = S_IFREG | 0600;
+      st->st_nlink = 1;
+      st->st_size = static_cast<off_t>(capacity);
+      st->st_blksize = 4096;
+      st->st_blocks = static_cast<blkcnt_t>(data->held_bytes() / 512);
+    }
+  }
+  // Through the pacer once attached; at once (the transport alone) before.
+  void Pace(Ctx* c, uint64_t offset, uint64_t arrival) {
+    Pacer* p = pacer.load(std::memory_order_acquire);
+    if (p == nullptr) {
+      ReplyCtx(c, 0);
+    } else {
+      p->Submit(c->op, offset, c->bytes, arrival, ReplyCtx, c);
+    }
+  }
+};
+
+namespace {
+
+FuseDrive::Impl* Self(fuse_req_t req) {
+  return static_cast<FuseDrive::Impl*>(fuse_req_userdata(req));
+}
+
+void OpInit(void* userdata, fuse_conn_info* conn) {
+  (void)userdata;
+  if (conn->capable & FUSE_CAP_ASYNC_DIO) conn->want |= FUSE_CAP_ASYNC_DIO;
+  conn->max_background = 256;  // requests in flight from the loop device
+  conn->congestion_threshold = 192;
+}
+
+void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  if (parent != FUSE_ROOT_ID || std::strcmp(name, kImageName) != 0) {
+    fuse_reply_err(req, ENOENT);
+    return;
+  }
+  fuse_entry_param e{};
+  e.ino = kImageIno;
+  e.attr_timeout = e.entry_timeout = kAttrTimeoutS;
+  Self(req)->Stat(kImageIno, &e.attr);
+  fuse_reply_entry(req, &e);
+}
+
+void OpGetattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
+  struct stat st;
+  Self(req)->Stat(ino, &st);
+  fuse_reply_attr(req, &st, kAttrTimeoutS);
+}
+
+void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info*) {
+  if ((to_set & FUSE_SET_ATTR_SIZE) && attr->st_size != static_cast<off_t>(Self(req)->capacity)) {
+    fuse_reply_err(req, EPERM);  // a drive's capacity is fixed
+    return;
+  }
+  struct stat st;
+  Self(req)->Stat(ino, &st);
+  fuse_reply_attr(req, &st, kAttrTimeoutS);
+}
+
+void OpReaddir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info*) {
+  if (ino != FUSE_ROOT_ID) {
+    fuse_reply_err(req, ENOTDIR);
+    return;
+  }
+  std::vector<char> buf(size);
+  size_t used = 0;
+  const char* names[] = {".", "..", kImageName};
+  const fuse_ino_t inos[] = {FUSE_ROOT_ID, FUSE_ROOT_ID, kImageIno};
+  for (off_t i = off; i < 3; ++i) {
+    struct stat st {};
+    st.st_ino = inos[i];
+    st.st_mode = i < 2 ? S_IFDIR : S_IFREG;
+    const size_t n = fuse_add_direntry(req, buf.data() + used, size - used, names[i], &st, i + 1);
+    if (n > size - used) break;
+    used += n;
+  }
+  fuse_reply_buf(req, buf.data(), used);
+}
+
+void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  if (ino != kImageIno) {
+    fuse_reply_err(req, EISDIR);
+    return;
+  }
+  if (fi->flags & O_TRUNC) {
+    fuse_reply_err(req, EPERM);
+    return;
+  }
+  fi->direct_io = 1;  // every request reaches the drive: no page cache in between
+  fi->keep_cache = 0;
+  fuse_reply_open(req, fi);
+}
+
+void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info*) {
+  const uint64_t arrival = Pacer::MonotonicNs();
+  FuseDrive::Impl* d = Self(req);
+  const uint64_t offset = static_cast<uint64_t>(off);
+  if (offset >= d->capacity || size == 0) {
+    fuse_reply_buf(req, nullptr, 0);
+    return;
+  }
+  const auto bytes = static_cast<uint32_t>(std::min<uint64_t>(size, d->capacity - offset));
+  char* buf = static_cast<char*>(std::malloc(bytes));
+  if (buf == nullptr || !d->data->Read(offset, bytes, buf).ok()) {
+    std::free(buf);
+    fuse_reply_err(req, buf == nullptr ? ENOMEM : EIO);
+    return;
+  }
+  d->Pace(new Ctx{req, Op::kRead, bytes, buf}, offset, arrival);
+}
+
+void OpWrite(fuse_req_t req, fuse_ino_t, const char* in, size_t size, off_t off, fuse_file_info*) {
+  const uint64_t arrival = Pacer::MonotonicNs();
+  FuseDrive::Impl* d = Self(req);
+  const uint64_t offset = static_cast<uint64_t>(off);
+  if (offset >= d->capacity || size > d->capacity - offset) {
+    fuse_reply_err(req, ENOSPC);
+    return;
+  }
+  if (size == 0) {
+    fuse_reply_write(req, 0);
+    return;
+  }
+  const auto bytes = static_cast<uint32_t>(size);
+  if (!d->data->Write(offset, bytes, in).ok()) {
+    fuse_reply_err(req, EIO);
+    return;
+  }
+  d->Pace(new Ctx{req, Op::kWrite, bytes, nullptr}, offset, arrival);
+}
+
+// A loop device's discard is PUNCH_HOLE, its write-zeroes ZERO_RANGE (or PUNCH_HOLE): both
+// leave the range reading zeros and reach the drive as a trim. Plain allocation changes nothing.
+void OpFallocate(fuse_req_t req, fuse_ino_t, int mode, off_t off, off_t len, fuse_file_info*) {
+  const uint64_t arrival = Pacer::MonotonicNs();
+  FuseDrive::Impl* d = Self(req);
+  const uint64_t offset = static_cast<uint64_t>(off), length = static_cast<uint64_t>(len);
+  if (offset >= d->capacity || length > d->capacity - offset) {
+    fuse_reply_err(req, (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) ? EINVAL : EFBIG);
+    return;
+  }
+  if (!(mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))) {
+    fuse_reply_err(req, (mode & ~FALLOC_FL_KEEP_SIZE) ? EOPNOTSUPP : 0);
+    return;
+  }
+  if (!d->data->Punch(offset, length).ok()) {
+    fuse_reply_err(req, EIO);
+    return;
+  }
+  // The simulator's commands carry at most 4 GiB - 1: longer trims go as several.
+  constexpr uint64_t kMax = 1ULL << 31;
+  for (uint64_t at = 0; at < length; at += kMax) {
+    const auto n = static_cast<uint32_t>(std::min(kMax, length - at));
+    const bool last = at + n >= length;
+    if (!last) {
+      Pacer* p = d->pacer.load(std::memory_order_acquire);
+      if (p != nullptr)
+        p->Submit(
+            Op::kTrim, offset + at, n, arrival, [](void*, int) {}, nullptr);
+      continue;
+    }
+    d->Pace(new Ctx{req, Op::kTrim, n, nullptr}, offset + at, arrival);
+  }
+}
+
+void OpFsync(fuse_req_t req, fuse_ino_t, int, fuse_file_info*) {
+  const uint64_t arrival = Pacer::MonotonicNs();
+  Self(req)->Pace(new Ctx{req, Op::kFlush, 0, nullptr}, 0, arrival);
+}
+
+void OpFlush(fuse_req_t req, fuse_ino_t, fuse_file_info*) { fuse_reply_err(req, 0); }
+
+const fuse_lowlevel_ops& Ops() {
+  static const fuse_lowlevel_ops ops = [] {
+    fuse_lowlevel_ops o{};
+    o.init = OpInit;
+    o.lookup = OpLookup;
+    o.getattr = OpGetattr;
+    o.setattr = OpSetattr;
+    o.readdir = OpReaddir;
+    o.open = OpOpen;
+    o.read = OpRead;
+    o.write = OpWrite;
+    o.fallocate = OpFallocate;
+    o.fsync = OpFsync;
+    o.flush = OpFlush;
+    return o;
+  }();
+  return ops;
+}
+
+}  // namespace
+
+bool IsMountPoint(const std::string& dir) {
+  const std::string r = Resolved(dir);
+  for (const std::string& m : MountPoints())
+    if (m == r) return true;
+  return false;
+}
+
+Status CheckFuseMountable(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec))
+    return Status::Invalid("--fuse " + dir + ": no such directory");
+  if (IsMountPoint(dir))
+    return Status::Invalid("--fuse " + dir +
+                           " is already a mount point (a server still running, or killed: "
+                           "ssdlab sim serve --cleanup " +
+                           dir + ")");
+  if (!std::filesystem::is_directory(dir, ec))
+    return Status::Invalid("--fuse " + dir + " is not a directory");
+  if (!std::filesystem::is_empty(dir, ec) || ec)
+    return Status::Invalid("--fuse " + dir + " is not an empty directory");
+  if (access("/dev/fuse", F_OK) != 0)
+    return Status::Error(Code::kUnsupported,
+                         "/dev/fuse is missing: this kernel or container has no FUSE (modprobe "
+                         "fuse, or give the container the device)");
+  const int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    return Status::Refused(std::string("/dev/fuse may not be opened: ") + std::strerror(errno) +
+                           " (add the user to the group owning it, or run as root)");
+  }
+  close(fd);
+  return Status::Ok();
+}
+
+FuseDrive::FuseDrive(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+FuseDrive::~FuseDrive() {
+  (void)Unmount();
+  if (impl_->se != nullptr) fuse_session_destroy(impl_->se);
+}
+
+std::string FuseDrive::image_path() const { return impl_->dir + "/" + kImageName; }
+
+Result<std::unique_ptr<FuseDrive>> FuseDrive::Mount(const std::string& dir, uint64_t capacity_bytes,
+                                                    DataStore* data) {
+  SSDLAB_RETURN_IF_ERROR(CheckFuseMountable(dir));
+  auto impl = std::make_unique<Impl>();
+  impl->dir = Resolved(dir);
+  impl->capacity = capacity_bytes;
+  impl->data = data;
+  std::vector<std::string> words = {"ssdlab", "-o", "fsname=ssdlab-serve,subtype=ssdlab"};
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
+  impl->se = fuse_session_new(&args, &Ops(), sizeof(fuse_lowlevel_ops), impl.get());
+  if (impl->se == nullptr) return Status::Io("--fuse " + dir + ": cannot start a FUSE session");
+  if (fuse_session_mount(impl->se, impl->dir.c_str()) != 0) {
+    fuse_session_destroy(impl->se);
+    return Status::Io("--fuse " + dir + ": the FUSE mount failed (see the message above)");
+  }
+  impl->mounted = true;
+  std::unique_ptr<FuseDrive> drive(new FuseDrive(std::move(impl)));
+  Impl* im = drive->impl_.get();
+  auto t = StartThread(
+      [im] {
+        (void)Pacer::RaiseToRealTime();  // arrivals stamped without waiting for a CPU
+        fuse_session_loop(im->se);
+        im->loop_ended.store(true);
+      },
+      "the FUSE session's thread");
+  if (!t.ok()) return t.status();  // ~FuseDrive unmounts
+  im->loop = std::move(t).value();
+  struct stat st {};
+  if (stat(im->dir.c_str(), &st) == 0) im->conn_dev = st.st_dev;
+  return drive;
+}
+
+bool FuseDrive::alive() const { return !impl_->loop_ended.load(); }
+
+void FuseDrive::Attach(Pacer* pacer) { impl_->pacer.store(pacer, std::memory_order_release); }
+
+Status FuseDrive::Unmount() {
+  Impl& im = *impl_;
+  if (!im.mounted) return Status::Ok();
+  im.mounted = false;
+  fuse_session_exit(im.se);
+  Status s = Status::Ok();
+  if (geteuid() == 0) {
+    if (umount2(im.dir.c_str(), 0) != 0) {
+      // Busy (a loop device or an open file): detach it lazily and abort the connection so the
+      // session ends; whoever still uses drive.img gets errors.
+      const int err = errno;
+      if (umount2(im.dir.c_str(), MNT_DETACH) != 0)
+        s = Status::Io("cannot unmount " + im.dir + ": " + std::strerror(err));
+      std::ofstream abort("/sys/fs/fuse/connections/" + std::to_string(minor(im.conn_dev)) +
+                          "/abort");
+      abort << "1\n";
+    }
+  } else {
+    fuse_session_unmount(im.se);
+  }
+  if (im.loop.joinable()) im.loop.join();
+  return s;
+}
+
+Status UnmountFuseDir(const std::string& dir, std::string* how) {
+  const std::string r = Resolved(dir);
+  if (umount2(r.c_str(), 0) == 0) {
+    *how = "unmounted";
+    return Status::Ok();
+  }
+  const int err = errno;
+  if (umount2(r.c_str(), MNT_DETACH) == 0) {
+    *how = "unmounted lazily (busy)";
+    return Status::Ok();
+  }
+  if (err == EPERM) {  // not root: fusermount3 does it for the mount's owner
+    auto run = RunProcess({"fusermount3", "-uz", r}, 30, "fuse3");
+    if (run.ok() && run->exit_code == 0) {
+      *how = "unmounted (fusermount3)";
+      return Status::Ok();
+    }
+  }
+  return Status::Io("cannot unmount " + r + ": " + std::strerror(err));
+}
+
+}  // namespace ssdlab::serve

@@ -1,0 +1,67 @@
+// The FUSE transport of `sim serve`: a FUSE filesystem at a directory holding one file,
+// drive.img, of the drive's capacity. Reads, writes, hole punches (fallocate PUNCH_HOLE and
+// ZERO_RANGE: discards from a loop device) and fsync reach the pacer (serve/pacer.h) as reads,
+// writes, trims and flushes, and are answered from the pacer's thread at their due time, so
+// many requests can be in flight. The file is opened for direct I/O only (no page cache: every
+// request reaches the drive). Data goes to a DataStore (serve/data_store.h) when the request
+// arrives.
+//
+// Threads: one thread receives requests (the session loop); replies leave from the pacer's.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+#include "serve/data_store.h"
+#include "serve/pacer.h"
+
+namespace ssdlab::serve {
+
+// The name of the one file in the mounted directory.
+inline constexpr const char* kImageName = "drive.img";
+
+// Ok when `dir` may be mounted on: an existing empty directory that is not a mount point, and
+// /dev/fuse can be opened. Invalid naming `dir` (missing, not a directory, not empty, already
+// a mount point); Unsupported when /dev/fuse is missing; Refused when it may not be opened.
+Status CheckFuseMountable(const std::string& dir);
+
+class FuseDrive {
+ public:
+  // Mounts the filesystem at `dir` (CheckFuseMountable first) and starts the session loop.
+  // Until Attach(), requests are answered at once, at no cost: the transport's own time can be
+  // measured then (serve.h).
+  // `data` is not owned and must outlive the FuseDrive. Errors as CheckFuseMountable, or Io
+  // when the mount fails.
+  static Result<std::unique_ptr<FuseDrive>> Mount(const std::string& dir, uint64_t capacity_bytes,
+                                                  DataStore* data);
+  ~FuseDrive();  // Unmount() if still mounted
+
+  // From now on requests go through `pacer` (not owned; it must outlive the session loop, i.e.
+  // be stopped after Unmount()). REQUIRES: pacer started.
+  void Attach(Pacer* pacer);
+  // Unmounts the directory and waits for the session loop to end. When the mount is busy (a
+  // loop device or a process still uses drive.img) it is detached lazily and the FUSE
+  // connection aborted: whoever still uses it gets errors. Ok, or Io naming the directory.
+  // Idempotent.
+  Status Unmount();
+
+  std::string image_path() const;
+  // False once the session has ended (the directory was unmounted from outside).
+  bool alive() const;
+
+  struct Impl;
+
+ private:
+  explicit FuseDrive(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Whether `dir` is a mount point (/proc/self/mountinfo).
+bool IsMountPoint(const std::string& dir);
+// Unmounts a FUSE mount at `dir` left by a killed server: at once, or lazily when busy. `how`:
+// "unmounted" or "unmounted lazily (busy)". Io naming `dir` when neither works.
+Status UnmountFuseDir(const std::string& dir, std::string* how);
+
+}  // namespace ssdlab::serve

@@ -1,0 +1,140 @@
+// Real-time pacing of the simulated drive: each host request enters the simulator at its
+// wall-clock arrival and is answered when the wall clock reaches its virtual completion.
+//
+// Virtual time 0 is the pacer's start (Start()): a request arriving w ns of wall time after it
+// is submitted at the drive's clock at start plus w (sim.h SimBackend::SubmitAt), and answered
+// at start + (completion - clock at start) - credit, where the credit is the transport's own
+// latency (measured by the transport, PacerOptions::transport_ns) or the service time when
+// that is shorter: the client, which pays the transport's round trip on top, then sees the
+// model's service time, as FEMU does. A request whose service time is shorter than the
+// transport is answered at once and counted (shorter_than_transport).
+//
+// When the host or the transport cannot keep up, replies leave after their due time: each
+// reply's lag (reply wall time minus due time) goes into a histogram, and replies later than
+// late_threshold_ns are counted as late. Figures of a serve with more than late_share_limit
+// late are not the model's (PacerReport::paced false).
+//
+// Threads: Submit() may be called from any thread; replies are called on the pacer's own
+// thread, one at a time. The backend is used only by that thread between Start() and Stop().
+// The transport (serve/fuse_drive.h) is kept apart so that another one (ublk) reuses this.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <queue>
+#include <thread>
+#include <vector>
+
+#include "base/status.h"
+#include "sim/sim.h"
+#include "stats/histogram.h"
+
+namespace ssdlab::serve {
+
+enum class Op : uint8_t { kRead, kWrite, kTrim, kFlush };
+
+// Called on the pacer's thread when a request is answered: err 0, or an errno for a request
+// the drive refused (out of range).
+using ReplyFn = void (*)(void* ctx, int err);
+
+struct PacerOptions {
+  uint64_t transport_ns = 0;             // the transport's round trip, credited against service
+  uint64_t late_threshold_ns = 100'000;  // a reply later than this after its due time is late
+  double late_share_limit = 0.01;        // above this share late, the figures were not paced
+};
+
+struct PacerReport {
+  uint64_t requests = 0;
+  uint64_t reads = 0, writes = 0, trims = 0, flushes = 0;
+  uint64_t read_bytes = 0, write_bytes = 0, trim_bytes = 0;
+  uint64_t errors = 0;                  // refused by the drive (out of range)
+  uint64_t late = 0;                    // answered more than late_threshold_ns after due
+  uint64_t shorter_than_transport = 0;  // service time below the transport's: answered at once
+  uint64_t wall_ns = 0;                 // Start() to Stop()
+  Histogram lag_ns;                     // reply wall time - due time, every reply
+  Histogram service_ns;                 // the model's service time, every request
+  double late_share() const {
+    return requests ? static_cast<double>(late) / static_cast<double>(requests) : 0.0;
+  }
+  bool paced = true;      // late_share() <= late_share_limit
+  bool realtime = false;  // the pacer's thread ran with real-time priority
+  // The drive's counters over the serve (differences between Start() and Stop()).
+  uint64_t host_pages_written = 0, nand_pages_written = 0, gc_page_copies = 0, erases = 0;
+  double write_amplification() const {
+    return host_pages_written
+               ? static_cast<double>(nand_pages_written) / static_cast<double>(host_pages_written)
+               : 0.0;
+  }
+};
+
+class Pacer {
+ public:
+  // `drive` is not owned and must outlive the pacer.
+  Pacer(SimBackend* drive, const PacerOptions& o) : drive_(drive), o_(o) {}
+  ~Pacer();  // stops (Stop()) when still running
+  Pacer(const Pacer&) = delete;
+  Pacer& operator=(const Pacer&) = delete;
+
+  // Starts the pacer's thread; virtual time 0 is now. IoError when the thread cannot start.
+  Status Start();
+  // Queues a request that arrived at wall time `arrival_ns` (MonotonicNs()); `reply(ctx, err)`
+  // is called once, on the pacer's thread, at its due time. Thread-safe; no allocation once the
+  // queues have grown. REQUIRES: Start() returned Ok and Stop() has not been called.
+  void Submit(Op op, uint64_t offset, uint32_t bytes, uint64_t arrival_ns, ReplyFn reply,
+              void* ctx);
+  // Answers every queued request at its due time, stops the thread and moves the drive's clock
+  // to the end of the serve (host idle since the last request). Idempotent.
+  void Stop();
+  // The figures so far; complete after Stop(). REQUIRES: Stop() has been called.
+  const PacerReport& report() const { return report_; }
+
+  // CLOCK_MONOTONIC in ns.
+  static uint64_t MonotonicNs();
+  // Moves the calling thread to real-time scheduling (SCHED_FIFO, lowest priority), so that a
+  // busy host's other work does not delay its wake-ups; false when not permitted (no
+  // CAP_SYS_NICE): it stays as it was. The pacer's thread does this itself; a transport calls
+  // it on the thread that receives requests.
+  static bool RaiseToRealTime();
+
+ private:
+  struct Pending {
+    Op op;
+    uint32_t bytes;
+    uint64_t offset;
+    uint64_t arrival_ns;
+    ReplyFn reply;
+    void* ctx;
+  };
+  struct Due {
+    uint64_t due_ns;  // wall
+    uint64_t seq;
+    ReplyFn reply;
+    void* ctx;
+    int err;
+    bool operator>(const Due& o) const {
+      return due_ns != o.due_ns ? due_ns > o.due_ns : seq > o.seq;
+    }
+  };
+  void Loop();
+  void Admit(const Pending& p);  // into the simulator, then the due heap
+  void Answer(const Due& d, uint64_t now_ns);
+
+  SimBackend* drive_;
+  const PacerOptions o_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Pending> incoming_;  // guarded by mu_
+  bool stopping_ = false;          // guarded by mu_
+  bool running_ = false;
+  // The pacer thread's own.
+  std::vector<Pending> batch_;
+  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
+  uint64_t seq_ = 0;
+  uint64_t start_wall_ns_ = 0, start_virtual_ns_ = 0, last_virtual_ns_ = 0;
+  SimCounters start_counters_;
+  PacerReport report_;
+};
+
+}  // namespace ssdlab::serve

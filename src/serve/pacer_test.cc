@@ -1,0 +1,143 @@
+#include "serve/pacer.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include "serve/data_store.h"
+#include "sim/sim.h"
+
+namespace ssdlab::serve {
+namespace {
+
+std::unique_ptr<SimBackend> Open(const std::string& target) {
+  auto b = OpenSimBackend(target);
+  EXPECT_TRUE(b.ok()) << b.status().message();
+  return std::move(b).value();
+}
+
+struct Waiter {
+  std::mutex mu;
+  std::condition_variable cv;
+  int answered = 0;
+  int err = -1;
+  uint64_t at_ns = 0;
+  static void Reply(void* p, int err) {
+    auto* w = static_cast<Waiter*>(p);
+    std::lock_guard<std::mutex> lock(w->mu);
+    w->at_ns = Pacer::MonotonicNs();
+    w->err = err;
+    ++w->answered;
+    w->cv.notify_all();
+  }
+  void Wait(int n) {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return answered >= n; });
+  }
+};
+
+// A request is never answered before the model's completion time, less the transport's credit:
+// a 1 MiB write on the tiny drive takes milliseconds of model time, and the reply waits for it.
+TEST(Pacer, AnswersNoSoonerThanTheModelCompletes) {
+  auto twin = Open("sim:tiny?capacity=64MiB");
+  const uint64_t t0 = twin->now_ns();
+  const uint64_t service = *twin->SubmitAt(Direction::kWrite, 0, 1 << 20, t0) - t0;
+  ASSERT_GT(service, 1'000'000u);  // > 1 ms: well above the pacer's own overhead
+  auto drive = Open("sim:tiny?capacity=64MiB");
+  PacerOptions o;
+  o.transport_ns = 200'000;
+  Pacer pacer(drive.get(), o);
+  ASSERT_TRUE(pacer.Start().ok());
+  Waiter w;
+  const uint64_t arrival = Pacer::MonotonicNs();
+  pacer.Submit(Op::kWrite, 0, 1 << 20, arrival, Waiter::Reply, &w);
+  w.Wait(1);
+  EXPECT_EQ(w.err, 0);
+  EXPECT_GE(w.at_ns - arrival, service - o.transport_ns);
+  pacer.Stop();
+  const PacerReport& r = pacer.report();
+  EXPECT_EQ(r.requests, 1u);
+  EXPECT_EQ(r.writes, 1u);
+  EXPECT_EQ(r.write_bytes, 1u << 20);
+  EXPECT_EQ(r.lag_ns.count(), 1u);
+  EXPECT_EQ(r.service_ns.max(), service);
+  EXPECT_EQ(r.host_pages_written, 256u);
+  EXPECT_EQ(r.shorter_than_transport, 0u);
+}
+
+// A service time shorter than the transport's round trip is answered at once and counted; a
+// request outside the drive is answered with EIO and counted as an error; a flush is answered.
+TEST(Pacer, ShortServiceOutOfRangeAndFlush) {
+  auto drive = Open("sim:tiny?capacity=64MiB");
+  PacerOptions o;
+  o.transport_ns = 10'000'000'000;  // 10 s: every service time is shorter
+  Pacer pacer(drive.get(), o);
+  ASSERT_TRUE(pacer.Start().ok());
+  Waiter ok, bad, flush;
+  pacer.Submit(Op::kRead, 0, 4096, Pacer::MonotonicNs(), Waiter::Reply, &ok);
+  pacer.Submit(Op::kRead, drive->info().size_bytes, 4096, Pacer::MonotonicNs(), Waiter::Reply,
+               &bad);
+  pacer.Submit(Op::kFlush, 0, 0, Pacer::MonotonicNs(), Waiter::Reply, &flush);
+  ok.Wait(1);
+  bad.Wait(1);
+  flush.Wait(1);
+  pacer.Stop();
+  EXPECT_EQ(ok.err, 0);
+  EXPECT_EQ(bad.err, EIO);
+  EXPECT_EQ(flush.err, 0);
+  EXPECT_EQ(pacer.report().errors, 1u);
+  EXPECT_EQ(pacer.report().flushes, 1u);
+  EXPECT_EQ(pacer.report().shorter_than_transport, 3u);
+}
+
+TEST(DataStore, MemoryIsSparseAndPunchReadsZeros) {
+  auto s = MemoryStore(1 << 20);
+  std::vector<char> buf(10000, 'x'), out(10000, 'y');
+  ASSERT_TRUE(s->Read(100, 10000, out.data()).ok());
+  EXPECT_EQ(out, std::vector<char>(10000, 0));
+  ASSERT_TRUE(s->Write(100, 10000, buf.data()).ok());
+  ASSERT_TRUE(s->Read(100, 10000, out.data()).ok());
+  EXPECT_EQ(out, buf);
+  ASSERT_TRUE(s->Punch(4096, 4096).ok());
+  ASSERT_TRUE(s->Read(0, 10000, out.data()).ok());
+  EXPECT_EQ(out[99], 0);
+  EXPECT_EQ(out[100], 'x');
+  EXPECT_EQ(out[4096], 0);
+  EXPECT_EQ(out[8191], 0);
+  EXPECT_EQ(out[8192], 'x');
+}
+
+TEST(DataStore, FileKeepsDataAndRefusesAnotherDrive) {
+  const char* tmp = std::getenv("SSDLAB_TEST_TMP");
+  const std::string dir = std::string(tmp ? tmp : "/tmp") + "/serve_data_store";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/d.st.data";
+  std::vector<char> buf(4096, 'z'), out(4096);
+  {
+    auto s = OpenFileStore(path, 1 << 20, "SIMabc");
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    ASSERT_TRUE((*s)->Write(8192, 4096, buf.data()).ok());
+  }
+  auto again = OpenFileStore(path, 1 << 20, "SIMabc");
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  ASSERT_TRUE((*again)->Read(8192, 4096, out.data()).ok());
+  EXPECT_EQ(out, buf);
+  auto other = OpenFileStore(path, 1 << 20, "SIMdef");
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("belongs to another drive"), std::string::npos);
+  EXPECT_EQ(other.status().message().find('\n'), std::string::npos);
+  std::filesystem::remove(path);
+  { std::ofstream(path) << "not ours"; }
+  auto foreign = OpenFileStore(path, 1 << 20, "SIMabc");
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_NE(foreign.status().message().find("is not a served drive's data"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ssdlab::serve

@@ -1,0 +1,67 @@
+// `ssdlab sim serve`: a simulated drive served in real time to the host's own tools, as a file
+// on a FUSE mount (serve/fuse_drive.h) and, optionally, a loop device over it
+// (serve/loop_device.h), paced by serve/pacer.h. docs/serve.md is the user's page.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "serve/pacer.h"
+
+namespace ssdlab::serve {
+
+struct ServeOptions {
+  std::string target;    // "sim:PRESET[?key=value&...]", state= optional
+  std::string fuse_dir;  // --fuse DIR: an empty directory, not a mount point
+  bool loop = false;     // --loop: a loop device over DIR/drive.img
+  bool ublk = false;     // --ublk: refused (this build serves over FUSE only)
+  uint64_t late_threshold_ns = 100'000;
+  double late_share_limit = 0.01;
+  int transport_rounds = 64;  // no-cost round trips measured at start
+  // Set (e.g. by SIGINT/SIGTERM) to stop; polled every 50 ms. REQUIRES: not null.
+  const std::atomic<bool>* stop = nullptr;
+  // Lines for the user as the serve starts: "loop: /dev/loopN" then "ready" (stdout), and
+  // progress (stderr). Either may be empty.
+  std::function<void(const std::string&)> say;
+  std::function<void(const std::string&)> progress;
+};
+
+struct ServeReport {
+  std::string target;
+  std::string image;        // DIR/drive.img
+  std::string loop_device;  // "" without --loop
+  std::string data;         // "memory" or the data file
+  std::string state;        // the state file ("" without state=)
+  uint64_t capacity_bytes = 0;
+  uint64_t transport_ns = 0;  // no-cost round trip measured at start (10th percentile)
+  PacerReport pacer;
+  std::vector<std::string> warnings;  // what went wrong while stopping
+};
+
+// Refuses --ublk: Unsupported, one line: the kernel has no ublk driver, or this build serves
+// over FUSE only.
+Status CheckUblk();
+
+// Serves until *o.stop is set or the mount goes away, then detaches the loop device, unmounts,
+// saves the data and the state (state=) and returns the figures. Errors before serving, each
+// one line: --ublk (CheckUblk), a target that is not one simulated drive or fails to open
+// (OpenSimBackend's errors; Refused when another process holds its state), the directory
+// (CheckFuseMountable), a data file of another drive, losetup's failure. While stopping, a
+// failure to save the state is returned (Io) after everything else was undone.
+Result<ServeReport> Serve(const ServeOptions& o);
+
+// The stop summary, a few lines; says when the figures were not paced.
+std::string SummaryText(const ServeReport& r, const ServeOptions& o);
+// The figures as a JSON document (schema_version 1).
+std::string ReportJson(const ServeReport& r, const ServeOptions& o);
+
+// `sim serve --cleanup DIR` after a server was killed: detaches the loop devices backed by
+// DIR/drive.img and unmounts DIR (lazily when busy). `done`: one line per thing undone
+// (nothing when nothing was left). Io naming what could not be undone.
+Status Cleanup(const std::string& dir, std::vector<std::string>* done);
+
+}  // namespace ssdlab::serve
