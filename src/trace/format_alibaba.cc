@@ -15,7 +15,7 @@ class AlibabaReader : public TextReader {
   // device_id,opcode,offset,length,timestamp (us).
   LineResult ParseLine(std::string_view t, bool first, TraceRecord* r, std::string* why) override {
     std::string_view f[6];
-    size_t n = Split(t, ',', f, 6);
+    size_t n = SplitN(t, ',', f, 6);
     if (first && !IsNumber(f[0])) return Header();
     uint64_t dev, off, len, ts;
     if (n < 5 || !ParseU64(f[0], &dev) || !ReadWrite(f[1], &r->dir) || !ParseU64(f[2], &off) ||
@@ -44,8 +44,8 @@ class AlibabaReader : public TextReader {
 // A record: five or more fields, the first a number, the second R or W.
 bool IsAlibabaLine(std::string_view t) {
   std::string_view f[8];
-  const size_t nf = Split(t, ',', f, 8);
-  return IsNumber(f[0]) && nf >= 5 && IsRwLetter(Trim(f[1]));
+  const size_t nf = SplitN(t, ',', f, 8);
+  return IsNumber(f[0]) && nf >= 5 && IsRwLetter(TrimBlanks(f[1]));
 }
 
 Result<std::unique_ptr<TraceReader>> OpenAlibaba(std::vector<std::string> files,

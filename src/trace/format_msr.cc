@@ -15,7 +15,7 @@ class MsrReader : public TextReader {
   // Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime (100-ns FILETIME ticks).
   LineResult ParseLine(std::string_view t, bool first, TraceRecord* r, std::string* why) override {
     std::string_view f[8];
-    size_t n = Split(t, ',', f, 8);
+    size_t n = SplitN(t, ',', f, 8);
     if (first && !IsNumber(f[0])) return Header();
     uint64_t ts, disk, off, size, rt;
     if (n < 7 || !ParseU64(f[0], &ts) || !ParseU64(f[2], &disk) || !ReadWrite(f[3], &r->dir) ||
@@ -50,7 +50,7 @@ class MsrReader : public TextReader {
 // A record: seven or more fields, the first a number, the second not (the host name).
 bool IsMsrLine(std::string_view t) {
   std::string_view f[8];
-  const size_t nf = Split(t, ',', f, 8);
+  const size_t nf = SplitN(t, ',', f, 8);
   return IsNumber(f[0]) && nf >= 7 && !IsNumber(f[1]);
 }
 

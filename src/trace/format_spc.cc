@@ -15,7 +15,7 @@ class SpcReader : public TextReader {
   // ASU,LBA (512-B sectors),Size (bytes),Opcode (r|w),Timestamp (s)[,...].
   LineResult ParseLine(std::string_view t, bool first, TraceRecord* r, std::string* why) override {
     std::string_view f[6];
-    size_t n = Split(t, ',', f, 6);
+    size_t n = SplitN(t, ',', f, 6);
     if (first && !IsNumber(f[0])) return Header();
     uint64_t asu, lba, size, ts_ns;
     bool ts_overflow = false;
@@ -47,8 +47,8 @@ class SpcReader : public TextReader {
 // A record: five or more fields, the first a number, the fourth r or w.
 bool IsSpcLine(std::string_view t) {
   std::string_view f[8];
-  const size_t nf = Split(t, ',', f, 8);
-  return IsNumber(f[0]) && nf >= 5 && IsRwLetter(Trim(f[3]));
+  const size_t nf = SplitN(t, ',', f, 8);
+  return IsNumber(f[0]) && nf >= 5 && IsRwLetter(TrimBlanks(f[3]));
 }
 
 Result<std::unique_ptr<TraceReader>> OpenSpc(std::vector<std::string> files,

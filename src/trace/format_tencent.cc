@@ -15,7 +15,7 @@ class TencentReader : public TextReader {
   // Timestamp (s),Offset (sectors),Size (sectors),IOType (0 read, 1 write),VolumeID.
   LineResult ParseLine(std::string_view t, bool first, TraceRecord* r, std::string* why) override {
     std::string_view f[6];
-    size_t n = Split(t, ',', f, 6);
+    size_t n = SplitN(t, ',', f, 6);
     if (first && !IsNumber(f[0])) return Header();
     uint64_t ts, off, size, type, vol;
     if (n < 5 || !ParseU64(f[0], &ts) || !ParseU64(f[1], &off) || !ParseU64(f[2], &size) ||
@@ -49,8 +49,8 @@ class TencentReader : public TextReader {
 // A record: five or more fields, numbers, the fourth 0 or 1.
 bool IsTencentLine(std::string_view t) {
   std::string_view f[8];
-  const size_t nf = Split(t, ',', f, 8);
-  const std::string_view op3 = nf >= 5 ? Trim(f[3]) : std::string_view();
+  const size_t nf = SplitN(t, ',', f, 8);
+  const std::string_view op3 = nf >= 5 ? TrimBlanks(f[3]) : std::string_view();
   return IsNumber(f[0]) && nf >= 5 && IsNumber(f[1]) && IsNumber(f[2]) &&
          (op3 == "0" || op3 == "1") && IsNumber(f[4]);
 }

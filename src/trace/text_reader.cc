@@ -18,21 +18,15 @@ Status TraceReader::Bad(const std::string& where, const std::string& why) {
   return Status::Invalid(where + ": " + why + hint);
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 bool ParseU64(std::string_view s, uint64_t* out) {
-  s = Trim(s);
+  s = TrimBlanks(s);
   if (s.empty()) return false;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   return ec == std::errc() && p == s.data() + s.size();
 }
 
 bool ParseF64(std::string_view s, double* out) {
-  s = Trim(s);
+  s = TrimBlanks(s);
   if (s.empty()) return false;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   return ec == std::errc() && p == s.data() + s.size() && *out >= 0;
@@ -42,7 +36,8 @@ bool ParseF64(std::string_view s, double* out) {
 // "Offset 36028797018963968 (512-B sectors) overflows a 64-bit byte offset".
 std::string Overflows(const char* field, std::string_view value, const char* unit,
                       const char* what) {
-  return std::string(field) + " " + std::string(Trim(value)) + " (" + unit + ") overflows " + what;
+  return std::string(field) + " " + std::string(TrimBlanks(value)) + " (" + unit + ") overflows " +
+         what;
 }
 
 // Whether offset + bytes fits 64 bits (the record's end).
@@ -54,7 +49,7 @@ bool EndFits(const TraceRecord& r) {
 // "S.FFFFFFFFF" seconds into ns, exactly. False for a malformed number or one whose ns do not
 // fit 64 bits (*overflow then says which).
 bool ParseSecondsNs(std::string_view s, uint64_t* ns, bool* overflow) {
-  s = Trim(s);
+  s = TrimBlanks(s);
   if (overflow) *overflow = false;
   size_t dot = s.find('.');
   uint64_t sec = 0, frac = 0;
@@ -86,19 +81,6 @@ bool ParseSecondsNs(std::string_view s, uint64_t* ns, bool* overflow) {
   return true;
 }
 
-// Splits on `sep` into at most `max` fields; returns the count (more fields are left in the last).
-size_t Split(std::string_view line, char sep, std::string_view* out, size_t max) {
-  size_t n = 0;
-  while (n + 1 < max) {
-    size_t p = line.find(sep);
-    if (p == std::string_view::npos) break;
-    out[n++] = line.substr(0, p);
-    line.remove_prefix(p + 1);
-  }
-  out[n++] = line;
-  return n;
-}
-
 // Whitespace-separated tokens.
 size_t Tokens(std::string_view line, std::string_view* out, size_t max) {
   size_t n = 0, i = 0;
@@ -120,7 +102,7 @@ bool IsNumber(std::string_view s) {
 
 // "MAJ,MIN" / "MAJ:MIN" / a number into the kernel's dev_t as blktrace records it.
 bool ParseBlkDevice(std::string_view s, uint64_t* out) {
-  s = Trim(s);
+  s = TrimBlanks(s);
   size_t p = s.find_first_of(",:");
   if (p == std::string_view::npos) return ParseU64(s, out);
   uint64_t maj, min;
@@ -138,7 +120,7 @@ bool IsRwLetter(std::string_view s) {
 }
 
 bool ReadWrite(std::string_view s, Direction* d) {
-  s = Trim(s);
+  s = TrimBlanks(s);
   if (s.empty()) return false;
   char c = s.front();
   if (c == 'R' || c == 'r') {
@@ -178,7 +160,7 @@ Result<bool> TextReader::Next(TraceRecord* r) {
   for (;;) {
     SSDLAB_ASSIGN_OR_RETURN(bool more, lr_.Next(&line));
     if (!more) return false;
-    std::string_view t = Trim(line);
+    std::string_view t = TrimBlanks(line);
     LineResult res;
     if (t.empty() || t.front() == '#') {
       ++ignored_;

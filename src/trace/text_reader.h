@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "base/strings.h"
 #include "trace/input.h"
 #include "trace/trace.h"
 
@@ -16,8 +17,9 @@ namespace ssdlab::trace {
 
 // ---- field parsing -------------------------------------------------------------------------
 
-// s without leading and trailing blanks (spaces and tabs).
-std::string_view Trim(std::string_view s);
+// s without leading and trailing blanks: spaces and tabs only (a line's \r is the line reader's;
+// base/strings.h's Trim would also take \n, \v, \f and \r).
+inline std::string_view TrimBlanks(std::string_view s) { return Trim(s, " \t"); }
 // A whole decimal number (blanks around it allowed); false when malformed or over 64 bits.
 bool ParseU64(std::string_view s, uint64_t* out);
 // A number >= 0 (decimal, from_chars; blanks around it allowed).
@@ -38,8 +40,6 @@ bool EndFits(const TraceRecord& r);
 // "S.FFFFFFFFF" seconds into ns, exactly. False for a malformed number or one whose ns do not
 // fit 64 bits (*overflow then says which).
 bool ParseSecondsNs(std::string_view s, uint64_t* ns, bool* overflow = nullptr);
-// Splits on `sep` into at most `max` fields; returns the count (more fields are left in the last).
-size_t Split(std::string_view line, char sep, std::string_view* out, size_t max);
 // Whitespace-separated tokens (at most `max`); returns the count.
 size_t Tokens(std::string_view line, std::string_view* out, size_t max);
 // Whether s is a number >= 0 (ParseF64).

@@ -65,12 +65,12 @@ Result<TraceFormat> DetectFromStream(ByteStream& in, const std::string& path) {
     std::string_view line = rest.substr(0, nl);
     rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    std::string_view t = Trim(line);
+    std::string_view t = TrimBlanks(line);
     if (t.empty() || t.front() == '#') continue;
     for (const FormatDef& d : Formats())
       if (d.line && d.line(t)) return d.format;
     std::string_view f[8];
-    Split(t, ',', f, 8);
+    SplitN(t, ',', f, 8);
     if (t.find(',') != std::string_view::npos && !IsNumber(f[0])) continue;  // a CSV header
     break;
   }
