@@ -8,6 +8,7 @@
 
 #include "base/secrets.h"
 #include "base/strings.h"
+#include "stats/histogram_codec.h"
 #include "store/schema.h"
 #include "workload/spec.h"
 
@@ -544,7 +545,7 @@ Result<std::vector<StoredPhase>> PgStore::LoadPhases(int64_t test_id, int round)
     DirectionStats& ds = out[at->second].result.dirs[d];
     ds.ios = static_cast<uint64_t>(h.Int(i, 2));
     ds.bytes = static_cast<uint64_t>(h.Int(i, 3));
-    ds.latency = Histogram::FromBuckets(WordsToBuckets(w), static_cast<uint64_t>(h.Int(i, 4)),
+    ds.latency = Histogram::FromBuckets(BucketsOfWords(w), static_cast<uint64_t>(h.Int(i, 4)),
                                         static_cast<uint64_t>(h.Int(i, 5)),
                                         static_cast<uint64_t>(h.Int(i, 6)), h.Real(i, 7));
   }
