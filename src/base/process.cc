@@ -10,7 +10,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <sstream>
+
+#include "base/strings.h"
 
 namespace ssdlab {
 
@@ -19,10 +20,7 @@ std::string FindTool(const std::string& tool) {
   std::string dirs;
   if (const char* p = std::getenv("PATH")) dirs = p;
   dirs += ":/usr/sbin:/sbin:/usr/bin:/bin";
-  std::stringstream in(dirs);
-  std::string dir;
-  while (std::getline(in, dir, ':')) {
-    if (dir.empty()) continue;
+  for (const std::string& dir : SplitNonEmpty(dirs, ':')) {
     std::string cand = dir + "/" + tool;
     if (access(cand.c_str(), X_OK) == 0) return cand;
   }

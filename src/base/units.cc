@@ -132,6 +132,12 @@ Result<uint64_t> ParseCount(std::string_view text) {
   return v;
 }
 
+Result<uint64_t> ParsePositiveCount(std::string_view text) {
+  auto v = ParseCount(text);
+  if (v.ok() && v.value() == 0) return Status::Invalid("must be at least 1");
+  return v;
+}
+
 std::string FormatBytes(uint64_t bytes) {
   static const char* kNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   double v = static_cast<double>(bytes);

@@ -19,8 +19,12 @@ Result<uint64_t> ParseBytes(std::string_view text);
 Result<uint64_t> ParseDurationNs(std::string_view text);
 // "70" or "70%" -> 70.0; must lie in [0, 100].
 Result<double> ParsePercent(std::string_view text);
-// Non-negative integer without unit.
+// The one parser of counts: a non-negative integer without unit, decimal digits only (no sign,
+// no whitespace, no suffix; leading zeros allowed). Errors: "empty count", "'X' is not a count",
+// "count 'X' is too large" (above 18446744073709551609, 2^64 - 7: refused, never wrapped).
 Result<uint64_t> ParseCount(std::string_view text);
+// ParseCount, and 0 refused: "must be at least 1".
+Result<uint64_t> ParsePositiveCount(std::string_view text);
 // Parses a finite double (no unit).
 Result<double> ParseDouble(std::string_view text);
 

@@ -47,7 +47,7 @@ std::string AtaString(const uint16_t* w, int first, int count) {
     s += static_cast<char>(w[i] >> 8);
     s += static_cast<char>(w[i] & 0xff);
   }
-  return Trim(s);
+  return std::string(Trim(s, kSpaceOrNul));
 }
 
 std::string ActiveScheduler(const std::string& line) {
@@ -61,7 +61,7 @@ std::string ActiveScheduler(const std::string& line) {
 std::string VpdSerial(const std::string& page) {
   if (page.size() < 4) return "";
   size_t len = (static_cast<unsigned char>(page[2]) << 8) | static_cast<unsigned char>(page[3]);
-  return Trim(page.substr(4, std::min(len, page.size() - 4)));
+  return std::string(Trim(page.substr(4, std::min(len, page.size() - 4)), kSpaceOrNul));
 }
 
 Transport DetectTransport(const std::string& name, const std::string& real_path,

@@ -62,7 +62,7 @@ std::string Collapse(const std::string& s) {
       out += c;
     }
   }
-  return Trim(out);
+  return std::string(Trim(out, kSpaceOrNul));
 }
 
 PurgeStep Command(std::vector<std::string> argv, uint64_t timeout_s) {
@@ -293,8 +293,8 @@ PurgeCapabilities ProbePurgeCapabilities(const DeviceIdentity& id) {
     if (!r.ok()) {
       caps.notes.push_back(r.status().message());
     } else if (Status s = ParseNvmeIdCtrl(r->out, &caps); !s.ok()) {
-      caps.notes.push_back("nvme id-ctrl /dev/" + d.nvme_controller +
-                           " failed: " + Trim(r->err.substr(0, r->err.find('\n'))));
+      caps.notes.push_back("nvme id-ctrl /dev/" + d.nvme_controller + " failed: " +
+                           std::string(Trim(r->err.substr(0, r->err.find('\n')), kSpaceOrNul)));
     }
   } else if (d.transport == Transport::kSas || d.transport == Transport::kScsi) {
     caps.sg_format_available = !FindTool("sg_format").empty();
@@ -561,7 +561,7 @@ Status RunCommand(const PurgeStep& step) {
   SSDLAB_ASSIGN_OR_RETURN(ProcessResult r,
                           RunProcess(step.argv, step.timeout_s, PackageOf(step.argv[0])));
   if (r.exit_code != 0) {
-    std::string msg = Trim(r.err.empty() ? r.out : r.err);
+    std::string msg(Trim(r.err.empty() ? r.out : r.err, kSpaceOrNul));
     msg = msg.substr(0, msg.find('\n'));
     return Status::Io(step.argv[0] + " exited with " + std::to_string(r.exit_code) +
                       (msg.empty() ? "" : ": " + msg));
@@ -575,7 +575,8 @@ Status WaitSanitize(const PurgeStep& step, const PurgeOptions& o) {
   for (;;) {
     SSDLAB_ASSIGN_OR_RETURN(ProcessResult r, RunProcess(step.argv, 60, "nvme-cli"));
     if (r.exit_code != 0)
-      return Status::Io("nvme sanitize-log " + step.path + " failed: " + Trim(r.err));
+      return Status::Io("nvme sanitize-log " + step.path +
+                        " failed: " + std::string(Trim(r.err, kSpaceOrNul)));
     SSDLAB_ASSIGN_OR_RETURN(SanitizeState s, ParseSanitizeLog(r.out));
     if (s.status == 1 || s.status == 4) return Status::Ok();
     if (s.status == 3) return Status::Io("the controller reports the sanitize operation failed");

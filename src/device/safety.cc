@@ -267,11 +267,6 @@ std::string WwnDigits(const std::string& s) {
   return l;
 }
 
-std::string TrimWs(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\n"), e = s.find_last_not_of(" \t\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
 }  // namespace
 
 std::vector<std::string> ConfirmationTokens(const DeviceIdentity& id) {
@@ -288,7 +283,7 @@ std::vector<std::string> ConfirmationTokens(const DeviceIdentity& id) {
 Status CheckConfirmation(const DeviceIdentity& id, const std::string& confirm) {
   std::vector<std::string> tokens = ConfirmationTokens(id);
   if (tokens.empty()) return Status::Ok();
-  std::string c = TrimWs(confirm);
+  std::string c(Trim(confirm, " \t\n"));  // not \r, \v, \f
   const DiskIdentity& d = *id.disk;
   if (!c.empty()) {
     for (const std::string& t : tokens) {

@@ -9,18 +9,11 @@
 
 namespace ssdlab {
 
-std::string Trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && (std::isspace(static_cast<unsigned char>(s[b])) || s[b] == '\0')) ++b;
-  while (e > b && (std::isspace(static_cast<unsigned char>(s[e - 1])) || s[e - 1] == '\0')) --e;
-  return s.substr(b, e - b);
-}
-
 std::string ReadSysLine(const std::filesystem::path& p) {
   std::ifstream in(p);
   std::string s;
   if (!in || !std::getline(in, s)) return "";
-  return Trim(s);
+  return std::string(Trim(s, kSpaceOrNul));
 }
 
 std::string ReadSysBytes(const std::filesystem::path& p) {

@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
+
+#include "base/strings.h"
 
 namespace ssdlab {
 
@@ -15,7 +18,9 @@ std::string ReadSysLine(const std::filesystem::path& p);
 std::string ReadSysBytes(const std::filesystem::path& p);
 // An unsigned number from `p` (decimal or 0x hex); `fallback` when absent or malformed.
 uint64_t ReadSysU64(const std::filesystem::path& p, uint64_t fallback = 0);
-std::string Trim(const std::string& s);
+// Whitespace and NUL: what sysfs, ATA and SCSI strings and tools' output are padded with; device
+// strings are trimmed of them (Trim, base/strings.h).
+inline constexpr std::string_view kSpaceOrNul{" \t\n\v\f\r\0", 7};
 std::string DevNoString(dev_t d);
 // Undoes the octal escapes (\\040 for a space) of /proc/self/mountinfo and /proc/swaps.
 std::string UnescapeMountField(const std::string& s);

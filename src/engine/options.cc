@@ -24,14 +24,11 @@ namespace {
 
 constexpr uint32_t kMaxCpus = 4096;
 
+// A CPU number: a count (ParseCount) of at most 9 digits.
 bool ParseUint(const std::string& s, uint32_t& out) {
-  if (s.empty() || s.size() > 9) return false;
-  uint32_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint32_t>(c - '0');
-  }
-  out = v;
+  auto v = ParseCount(s);
+  if (s.size() > 9 || !v.ok()) return false;
+  out = static_cast<uint32_t>(v.value());
   return true;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <functional>
 
+#include "base/strings.h"
 #include "base/units.h"
 #include "sim/preset_file.h"
 
@@ -326,17 +327,6 @@ uint64_t UsableMemory() {
 }
 
 uint64_t DefaultMemLimit() { return UsableMemory() / 2; }
-
-std::vector<std::string> Split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (;;) {
-    size_t pos = s.find(sep, start);
-    out.push_back(s.substr(start, pos == std::string::npos ? std::string::npos : pos - start));
-    if (pos == std::string::npos) return out;
-    start = pos + 1;
-  }
-}
 
 }  // namespace
 

@@ -7,6 +7,8 @@
 #include <random>
 #include <vector>
 
+#include "stats/histogram_codec.h"
+
 namespace ssdlab {
 namespace {
 
@@ -132,6 +134,33 @@ TEST(Histogram, EmptyIsZero) {
   EXPECT_EQ(h.Percentile(99), 0.0);
   EXPECT_EQ(h.Mean(), 0.0);
   EXPECT_EQ(h.min(), 0u);
+}
+
+}  // namespace
+}  // namespace ssdlab
+
+namespace ssdlab {
+namespace {
+
+// The flat words the store keeps are the pairs of NonEmptyBuckets, low then count, in order;
+// decoding them rebuilds the same histogram.
+TEST(HistogramCodec, WordsAreTheBucketPairsFlattenedAndBack) {
+  Histogram h;
+  for (uint64_t ns : {700ull, 700ull, 12000ull, 5000000ull}) h.Record(ns);
+  const auto pairs = h.NonEmptyBuckets();
+  const std::vector<uint64_t> words = HistogramWords(h);
+  ASSERT_EQ(words.size(), 2 * pairs.size());
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    EXPECT_EQ(words[2 * i], pairs[i].first);
+    EXPECT_EQ(words[2 * i + 1], pairs[i].second);
+  }
+  EXPECT_EQ(BucketsOfWords(words), pairs);
+  Histogram back =
+      Histogram::FromBuckets(BucketsOfWords(words), h.min(), h.max(), h.sum(), h.sum_sq());
+  EXPECT_EQ(back.NonEmptyBuckets(), pairs);
+  EXPECT_EQ(back.Percentile(99), h.Percentile(99));
+  EXPECT_TRUE(HistogramWords(Histogram()).empty());
+  EXPECT_EQ(BucketsOfWords({1, 2, 3}).size(), 1u);  // an odd last word is no bucket
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <map>
 
 #include "base/secrets.h"
+#include "base/strings.h"
+#include "stats/histogram_codec.h"
 #include "store/schema.h"
 #include "workload/spec.h"
 
@@ -78,11 +80,6 @@ Param Blob(const std::vector<uint64_t>& words) {
   return {std::string(reinterpret_cast<const char*>(words.data()), words.size() * 8), true};
 }
 
-std::string Trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
 Status Damaged(const std::string& what, const std::string& detail) {
   return Status::Io("damaged " + what + " in the database: " + detail);
 }
@@ -151,8 +148,9 @@ Result<PgStore::Rows> PgStore::Query(const std::string& sql, const std::vector<P
   }
   const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
   last_sqlstate_ = state ? state : "";
-  std::string msg = r ? Trim(PQresultErrorMessage(r)) : "";
-  if (msg.empty()) msg = Trim(PQerrorMessage(conn_));
+  // libpq's messages end in a newline: only trailing newlines and spaces are taken.
+  std::string msg(r ? TrimRight(PQresultErrorMessage(r), "\n ") : "");
+  if (msg.empty()) msg = TrimRight(PQerrorMessage(conn_), "\n ");
   return Status::Io("database " + where_.substr(5) + ": " + msg);
 }
 
@@ -165,7 +163,7 @@ Result<std::unique_ptr<Store>> PgStore::Open(const std::string& url, Mode mode) 
   PGconn* conn = PQconnectdb(url.c_str());
   if (!conn) return Status::Io(where + ": cannot connect: out of memory");
   if (PQstatus(conn) != CONNECTION_OK) {
-    std::string msg = Trim(PQerrorMessage(conn));
+    std::string msg(TrimRight(PQerrorMessage(conn), "\n "));
     for (char& c : msg)
       if (c == '\n') c = ' ';
     PQfinish(conn);
@@ -547,7 +545,7 @@ Result<std::vector<StoredPhase>> PgStore::LoadPhases(int64_t test_id, int round)
     DirectionStats& ds = out[at->second].result.dirs[d];
     ds.ios = static_cast<uint64_t>(h.Int(i, 2));
     ds.bytes = static_cast<uint64_t>(h.Int(i, 3));
-    ds.latency = Histogram::FromBuckets(WordsToBuckets(w), static_cast<uint64_t>(h.Int(i, 4)),
+    ds.latency = Histogram::FromBuckets(BucketsOfWords(w), static_cast<uint64_t>(h.Int(i, 4)),
                                         static_cast<uint64_t>(h.Int(i, 5)),
                                         static_cast<uint64_t>(h.Int(i, 6)), h.Real(i, 7));
   }

@@ -27,21 +27,6 @@ std::string NowIso() {
   return buf;
 }
 
-std::vector<uint64_t> HistogramWords(const Histogram& h) {
-  std::vector<uint64_t> words;
-  for (auto [low, c] : h.NonEmptyBuckets()) {
-    words.push_back(low);
-    words.push_back(c);
-  }
-  return words;
-}
-
-std::vector<std::pair<uint64_t, uint64_t>> WordsToBuckets(const std::vector<uint64_t>& w) {
-  std::vector<std::pair<uint64_t, uint64_t>> buckets;
-  for (size_t k = 0; k + 1 < w.size(); k += 2) buckets.emplace_back(w[k], w[k + 1]);
-  return buckets;
-}
-
 json CountersJson(const PhaseResult& r) {
   return {{"name", r.counters_name}, {"values", r.counters}};
 }

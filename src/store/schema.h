@@ -30,9 +30,6 @@ std::string RunLockedMessage(const std::string& run_name);
 // UTC, "2026-12-01T12:00:00Z".
 std::string NowIso();
 
-// A histogram's non-empty buckets as (lower bound, count) pairs flattened, and back.
-std::vector<uint64_t> HistogramWords(const Histogram& h);
-std::vector<std::pair<uint64_t, uint64_t>> WordsToBuckets(const std::vector<uint64_t>& words);
 // The phase's counters as stored: {"name": ..., "values": [[key, value], ...]}.
 nlohmann::json CountersJson(const PhaseResult& r);
 // Reads the stored counters and notes into `r`; false when they have the wrong shape.

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "stats/histogram_codec.h"
 #include "store/pg_store.h"
 #include "store/schema.h"
 #include "store/sqlite_store.h"
@@ -632,7 +633,7 @@ Result<std::vector<StoredPhase>> SqliteStore::LoadPhases(int64_t test_id, int ro
         if (bad.empty()) bad = "a histogram of cell " + out[i].cell + " is malformed";
         return;
       }
-      std::vector<std::pair<uint64_t, uint64_t>> buckets = WordsToBuckets(w);
+      std::vector<std::pair<uint64_t, uint64_t>> buckets = BucketsOfWords(w);
       r.dirs[d].ios = static_cast<uint64_t>(h.Int(1));
       r.dirs[d].bytes = static_cast<uint64_t>(h.Int(2));
       r.dirs[d].latency = Histogram::FromBuckets(buckets, static_cast<uint64_t>(h.Int(3)),

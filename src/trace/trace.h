@@ -1,7 +1,7 @@
 // Block I/O traces: one record per I/O, read as a stream in constant memory whatever the trace's
-// size, from plain, gzip or zstd files (trace/input.h). One reader per format; the format is
-// detected from the content (magic bytes, first line) or given. docs/trace.md describes each
-// format, its units and how its fields map to a TraceRecord.
+// size, from plain, gzip or zstd files (trace/input.h). One reader per format (trace/format_*.cc);
+// the format is detected from the content (magic bytes, first line) or given. docs/trace.md
+// describes each format, its units and how its fields map to a TraceRecord.
 #pragma once
 
 #include <cstdint>
@@ -27,22 +27,32 @@ struct TraceRecord {
   int64_t response_ns = -1;  // recorded response time, -1 when the trace has none
 };
 
+// The formats (their names and descriptions: the formats' table, trace/formats.cc).
 enum class TraceFormat : uint8_t {
   kAuto,
-  kBlktrace,  // blktrace binary (*.blktrace.N, one per CPU)
-  kBlkparse,  // blkparse's default text output
-  kFioV2,     // fio iolog version 2
-  kFioV3,     // fio iolog version 3 (timestamps in us)
-  kMsr,       // SNIA IOTTA MSR Cambridge CSV
-  kAlibaba,   // Alibaba Cloud block traces
-  kTencent,   // Tencent CBS
-  kSpc,       // SPC / UMass (ASU,LBA,Size,Opcode,Timestamp)
+  kBlktrace,
+  kBlkparse,
+  kFioV2,
+  kFioV3,
+  kMsr,
+  kAlibaba,
+  kTencent,
+  kSpc,
 };
-// "blktrace", "blkparse", "fio-v2", "fio-v3", "msr", "alibaba", "tencent", "spc" ("auto").
+// The names, descriptions, detection and readers of the formats are one table (trace/formats.cc);
+// these read it. The format's name as --format takes it ("auto" for kAuto).
 const char* TraceFormatName(TraceFormat f);
+// A name of TraceFormatNames (or "fio": fio-v2, whose reader follows the header's version).
 Result<TraceFormat> ParseTraceFormat(const std::string& name);
-// The names accepted by ParseTraceFormat, comma-separated (for help and errors).
+// The names accepted by ParseTraceFormat, comma-separated, "auto" first (for help and errors).
 std::string TraceFormatNames();
+// Every format (not kAuto) with its name and a one-line description, for help texts.
+struct TraceFormatInfo {
+  TraceFormat format;
+  const char* name;
+  const char* description;
+};
+std::vector<TraceFormatInfo> TraceFormatTable();
 
 enum class BlkEvent : uint8_t { kQueue, kIssue };  // blktrace Q or D events
 

@@ -676,3 +676,29 @@ TEST(TraceStats, WorkingSetStaysBoundedAndEstimates) {
 
 }  // namespace
 }  // namespace ssdlab::trace
+
+namespace ssdlab::trace {
+namespace {
+
+// The formats are one table: names, parsing and help all read it.
+TEST(TraceFormats, OneTableGivesTheNamesTheParserAndTheHelp) {
+  const std::vector<TraceFormatInfo> table = TraceFormatTable();
+  ASSERT_EQ(table.size(), 8u);
+  std::string names = "auto";
+  for (const TraceFormatInfo& f : table) {
+    names += std::string(", ") + f.name;
+    EXPECT_STREQ(TraceFormatName(f.format), f.name);
+    ASSERT_TRUE(ParseTraceFormat(f.name).ok()) << f.name;
+    EXPECT_EQ(ParseTraceFormat(f.name).value(), f.format);
+    EXPECT_GT(std::strlen(f.description), 10u) << f.name;
+  }
+  EXPECT_EQ(TraceFormatNames(), names);
+  EXPECT_EQ(names, "auto, blktrace, blkparse, fio-v2, fio-v3, msr, alibaba, tencent, spc");
+  EXPECT_EQ(ParseTraceFormat("auto").value(), TraceFormat::kAuto);
+  EXPECT_EQ(ParseTraceFormat("fio").value(), TraceFormat::kFioV2);
+  EXPECT_EQ(ParseTraceFormat("csv").status().message(),
+            "--format: unknown trace format 'csv' (" + names + ")");
+}
+
+}  // namespace
+}  // namespace ssdlab::trace

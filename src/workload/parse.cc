@@ -5,25 +5,11 @@
 #include <numeric>
 #include <sstream>
 
+#include "base/strings.h"
 #include "base/units.h"
 
 namespace ssdlab {
 namespace {
-
-std::vector<std::string> Split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == sep) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
@@ -118,56 +104,97 @@ Result<std::vector<BlockShare>> ParseBlockSizes(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// The distributions: name, its parameter's syntax and an example value (none for uniform).
+struct DistDef {
+  DistKind kind;
+  const char* name;
+  const char* syntax;
+  const char* example;
+};
+constexpr DistDef kDists[] = {{DistKind::kUniform, "uniform", "", ""},
+                              {DistKind::kZipf, "zipf", ":S", ":1.2"},
+                              {DistKind::kPareto, "pareto", ":H", ":0.9"},
+                              {DistKind::kZoned, "zoned", ":A/R:...", ":50/5:50/95"}};
+
+const DistDef& DistDefOf(DistKind k) {
+  for (const DistDef& d : kDists)
+    if (d.kind == k) return d;
+  return kDists[0];
+}
+
+}  // namespace
+
+const char* DistKindName(DistKind k) { return DistDefOf(k).name; }
+
+bool DistKindFromName(std::string_view name, DistKind* out) {
+  if (name == "random") name = DistDefOf(DistKind::kUniform).name;
+  for (const DistDef& d : kDists) {
+    if (name == d.name) {
+      *out = d.kind;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string DistSyntaxes(const std::string& sep) {
+  std::string out;
+  for (const DistDef& d : kDists) out += (out.empty() ? "" : sep) + d.name + d.syntax;
+  return out;
+}
+
 Result<Distribution> ParseDistribution(const std::string& text) {
   Distribution d;
   auto colon = text.find(':');
   std::string kind = text.substr(0, colon);
   std::string arg = colon == std::string::npos ? "" : text.substr(colon + 1);
-  if (kind == "uniform" || kind == "random") {
-    if (!arg.empty()) return Status::Invalid("--dist uniform takes no parameter");
+  if (!DistKindFromName(kind, &d.kind)) {
+    return Status::Invalid("--dist: unknown distribution '" + kind + "' (" + DistSyntaxes(", ") +
+                           ")");
+  }
+  const std::string name = DistKindName(d.kind);
+  if (d.kind == DistKind::kUniform) {
+    if (!arg.empty()) return Status::Invalid("--dist " + name + " takes no parameter");
     return d;
   }
-  if (kind == "zipf" || kind == "pareto") {
+  if (d.kind == DistKind::kZipf || d.kind == DistKind::kPareto) {
     auto v = ParseDouble(arg);
     if (!v.ok())
-      return Status::Invalid("--dist " + kind + ": needs a number, e.g. " + kind +
-                             (kind == "zipf" ? ":1.2" : ":0.9"));
+      return Status::Invalid("--dist " + name + ": needs a number, e.g. " + name +
+                             DistDefOf(d.kind).example);
     d.param = v.value();
-    if (kind == "zipf") {
-      d.kind = DistKind::kZipf;
+    if (d.kind == DistKind::kZipf) {
       if (!(d.param > 0) || std::fabs(d.param - 1.0) < 1e-9) {
-        return Status::Invalid("--dist zipf: exponent must be > 0 and not 1");
+        return Status::Invalid("--dist " + name + ": exponent must be > 0 and not 1");
       }
     } else {
-      d.kind = DistKind::kPareto;
       if (!(d.param > 0 && d.param < 1))
-        return Status::Invalid("--dist pareto: h must lie in (0, 1)");
+        return Status::Invalid("--dist " + name + ": h must lie in (0, 1)");
     }
     return d;
   }
-  if (kind == "zoned") {
-    d.kind = DistKind::kZoned;
-    double access = 0, range = 0;
-    for (const auto& z : Split(arg, ':')) {
-      auto ar = Split(z, '/');
-      if (ar.size() != 2)
-        return Status::Invalid("--dist zoned: zone '" + z + "' is not ACCESS%/RANGE%");
-      auto a = ParsePercent(ar[0]);
-      auto r = ParsePercent(ar[1]);
-      if (!a.ok() || !r.ok())
-        return Status::Invalid("--dist zoned: zone '" + z + "' has a bad percentage");
-      if (r.value() <= 0) return Status::Invalid("--dist zoned: zone '" + z + "' covers no range");
-      d.zones.push_back({a.value(), r.value()});
-      access += a.value();
-      range += r.value();
-    }
-    if (std::fabs(access - 100) > 0.01 || std::fabs(range - 100) > 0.01) {
-      return Status::Invalid("--dist zoned: access and range shares must each add up to 100");
-    }
-    return d;
+  // zoned
+  double access = 0, range = 0;
+  for (const auto& z : Split(arg, ':')) {
+    auto ar = Split(z, '/');
+    if (ar.size() != 2)
+      return Status::Invalid("--dist " + name + ": zone '" + z + "' is not ACCESS%/RANGE%");
+    auto a = ParsePercent(ar[0]);
+    auto r = ParsePercent(ar[1]);
+    if (!a.ok() || !r.ok())
+      return Status::Invalid("--dist " + name + ": zone '" + z + "' has a bad percentage");
+    if (r.value() <= 0)
+      return Status::Invalid("--dist " + name + ": zone '" + z + "' covers no range");
+    d.zones.push_back({a.value(), r.value()});
+    access += a.value();
+    range += r.value();
   }
-  return Status::Invalid("--dist: unknown distribution '" + kind +
-                         "' (uniform, zipf:S, pareto:H, zoned:A/R:...)");
+  if (std::fabs(access - 100) > 0.01 || std::fabs(range - 100) > 0.01) {
+    return Status::Invalid("--dist " + name + ": access and range shares must each add up to 100");
+  }
+  return d;
 }
 
 Result<DataPattern> ParseDataPattern(const std::string& text) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 #include "workload/spec.h"
@@ -47,6 +48,14 @@ Result<WorkloadSpec> ResolveWorkload(const WorkloadArgs& args, uint64_t target_b
 // Pieces, exposed for reuse and tests.
 Result<std::vector<BlockShare>> ParseBlockSizes(const std::string& text);
 Result<Distribution> ParseDistribution(const std::string& text);
+// The distributions' names, one table (workload/parse.cc) that parsing, errors and the stored
+// documents read: "uniform", "zipf", "pareto", "zoned".
+const char* DistKindName(DistKind k);
+// The kind named `name` (also "random": uniform, as fio says); false for another name.
+bool DistKindFromName(std::string_view name, DistKind* out);
+// Every distribution as --dist takes it, joined by `sep`: "uniform, zipf:S, pareto:H,
+// zoned:A/R:..." with ", ".
+std::string DistSyntaxes(const std::string& sep);
 Result<DataPattern> ParseDataPattern(const std::string& text);
 // A size or "Nx" (multiple of `unit_bytes`).
 Result<uint64_t> ParseAmount(const std::string& text, uint64_t unit_bytes);

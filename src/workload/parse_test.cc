@@ -127,3 +127,32 @@ TEST(DescribeWorkload, Readable) {
 
 }  // namespace
 }  // namespace ssdlab
+
+namespace ssdlab {
+namespace {
+
+// The distributions' names are one table: the parser, its errors and the names read it.
+TEST(DistNames, OneTableForNamesParsingAndErrors) {
+  for (DistKind k : {DistKind::kUniform, DistKind::kZipf, DistKind::kPareto, DistKind::kZoned}) {
+    DistKind back;
+    ASSERT_TRUE(DistKindFromName(DistKindName(k), &back)) << DistKindName(k);
+    EXPECT_EQ(back, k);
+  }
+  EXPECT_STREQ(DistKindName(DistKind::kZipf), "zipf");
+  DistKind k = DistKind::kZoned;
+  EXPECT_TRUE(DistKindFromName("random", &k));  // fio's word
+  EXPECT_EQ(k, DistKind::kUniform);
+  EXPECT_FALSE(DistKindFromName("normal", &k));
+  EXPECT_EQ(DistSyntaxes(", "), "uniform, zipf:S, pareto:H, zoned:A/R:...");
+  EXPECT_EQ(ParseDistribution("normal").status().message(),
+            "--dist: unknown distribution 'normal' (uniform, zipf:S, pareto:H, zoned:A/R:...)");
+  EXPECT_EQ(ParseDistribution("random:1").status().message(), "--dist uniform takes no parameter");
+  EXPECT_EQ(ParseDistribution("pareto").status().message(),
+            "--dist pareto: needs a number, e.g. pareto:0.9");
+  EXPECT_EQ(ParseDistribution("zoned:50/0:50/100").status().message(),
+            "--dist zoned: zone '50/0' covers no range");
+  EXPECT_EQ(ParseDistribution("zipf:1.2").value().kind, DistKind::kZipf);
+}
+
+}  // namespace
+}  // namespace ssdlab
