@@ -116,18 +116,9 @@ class SimBackend : public Backend {
   const std::vector<std::pair<std::string, std::string>>& params() const { return params_; }
   uint64_t now_ns() const { return now_ns_; }
 
-  // I/Os of the last closed-loop phase still in flight when its runtime ended, by slot: the
-  // next closed-loop phase takes them over (counts their completions, reissues from those
-  // slots once they complete), so back-to-back rounds run as one continuous closed loop and no
-  // drain time goes unmeasured. Idle and a phase of another workload (only the seed and
-  // durations may differ) first let them complete, as a host waits for its I/Os before it
-  // sleeps or starts another job (DrainInFlight): neither counts them, and the other workload's
-  // measurement does not start behind them. Purges drop them.
-  struct InFlight {  // (public for the event loop in sim_backend.cc)
-    uint64_t issue_ns = 0, done_ns = 0;
-    uint32_t bytes = 0;
-    Direction dir = Direction::kRead;
-  };
+  // A phase drains: its I/Os in flight when its window ends complete inside it (the edge rule
+  // of backend/phase_recorder.h), and the next phase starts at the drained end with a fresh
+  // queue.
 
  private:
   friend Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target,
@@ -147,10 +138,6 @@ class SimBackend : public Backend {
   TargetInfo info_;
   std::vector<std::pair<std::string, std::string>> params_;
   uint64_t now_ns_ = 0;
-  // Moves the clock to the last completion of in_flight_ and drops them.
-  void DrainInFlight();
-  std::vector<InFlight> in_flight_;
-  WorkloadSpec in_flight_spec_;  // the phase they belong to
   std::vector<std::string> state_paths_;
   std::vector<sim::StateLock> state_locks_;  // held until destruction; empty: Close() saves nothing
   bool dirty_ = false;                       // changed since loaded or saved

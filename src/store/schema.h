@@ -33,7 +33,9 @@ std::string NowIso();
 // A histogram's non-empty buckets as (lower bound, count) pairs flattened, and back.
 std::vector<uint64_t> HistogramWords(const Histogram& h);
 std::vector<std::pair<uint64_t, uint64_t>> WordsToBuckets(const std::vector<uint64_t>& words);
-// The phase's counters as stored: {"name": ..., "values": [[key, value], ...]}.
+// The phase's counters as stored: {"name": ..., "values": [[key, value], ...], "edge":
+// {"in_flight", "longest_ns", "abandoned", "abandoned_age_ns"}} (the window's edge, EdgeStats;
+// a phase stored before it has none and reads as zeros).
 nlohmann::json CountersJson(const PhaseResult& r);
 // Reads the stored counters and notes into `r`; false when they have the wrong shape.
 bool ReadCountersAndNotes(const nlohmann::json& counters, const nlohmann::json& notes,
