@@ -183,7 +183,11 @@ class PhaseRecorder {
     const uint64_t series_ns = end_ns > measure_start_ns_ ? end_ns - measure_start_ns_ : 0;
     measured_ns_ = series_ns;
     const uint64_t edge_ios = edge_.in_flight - edge_.abandoned;
-    if (stopped_by_time_ && end_ns >= end_ns_ && edge_ios > 0) {
+    // A closed loop at its edges: I/Os in flight at the end, or (a window that issued nothing,
+    // every slot held by the ramp's or the previous round's I/Os all along) at the start: its
+    // time belongs to those I/Os, and is counted by the phase that issued them.
+    const bool held_throughout = start_edge_ios_ > 0 && measured_issued_bytes_ == 0;
+    if (stopped_by_time_ && end_ns >= end_ns_ && (edge_ios > 0 || held_throughout)) {
       const double depth = static_cast<double>(std::max(edge_ios, start_edge_ios_));
       const double ns =
           static_cast<double>(end_ns_ - measure_start_ns_) +

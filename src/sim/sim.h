@@ -116,9 +116,19 @@ class SimBackend : public Backend {
   const std::vector<std::pair<std::string, std::string>>& params() const { return params_; }
   uint64_t now_ns() const { return now_ns_; }
 
-  // A phase drains: its I/Os in flight when its window ends complete inside it (the edge rule
-  // of backend/phase_recorder.h), and the next phase starts at the drained end with a fresh
-  // queue.
+  // I/Os of the last closed-loop phase still in flight when its runtime ended, by slot. That
+  // phase counted them (the edge rule of backend/phase_recorder.h); the next closed-loop phase
+  // of the same workload takes them over (they hold their slots until they complete, as its
+  // ramp's I/Os would, and it reissues from those slots then), so back-to-back rounds run as
+  // one continuous closed loop, each I/O counted once, and the drive sees no idle gap between
+  // rounds. Idle and a phase of another workload (only the seed and durations may differ)
+  // first let them complete, as a host waits for its I/Os before it sleeps or starts another
+  // job (DrainInFlight: the clock moves to their last completion). Purges drop them.
+  struct InFlight {  // (public for the event loop in sim_backend.cc)
+    uint64_t issue_ns = 0, done_ns = 0;
+    uint32_t bytes = 0;
+    Direction dir = Direction::kRead;
+  };
 
  private:
   friend Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target,
@@ -138,6 +148,10 @@ class SimBackend : public Backend {
   TargetInfo info_;
   std::vector<std::pair<std::string, std::string>> params_;
   uint64_t now_ns_ = 0;
+  // Moves the clock to the last completion of in_flight_ and drops them.
+  void DrainInFlight();
+  std::vector<InFlight> in_flight_;
+  WorkloadSpec in_flight_spec_;  // the phase they belong to
   std::vector<std::string> state_paths_;
   std::vector<sim::StateLock> state_locks_;  // held until destruction; empty: Close() saves nothing
   bool dirty_ = false;                       // changed since loaded or saved

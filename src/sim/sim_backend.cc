@@ -33,11 +33,12 @@ constexpr uint32_t kSubmit = 1;  // open loop: a slot waits for its scheduled ti
 template <class Queue, class Dev>
 class PhaseRunner {
  public:
-  // The phase starts at start_ns with an empty queue and drains: Run() returns once its last
-  // I/O has completed. max_cmd_bytes: the host's largest command
-  // (SimParams::host_max_cmd_bytes; 0 = no limit).
+  using InFlight = SimBackend::InFlight;
+  // in_flight: the previous phase's I/Os still running (taken over when this phase is a
+  // closed loop); on return, this phase's (when it ended by its runtime), else empty.
+  // max_cmd_bytes: the host's largest command (SimParams::host_max_cmd_bytes; 0 = no limit).
   PhaseRunner(const WorkloadSpec& spec, const RunControl& control, Dev* dev, uint64_t start_ns,
-              uint64_t max_cmd_bytes)
+              std::vector<InFlight>* in_flight, uint64_t max_cmd_bytes)
       : spec_(spec),
         control_(control),
         dev_(dev),
@@ -45,6 +46,7 @@ class PhaseRunner {
                            ? static_cast<uint32_t>(max_cmd_bytes)
                            : UINT32_MAX),
         start_ns_(start_ns),
+        in_flight_(in_flight),
         rec_(start_ns, {spec.ramp_ns, spec.ramp_bytes, spec.runtime_ns, spec.io_bytes},
              spec.interval_ns, control.io_log, control.on_interval) {}
 
@@ -95,6 +97,7 @@ class PhaseRunner {
   Dev* dev_;
   const uint32_t max_cmd_bytes_;  // UINT32_MAX: no limit
   const uint64_t start_ns_;
+  std::vector<InFlight>* in_flight_;
 
   // Requests are drawn ahead of their submission, per job (the same sequence), so their mapping
   // entries can be prefetched while earlier events run: a ring of two halves of kHalf; once
@@ -268,7 +271,7 @@ template <bool kFast>
 template <class Queue, class Dev>
 [[gnu::always_inline]] inline void PhaseRunner<Queue, Dev>::Complete(uint32_t slot, uint64_t t) {
   const Slot& s = slots_[slot];
-  if (!s.measured) {  // ramp (a completion after the window's end is the recorder's)
+  if (!s.measured) {  // the ramp's, or the previous phase's (it holds the slot until now)
     rec_.RampCompleted(t);
     return;
   }
@@ -294,7 +297,22 @@ PhaseResult PhaseRunner<Queue, Dev>::Run(uint64_t* end_ns) {
   heap_.Reserve(n_slots);
   if (rec_.measuring()) StartMeasuring();
 
-  for (uint32_t s = 0; s < n_slots; ++s) Issue<false>(s, start_ns_, false);
+  const bool continuous = !open_loop_ && !source_;
+  for (uint32_t s = 0; s < n_slots; ++s) {
+    if (continuous && s < in_flight_->size() && (*in_flight_)[s].done_ns > start_ns_) {
+      const InFlight& f = (*in_flight_)[s];
+      Slot& slot = slots_[s];
+      slot.issue_ns = f.issue_ns;
+      slot.done_ns = f.done_ns;
+      slot.bytes = f.bytes;
+      slot.dir = f.dir;
+      slot.measured = false;  // counted by the phase that issued it; holds the slot here
+      heap_.Push(Event(f.done_ns, s, kComplete));
+    } else {
+      Issue<false>(s, start_ns_, false);
+    }
+  }
+  in_flight_->clear();
   last_event_ns_ = start_ns_;
   uint64_t events = 0;
   while (!heap_.empty()) {
@@ -317,7 +335,20 @@ PhaseResult PhaseRunner<Queue, Dev>::Run(uint64_t* end_ns) {
       Submit<false>(e.slot, e.t_ns, true);
     }
   }
-  *end_ns = std::max(last_event_ns_, start_ns_);  // drained: every I/O has completed
+  *end_ns = std::max(last_event_ns_, start_ns_);
+  if (continuous && rec_.stopped_by_time() && !result_.interrupted) {
+    // The I/Os in flight at the end of the runtime (counted here, by the edge rule) go on
+    // running in the next phase, which starts then: it takes their slots over.
+    in_flight_->resize(n_slots);
+    for (uint32_t s = 0; s < n_slots; ++s) {
+      const Slot& slot = slots_[s];
+      (*in_flight_)[s] = slot.done_ns > rec_.end_ns()
+                             ? InFlight{slot.issue_ns, slot.done_ns, slot.bytes, slot.dir}
+                             : InFlight{};
+    }
+    *end_ns = rec_.end_ns();
+  }
+
   rec_.Finish(rec_.MeasuredEnd());
   rec_.MoveInto(result_);
   if (rec_.measuring()) {
@@ -375,6 +406,24 @@ PhaseResult PhaseRunner<Queue, Dev>::Run(uint64_t* end_ns) {
   return std::move(result_);
 }
 
+// Whether `b` continues the I/O stream of `a` (the same workload but for its seed and
+// durations), so that b may take over a's I/Os in flight (SimBackend::InFlight).
+bool SameStream(const WorkloadSpec& a, const WorkloadSpec& b) {
+  if (a.pattern != b.pattern || a.read_pct != b.read_pct || a.trim != b.trim || a.jobs != b.jobs ||
+      a.queue_depth != b.queue_depth || a.range_begin_bytes != b.range_begin_bytes ||
+      a.range_end_bytes != b.range_end_bytes || a.dist.kind != b.dist.kind ||
+      a.dist.param != b.dist.param || a.block_sizes.size() != b.block_sizes.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.block_sizes.size(); ++i) {
+    if (a.block_sizes[i].bytes != b.block_sizes[i].bytes ||
+        a.block_sizes[i].pct != b.block_sizes[i].pct) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string HexHash(const std::string& s) {
   uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
   for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
@@ -427,6 +476,7 @@ Result<std::string> SimBackend::Purge(const std::string& method, const RunContro
   // Unlike ResetFactoryFresh() the clock restarts too, so a purged drive is the same state
   // whatever ran before it: a suite resumed in a new process replays identically.
   now_ns_ = 0;
+  in_flight_.clear();
   WithDevice([](auto* dev) { dev->ResetFactoryFresh(0); });
   return std::string("simulator factory-fresh state (all blocks erased, mapping empty, clock 0)");
 }
@@ -519,6 +569,9 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
                            " ns, beyond 2^62 ns (146 years); purge it or start a new state");
   }
   uint64_t end_ns = now_ns_;
+  if (!SameStream(in_flight_spec_, spec)) DrainInFlight();
+  in_flight_spec_ = spec;
+  in_flight_spec_.source = nullptr;
   PhaseResult r;
   std::pair<double, double> unmapped{0, 0};
   dirty_ = true;
@@ -526,16 +579,18 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
   auto run = [&](auto* dev) {
     using Dev = std::remove_pointer_t<decltype(dev)>;
     if (spec.jobs == 1 && spec.queue_depth == 1) {
-      PhaseRunner<sim::SingleEventQueue, Dev> runner(spec, control, dev, now_ns_, max_cmd);
+      PhaseRunner<sim::SingleEventQueue, Dev> runner(spec, control, dev, now_ns_, &in_flight_,
+                                                     max_cmd);
       r = runner.Run(&end_ns);
       unmapped = runner.unmapped_;
     } else if (uint64_t{spec.jobs} * spec.queue_depth <= sim::kSmallSlots && spec.rate_iops == 0 &&
                !(spec.source && spec.source->timed())) {  // closed loop: SmallEventQueue
-      PhaseRunner<sim::SmallEventQueue, Dev> runner(spec, control, dev, now_ns_, max_cmd);
+      PhaseRunner<sim::SmallEventQueue, Dev> runner(spec, control, dev, now_ns_, &in_flight_,
+                                                    max_cmd);
       r = runner.Run(&end_ns);
       unmapped = runner.unmapped_;
     } else {
-      PhaseRunner<sim::EventQueue, Dev> runner(spec, control, dev, now_ns_, max_cmd);
+      PhaseRunner<sim::EventQueue, Dev> runner(spec, control, dev, now_ns_, &in_flight_, max_cmd);
       r = runner.Run(&end_ns);
       unmapped = runner.unmapped_;
     }
@@ -556,8 +611,14 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
   return r;
 }
 
+void SimBackend::DrainInFlight() {
+  for (const InFlight& f : in_flight_) now_ns_ = std::max(now_ns_, f.done_ns);
+  in_flight_.clear();
+}
+
 Status SimBackend::Idle(uint64_t ns, const RunControl& control) {
   dirty_ = true;
+  DrainInFlight();
   const uint64_t to = now_ns_ + ns;
   WithDevice([&](auto* dev) {
     const uint64_t from = std::max(now_ns_, dev->host_busy_until_ns() + dev->bg_idle_ns());
@@ -569,6 +630,7 @@ Status SimBackend::Idle(uint64_t ns, const RunControl& control) {
 
 void SimBackend::ResetFactoryFresh() {
   dirty_ = true;
+  in_flight_.clear();
   WithDevice([&](auto* dev) {
     now_ns_ = std::max(now_ns_, dev->host_busy_until_ns());
     dev->ResetFactoryFresh(now_ns_);
