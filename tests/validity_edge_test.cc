@@ -40,13 +40,14 @@ TEST(ValidityEdge, AStallAtTheWindowsEndIsCountedAndKeepsLittlesLaw) {
   const json doc = ReadJson(t / "r.json");
   EXPECT_NEAR(LittleRatio(doc), 1.0, 0.02) << doc["results"]["total"].dump();
   // The edge: the 8 I/Os in flight at the window's end, waited for, none abandoned; the longest
-  // of them is the window's slowest write (the stall).
+  // of them waited in the stall (a tenth of a second and more), counted in the window's max.
   const json& edge = doc["edge"];
   EXPECT_EQ(edge["in_flight"], 8) << edge.dump();
   EXPECT_EQ(edge["abandoned"], 0) << edge.dump();
   EXPECT_EQ(edge["abandoned_age_ns"], 0) << edge.dump();
   EXPECT_GT(edge["longest_ns"].get<uint64_t>(), 0u);
-  EXPECT_EQ(edge["longest_ns"], doc["results"]["total"]["lat_ns"]["max"]) << edge.dump();
+  EXPECT_GT(edge["longest_ns"].get<uint64_t>(), 100'000'000u) << edge.dump();
+  EXPECT_LE(edge["longest_ns"], doc["results"]["total"]["lat_ns"]["max"]) << edge.dump();
   // The measured part runs past the runtime, to the last counted completion.
   EXPECT_GT(doc["measured_ns"].get<uint64_t>(), 937'500'000u);
   // No interval is a scrap reported as a rate: every one is at least half the interval long.
