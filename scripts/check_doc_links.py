@@ -26,20 +26,26 @@ def strip_code_spans(line):
     return re.sub(r"(`+)(?:(?!\1).)+?\1", "", line)
 
 
-def prose_lines(text):
-    """(line number, line) outside fenced code blocks."""
-    fence = None
+def split_fences(text):
+    """([(line number, line) outside fenced code blocks], the line of a fence left open or None)."""
+    prose, fence, opened = [], None, None
     for number, line in enumerate(text.splitlines(), 1):
         m = FENCE.match(line)
         if m:
             mark = m.group(1)
             if fence is None:
-                fence = mark
+                fence, opened = mark, number
             elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark):].strip():
                 fence = None
             continue
         if fence is None:
-            yield number, line
+            prose.append((number, line))
+    return prose, opened if fence is not None else None
+
+
+def prose_lines(text):
+    """(line number, line) outside fenced code blocks."""
+    return split_fences(text)[0]
 
 
 def slug(heading):
@@ -101,16 +107,8 @@ def check_file(root, path, problems):
                     problems.append(f"{rel}:{number}: {target}: no heading #{anchor} in "
                                     f"{os.path.relpath(dest, root)}")
     # A fence left open swallows the rest of the page.
-    fence = None
-    for number, line in enumerate(text.splitlines(), 1):
-        m = FENCE.match(line)
-        if m:
-            mark = m.group(1)
-            if fence is None:
-                fence, opened = mark, number
-            elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark):].strip():
-                fence = None
-    if fence is not None:
+    opened = split_fences(text)[1]
+    if opened is not None:
         problems.append(f"{rel}:{opened}: code fence never closed")
 
 

@@ -14,11 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<std::string> Args(std::vector<std::string> a, const std::vector<std::string>& more) {
-  a.insert(a.end(), more.begin(), more.end());
-  return a;
-}
-
 int Count(const std::string& db_path, const std::string& sql) {
   sqlite3* db = nullptr;
   int n = -1;

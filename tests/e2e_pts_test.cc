@@ -20,18 +20,6 @@ const std::vector<std::string> kQuickSim = {
     "--lvi-measure", "4s",          "--hir-cycles", "12",  "--hir-baseline", "60s",
     "--xsr",         "60s,60s,60s", "--dirth-hist", "10s", "--progress",     "none"};
 
-std::vector<std::string> Args(std::vector<std::string> a, const std::vector<std::string>& more) {
-  a.insert(a.end(), more.begin(), more.end());
-  return a;
-}
-
-const json* FindTest(const json& doc, const std::string& name) {
-  for (const json& t : doc["tests"]) {
-    if (t["name"] == name) return &t;
-  }
-  return nullptr;
-}
-
 TEST(PtsE2E, WholeReviewBatteryOnTheSimulator) {
   TempDir t;
   // 512-byte logical blocks: ECW's block-size mix starts at 0.5 KiB.

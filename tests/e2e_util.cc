@@ -64,6 +64,17 @@ int Shell(const std::string& cmd, std::string* out) {
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+std::vector<std::string> Args(std::vector<std::string> a, const std::vector<std::string>& more) {
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
+
+const nlohmann::json* FindTest(const nlohmann::json& doc, const std::string& name) {
+  for (const nlohmann::json& t : doc["tests"])
+    if (t["name"] == name) return &t;
+  return nullptr;
+}
+
 Proc RunMpi(int n, const std::vector<std::string>& args) {
   std::string cmd =
       "mpirun --allow-run-as-root --oversubscribe -n " + std::to_string(n) + " " + SSDLAB_BINARY;

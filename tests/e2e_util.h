@@ -41,6 +41,11 @@ std::string FileSha256(const std::string& path);
 // in a kernel worker after the exit). False if it is still mounted.
 bool Unmount(const std::string& dir);
 
+// `a` followed by `more` (a command line and its extra arguments).
+std::vector<std::string> Args(std::vector<std::string> a, const std::vector<std::string>& more);
+// The test named `name` in a run document's tests[] (null when there is none).
+const nlohmann::json* FindTest(const nlohmann::json& doc, const std::string& name);
+
 std::string ReadFile(const std::filesystem::path& p);
 // The rows of an SQL query on a results database opened read-only, each row's column values
 // joined by '|' (blobs byte for byte); empty when the database cannot be read.

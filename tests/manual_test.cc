@@ -152,6 +152,36 @@ TEST(HelpAtThePrompt, EveryCommandHasExamplesThatUseItsOwnFlags) {
   EXPECT_GE(commands, 15u);
 }
 
+// `ssdlab help TOPIC`: each topic prints its guide, whose docs pages and manual pages exist; an
+// unknown topic is one line naming it and the topics.
+TEST(HelpAtThePrompt, EveryTopicPrintsAGuideWhosePagesExist) {
+  TempDir t;
+  ASSERT_EQ(RunSsdlab({"man", "--dir", t / "man"}).exit_code, 0);
+  Proc list = RunSsdlab({"help"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  for (const std::string topic : {"targets", "safety", "units", "sim"}) {
+    EXPECT_TRUE(Has(list.out, topic)) << list.out;
+    Proc p = RunSsdlab({"help", topic});
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    EXPECT_GE(CountLines(p.out), 5) << p.out;
+    const std::regex doc(R"(docs/([a-z]+)\.md)"), man(R"(man (ssdlab-[a-z]+))");
+    int pages = 0;
+    for (auto it = std::sregex_iterator(p.out.begin(), p.out.end(), doc);
+         it != std::sregex_iterator(); ++it, ++pages)
+      EXPECT_TRUE(fs::exists(fs::path(SOURCE_DIR) / "docs" / ((*it)[1].str() + ".md")))
+          << topic << ": " << (*it)[0];
+    for (auto it = std::sregex_iterator(p.out.begin(), p.out.end(), man);
+         it != std::sregex_iterator(); ++it, ++pages)
+      EXPECT_TRUE(fs::exists(t / ("man/" + (*it)[1].str() + ".1"))) << topic << ": " << (*it)[0];
+    EXPECT_GE(pages, 2) << topic << " names no page";
+  }
+  Proc bad = RunSsdlab({"help", "nope"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(CountLines(bad.err), 1) << bad.err;
+  EXPECT_TRUE(Has(bad.err, "unknown topic 'nope' (topics: targets, safety, units, sim)"))
+      << bad.err;
+}
+
 TEST(Install, AFreshPrefixRunsABatteryAndFindsItsClaimsFiles) {
   TempDir t;
   const std::string prefix = t / "usr";

@@ -34,11 +34,6 @@ Proc RunIn(const std::string& dir, const std::vector<std::string>& args) {
   return p;
 }
 
-std::vector<std::string> Cat(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 // A PTS battery of a few cells on a simulated drive (well under a second).
 const std::vector<std::string> kQuickPts = {"--tests",      "iops",        "--iops-bs",  "4KiB",
                                             "--iops-mixes", "100/0,0/100", "--round",    "20ms",
@@ -84,8 +79,8 @@ TEST(PathRegistry, AStateFileThatIsTheDatabaseIsRefusedBeforeAnythingIsCreated) 
   std::ofstream(t / "trace.log") << WritingTrace("f");
   const std::string db = t / "p.db", target = "sim:tiny?state=" + db;
   for (const std::vector<std::string>& args :
-       {Cat({"profile", "cdm", "--target", target, "--db", db, "--run", "a"}, kQuickCdm),
-        Cat({"pts", "--target", target, "--db", db, "--run", "a"}, kQuickPts),
+       {Args({"profile", "cdm", "--target", target, "--db", db, "--run", "a"}, kQuickCdm),
+        Args({"pts", "--target", target, "--db", db, "--run", "a"}, kQuickPts),
         std::vector<std::string>{"replay", t / "trace.log", "--target", target, "--db", db}}) {
     Proc p = RunSsdlab(args);
     ExpectRefused(p, "--db " + db + " is the same file as state= of --target " + target);
@@ -139,7 +134,7 @@ TEST(PathRegistry, FleetRanksWhosePatternsNameOneFileAreRefused) {
       {"--target", "sim:tiny?state=" + (t / "s%h.st")},
       {"--target-map", t / "map"}};
   for (const std::vector<std::string>& fleet : fleets) {
-    Proc p = RunMpi(2, Cat(Cat({"pts", "--db", t / "r.db", "--run", "rack"}, fleet), kQuickPts));
+    Proc p = RunMpi(2, Args(Args({"pts", "--db", t / "r.db", "--run", "rack"}, fleet), kQuickPts));
     EXPECT_EQ(p.exit_code, 2) << p.out;
     EXPECT_TRUE(Has(p.out, "rank 1's ")) << p.out;
     EXPECT_TRUE(Has(p.out, " is the same file as rank 0's ")) << p.out;
@@ -166,7 +161,7 @@ class StoredRunPaths : public ::testing::Test {
  protected:
   // A stored run "r" in `db`.
   void Store(const std::string& db) {
-    Proc p = RunSsdlab(Cat({"pts", "--target", "sim:tiny", "--db", db, "--run", "r"}, kQuickPts));
+    Proc p = RunSsdlab(Args({"pts", "--target", "sim:tiny", "--db", db, "--run", "r"}, kQuickPts));
     ASSERT_EQ(p.exit_code, 0) << p.err;
   }
   TempDir t_;
@@ -266,7 +261,7 @@ TEST_F(LoopBackedPaths, NoResultDatabaseOrStateIsWrittenOverABackingFile) {
       {"trace", "stats", t_ / "trace.log", "--json", img},
       {"report", "r", "--db", t_ / "r.db", "-o", img},
       {"export", "r", "--db", t_ / "r.db", "--json", img},
-      Cat({"pts", "--target", "sim:tiny", "--db", img}, kQuickPts)};
+      Args({"pts", "--target", "sim:tiny", "--db", img}, kQuickPts)};
   for (const std::vector<std::string>& args : commands) {
     Proc p = RunSsdlab(args);
     ExpectRefused(p, img + " is the backing file of " + dev_ + ", and " + dev_ + " is mounted on");

@@ -16,18 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<std::string> Args(std::vector<std::string> a, const std::vector<std::string>& more) {
-  a.insert(a.end(), more.begin(), more.end());
-  return a;
-}
-
-const json* FindTest(const json& doc, const std::string& name) {
-  for (const json& t : doc["tests"]) {
-    if (t["name"] == name) return &t;
-  }
-  return nullptr;
-}
-
 // The line of `show`'s output for test `name` ("" when none).
 std::string ShowLine(const std::string& out, const std::string& name) {
   std::istringstream in(out);

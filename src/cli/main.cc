@@ -9,6 +9,7 @@
 #include "cli/device_cmds.h"
 #include "cli/examples.h"
 #include "cli/fio_names.h"
+#include "cli/help_topics.h"
 #include "cli/man.h"
 #include "cli/report_cmds.h"
 #include "cli/version.h"
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
   AddReplayCommand(app, &exit_code);
   AddTraceCommand(app, &exit_code);
   AddDbCommand(app, &exit_code);
+  AddHelpCommand(app, &exit_code);
   AddExamples(app);
   AddManCommand(app, &exit_code, kVersion);
   struct sigaction sa {};

@@ -33,7 +33,7 @@ bool Visible(const CLI::App* a) { return !a->get_group().empty(); }
 void Options(const CLI::App& cmd, std::ostringstream& out) {
   for (const CLI::Option* o : cmd.get_options()) {
     if (o->get_group().empty()) continue;
-    const bool positional = o->nonpositional() == false;
+    const bool positional = !o->nonpositional();
     out << ".TP\n\\fB" << Roff(positional ? o->get_name(true, false) : o->get_name(false, true))
         << "\\fR";
     if (o->get_type_size() != 0 && !o->get_type_name().empty())
