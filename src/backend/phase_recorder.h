@@ -19,15 +19,22 @@
 // not counted but reported (EdgeStats: how many were in flight at the edge, the longest of them,
 // how many were abandoned and the oldest one's age). Nothing is dropped silently.
 //
+// The window's start edge: the ramp is not a window, so a ramp I/O that completes after the
+// measured start is counted by the window, with its true latency (RampCompleted()). An I/O of the
+// previous window of a continuous closed loop (the simulator's rounds of one workload) was
+// counted by that window's end edge; here it only holds its slot until it completes
+// (HeldCompleted()). Every I/O is counted by exactly one window.
+//
 // The measured length (the IOPS and bandwidth denominator, measured_ns()) of a window ended by
-// time is its runtime plus the drain counted at the queue's depth: plus the mean time the
-// counted edge I/Os ran past the end, minus the mean time the ramp's I/Os still held their slots
-// after the window opened (RampCompleted(); the slots' first measured I/Os start that late).
-// That is the time the counted I/O time would take at a full queue, so a closed loop obeys
-// Little's law exactly where resubmission is instantaneous (IOPS x mean latency = the I/Os
-// outstanding), and a stall at either edge is in the figures. A window ended by bytes, an
-// interrupted one or one with nothing in flight at its end (a rate-limited phase idle there)
-// runs to MeasuredEnd(): the last counted completion or the window's end, the later.
+// time is its runtime plus the time its counted I/Os ran outside it, less the time the previous
+// window's I/Os held slots inside it, each counted at the queue's depth: plus the mean time the
+// counted edge I/Os ran past the end and the ramp's counted I/Os ran before the start, minus the
+// mean time held slots stayed busy after the start. That is the time the counted I/O time would
+// take at a full queue, so a closed loop obeys Little's law exactly where resubmission is
+// instantaneous (IOPS x mean latency = the I/Os outstanding), and a stall at either edge is in
+// the figures of exactly one window. A window ended by bytes, an interrupted one or one with
+// nothing in flight at either edge (a rate-limited phase idle there) runs to MeasuredEnd(): the
+// last counted completion or the window's end, the later.
 //
 // Interval i covers (i * L, (i + 1) * L] after the measured start, L the
 // interval's length; a completion exactly on a boundary belongs to the interval that ends there.
@@ -151,16 +158,25 @@ class PhaseRecorder {
     if (rel / len_ns_ != cur_index_) CloseIntervalsBefore(rel);
   }
 
-  // A ramp I/O (not measured) completed at t_ns: when that is after the measured start, its
-  // slot's first measured I/O started that late (the start edge; see above).
-  // (A ramp by time opens the window at its end even before the next Open(); a slot whose ramp
-  // I/O outlasts the whole window held it for the runtime.)
-  void RampCompleted(uint64_t t_ns) {
+  // A ramp I/O (issued before the measured start, not measured) completed at t_ns. Counted by
+  // the window when that is after the measured start (a ramp by time opens the window at its end
+  // even before the next Open()), its time before the start added to the measured length.
+  void RampCompleted(Direction dir, uint64_t offset, uint32_t bytes, uint64_t issue_ns,
+                     uint64_t t_ns) {
+    if (!measuring_ && t_ns > ramp_end_ns_) Begin(ramp_end_ns_);
+    if (!measuring_ || t_ns <= measure_start_ns_) return;
+    ++start_edge_ios_;
+    ++edge_.from_ramp;
+    ramp_lead_ns_ += measure_start_ns_ - std::min(issue_ns, measure_start_ns_);
+    Record(dir, offset, bytes, issue_ns, t_ns);
+  }
+  // An I/O of the previous window (which counted it) completed at t_ns: its slot was held until
+  // then (a slot held beyond the whole window held it for the runtime).
+  void HeldCompleted(uint64_t t_ns) {
     const uint64_t start = measuring_ ? measure_start_ns_ : ramp_end_ns_;
     if (start == kNever || t_ns <= start) return;
     ++start_edge_ios_;
-    start_edge_ns_ +=
-        window_.runtime_ns ? std::min(t_ns - start, window_.runtime_ns) : t_ns - start;
+    hold_ns_ += window_.runtime_ns ? std::min(t_ns - start, window_.runtime_ns) : t_ns - start;
   }
 
   // Where the phase's time line ends: the last counted completion, or the window's end when
@@ -183,15 +199,12 @@ class PhaseRecorder {
     const uint64_t series_ns = end_ns > measure_start_ns_ ? end_ns - measure_start_ns_ : 0;
     measured_ns_ = series_ns;
     const uint64_t edge_ios = edge_.in_flight - edge_.abandoned;
-    // A closed loop at its edges: I/Os in flight at the end, or (a window that issued nothing,
-    // every slot held by the ramp's or the previous round's I/Os all along) at the start: its
-    // time belongs to those I/Os, and is counted by the phase that issued them.
-    const bool held_throughout = start_edge_ios_ > 0 && measured_issued_bytes_ == 0;
-    if (stopped_by_time_ && end_ns >= end_ns_ && (edge_ios > 0 || held_throughout)) {
+    // A closed loop at its edges: I/Os in flight at the end or at the start.
+    if (stopped_by_time_ && end_ns >= end_ns_ && (edge_ios > 0 || start_edge_ios_ > 0)) {
       const double depth = static_cast<double>(std::max(edge_ios, start_edge_ios_));
-      const double ns =
-          static_cast<double>(end_ns_ - measure_start_ns_) +
-          (static_cast<double>(edge_residual_ns_) - static_cast<double>(start_edge_ns_)) / depth;
+      const double outside_ns = static_cast<double>(edge_residual_ns_) +
+                                static_cast<double>(ramp_lead_ns_) - static_cast<double>(hold_ns_);
+      const double ns = static_cast<double>(end_ns_ - measure_start_ns_) + outside_ns / depth;
       measured_ns_ = ns < 1 ? 1 : static_cast<uint64_t>(ns + 0.5);
     }
     if (!interval_ns_ || !series_ns) return;
@@ -361,8 +374,9 @@ class PhaseRecorder {
   uint64_t measured_ns_ = 0;
   EdgeStats edge_;
   uint64_t edge_residual_ns_ = 0;  // the counted edge I/Os' time past the window's end
-  uint64_t start_edge_ios_ = 0;    // ramp I/Os completed after the measured start
-  uint64_t start_edge_ns_ = 0;     // their time past it
+  uint64_t start_edge_ios_ = 0;    // slots busy at the measured start: ramp I/Os counted, held
+  uint64_t ramp_lead_ns_ = 0;      // the counted ramp I/Os' time before the measured start
+  uint64_t hold_ns_ = 0;           // their time after it (within the window)
 
   std::array<DirectionStats, 3> dirs_;
   std::vector<IntervalSample> intervals_;

@@ -350,7 +350,7 @@ TEST(PhaseRecorder, LittlesLawHoldsWithStallsAtBothEdgesOfARampedWindow) {
     if (io.measured) {
       rec.Record(Direction::kWrite, 0, 4096, io.issue, io.done);
     } else {
-      rec.RampCompleted(io.done);
+      rec.RampCompleted(Direction::kWrite, 0, 4096, io.issue, io.done);
     }
     issue(*next, io.done);
   }
@@ -362,6 +362,35 @@ TEST(PhaseRecorder, LittlesLawHoldsWithStallsAtBothEdgesOfARampedWindow) {
   EXPECT_NEAR(outstanding, static_cast<double>(qd), 1e-3 * qd) << r.measured_ns;
   EXPECT_EQ(r.edge.in_flight, qd);
   EXPECT_GT(r.edge.longest_ns, 0u);
+}
+
+// The ramp is not a window: a stall that begins in it is counted by the window its I/Os complete
+// in, with their true latency, and the time they ran before the window is in its measured length
+// (so the stall is in the figures and Little's law still holds).
+TEST(PhaseRecorder, AStallBegunInTheRampIsInTheWindowsFigures) {
+  const uint64_t qd = 4, ramp = 100'000, runtime = 1'000'000;
+  PhaseRecorder rec(0, PhaseWindow{.ramp_ns = ramp, .runtime_ns = runtime}, 0);
+  // Every slot issued at 90 us in the ramp, stalled until 590 us; then 10 us I/Os.
+  for (uint64_t s = 0; s < qd; ++s) ASSERT_EQ(rec.Open(90'000), Admit::kRamp);
+  uint64_t counted = 0;
+  for (uint64_t s = 0; s < qd; ++s) {
+    rec.RampCompleted(Direction::kWrite, 0, 4096, 90'000, 590'000);
+    for (uint64_t t = 590'000;; t += 10'000) {
+      if (rec.Open(t) == Admit::kStop) break;
+      rec.Record(Direction::kWrite, 0, 4096, t, t + 10'000);
+      ++counted;
+    }
+  }
+  rec.Finish(rec.MeasuredEnd());
+  PhaseResult r;
+  rec.MoveInto(r);
+  const DirectionStats& w = r.dirs[1];
+  EXPECT_EQ(r.edge.from_ramp, qd);
+  EXPECT_EQ(w.ios, counted + qd);
+  EXPECT_EQ(w.latency.max(), 500'000u);
+  // Measured: the runtime plus the stall's 10 us before the window (at depth 4: 10 us).
+  EXPECT_EQ(r.measured_ns, runtime + 10'000);
+  EXPECT_NEAR(r.Iops(w) * w.latency.Mean() / 1e9, static_cast<double>(qd), 1e-3);
 }
 
 }  // namespace

@@ -132,7 +132,8 @@ json EdgeJson(const EdgeStats& e) {
   return {{"in_flight", e.in_flight},
           {"longest_ns", e.longest_ns},
           {"abandoned", e.abandoned},
-          {"abandoned_age_ns", e.abandoned_age_ns}};
+          {"abandoned_age_ns", e.abandoned_age_ns},
+          {"from_ramp", e.from_ramp}};
 }
 
 json PhaseJson(const PhaseResult& r) {

@@ -256,7 +256,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     if (s.measured) {
       rec.Record(s.dir, s.offset, s.bytes, s.submit_ns, now);
     } else {
-      rec.RampCompleted(now);
+      rec.RampCompleted(s.dir, s.offset, s.bytes, s.submit_ns, now);
     }
   };
 

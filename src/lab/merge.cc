@@ -23,19 +23,20 @@ json PhaseWire(const PhaseResult& r) {
     for (const auto& d : s.dirs) row.push_back({d.ios, d.bytes, d.lat_sum_ns, d.lat_max_ns});
     series.push_back(row);
   }
-  return {
-      {"dirs", dirs},
-      {"measured_ns", r.measured_ns},
-      {"edge", {r.edge.in_flight, r.edge.longest_ns, r.edge.abandoned, r.edge.abandoned_age_ns}},
-      {"series", series},
-      {"cpu_user_s", r.cpu_user_s},
-      {"cpu_sys_s", r.cpu_sys_s},
-      {"io_errors", r.io_errors},
-      {"errors", r.errors},
-      {"interrupted", r.interrupted},
-      {"notes", r.notes},
-      {"counters_name", r.counters_name},
-      {"counters", r.counters}};
+  return {{"dirs", dirs},
+          {"measured_ns", r.measured_ns},
+          {"edge",
+           {r.edge.in_flight, r.edge.longest_ns, r.edge.abandoned, r.edge.abandoned_age_ns,
+            r.edge.from_ramp}},
+          {"series", series},
+          {"cpu_user_s", r.cpu_user_s},
+          {"cpu_sys_s", r.cpu_sys_s},
+          {"io_errors", r.io_errors},
+          {"errors", r.errors},
+          {"interrupted", r.interrupted},
+          {"notes", r.notes},
+          {"counters_name", r.counters_name},
+          {"counters", r.counters}};
 }
 
 Result<PhaseResult> PhaseFromWire(const json& j) {
@@ -55,7 +56,7 @@ Result<PhaseResult> PhaseFromWire(const json& j) {
     r.measured_ns = j.at("measured_ns").get<uint64_t>();
     const json& edge = j.at("edge");
     r.edge = {edge.at(0).get<uint64_t>(), edge.at(1).get<uint64_t>(), edge.at(2).get<uint64_t>(),
-              edge.at(3).get<uint64_t>()};
+              edge.at(3).get<uint64_t>(), edge.at(4).get<uint64_t>()};
     for (const json& row : j.at("series")) {
       IntervalSample s;
       s.t_begin_ns = row.at(0).get<uint64_t>();

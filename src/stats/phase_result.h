@@ -57,9 +57,11 @@ struct EdgeStats {
   uint64_t longest_ns = 0;        // the longest latency among those counted
   uint64_t abandoned = 0;         // of in_flight, not done within the bound: not counted
   uint64_t abandoned_age_ns = 0;  // the oldest of those: its age at the bound
+  uint64_t from_ramp = 0;         // the ramp's I/Os that completed in the window, counted by it
 
   void Merge(const EdgeStats& o) {
     in_flight += o.in_flight;
+    from_ramp += o.from_ramp;
     longest_ns = longest_ns > o.longest_ns ? longest_ns : o.longest_ns;
     abandoned += o.abandoned;
     abandoned_age_ns =

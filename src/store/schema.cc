@@ -49,7 +49,8 @@ json CountersJson(const PhaseResult& r) {
            {{"in_flight", r.edge.in_flight},
             {"longest_ns", r.edge.longest_ns},
             {"abandoned", r.edge.abandoned},
-            {"abandoned_age_ns", r.edge.abandoned_age_ns}}}};
+            {"abandoned_age_ns", r.edge.abandoned_age_ns},
+            {"from_ramp", r.edge.from_ramp}}}};
 }
 
 bool ReadCountersAndNotes(const json& counters, const json& notes, PhaseResult& r) {
@@ -63,6 +64,7 @@ bool ReadCountersAndNotes(const json& counters, const json& notes, PhaseResult& 
       r.edge.longest_ns = edge.value("longest_ns", uint64_t{0});
       r.edge.abandoned = edge.value("abandoned", uint64_t{0});
       r.edge.abandoned_age_ns = edge.value("abandoned_age_ns", uint64_t{0});
+      r.edge.from_ramp = edge.value("from_ramp", uint64_t{0});
     }
     if (notes.is_array()) r.notes = notes.get<std::vector<std::string>>();
   } catch (const json::exception&) {
