@@ -181,8 +181,9 @@ TEST(RobustResults, APhaseThatCompletedNoIoFailsAndKeepsWhatWasMeasuredBefore) {
   Proc run = RunSsdlab({"run", "--target", slow, "--rw", "read", "--bs", "1MiB", "--qd", "8",
                         "--prefill", "--runtime", "1ms", "--json", t / "r.json"});
   EXPECT_EQ(run.exit_code, 3) << run.err;
-  ExpectOneLineError(run, "run: no I/O completed in its measured 1 ms: its 8 I/O(s) in flight at "
-                          "the end were still not done");
+  ExpectOneLineError(run,
+                     "run: no I/O completed in its measured 1 ms: its 8 I/O(s) in flight at "
+                     "the end were still not done");
   EXPECT_FALSE(fs::exists(t / "r.json")) << "a result of 0 I/O was written";
 }
 

@@ -19,15 +19,14 @@ namespace ssdlab {
 inline Status CheckCompletedIo(const PhaseResult& r, const std::string& phase,
                                const std::string& remedy) {
   if (r.interrupted || r.Total().ios > 0) return Status::Ok();
-  const std::string head = phase + ": no I/O completed in its measured " +
-                           FormatNs(static_cast<double>(r.measured_ns));
+  const std::string head =
+      phase + ": no I/O completed in its measured " + FormatNs(static_cast<double>(r.measured_ns));
   if (r.edge.abandoned > 0)
     return Status::Io(head + ": its " + std::to_string(r.edge.abandoned) +
                       " I/O(s) in flight at the end were still not done " +
                       FormatNs(static_cast<double>(r.edge.abandoned_age_ns)) +
                       " after they were issued (abandoned; is the target hung?)");
-  return Status::Io(head + ": the phase is too short for one I/O on this target; give " +
-                    remedy);
+  return Status::Io(head + ": the phase is too short for one I/O on this target; give " + remedy);
 }
 
 }  // namespace ssdlab
