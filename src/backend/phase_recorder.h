@@ -10,8 +10,37 @@
 // once a request is offered at or after it, or at the offered request's time once ramp_bytes
 // have been issued (the request that crosses the ramp's bytes is still ramp). It ends for new
 // requests at start of measuring + runtime_ns, or once io_bytes have been issued measured
-// (0 = no limit). Interval i covers (i * L, (i + 1) * L] after the measured start, L the
+// (0 = no limit).
+//
+// The window's edge (one rule for every backend): the measured I/Os are those issued inside the
+// window. When it ends by time, the backend issues nothing more and waits for the measured I/Os
+// still in flight, up to kEdgeWaitNs of its clock after the window's end, and Record()s every
+// completion: those done within the bound are counted with their true latency, those later are
+// not counted but reported (EdgeStats: how many were in flight at the edge, the longest of them,
+// how many were abandoned and the oldest one's age). Nothing is dropped silently.
+//
+// The window's start edge: the ramp is not a window, so a ramp I/O that completes after the
+// measured start is counted by the window, with its true latency (RampCompleted()). An I/O of the
+// previous window of a continuous closed loop (the simulator's rounds of one workload) was
+// counted by that window's end edge; here it only holds its slot until it completes
+// (HeldCompleted()). Every I/O is counted by exactly one window.
+//
+// The measured length (the IOPS and bandwidth denominator, measured_ns()) of a window ended by
+// time is its runtime plus the time its counted I/Os ran outside it, less the time the previous
+// window's I/Os held slots inside it, each counted at the queue's depth: plus the mean time the
+// counted edge I/Os ran past the end and the ramp's counted I/Os ran before the start, minus the
+// mean time held slots stayed busy after the start. That is the time the counted I/O time would
+// take at a full queue, so a closed loop obeys Little's law exactly where resubmission is
+// instantaneous (IOPS x mean latency = the I/Os outstanding), and a stall at either edge is in
+// the figures of exactly one window. A window ended by bytes, an interrupted one or one with
+// nothing in flight at either edge (a rate-limited phase idle there) runs to MeasuredEnd(): the
+// last counted completion or the window's end, the later.
+//
+// Interval i covers (i * L, (i + 1) * L] after the measured start, L the
 // interval's length; a completion exactly on a boundary belongs to the interval that ends there.
+// The last interval ends at the measured end; when it would be shorter than L / 2 it is merged
+// into the one before (which then ends at the measured end, up to 1.5 L long), so no scrap of an
+// interval is reported as a rate; a series of one interval keeps it whatever its length.
 // The series is bounded: L starts at interval_ns, and whenever the series would exceed
 // kMaxIntervals intervals L doubles, pairs of intervals merging into one (so a phase of any
 // length, a gap of years in virtual time included, holds at most kMaxIntervals intervals of
@@ -41,11 +70,15 @@ class PhaseRecorder {
   static constexpr uint64_t kNever = UINT64_MAX;
   static constexpr size_t kIoLogBatch = 4096;
   static constexpr uint64_t kMaxIntervals = 16384;
+  // How long after a window's end by time its measured I/Os still in flight are waited for and
+  // counted (10 s of the backend's clock; a completion later than that is abandoned: see above).
+  static constexpr uint64_t kEdgeWaitNs = 10'000'000'000;
 
   // What a request offered at some time is: ramp, measured, or past the window.
   enum class Admit { kRamp, kMeasure, kStop };
 
-  // `on_interval` (may be empty) sees each interval as it closes, the last partial one too.
+  // `on_interval` (may be empty) sees each interval as it closes, the last partial one too
+  // unless it is merged into the one before (then that one, already seen, grows; see above).
   // `io_log` (may be null) receives the measured I/Os in batches of kIoLogBatch.
   PhaseRecorder(uint64_t start_ns, const PhaseWindow& window, uint64_t interval_ns,
                 IoLogSink* io_log = nullptr,
@@ -86,10 +119,15 @@ class PhaseRecorder {
     (measured ? measured_issued_bytes_ : ramp_issued_bytes_) += bytes;
   }
 
-  // A measured request issued at issue_ns completed at t_ns (t_ns >= the measured start).
+  // A measured request issued at issue_ns completed at t_ns (t_ns >= the measured start). A
+  // backend hands in every measured completion, those after the window's end too (the edge
+  // rule above decides whether it is counted).
   [[gnu::always_inline]] void Record(Direction dir, uint64_t offset, uint32_t bytes,
                                      uint64_t issue_ns, uint64_t t_ns) {
     const uint64_t lat = t_ns > issue_ns ? t_ns - issue_ns : 0;
+    if (t_ns > end_ns_) [[unlikely]] {
+      if (!AtEdge(issue_ns, t_ns, lat)) return;
+    }
     const auto d = static_cast<size_t>(dir);
     DirectionStats& ds = dirs_[d];
     ++ds.ios;
@@ -120,37 +158,93 @@ class PhaseRecorder {
     if (rel / len_ns_ != cur_index_) CloseIntervalsBefore(rel);
   }
 
-  // Ends the phase at end_ns: the measured length is end_ns - the measured start, the last
-  // (partial) interval closes there, and the I/O log is flushed. Call once.
+  // A ramp I/O (issued before the measured start, not measured) completed at t_ns. Counted by
+  // the window when that is after the measured start (a ramp by time opens the window at its end
+  // even before the next Open()), its time before the start added to the measured length.
+  void RampCompleted(Direction dir, uint64_t offset, uint32_t bytes, uint64_t issue_ns,
+                     uint64_t t_ns) {
+    if (!measuring_ && t_ns > ramp_end_ns_) Begin(ramp_end_ns_);
+    if (!measuring_ || t_ns <= measure_start_ns_) return;
+    ++start_edge_ios_;
+    ++edge_.from_ramp;
+    ramp_lead_ns_ += measure_start_ns_ - std::min(issue_ns, measure_start_ns_);
+    Record(dir, offset, bytes, issue_ns, t_ns);
+  }
+  // An I/O of the previous window (which counted it) completed at t_ns: its slot was held until
+  // then (a slot held beyond the whole window held it for the runtime).
+  void HeldCompleted(uint64_t t_ns) {
+    const uint64_t start = measuring_ ? measure_start_ns_ : ramp_end_ns_;
+    if (start == kNever || t_ns <= start) return;
+    ++start_edge_ios_;
+    hold_ns_ += window_.runtime_ns ? std::min(t_ns - start, window_.runtime_ns) : t_ns - start;
+  }
+
+  // Where the phase's time line ends: the last counted completion, or the window's end when
+  // the window ended by time and that is later (a rate-limited phase idle at its end). The
+  // measured start when nothing was counted; kNever before measuring.
+  uint64_t MeasuredEnd() const {
+    if (!measuring_) return kNever;
+    uint64_t end = std::max(measure_start_ns_, last_completion_ns_);
+    if (stopped_by_time_) end = std::max(end, end_ns_);
+    return end;
+  }
+
+  // Ends the phase at end_ns (normally MeasuredEnd()): the series ends there, its last
+  // (partial) interval merged into the one before when shorter than half an interval; the
+  // measured length is end_ns - the measured start, or by the edge rule above for a window
+  // ended by time; the I/O log is flushed. Call once.
   void Finish(uint64_t end_ns) {
     FlushIoLog();
     if (!measuring_) return;
-    measured_ns_ = end_ns > measure_start_ns_ ? end_ns - measure_start_ns_ : 0;
-    if (!interval_ns_ || !measured_ns_) return;
-    CloseIntervalsBefore(measured_ns_ - 1);
+    const uint64_t series_ns = end_ns > measure_start_ns_ ? end_ns - measure_start_ns_ : 0;
+    measured_ns_ = series_ns;
+    const uint64_t edge_ios = edge_.in_flight - edge_.abandoned;
+    // A closed loop at its edges: I/Os in flight at the end or at the start.
+    if (stopped_by_time_ && end_ns >= end_ns_ && (edge_ios > 0 || start_edge_ios_ > 0)) {
+      const double depth = static_cast<double>(std::max(edge_ios, start_edge_ios_));
+      const double outside_ns = static_cast<double>(edge_residual_ns_) +
+                                static_cast<double>(ramp_lead_ns_) - static_cast<double>(hold_ns_);
+      const double ns = static_cast<double>(end_ns_ - measure_start_ns_) + outside_ns / depth;
+      measured_ns_ = ns < 1 ? 1 : static_cast<uint64_t>(ns + 0.5);
+    }
+    if (!interval_ns_ || !series_ns) return;
+    CloseIntervalsBefore(series_ns - 1);
     cur_.t_begin_ns = cur_index_ * len_ns_;
-    cur_.t_end_ns = measured_ns_;
+    cur_.t_end_ns = series_ns;
+    if (!intervals_.empty() && 2 * (cur_.t_end_ns - cur_.t_begin_ns) < len_ns_) {
+      MergeIntoPrevious(intervals_, cur_);
+      cur_ = IntervalSample{};
+      return;
+    }
     Emit();
   }
 
-  // Moves the counts, histograms, series and measured length into `r`.
+  // Moves the counts, histograms, series, edge and measured length into `r`.
   void MoveInto(PhaseResult& r) {
     for (size_t d = 0; d < dirs_.size(); ++d) r.dirs[d] = std::move(dirs_[d]);
     r.intervals = std::move(intervals_);
     r.measured_ns = measured_ns_;
+    r.edge = edge_;
   }
 
   // Jobs run side by side, each with its own recorder (each Finish()ed): counts and histograms
   // add up bucket by bucket, the intervals of every job (relative to its own measured start)
   // merge into the intervals of the longest length any job reached (lengths are interval_ns
   // times powers of two, so each job's interval lies inside one of them), and the measured
-  // length runs from the earliest measured start to the latest measured completion.
+  // length runs from the earliest measured start to the latest end of a job's measured length;
+  // the edges add up
+  // (the longest is the longest of all). The merged series follows the same tail rule as one
+  // job's: every interval but the last ends on its boundary, and a last one shorter than half
+  // an interval is merged into the one before.
   static void MergeJobs(const std::vector<const PhaseRecorder*>& jobs, PhaseResult& r) {
     uint64_t start = kNever, end = 0, len = 1, n = 0;
     for (const PhaseRecorder* j : jobs) {
       for (size_t d = 0; d < r.dirs.size(); ++d) r.dirs[d].Merge(j->dirs_[d]);
-      if (j->measuring_) start = std::min(start, j->measure_start_ns_);
-      end = std::max(end, j->last_completion_ns_);
+      r.edge.Merge(j->edge_);
+      if (j->measuring_) {
+        start = std::min(start, j->measure_start_ns_);
+        end = std::max(end, j->measure_start_ns_ + j->measured_ns_);
+      }
       len = std::max(len, j->len_ns_);
     }
     for (const PhaseRecorder* j : jobs) {
@@ -165,6 +259,25 @@ class PhaseRecorder {
         r.intervals[i].t_begin_ns = i * len;
       }
     }
+    for (size_t i = 0; i < r.intervals.size(); ++i) {
+      r.intervals[i].t_begin_ns = i * len;
+      if (i + 1 < r.intervals.size()) r.intervals[i].t_end_ns = (i + 1) * len;
+    }
+    if (r.intervals.size() > 1) {
+      const IntervalSample& last = r.intervals.back();
+      if (2 * (last.t_end_ns - last.t_begin_ns) < len) {
+        const IntervalSample tail = last;
+        r.intervals.pop_back();
+        MergeIntoPrevious(r.intervals, tail);
+      }
+    }
+  }
+  // Adds the series' last (partial) interval `tail` to the last of `series`, which then ends
+  // where `tail` ends. REQUIRES: !series.empty().
+  static void MergeIntoPrevious(std::vector<IntervalSample>& series, const IntervalSample& tail) {
+    IntervalSample& prev = series.back();
+    prev.Merge(tail);
+    prev.t_end_ns = std::max(prev.t_end_ns, tail.t_end_ns);
   }
   // Adds interval `s` of one job to `into` (the same interval of other jobs): counts add, the
   // span is the longest.
@@ -179,7 +292,8 @@ class PhaseRecorder {
   uint64_t measure_start_ns() const { return measuring_ ? measure_start_ns_ : kNever; }
   uint64_t end_ns() const { return end_ns_; }  // kNever without a runtime or before measuring
   uint64_t last_completion_ns() const { return last_completion_ns_; }  // 0: none measured
-  uint64_t measured_ns() const { return measured_ns_; }                // after Finish()
+  uint64_t measured_ns() const { return measured_ns_; }  // after Finish(): see the edge rule
+  const EdgeStats& edge() const { return edge_; }
   // The length of the series' intervals: interval_ns * 2^k (see kMaxIntervals).
   uint64_t interval_len_ns() const { return len_ns_; }
   const std::vector<IntervalSample>& intervals() const { return intervals_; }
@@ -189,6 +303,21 @@ class PhaseRecorder {
     measuring_ = true;
     measure_start_ns_ = t;
     if (window_.runtime_ns) end_ns_ = t + window_.runtime_ns;
+  }
+  // A measured completion at t_ns after the window's end (issued at issue_ns, latency lat):
+  // counted at the edge (true) or, beyond the bound, abandoned (false: not to be counted).
+  [[gnu::noinline]] bool AtEdge(uint64_t issue_ns, uint64_t t_ns, uint64_t lat) {
+    ++edge_.in_flight;
+    if (t_ns - end_ns_ > kEdgeWaitNs) {
+      ++edge_.abandoned;
+      const uint64_t bound = end_ns_ + kEdgeWaitNs;
+      edge_.abandoned_age_ns =
+          std::max(edge_.abandoned_age_ns, bound > issue_ns ? bound - issue_ns : 0);
+      return false;
+    }
+    edge_.longest_ns = std::max(edge_.longest_ns, lat);
+    edge_residual_ns_ += t_ns - end_ns_;
+    return true;
   }
   // Closes the intervals before the one holding `rel` ns after the measured start (coarsening
   // first while that one would lie beyond kMaxIntervals).
@@ -243,6 +372,11 @@ class PhaseRecorder {
   uint64_t measured_issued_bytes_ = 0;
   uint64_t last_completion_ns_ = 0;
   uint64_t measured_ns_ = 0;
+  EdgeStats edge_;
+  uint64_t edge_residual_ns_ = 0;  // the counted edge I/Os' time past the window's end
+  uint64_t start_edge_ios_ = 0;    // slots busy at the measured start: ramp I/Os counted, held
+  uint64_t ramp_lead_ns_ = 0;      // the counted ramp I/Os' time before the measured start
+  uint64_t hold_ns_ = 0;           // their time after it (within the window)
 
   std::array<DirectionStats, 3> dirs_;
   std::vector<IntervalSample> intervals_;

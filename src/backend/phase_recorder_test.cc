@@ -210,5 +210,188 @@ TEST(PhaseRecorder, MergeJobsOfDifferentIntervalLengthsMergesByTime) {
   EXPECT_EQ(ios, 7u);
 }
 
+// The window's edge: a window of 1000 ns ended by time; the measured I/Os in flight then are
+// counted with their true latency up to kEdgeWaitNs after the end, the measured part runs to
+// the last counted one, and a later one is reported as abandoned, not counted.
+TEST(PhaseRecorder, InFlightAtTheWindowsEdgeIsWaitedForCountedAndReported) {
+  PhaseRecorder rec(0, PhaseWindow{.runtime_ns = 1000}, 0);
+  EXPECT_EQ(rec.Open(0), Admit::kMeasure);
+  rec.Record(Direction::kWrite, 0, 4096, 0, 500);
+  EXPECT_EQ(rec.Open(900), Admit::kMeasure);
+  EXPECT_EQ(rec.Open(950), Admit::kMeasure);
+  EXPECT_EQ(rec.Open(1000), Admit::kStop);
+  rec.Record(Direction::kWrite, 0, 4096, 900, 1000);  // on the edge: inside the window
+  rec.Record(Direction::kWrite, 0, 4096, 950, 4950);  // a stall straddling the edge: counted
+  const uint64_t late = 1000 + PhaseRecorder::kEdgeWaitNs + 1;
+  rec.Record(Direction::kWrite, 0, 4096, 900, late);  // beyond the bound: abandoned
+  EXPECT_EQ(rec.MeasuredEnd(), 4950u);
+  rec.Finish(rec.MeasuredEnd());
+  PhaseResult r;
+  rec.MoveInto(r);
+  EXPECT_EQ(r.measured_ns, 4950u);
+  EXPECT_EQ(r.dirs[1].ios, 3u);
+  EXPECT_EQ(r.dirs[1].latency.max(), 4000u);
+  EXPECT_EQ(r.edge.in_flight, 2u);
+  EXPECT_EQ(r.edge.longest_ns, 4000u);
+  EXPECT_EQ(r.edge.abandoned, 1u);
+  EXPECT_EQ(r.edge.abandoned_age_ns, 1000 + PhaseRecorder::kEdgeWaitNs - 900);
+}
+
+TEST(PhaseRecorder, AWindowIdleAtItsEndRunsToItsEnd) {
+  PhaseRecorder rec(0, PhaseWindow{.runtime_ns = 1000}, 0);
+  EXPECT_EQ(rec.Open(100), Admit::kMeasure);
+  rec.Record(Direction::kRead, 0, 4096, 100, 200);
+  EXPECT_EQ(rec.Open(1200), Admit::kStop);
+  EXPECT_EQ(rec.MeasuredEnd(), 1000u);  // a rate-limited phase: IOPS over the whole window
+  EXPECT_EQ(rec.edge().in_flight, 0u);
+}
+
+// A closed loop of 8 slots, each I/O 10 us but the last round, which stalls 1 ms across the
+// window's end: counting the stalled I/Os and running to the last of them keeps Little's law
+// (IOPS x mean latency = 8); dropping them and dividing by the window gave 7.52.
+TEST(PhaseRecorder, AClosedLoopWithAStallAtTheEdgeKeepsLittlesLaw) {
+  const uint64_t qd = 8, service = 10'000, stall = 1'000'000, runtime = 1'000'000;
+  PhaseRecorder rec(0, PhaseWindow{.runtime_ns = runtime}, 100'000);
+  for (uint64_t slot = 0; slot < qd; ++slot) {
+    uint64_t t = 0;
+    while (rec.Open(t) == Admit::kMeasure) {
+      rec.Issued(4096, true);
+      const uint64_t done = t + (t + service >= runtime - 50'000 ? stall : service);
+      rec.Record(Direction::kWrite, 0, 4096, t, done);
+      t = done;
+    }
+  }
+  rec.Finish(rec.MeasuredEnd());
+  PhaseResult r;
+  rec.MoveInto(r);
+  const DirectionStats& w = r.dirs[1];
+  const double outstanding = r.Iops(w) * w.latency.Mean() / 1e9;
+  EXPECT_NEAR(outstanding, 8.0, 8.0 * 0.02) << r.measured_ns;
+  EXPECT_EQ(r.edge.in_flight, qd);
+  EXPECT_EQ(r.edge.longest_ns, stall);
+}
+
+// The last interval of a series shorter than half an interval is merged into the one before:
+// no scrap of a few ns is reported as a rate.
+TEST(PhaseRecorder, AShortLastIntervalIsMergedIntoThePreviousOne) {
+  std::vector<IntervalSample> seen;
+  PhaseRecorder rec(0, PhaseWindow{}, 100, nullptr,
+                    [&](const IntervalSample& s) { seen.push_back(s); });
+  rec.Record(Direction::kRead, 0, 4096, 0, 50);
+  rec.Record(Direction::kRead, 0, 4096, 100, 150);
+  rec.Record(Direction::kRead, 0, 4096, 200, 210);  // (200, 230]: 30 ns, less than half
+  rec.Finish(230);
+  const auto& iv = rec.intervals();
+  ASSERT_EQ(iv.size(), 2u);
+  EXPECT_EQ(iv[1].t_begin_ns, 100u);
+  EXPECT_EQ(iv[1].t_end_ns, 230u);
+  EXPECT_EQ(iv[1].dirs[0].ios, 2u);
+  EXPECT_EQ(seen.size(), 2u);
+  // Half an interval or more stays an interval of its own.
+  PhaseRecorder half(0, PhaseWindow{}, 100);
+  half.Record(Direction::kRead, 0, 4096, 200, 210);
+  half.Finish(250);
+  ASSERT_EQ(half.intervals().size(), 3u);
+  EXPECT_EQ(half.intervals()[2].t_end_ns - half.intervals()[2].t_begin_ns, 50u);
+  // A series of one interval keeps it, however short.
+  PhaseRecorder one(0, PhaseWindow{}, 100);
+  one.Record(Direction::kRead, 0, 4096, 0, 10);
+  one.Finish(20);
+  ASSERT_EQ(one.intervals().size(), 1u);
+  EXPECT_EQ(one.intervals()[0].t_end_ns, 20u);
+}
+
+TEST(PhaseRecorder, MergeJobsLeavesNoShortLastInterval) {
+  // a's series ends at 230 (its tail merged), b's at 210 (a 10 ns tail of its own).
+  PhaseRecorder a(0, PhaseWindow{}, 100), b(0, PhaseWindow{}, 100);
+  a.Record(Direction::kRead, 0, 4096, 0, 150);
+  a.Record(Direction::kRead, 0, 4096, 0, 230);
+  b.Record(Direction::kRead, 0, 4096, 0, 150);
+  b.Record(Direction::kRead, 0, 4096, 0, 210);
+  a.Finish(230);
+  b.Finish(210);
+  PhaseResult r;
+  PhaseRecorder::MergeJobs({&a, &b}, r);
+  ASSERT_EQ(r.intervals.size(), 2u);
+  EXPECT_EQ(r.intervals[0].t_end_ns, 100u);
+  EXPECT_EQ(r.intervals[1].t_end_ns, 230u);
+  EXPECT_EQ(r.intervals[1].dirs[0].ios, 4u);
+}
+
+// Little's law holds exactly for any service times in a closed loop with instantaneous
+// resubmission, ramp included: slots whose ramp I/O stalls across the window's start, and
+// stalls across its end, are both in the measured length (the start and end edges).
+TEST(PhaseRecorder, LittlesLawHoldsWithStallsAtBothEdgesOfARampedWindow) {
+  const uint64_t qd = 6, ramp = 200'000, runtime = 1'000'000;
+  PhaseRecorder rec(0, PhaseWindow{.ramp_ns = ramp, .runtime_ns = runtime}, 50'000);
+  struct Io {
+    uint64_t issue = 0, done = 0;
+    bool measured = false, live = false;
+  };
+  std::vector<Io> slots(qd);
+  uint64_t k = 0;
+  auto issue = [&](Io& io, uint64_t t) {
+    const Admit a = rec.Open(t);
+    if (a == Admit::kStop) return;
+    ++k;
+    // Mostly 1-21 us; every 53rd I/O a 400 us stall (some straddle the start, some the end).
+    const uint64_t service = k % 53 == 0 ? 400'000 : 1'000 + (k * 7919) % 20'000;
+    io = Io{t, t + service, a == Admit::kMeasure, true};
+  };
+  for (Io& io : slots) issue(io, 0);
+  for (;;) {  // the completions in time order, each slot resubmitting at once
+    Io* next = nullptr;
+    for (Io& io : slots) {
+      if (io.live && (!next || io.done < next->done)) next = &io;
+    }
+    if (!next) break;
+    const Io io = *next;
+    next->live = false;
+    if (io.measured) {
+      rec.Record(Direction::kWrite, 0, 4096, io.issue, io.done);
+    } else {
+      rec.RampCompleted(Direction::kWrite, 0, 4096, io.issue, io.done);
+    }
+    issue(*next, io.done);
+  }
+  rec.Finish(rec.MeasuredEnd());
+  PhaseResult r;
+  rec.MoveInto(r);
+  const DirectionStats& w = r.dirs[1];
+  const double outstanding = r.Iops(w) * w.latency.Mean() / 1e9;
+  EXPECT_NEAR(outstanding, static_cast<double>(qd), 1e-3 * qd) << r.measured_ns;
+  EXPECT_EQ(r.edge.in_flight, qd);
+  EXPECT_GT(r.edge.longest_ns, 0u);
+}
+
+// The ramp is not a window: a stall that begins in it is counted by the window its I/Os complete
+// in, with their true latency, and the time they ran before the window is in its measured length
+// (so the stall is in the figures and Little's law still holds).
+TEST(PhaseRecorder, AStallBegunInTheRampIsInTheWindowsFigures) {
+  const uint64_t qd = 4, ramp = 100'000, runtime = 1'000'000;
+  PhaseRecorder rec(0, PhaseWindow{.ramp_ns = ramp, .runtime_ns = runtime}, 0);
+  // Every slot issued at 90 us in the ramp, stalled until 590 us; then 10 us I/Os.
+  for (uint64_t s = 0; s < qd; ++s) ASSERT_EQ(rec.Open(90'000), Admit::kRamp);
+  uint64_t counted = 0;
+  for (uint64_t s = 0; s < qd; ++s) {
+    rec.RampCompleted(Direction::kWrite, 0, 4096, 90'000, 590'000);
+    for (uint64_t t = 590'000;; t += 10'000) {
+      if (rec.Open(t) == Admit::kStop) break;
+      rec.Record(Direction::kWrite, 0, 4096, t, t + 10'000);
+      ++counted;
+    }
+  }
+  rec.Finish(rec.MeasuredEnd());
+  PhaseResult r;
+  rec.MoveInto(r);
+  const DirectionStats& w = r.dirs[1];
+  EXPECT_EQ(r.edge.from_ramp, qd);
+  EXPECT_EQ(w.ios, counted + qd);
+  EXPECT_EQ(w.latency.max(), 500'000u);
+  // Measured: the runtime plus the stall's 10 us before the window (at depth 4: 10 us).
+  EXPECT_EQ(r.measured_ns, runtime + 10'000);
+  EXPECT_NEAR(r.Iops(w) * w.latency.Mean() / 1e9, static_cast<double>(qd), 1e-3);
+}
+
 }  // namespace
 }  // namespace ssdlab

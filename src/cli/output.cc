@@ -128,6 +128,14 @@ json DirectionJson(const DirectionStats& d, uint64_t measured_ns) {
   return results::ToJson(m);
 }
 
+json EdgeJson(const EdgeStats& e) {
+  return {{"in_flight", e.in_flight},
+          {"longest_ns", e.longest_ns},
+          {"abandoned", e.abandoned},
+          {"abandoned_age_ns", e.abandoned_age_ns},
+          {"from_ramp", e.from_ramp}};
+}
+
 json PhaseJson(const PhaseResult& r) {
   json out;
   out["results"] = {{"read", DirectionJson(r.dirs[0], r.measured_ns)},
@@ -135,6 +143,7 @@ json PhaseJson(const PhaseResult& r) {
                     {"trim", DirectionJson(r.dirs[2], r.measured_ns)},
                     {"total", DirectionJson(r.Total(), r.measured_ns)}};
   out["measured_ns"] = r.measured_ns;
+  out["edge"] = EdgeJson(r.edge);
   json intervals = json::array();
   for (const IntervalSample& s : r.intervals) {
     double secs = static_cast<double>(s.t_end_ns - s.t_begin_ns) / 1e9;

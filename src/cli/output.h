@@ -23,6 +23,8 @@ nlohmann::json WorkloadJson(const WorkloadSpec& spec);
 nlohmann::json DirectionJson(const DirectionStats& d, uint64_t measured_ns);
 // "results", "intervals", "cpu", "errors", "verify", "interrupted", "notes" and "sim" (when
 // the backend reported counters) of a phase.
+// {"in_flight", "longest_ns", "abandoned", "abandoned_age_ns"}: the window's edge.
+nlohmann::json EdgeJson(const EdgeStats& e);
 nlohmann::json PhaseJson(const PhaseResult& r);
 std::string IsoTime(double unix_s);
 

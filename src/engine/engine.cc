@@ -253,7 +253,11 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
                                    kMaxVerifyRecords);
       out.verify_failures += f;
     }
-    if (s.measured) rec.Record(s.dir, s.offset, s.bytes, s.submit_ns, now);
+    if (s.measured) {
+      rec.Record(s.dir, s.offset, s.bytes, s.submit_ns, now);
+    } else {
+      rec.RampCompleted(s.dir, s.offset, s.bytes, s.submit_ns, now);
+    }
   };
 
   // Submission/completion policy (options.h): refill once `submit_batch` slots are free, wait
@@ -393,9 +397,10 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
       break;
     }
   }
-  // The measured part ends with the job's last measured completion (the last interval there).
-  const uint64_t last = rec.last_completion_ns();
-  rec.Finish(last > rec.measure_start_ns() ? std::max(last, now) : rec.measure_start_ns());
+  // The loop above issues nothing after the window's end and reaps every I/O still in flight
+  // (the kernel owns their buffers until then); the recorder counts those done within its
+  // edge bound (PhaseRecorder::kEdgeWaitNs), and the measured part runs to MeasuredEnd().
+  rec.Finish(rec.MeasuredEnd());
   rusage ru;
   getrusage(RUSAGE_THREAD, &ru);
   out.cpu_user_s = TimevalS(ru.ru_utime);

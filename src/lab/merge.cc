@@ -25,6 +25,9 @@ json PhaseWire(const PhaseResult& r) {
   }
   return {{"dirs", dirs},
           {"measured_ns", r.measured_ns},
+          {"edge",
+           {r.edge.in_flight, r.edge.longest_ns, r.edge.abandoned, r.edge.abandoned_age_ns,
+            r.edge.from_ramp}},
           {"series", series},
           {"cpu_user_s", r.cpu_user_s},
           {"cpu_sys_s", r.cpu_sys_s},
@@ -51,6 +54,9 @@ Result<PhaseResult> PhaseFromWire(const json& j) {
                                  d.at("sum_ns").get<uint64_t>(), d.at("sum_sq_ns2").get<double>());
     }
     r.measured_ns = j.at("measured_ns").get<uint64_t>();
+    const json& edge = j.at("edge");
+    r.edge = {edge.at(0).get<uint64_t>(), edge.at(1).get<uint64_t>(), edge.at(2).get<uint64_t>(),
+              edge.at(3).get<uint64_t>(), edge.at(4).get<uint64_t>()};
     for (const json& row : j.at("series")) {
       IntervalSample s;
       s.t_begin_ns = row.at(0).get<uint64_t>();
@@ -84,6 +90,7 @@ PhaseResult MergeClientPhases(const std::vector<PhaseResult>& phases) {
     const PhaseResult& p = phases[k];
     for (size_t d = 0; d < m.dirs.size(); ++d) m.dirs[d].Merge(p.dirs[d]);
     m.measured_ns = std::max(m.measured_ns, p.measured_ns);
+    m.edge.Merge(p.edge);
     if (m.intervals.size() < p.intervals.size()) {
       size_t had = m.intervals.size();
       m.intervals.resize(p.intervals.size());

@@ -120,7 +120,11 @@ double WsatPlateau(double round_s, double total_s) {
     // Rounds follow each other without gaps: the virtual time is the rounds' runtime.
     EXPECT_NEAR(static_cast<double>(b->now_ns()) / kSecond, total_s, 1e-6);
   }
-  EXPECT_NEAR(measured_s, total_s / 2, 1e-6);
+  // The rounds' measured times partition the time line (each I/O's time is counted by the
+  // round that issued it, backend/phase_recorder.h) but for the edges of the second half: the
+  // I/Os of the round before it holding slots in its first round, and those of its last round
+  // (or the continuous phase's last interval) running past the end.
+  EXPECT_NEAR(measured_s, total_s / 2, 0.01 * total_s / 2);
   return static_cast<double>(ios) / measured_s;
 }
 

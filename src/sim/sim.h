@@ -129,13 +129,14 @@ class SimBackend : public Backend {
   const std::vector<std::pair<std::string, std::string>>& params() const { return params_; }
   uint64_t now_ns() const { return now_ns_; }
 
-  // I/Os of the last closed-loop phase still in flight when its runtime ended, by slot: the
-  // next closed-loop phase takes them over (counts their completions, reissues from those
-  // slots once they complete), so back-to-back rounds run as one continuous closed loop and no
-  // drain time goes unmeasured. Idle and a phase of another workload (only the seed and
-  // durations may differ) first let them complete, as a host waits for its I/Os before it
-  // sleeps or starts another job (DrainInFlight): neither counts them, and the other workload's
-  // measurement does not start behind them. Purges drop them.
+  // I/Os of the last closed-loop phase still in flight when its runtime ended, by slot. That
+  // phase counted them (the edge rule of backend/phase_recorder.h); the next closed-loop phase
+  // of the same workload takes them over (they hold their slots until they complete, as its
+  // ramp's I/Os would, and it reissues from those slots then), so back-to-back rounds run as
+  // one continuous closed loop, each I/O counted once, and the drive sees no idle gap between
+  // rounds. Idle and a phase of another workload (only the seed and durations may differ)
+  // first let them complete, as a host waits for its I/Os before it sleeps or starts another
+  // job (DrainInFlight: the clock moves to their last completion). Purges drop them.
   struct InFlight {  // (public for the event loop in sim_backend.cc)
     uint64_t issue_ns = 0, done_ns = 0;
     uint32_t bytes = 0;

@@ -60,6 +60,7 @@ class PhaseRunner {
     uint32_t bytes = 0;
     Direction dir = Direction::kRead;
     bool measured = false;
+    bool held = false;       // the previous phase's I/O (counted there), holding the slot here
     bool preloaded = false;  // timed source: the request was taken when it was scheduled
     uint32_t job = 0;
   };
@@ -261,6 +262,7 @@ template <bool kFast>
     s.dir = dir;
   }
   s.measured = measured;
+  s.held = false;
   rec_.Issued(bytes, measured);
   const uint64_t done = bytes > max_cmd_bytes_ ? SubmitSplit(dir, offset, bytes, t)
                                                : dev_->Submit(dir, offset, bytes, t);
@@ -271,8 +273,15 @@ template <bool kFast>
 template <class Queue, class Dev>
 [[gnu::always_inline]] inline void PhaseRunner<Queue, Dev>::Complete(uint32_t slot, uint64_t t) {
   const Slot& s = slots_[slot];
-  if (!s.measured || t > rec_.end_ns()) return;  // ramp, or finished after the measured window
-  rec_.Record(s.dir, s.offset, s.bytes, s.issue_ns, t);
+  if (s.held) {
+    rec_.HeldCompleted(t);
+  } else if (!s.measured) {
+    const bool was_measuring = rec_.measuring();
+    rec_.RampCompleted(s.dir, s.offset, s.bytes, s.issue_ns, t);  // may open the window
+    if (!was_measuring && rec_.measuring()) StartMeasuring();
+  } else {
+    rec_.Record(s.dir, s.offset, s.bytes, s.issue_ns, t);
+  }
 }
 
 template <class Queue, class Dev>
@@ -303,7 +312,8 @@ PhaseResult PhaseRunner<Queue, Dev>::Run(uint64_t* end_ns) {
       slot.done_ns = f.done_ns;
       slot.bytes = f.bytes;
       slot.dir = f.dir;
-      slot.measured = rec_.measuring();
+      slot.measured = false;
+      slot.held = true;  // counted by the phase that issued it; holds the slot here
       heap_.Push(Event(f.done_ns, s, kComplete));
     } else {
       Issue<false>(s, start_ns_, false);
@@ -334,7 +344,8 @@ PhaseResult PhaseRunner<Queue, Dev>::Run(uint64_t* end_ns) {
   }
   *end_ns = std::max(last_event_ns_, start_ns_);
   if (continuous && rec_.stopped_by_time() && !result_.interrupted) {
-    // The I/Os in flight at the end of the runtime go to the next phase, which starts then.
+    // The I/Os in flight at the end of the runtime (counted here, by the edge rule) go on
+    // running in the next phase, which starts then: it takes their slots over.
     in_flight_->resize(n_slots);
     for (uint32_t s = 0; s < n_slots; ++s) {
       const Slot& slot = slots_[s];
@@ -345,8 +356,7 @@ PhaseResult PhaseRunner<Queue, Dev>::Run(uint64_t* end_ns) {
     *end_ns = rec_.end_ns();
   }
 
-  rec_.Finish(rec_.stopped_by_time() && !result_.interrupted ? rec_.end_ns()
-                                                             : rec_.last_completion_ns());
+  rec_.Finish(rec_.MeasuredEnd());
   rec_.MoveInto(result_);
   if (rec_.measuring()) {
     const sim::DeviceCounters c = dev_->counters();

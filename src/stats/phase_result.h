@@ -47,6 +47,28 @@ struct IntervalSample {
   }
 };
 
+// The edge of a measured window that ended by its runtime: the measured I/Os (issued inside the
+// window) still in flight when it ended. The backend issues nothing more and waits for them up
+// to a bound (PhaseRecorder::kEdgeWaitNs of its clock): those done by then are counted with their
+// true latency (the measured length adds their drain at the queue's depth); those not are left out
+// of the counts but reported here. Nothing is dropped silently.
+struct EdgeStats {
+  uint64_t in_flight = 0;         // measured I/Os in flight at the window's end
+  uint64_t longest_ns = 0;        // the longest latency among those counted
+  uint64_t abandoned = 0;         // of in_flight, not done within the bound: not counted
+  uint64_t abandoned_age_ns = 0;  // the oldest of those: its age at the bound
+  uint64_t from_ramp = 0;         // the ramp's I/Os that completed in the window, counted by it
+
+  void Merge(const EdgeStats& o) {
+    in_flight += o.in_flight;
+    from_ramp += o.from_ramp;
+    longest_ns = longest_ns > o.longest_ns ? longest_ns : o.longest_ns;
+    abandoned += o.abandoned;
+    abandoned_age_ns =
+        abandoned_age_ns > o.abandoned_age_ns ? abandoned_age_ns : o.abandoned_age_ns;
+  }
+};
+
 struct VerifyRecord {
   uint64_t offset = 0;
   std::string problem;
@@ -57,6 +79,7 @@ struct VerifyRecord {
 struct PhaseResult {
   std::array<DirectionStats, 3> dirs;  // indexed by Direction
   uint64_t measured_ns = 0;            // length of the measured part (wall or virtual time)
+  EdgeStats edge;                      // the measured window's edge (zero: ended by bytes)
   std::vector<IntervalSample> intervals;
   double cpu_user_s = 0;
   double cpu_sys_s = 0;

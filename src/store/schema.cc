@@ -28,7 +28,14 @@ std::string NowIso() {
 }
 
 json CountersJson(const PhaseResult& r) {
-  return {{"name", r.counters_name}, {"values", r.counters}};
+  return {{"name", r.counters_name},
+          {"values", r.counters},
+          {"edge",
+           {{"in_flight", r.edge.in_flight},
+            {"longest_ns", r.edge.longest_ns},
+            {"abandoned", r.edge.abandoned},
+            {"abandoned_age_ns", r.edge.abandoned_age_ns},
+            {"from_ramp", r.edge.from_ramp}}}};
 }
 
 bool ReadCountersAndNotes(const json& counters, const json& notes, PhaseResult& r) {
@@ -37,6 +44,12 @@ bool ReadCountersAndNotes(const json& counters, const json& notes, PhaseResult& 
       r.counters_name = counters.value("name", "");
       r.counters = counters.value("values", json::array())
                        .get<std::vector<std::pair<std::string, double>>>();
+      const json edge = counters.value("edge", json::object());  // absent before the edge rule
+      r.edge.in_flight = edge.value("in_flight", uint64_t{0});
+      r.edge.longest_ns = edge.value("longest_ns", uint64_t{0});
+      r.edge.abandoned = edge.value("abandoned", uint64_t{0});
+      r.edge.abandoned_age_ns = edge.value("abandoned_age_ns", uint64_t{0});
+      r.edge.from_ramp = edge.value("from_ramp", uint64_t{0});
     }
     if (notes.is_array()) r.notes = notes.get<std::vector<std::string>>();
   } catch (const json::exception&) {

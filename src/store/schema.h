@@ -30,7 +30,9 @@ std::string RunLockedMessage(const std::string& run_name);
 // UTC, "2026-12-01T12:00:00Z".
 std::string NowIso();
 
-// The phase's counters as stored: {"name": ..., "values": [[key, value], ...]}.
+// The phase's counters as stored: {"name": ..., "values": [[key, value], ...], "edge":
+// {"in_flight", "longest_ns", "abandoned", "abandoned_age_ns", "from_ramp"}} (the window's
+// edges, EdgeStats; a phase stored before them has none and reads as zeros).
 nlohmann::json CountersJson(const PhaseResult& r);
 // Reads the stored counters and notes into `r`; false when they have the wrong shape.
 bool ReadCountersAndNotes(const nlohmann::json& counters, const nlohmann::json& notes,

@@ -34,8 +34,10 @@ Result<Drive> Open(const sim::SimParams& p, const SimulateOptions& o) {
 }
 
 // A workload on the whole drive: `amount` either a duration ("runtime") or bytes ("io_size").
+// `ramp_ns` of the same workload first, unmeasured but for its I/Os that complete in the window.
 Result<PhaseResult> Run(Drive& d, bool sequential, double read_pct, uint64_t bs, uint32_t threads,
-                        uint32_t qd, uint64_t runtime_ns, uint64_t io_bytes, uint64_t seed) {
+                        uint32_t qd, uint64_t runtime_ns, uint64_t io_bytes, uint64_t seed,
+                        uint64_t ramp_ns = 0) {
   WorkloadArgs a;
   const bool mixed = read_pct > 0 && read_pct < 100;
   a.rw = std::string(sequential ? "" : "rand") + (mixed             ? "rw"
@@ -48,6 +50,7 @@ Result<PhaseResult> Run(Drive& d, bool sequential, double read_pct, uint64_t bs,
   a.jobs = threads;
   if (runtime_ns) a.runtime = std::to_string(runtime_ns) + "ns";
   if (io_bytes) a.io_size = std::to_string(io_bytes);
+  if (ramp_ns) a.ramp = std::to_string(ramp_ns) + "ns";
   a.interval = "0";
   a.seed = seed;
   SSDLAB_ASSIGN_OR_RETURN(WorkloadSpec spec, ResolveWorkload(a, d.size_bytes, d.lbs));
@@ -135,15 +138,10 @@ Result<std::vector<double>> SimulateFigures(const sim::SimParams& p,
           SSDLAB_RETURN_IF_ERROR(
               Run(d, true, f.read_pct, f.block_bytes, f.threads, f.qd, 0, d.size_bytes, seed)
                   .status());
-        // The warm-up is a phase of its own, which the measured one continues (as a PTS round
-        // continues the last): the I/Os in flight at its end are measured when they complete.
-        // (Within one phase, the I/Os issued during a ramp are not, which undercounts the first
-        // ~0.4 s of a window when 128 commands of 1 MiB are queued.)
-        SSDLAB_RETURN_IF_ERROR(
-            Run(d, f.sequential, f.read_pct, f.block_bytes, f.threads, f.qd, ns / 2, 0, seed)
-                .status());
+        // A warm-up of half the window as the phase's ramp: the ramp's I/Os that complete in
+        // the window are counted by it (a stall the warm-up ran into is in the cell's figures).
         SSDLAB_ASSIGN_OR_RETURN(PhaseResult r, Run(d, f.sequential, f.read_pct, f.block_bytes,
-                                                   f.threads, f.qd, ns, 0, ++seed));
+                                                   f.threads, f.qd, ns, 0, ++seed, ns / 2));
         it = done.emplace(key, std::move(r)).first;
       }
       out[i] = Metric(it->second, f.metric);
