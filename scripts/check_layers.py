@@ -29,6 +29,9 @@ ALLOWED = {
     "apps": {"base", "stats", "device", "results"},
     "twin": {"base", "workload", "stats", "backend", "sim", "results"},
     "lab": {"base", "stats", "store"},
+    # the use cases: every module but the CLI
+    "usecase": {"base", "workload", "stats", "results", "backend", "engine", "sim", "device",
+                "trace", "store", "suite", "report", "apps", "twin", "lab"},
     "cli": None,  # the top: may use everything
 }
 ALLOWED_HEADERS = {

@@ -14,13 +14,13 @@
 #include "cli/flags.h"
 #include "cli/lat_log.h"
 #include "cli/output.h"
-#include "cli/paths.h"
 #include "cli/suite_cli.h"
-#include "cli/targets.h"
 #include "results/ids.h"
 #include "store/store.h"
 #include "trace/replay_source.h"
 #include "trace/trace.h"
+#include "usecase/paths.h"
+#include "usecase/targets.h"
 #include "workload/parse.h"
 
 namespace ssdlab {
@@ -87,7 +87,7 @@ Result<Prescan> ScanTrace(const std::string& path, const trace::TraceOptions& o)
 }
 
 int Replay(const ReplayArgs& a) {
-  auto composed = ComposeTarget(a.targets, a.layout, a.chunk);
+  auto composed = usecase::ComposeTarget(a.targets, a.layout, a.chunk);
   if (!composed.ok()) {
     PrintError(composed.status().message());
     return kExitUsage;
@@ -95,10 +95,10 @@ int Replay(const ReplayArgs& a) {
   const std::string target = composed.value();
   const bool sim = IsSimTarget(target);
   // The target may be written (whether the trace writes is known after a pass over it).
-  PathRegistry paths = CommandPaths();
-  AddTracePaths(paths, "TRACE", a.trace);
-  if (Status s = AddTargetPaths(paths, "--target", target, true); !s.ok()) return Fail(s);
-  AddDatabasePath(paths, "--db", a.db, true);
+  PathRegistry paths = usecase::CommandPaths();
+  usecase::AddTracePaths(paths, "TRACE", a.trace);
+  if (Status s = usecase::AddTargetPaths(paths, "--target", target, true); !s.ok()) return Fail(s);
+  usecase::AddDatabasePath(paths, "--db", a.db, true);
   paths.AddOutput("--json", a.json);
   paths.AddOutput("--lat-log", a.lat_log);
   if (Status s = paths.Check(); !s.ok()) return Fail(s);
@@ -123,18 +123,18 @@ int Replay(const ReplayArgs& a) {
     check(Status::Invalid("--event: unknown event '" + a.event + "' (queue, issue)"));
   }
   topt.device_id = a.device_id;
-  check(CountFlag("--skip-bad", a.skip_bad, topt.skip_bad, true));
+  check(usecase::CountFlag("--skip-bad", a.skip_bad, topt.skip_bad, true));
   check(trace::ParseTiming(a.timing, &ropt.timing, &ropt.speedup));
   if (auto r = trace::ParseRemap(a.remap); r.ok()) {
     ropt.remap = r.value();
   } else {
     check(r.status());
   }
-  check(CountFlag("--qd", a.qd, qd));
-  check(CountFlag("--jobs", a.jobs, jobs));
-  check(CountFlag("--loop", a.loop, ropt.loops));
-  check(BytesFlag("--max-bs", a.max_bs, max_bs));
-  check(DurationFlag("--lag-limit", a.lag_limit, lag_limit_ns));
+  check(usecase::CountFlag("--qd", a.qd, qd));
+  check(usecase::CountFlag("--jobs", a.jobs, jobs));
+  check(usecase::CountFlag("--loop", a.loop, ropt.loops));
+  check(usecase::BytesFlag("--max-bs", a.max_bs, max_bs));
+  check(usecase::DurationFlag("--lag-limit", a.lag_limit, lag_limit_ns));
   if (auto iv = ParseIntervalNs(a.interval); iv.ok()) {
     interval_ns = iv.value();
   } else {
@@ -186,7 +186,7 @@ int Replay(const ReplayArgs& a) {
     pre = p.value();
   }
 
-  TargetRequest req;
+  usecase::TargetRequest req;
   req.target = target;
   req.writes = sim || (pre && pre->writes);
   req.destructive = a.destructive;
@@ -200,7 +200,7 @@ int Replay(const ReplayArgs& a) {
     }
     req.size_bytes = size.value();
   }
-  auto info = ProbeTarget(req);
+  auto info = usecase::ProbeTarget(req);
   if (!info.ok()) {
     return Fail(info.status());
   }
@@ -255,7 +255,7 @@ int Replay(const ReplayArgs& a) {
     }
     store = std::move(opened.value());
   }
-  auto backend = OpenTarget(req);
+  auto backend = usecase::OpenTarget(req);
   if (!backend.ok()) {
     return Fail(backend.status());
   }
@@ -284,7 +284,7 @@ int Replay(const ReplayArgs& a) {
 
   // The stored run: kind "replay", one test of one round holding the phase.
   int64_t run_id = 0, test_id = 0;
-  const std::string run_name = a.run.empty() ? DefaultRunName("replay") : a.run;
+  const std::string run_name = a.run.empty() ? usecase::DefaultRunName("replay") : a.run;
   if (store) {
     nlohmann::json config = {{"trace", a.trace},
                              {"format", trace::TraceFormatName(topt.format)},
@@ -297,8 +297,8 @@ int Replay(const ReplayArgs& a) {
                              {"qd", qd},
                              {"max_io_bytes", max_io},
                              {"skip_bad", topt.skip_bad}};
-    nlohmann::json context = PlatformJson();
-    context["target"] = TargetJson((*backend)->info());
+    nlohmann::json context = usecase::PlatformJson();
+    context["target"] = usecase::TargetJson((*backend)->info());
     auto id = store->CreateRun(run_name, "replay", config, context, (*backend)->info());
     if (!id.ok()) {
       return Fail(id.status());
@@ -368,19 +368,19 @@ int Replay(const ReplayArgs& a) {
     r.notes.push_back(fmt::format("{} malformed records skipped (--skip-bad)", c.skipped));
 
   nlohmann::json doc;
-  doc["schema_version"] = kRunSchemaVersion;
-  nlohmann::json ctx = PlatformJson();
+  doc["schema_version"] = usecase::kRunSchemaVersion;
+  nlohmann::json ctx = usecase::PlatformJson();
   ctx["command_line"] = nlohmann::json::array();
-  ctx["target"] = TargetJson((*backend)->info());
+  ctx["target"] = usecase::TargetJson((*backend)->info());
   ctx["device"] = nullptr;
-  ctx["workload"] = WorkloadJson(spec);
+  ctx["workload"] = usecase::WorkloadJson(spec);
   ctx["engine"] = sim ? "sim" : a.engine;
   ctx["direct"] = !a.buffered;
   ctx["seed"] = results::IdJson(spec.seed);
-  ctx["start_time"] = IsoTime(start);
-  ctx["end_time"] = IsoTime(end);
+  ctx["start_time"] = usecase::IsoTime(start);
+  ctx["end_time"] = usecase::IsoTime(end);
   doc["context"] = ctx;
-  doc.update(PhaseJson(r));
+  doc.update(usecase::PhaseJson(r));
   doc["health"] = nullptr;
 
   nlohmann::json rep;
@@ -429,15 +429,16 @@ int Replay(const ReplayArgs& a) {
   }
   rep["latency_compare"] = cmp.empty() ? nlohmann::json(nullptr) : cmp;
   {
-    nlohmann::json total = DirectionJson(r.Total(), r.measured_ns);
+    nlohmann::json total = usecase::DirectionJson(r.Total(), r.measured_ns);
     total.erase("histogram");
     rep["replayed_total"] = total;
   }
   doc["replay"] = rep;
 
   if (store) {
-    Status st = store->CommitRound(test_id, 0, {StoredPhase{0, "replay", WorkloadJson(spec), r}},
-                                   nlohmann::json::object());
+    Status st =
+        store->CommitRound(test_id, 0, {StoredPhase{0, "replay", usecase::WorkloadJson(spec), r}},
+                           nlohmann::json::object());
     if (st.ok()) st = store->FinishTest(test_id, nlohmann::json::object(), rep);
     if (st.ok()) {
       st = store->SetRunStatus(run_id, r.interrupted ? "interrupted" : "done");
@@ -476,8 +477,9 @@ int Replay(const ReplayArgs& a) {
       code = kExitFailed;
     }
   }
-  if (Status closed = EndTargetUse(
-          **backend, code == kExitOk ? outcome : Status::Io("an output was not written"));
+  if (Status closed = usecase::EndTargetUse(
+          **backend, code == kExitOk ? outcome : Status::Io("an output was not written"),
+          CliConsole());
       !closed.ok()) {
     PrintError(closed.message());
     code = kExitFailed;

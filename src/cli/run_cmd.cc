@@ -13,14 +13,14 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/lat_log.h"
-#include "cli/mpi_clients.h"
 #include "cli/output.h"
-#include "cli/paths.h"
-#include "cli/targets.h"
 #include "device/device_backend.h"
 #include "device/device_json.h"
 #include "results/ids.h"
 #include "stats/completed_io.h"
+#include "usecase/mpi_clients.h"
+#include "usecase/paths.h"
+#include "usecase/targets.h"
 #include "workload/parse.h"
 
 namespace ssdlab {
@@ -50,7 +50,7 @@ bool RwWrites(const std::string& rw) { return rw != "read" && rw != "randread"; 
 
 // The engine flags of `a` into options; Invalid naming the flag on a malformed value.
 Status ParseEngineArgs(const RunArgs& a, EngineOptions& o) {
-  SSDLAB_RETURN_IF_ERROR(CountFlag("--batch-submit", a.batch_submit, o.batch_submit));
+  SSDLAB_RETURN_IF_ERROR(usecase::CountFlag("--batch-submit", a.batch_submit, o.batch_submit));
   if (!a.batch_complete.empty()) {
     SSDLAB_RETURN_IF_ERROR(
         ParseBatchComplete(a.batch_complete, o.batch_complete_min, o.batch_complete_max));
@@ -149,21 +149,22 @@ void PrintProgress(const IntervalSample& s) {
 
 // One client's run; with `mpi`, one rank of a multi-client load (cli/mpi_clients.h): only
 // rank 0 prints and writes the JSON, of the merged result.
-int RunClient(RunArgs a, MpiClients* mpi) {
+int RunClient(RunArgs a, usecase::MpiClients* mpi) {
   if (mpi) mpi->ExpandTargets(a.targets);
-  auto target = ComposeTarget(a.targets, a.layout, a.chunk);
+  auto target = usecase::ComposeTarget(a.targets, a.layout, a.chunk);
   if (!target.ok()) {
     return Fail(target.status());
   }
   a.target = target.value();
-  PathRegistry paths = CommandPaths();
-  if (Status s = AddTargetPaths(paths, "--target", a.target, RwWrites(a.w.rw) || a.prefill);
+  PathRegistry paths = usecase::CommandPaths();
+  if (Status s =
+          usecase::AddTargetPaths(paths, "--target", a.target, RwWrites(a.w.rw) || a.prefill);
       !s.ok())
     return Fail(s);
   paths.AddOutput("--json", a.json);
   paths.AddOutput("--lat-log", a.lat_log);
   if (Status s = paths.Check(); !s.ok()) return Fail(s);
-  TargetRequest req;
+  usecase::TargetRequest req;
   req.target = a.target;
   req.writes = RwWrites(a.w.rw) || a.prefill;
   req.destructive = a.destructive;
@@ -207,7 +208,7 @@ int RunClient(RunArgs a, MpiClients* mpi) {
                     a.w.qd, kMaxUringDepth));
     return kExitUsage;
   }
-  auto info = ProbeTarget(req);
+  auto info = usecase::ProbeTarget(req);
   if (!info.ok()) {
     return Fail(info.status());
   }
@@ -234,7 +235,7 @@ int RunClient(RunArgs a, MpiClients* mpi) {
     PrintError("--temp-interval: " + temp_interval.status().message());
     return kExitUsage;
   }
-  auto backend = OpenTarget(req);
+  auto backend = usecase::OpenTarget(req);
   if (!backend.ok()) {
     return Fail(backend.status());
   }
@@ -252,7 +253,7 @@ int RunClient(RunArgs a, MpiClients* mpi) {
   bool tty = isatty(STDERR_FILENO);
   if (tty && spec->interval_ns) control.on_interval = PrintProgress;
   std::vector<std::string> prefill_notes;
-  if (std::string n = SimStateNote(**backend); !n.empty()) prefill_notes.push_back(n);
+  if (std::string n = usecase::SimStateNote(**backend); !n.empty()) prefill_notes.push_back(n);
   if (a.prefill) {  // one sequential pass over the range, not measured
     WorkloadSpec fill = PrefillOf(spec.value());
     RunControl quiet{control.stop, nullptr, nullptr};
@@ -264,7 +265,8 @@ int RunClient(RunArgs a, MpiClients* mpi) {
                     : Status::Ok();
     if (!fs.ok()) {
       PrintError(fs.WithContext("--prefill").message());
-      if (Status cs = EndTargetUse(**backend, fs); !cs.ok()) PrintError(cs.message());
+      if (Status cs = usecase::EndTargetUse(**backend, fs, CliConsole()); !cs.ok())
+        PrintError(cs.message());
       return ExitCodeFor(fs);
     }
     prefill_notes.push_back("--prefill wrote the range once sequentially (" +
@@ -287,7 +289,7 @@ int RunClient(RunArgs a, MpiClients* mpi) {
   const Status outcome = !result.ok()          ? result.status()
                          : result->interrupted ? Status::Error(Code::kInterrupted, "interrupted")
                                                : Status::Ok();
-  std::optional<MpiClients::Merged> merged;
+  std::optional<usecase::MpiClients::Merged> merged;
   if (mpi) {
     nlohmann::json about = {{"target", a.target},
                             {"range_begin_bytes", spec->range_begin_bytes},
@@ -297,7 +299,7 @@ int RunClient(RunArgs a, MpiClients* mpi) {
     if (!gathered.ok()) return Fail(gathered.status());
     if (mpi->rank() != 0) {  // rank 0 reports for all
       if (!result.ok()) return ExitCodeFor(result.status());
-      Status closed = EndTargetUse(**backend, outcome);
+      Status closed = usecase::EndTargetUse(**backend, outcome, CliConsole());
       if (!closed.ok()) PrintError(closed.message());
       return PhaseExitCode(result.value(), closed.ok() ? kExitOk : kExitFailed);
     }
@@ -317,19 +319,19 @@ int RunClient(RunArgs a, MpiClients* mpi) {
     }
   }
   nlohmann::json doc;
-  doc["schema_version"] = kRunSchemaVersion;
-  nlohmann::json ctx = PlatformJson();
+  doc["schema_version"] = usecase::kRunSchemaVersion;
+  nlohmann::json ctx = usecase::PlatformJson();
   ctx["command_line"] = a.argv;
-  ctx["target"] = TargetJson((*backend)->info());
+  ctx["target"] = usecase::TargetJson((*backend)->info());
   ctx["device"] = identity ? IdentityJson(*identity) : nlohmann::json(nullptr);
-  ctx["workload"] = WorkloadJson(spec.value());
+  ctx["workload"] = usecase::WorkloadJson(spec.value());
   ctx["engine"] = EngineJson(IsSimTarget(a.target) ? "sim" : a.engine, EngineReportOf(**backend));
   ctx["direct"] = !a.buffered;
   ctx["seed"] = results::IdJson(spec->seed);
-  ctx["start_time"] = IsoTime(start);
-  ctx["end_time"] = IsoTime(end);
+  ctx["start_time"] = usecase::IsoTime(start);
+  ctx["end_time"] = usecase::IsoTime(end);
   doc["context"] = ctx;
-  doc.update(PhaseJson(r));
+  doc.update(usecase::PhaseJson(r));
   doc["health"] = health_json;
   if (merged) {
     doc["mpi"] = merged->mpi;
@@ -364,8 +366,9 @@ int RunClient(RunArgs a, MpiClients* mpi) {
     }
   }
   // An output that failed fails the command: then its drive's state is not saved either.
-  if (Status closed = EndTargetUse(
-          **backend, code == kExitOk ? outcome : Status::Io("an output was not written"));
+  if (Status closed = usecase::EndTargetUse(
+          **backend, code == kExitOk ? outcome : Status::Io("an output was not written"),
+          CliConsole());
       !closed.ok()) {
     PrintError(closed.message());
     code = kExitFailed;
@@ -378,7 +381,7 @@ int Run(const RunArgs& a) {
     if (a.range_per_rank) return Fail(Status::Invalid("--range-per-rank needs --mpi"));
     return RunClient(a, nullptr);
   }
-  auto mpi = MpiClients::Start();
+  auto mpi = usecase::MpiClients::Start();
   if (!mpi.ok()) return Fail(mpi.status());
   int code = RunClient(a, &mpi.value());
   // A rank that failed before the start tells the others, which wait for it at the start.
