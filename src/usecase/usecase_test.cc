@@ -1,0 +1,184 @@
+// The use cases without the binary: a PTS battery on the simulator into a temporary SQLite
+// store, its resume rules, and what the use cases say through their Console.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <filesystem>
+#include <string>
+
+#include "store/store.h"
+#include "usecase/console.h"
+#include "usecase/pts.h"
+
+namespace ssdlab::usecase {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class UsecaseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "ssdlab_usecase_test.XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A short IOPS test of one cell on sim:tiny, run `name` in dir_/r.db.
+  PtsRequest ShortIops(const std::string& name) {
+    PtsRequest r;
+    r.target = "sim:tiny";
+    r.db = (dir_ / "r.db").string();
+    r.run = name;
+    r.given.options = {{"--tests", "iops"},  {"--iops-bs", "4KiB"}, {"--iops-mixes", "100/0"},
+                       {"--round", "200ms"}, {"--max-rounds", "5"}, {"--purge", "none"},
+                       {"--wipc", "0x"}};
+    r.console = &console_;
+    return r;
+  }
+
+  fs::path dir_;
+  RecordingConsole console_;
+};
+
+TEST_F(UsecaseTest, RunPtsStoresTheBatteryAndSaysItsStart) {
+  PtsRequest r = ShortIops("short");
+  bool outputs_called = false;
+  r.write_outputs = [&](PtsOutcome& o) {
+    outputs_called = true;
+    EXPECT_TRUE(o.doc.ok()) << o.doc.status().message();
+    return Status::Ok();
+  };
+  auto out = RunPts(r);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->battery.ok()) << out->battery.message();
+  EXPECT_TRUE(out->closed.ok());
+  EXPECT_TRUE(outputs_called);
+  EXPECT_EQ(out->run, "short");
+  EXPECT_FALSE(out->resumed);
+  ASSERT_TRUE(out->doc.ok());
+  ASSERT_EQ((*out->doc)["tests"].size(), 1u);
+  EXPECT_EQ((*out->doc)["tests"][0]["name"], "iops");
+  EXPECT_NE(console_.notes.find("ssdlab pts: run 'short' on sim:tiny"), std::string::npos)
+      << console_.notes;
+  // The store holds the run, done, with the options as given and resolved.
+  auto store = Store::Open(r.db, Store::Mode::kReadOnly);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto run = (*store)->FindRun("short");
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->status, "done");
+  EXPECT_EQ(run->config["args"]["round"], "200ms");
+  EXPECT_EQ(run->config["args"]["target"], "sim:tiny");
+  EXPECT_EQ(run->config["options"]["tests"], json::array({"iops"}));
+}
+
+TEST_F(UsecaseTest, AFailedOutputIsInTheOutcome) {
+  PtsRequest r = ShortIops("outputs");
+  r.write_outputs = [](PtsOutcome&) { return Status::Io("--json x: disk full"); };
+  auto out = RunPts(r);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->battery.ok());
+  EXPECT_EQ(out->outputs.code(), Code::kIoError);
+}
+
+TEST_F(UsecaseTest, AnInterruptedRunIsStoredAndResumedToTheEnd) {
+  std::atomic<bool> stop{true};  // stopped before its first round
+  PtsRequest r = ShortIops("cut");
+  r.stop = &stop;
+  auto first = RunPts(r);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->battery.code(), Code::kInterrupted);
+  {
+    auto store = Store::Open(r.db, Store::Mode::kReadOnly);
+    ASSERT_TRUE(store.ok());
+    EXPECT_EQ((*store)->FindRun("cut")->status, "interrupted");
+  }
+  PtsRequest again;
+  again.db = r.db;
+  again.given.resume = "cut";
+  again.console = &console_;
+  auto second = RunPts(again);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_TRUE(second->resumed);
+  EXPECT_EQ(second->target, "sim:tiny");  // the stored run's
+  EXPECT_TRUE(second->battery.ok()) << second->battery.message();
+  // Done now: a third resume is refused as bad input, naming the run.
+  auto third = RunPts(again);
+  ASSERT_FALSE(third.ok());
+  EXPECT_EQ(third.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(third.status().message().find("--resume cut: the run is already done"),
+            std::string::npos)
+      << third.status().message();
+}
+
+TEST_F(UsecaseTest, AResumeThatWouldChangeTheOptionsIsRefused) {
+  std::atomic<bool> stop{true};
+  PtsRequest r = ShortIops("opts");
+  r.stop = &stop;
+  ASSERT_TRUE(RunPts(r).ok());
+  PtsRequest again;
+  again.db = r.db;
+  again.given.resume = "opts";
+  again.given.flags = {"--round"};
+  again.given.options = {{"--round", "1s"}};
+  again.console = &console_;
+  auto refused = RunPts(again);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("--round 1s conflicts with the stored run's --round "
+                                            "200ms"),
+            std::string::npos)
+      << refused.status().message();
+  // The same value spelled otherwise changes nothing: the run continues.
+  again.given.options = {{"--round", "0.2s"}};
+  auto same = RunPts(again);
+  ASSERT_TRUE(same.ok()) << same.status().message();
+  EXPECT_TRUE(same->battery.ok());
+}
+
+TEST(CheckResumeIdentity, AnotherDriveIsRefused) {
+  RunRecord run;
+  run.name = "r1";
+  run.context = {{"target", {{"size_bytes", 1024 * 1024}, {"details", {{"preset", "tiny"}}}}}};
+  TargetInfo now;
+  now.kind = "file";
+  now.size_bytes = 1024 * 1024;
+  EXPECT_TRUE(CheckResumeIdentity(run, now, std::nullopt).ok());
+  now.size_bytes = 2 * 1024 * 1024;
+  Status s = CheckResumeIdentity(run, now, std::nullopt);
+  EXPECT_EQ(s.code(), Code::kPermission) << s.message();
+  EXPECT_NE(s.message().find("--resume r1: the target's size was 1048576 bytes and is now "
+                             "2097152 bytes"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(CheckResumeIdentity, ASimulatedDriveWithOtherParametersIsRefused) {
+  RunRecord run;
+  run.name = "r2";
+  run.context = {{"target", {{"size_bytes", 4096}, {"details", {{"preset", "tiny"}}}}}};
+  TargetInfo now;
+  now.kind = "sim";
+  now.size_bytes = 4096;
+  now.details = {{"preset", "tiny"}};
+  EXPECT_TRUE(CheckResumeIdentity(run, now, std::nullopt).ok());
+  now.details = {{"preset", "dc-sata-read-intensive"}};
+  Status s = CheckResumeIdentity(run, now, std::nullopt);
+  EXPECT_EQ(s.code(), Code::kPermission) << s.message();
+  EXPECT_NE(s.message().find("parameter preset was tiny"), std::string::npos) << s.message();
+}
+
+TEST(ExitStatusFor, MapsAsTheCliSays) {
+  EXPECT_EQ(ExitStatusFor(Status::Invalid("x")), kExitUsage);
+  EXPECT_EQ(ExitStatusFor(Status::Refused("x")), kExitUsage);
+  EXPECT_EQ(ExitStatusFor(Status::Io("x")), kExitFailed);
+  EXPECT_EQ(ExitStatusFor(Status::Error(Code::kInterrupted, "x")), kExitInterrupted);
+  RecordingConsole c;
+  EXPECT_EQ(c.Fail(Status::NotFound("gone")), kExitUsage);
+  EXPECT_EQ(c.LastError(), "gone");
+}
+
+}  // namespace
+}  // namespace ssdlab::usecase
