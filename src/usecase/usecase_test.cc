@@ -12,6 +12,7 @@
 #include "usecase/console.h"
 #include "usecase/pts.h"
 #include "usecase/replay.h"
+#include "usecase/run.h"
 
 namespace ssdlab::usecase {
 namespace {
@@ -208,6 +209,39 @@ TEST_F(UsecaseTest, AReplayBeyondTheTargetFailsAndItsRunIsMarkedFailed) {
   const std::vector<RunRecord> runs = (*store)->ListRuns();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].status, "failed");
+}
+
+TEST_F(UsecaseTest, RunOfAWorkloadOnTheSimulatorDocumentsItsPhase) {
+  RunRequest q;
+  q.target = "sim:tiny";
+  q.workload.rw = "randwrite";
+  q.workload.io_size = "4MiB";
+  q.console = &console_;
+  bool outputs_called = false;
+  q.write_outputs = [&](RunOutcome&) {
+    outputs_called = true;
+    return Status::Ok();
+  };
+  auto out = usecase::Run(q);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(outputs_called);
+  EXPECT_TRUE(out->reports);
+  EXPECT_EQ(out->result.Total().bytes, 4u << 20);
+  EXPECT_EQ(out->doc["results"]["total"]["ios"], 1024);
+  EXPECT_EQ(out->doc["context"]["engine"]["name"], "sim");
+  EXPECT_EQ(out->doc["context"]["target"]["kind"], "sim");
+  EXPECT_EQ(out->health["source"], "simulated");
+}
+
+TEST_F(UsecaseTest, RunRefusesTheRealEngineFlagsOnTheSimulator) {
+  RunRequest q;
+  q.target = "sim:tiny";
+  q.engine_flags_given = true;
+  q.console = &console_;
+  auto out = usecase::Run(q);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(out.status().message().find("not a simulated drive"), std::string::npos);
 }
 
 TEST(CheckResumeIdentity, AnotherDriveIsRefused) {
