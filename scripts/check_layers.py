@@ -30,6 +30,9 @@ ALLOWED = {
     "twin": {"base", "workload", "stats", "backend", "sim", "results"},
     "lab": {"base", "stats", "store"},
     "serve": {"base", "workload", "stats", "backend", "sim", "device"},
+    # the use cases: every module but the CLI
+    "usecase": {"base", "workload", "stats", "results", "backend", "engine", "sim", "device",
+                "trace", "store", "suite", "report", "apps", "twin", "lab", "serve"},
     "cli": None,  # the top: may use everything
 }
 ALLOWED_HEADERS = {

@@ -1,4 +1,4 @@
-// One registry of a command's paths (base/path_registry.h, cli/paths.h): every file a command
+// One registry of a command's paths (base/path_registry.h, usecase/paths.h): every file a command
 // reads or writes is checked together before anything runs, and two roles that meet in one file
 // (the database and a simulator state, an output and a trace's per-CPU file, a preset and -o,
 // two fleet ranks' drives) are refused with nothing created or changed. Outputs, databases and

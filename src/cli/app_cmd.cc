@@ -13,11 +13,11 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/output.h"
-#include "cli/paths.h"
 #include "cli/suite_cli.h"
 #include "device/device_json.h"
 #include "store/store.h"
 #include "suite/pts.h"
+#include "usecase/paths.h"
 
 namespace ssdlab {
 namespace {
@@ -37,15 +37,15 @@ Result<AppOptions> Resolve(const AppArgs& a) {
   o.dir = a.dir;
   o.server_bin = a.server_bin;
   o.keep_data = a.keep_data;
-  SSDLAB_RETURN_IF_ERROR(CountFlag("--threads", a.threads, o.threads));
-  SSDLAB_RETURN_IF_ERROR(DurationFlag("--time", a.time, o.time_ns));
-  SSDLAB_RETURN_IF_ERROR(DurationFlag("--warmup", a.warmup, o.warmup_ns));
-  SSDLAB_RETURN_IF_ERROR(CountFlag("--tables", a.tables, o.tables));
-  SSDLAB_RETURN_IF_ERROR(CountFlag("--rows", a.rows, o.table_rows));
-  SSDLAB_RETURN_IF_ERROR(CountFlag("--scale", a.scale, o.scale));
-  SSDLAB_RETURN_IF_ERROR(CountFlag("--port", a.port, o.port));
-  SSDLAB_RETURN_IF_ERROR(DurationFlag("--interval", a.interval, o.sample_interval_ns));
-  SSDLAB_RETURN_IF_ERROR(BytesFlag("--buffer", a.buffer, o.buffer_bytes));
+  SSDLAB_RETURN_IF_ERROR(usecase::CountFlag("--threads", a.threads, o.threads));
+  SSDLAB_RETURN_IF_ERROR(usecase::DurationFlag("--time", a.time, o.time_ns));
+  SSDLAB_RETURN_IF_ERROR(usecase::DurationFlag("--warmup", a.warmup, o.warmup_ns));
+  SSDLAB_RETURN_IF_ERROR(usecase::CountFlag("--tables", a.tables, o.tables));
+  SSDLAB_RETURN_IF_ERROR(usecase::CountFlag("--rows", a.rows, o.table_rows));
+  SSDLAB_RETURN_IF_ERROR(usecase::CountFlag("--scale", a.scale, o.scale));
+  SSDLAB_RETURN_IF_ERROR(usecase::CountFlag("--port", a.port, o.port));
+  SSDLAB_RETURN_IF_ERROR(usecase::DurationFlag("--interval", a.interval, o.sample_interval_ns));
+  SSDLAB_RETURN_IF_ERROR(usecase::BytesFlag("--buffer", a.buffer, o.buffer_bytes));
   if (a.progress != "auto" && a.progress != "json" && a.progress != "none")
     return Status::Invalid("--progress must be auto, json or none");
   SSDLAB_RETURN_IF_ERROR(ValidateAppOptions(o));
@@ -103,15 +103,15 @@ int RunAppCommand(AppArgs a) {
                "); give a directory on the drive under test, or --any-dir to run anyway");
     return kExitUsage;
   }
-  PathRegistry paths = CommandPaths();
-  AddDatabasePath(paths, "--db", a.db, true);
+  PathRegistry paths = usecase::CommandPaths();
+  usecase::AddDatabasePath(paths, "--db", a.db, true);
   paths.AddOutput("--json", a.json_path);
   if (Status s = paths.Check(); !s.ok()) return Fail(s);
   auto store = Store::Open(a.db);
   if (!store.ok()) {
     return Fail(store.status());
   }
-  if (a.run.empty()) a.run = DefaultRunName("app-" + a.name);
+  if (a.run.empty()) a.run = usecase::DefaultRunName("app-" + a.name);
   const TargetInfo target = DirectoryTarget(identity.value());
   json config = {{"app", a.name},
                  {"dir", a.dir},
@@ -125,8 +125,8 @@ int RunAppCommand(AppArgs a) {
                  {"port", options->port},
                  {"any_dir", a.any_dir},
                  {"keep_data", a.keep_data}};
-  json context = PlatformJson();
-  context["target"] = TargetJson(target);
+  json context = usecase::PlatformJson();
+  context["target"] = usecase::TargetJson(target);
   context["device"] = IdentityJson(identity.value());
   auto run_id = (*store)->CreateRun(a.run, "app", config, context, target);
   if (!run_id.ok()) {

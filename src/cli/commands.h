@@ -11,15 +11,17 @@
 #include <string>
 
 #include "base/status.h"
+#include "usecase/console.h"
 
 namespace ssdlab {
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFindings = 1;
-inline constexpr int kExitUsage = 2;
-inline constexpr int kExitFailed = 3;
-inline constexpr int kExitNotSteady = 4;
-inline constexpr int kExitInterrupted = 130;
+// The exit statuses, declared in usecase/console.h (the MPI use cases pass them between ranks).
+using usecase::kExitFailed;
+using usecase::kExitFindings;
+using usecase::kExitInterrupted;
+using usecase::kExitNotSteady;
+using usecase::kExitOk;
+using usecase::kExitUsage;
 
 // Set by SIGINT/SIGTERM.
 std::atomic<bool>& StopFlag();
@@ -53,6 +55,9 @@ const std::string& LastError();
 // The exit status for a failed Status: bad input, refusals, missing things and unsupported
 // requests are kExitUsage; interruption kExitInterrupted; the rest kExitFailed.
 int ExitCodeFor(const Status& status);
+// The use cases' Console on the terminal: Note on stderr, Fail as Fail below, LastError as
+// LastError above.
+usecase::Console& CliConsole();
 // The one way a command fails on a Status: prints it (PrintError) and returns ExitCodeFor(it).
 int Fail(const Status& status);
 

@@ -5,9 +5,9 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/paths.h"
 #include "store/copy.h"
 #include "store/store.h"
+#include "usecase/paths.h"
 
 namespace ssdlab {
 namespace {
@@ -22,9 +22,9 @@ int RunCopy(const CopyArgs& a) {
   if (a.from == a.to) return Fail(Status::Invalid("--from and --to are the same store"));
   if (!a.as.empty() && a.runs.size() != 1)
     return Fail(Status::Invalid("--as names the copy of one run: give exactly one --run"));
-  PathRegistry paths = CommandPaths();
-  AddDatabasePath(paths, "--from", a.from, false);
-  AddDatabasePath(paths, "--to", a.to, true);
+  PathRegistry paths = usecase::CommandPaths();
+  usecase::AddDatabasePath(paths, "--from", a.from, false);
+  usecase::AddDatabasePath(paths, "--to", a.to, true);
   if (Status s = paths.Check(); !s.ok()) return Fail(s);
   // --from is opened for writing only to take each run's lock while it is copied (a run being
   // written is not copied half-way); nothing in it changes.

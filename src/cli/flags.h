@@ -1,98 +1,28 @@
-// Flag values given as text, parsed into options: an empty text leaves the option at its
-// default; a bad one is a one-line Invalid naming the flag.
+// The command line's side of the options given as text (usecase/options.h): registering them
+// on a command, and the --target flags.
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <cstdint>
-#include <functional>
-#include <limits>
-#include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
-#include "base/units.h"
+#include "usecase/options.h"
 
 namespace ssdlab {
 
-// A duration ("30s", "500ms", "2m") into nanoseconds.
-Status DurationFlag(const std::string& flag, const std::string& text, uint64_t& out_ns);
-// A size ("64KiB", "1GiB") above 0 into bytes.
-Status BytesFlag(const std::string& flag, const std::string& text, uint64_t& out_bytes);
-
-// A purge method of pts and profile: auto, secure-erase, format, sanitize, discard, none.
-Status PurgeFlag(const std::string& flag, const std::string& text, std::string& out);
-
-// A count ("32", "1k") above 0 (or 0 with allow_zero) that fits T.
-template <typename T>
-Status CountFlag(const std::string& flag, const std::string& text, T& out,
-                 bool allow_zero = false) {
-  if (text.empty()) return Status::Ok();
-  auto v = ParseCount(text);
-  if (!v.ok() || (!allow_zero && v.value() == 0) ||
-      v.value() > static_cast<uint64_t>(std::numeric_limits<T>::max()))
-    return Status::Invalid(flag + " '" + text + "' is not a positive number in range");
-  out = static_cast<T>(v.value());
-  return Status::Ok();
-}
-
-// One option of a command, declared once: its flag, its help (with the default in parentheses),
-// and how its text sets the member of the resolved options O. The command line registers the
-// declarations (AddOptionDefs), a run stores the texts under StoredKey(flag) (OptionTextsJson),
-// resolution applies them in declaration order (ApplyOptionDefs), and a resumed run applies a
-// flag given again to its stored resolved options to see whether it changes them.
-template <class O>
-struct OptionDef {
-  const char* flag;  // "--max-rounds"
-  const char* help;
-  // REQUIRES: text is not empty. Invalid naming the flag when the text is bad.
-  std::function<Status(const std::string& flag, const std::string& text, O& out)> set;
-};
-using OptionTexts = std::map<std::string, std::string>;  // flag -> text as given ("" = default)
-
-// "--max-rounds" -> "max_rounds": the key of the flag's text in a run's stored arguments.
-inline std::string StoredKey(const std::string& flag) {
-  std::string key = flag.substr(flag.rfind("--", 0) == 0 ? 2 : 0);
-  std::replace(key.begin(), key.end(), '-', '_');
-  return key;
-}
+// Registers --target (repeatable), --layout and --chunk on `cmd` (usecase/targets.h
+// ComposeTarget makes them one target).
+void AddTargetOptions(CLI::App* cmd, std::vector<std::string>* targets, std::string* layout,
+                      std::string* chunk, const std::string& help);
 
 template <class O>
-void AddOptionDefs(CLI::App* cmd, const std::vector<OptionDef<O>>& defs, OptionTexts& texts) {
-  for (const OptionDef<O>& d : defs) {
+void AddOptionDefs(CLI::App* cmd, const std::vector<usecase::OptionDef<O>>& defs,
+                   usecase::OptionTexts& texts) {
+  for (const usecase::OptionDef<O>& d : defs) {
     CLI::Option* opt = cmd->add_option(d.flag, texts[d.flag], d.help);
     if (!texts[d.flag].empty()) opt->capture_default_str();
   }
-}
-
-template <class O>
-Status ApplyOptionDefs(const std::vector<OptionDef<O>>& defs, const OptionTexts& texts, O& out) {
-  for (const OptionDef<O>& d : defs) {
-    auto t = texts.find(d.flag);
-    if (t != texts.end() && !t->second.empty())
-      SSDLAB_RETURN_IF_ERROR(d.set(d.flag, t->second, out));
-  }
-  return Status::Ok();
-}
-
-template <class O>
-nlohmann::json OptionTextsJson(const std::vector<OptionDef<O>>& defs, const OptionTexts& texts) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const OptionDef<O>& d : defs) {
-    auto t = texts.find(d.flag);
-    out[StoredKey(d.flag)] = t == texts.end() ? std::string() : t->second;
-  }
-  return out;
-}
-
-template <class O>
-const OptionDef<O>* FindOptionDef(const std::vector<OptionDef<O>>& defs, const std::string& flag) {
-  for (const OptionDef<O>& d : defs) {
-    if (flag == d.flag) return &d;
-  }
-  return nullptr;
 }
 
 }  // namespace ssdlab

@@ -12,7 +12,7 @@
 #include "cli/help_topics.h"
 #include "cli/man.h"
 #include "cli/report_cmds.h"
-#include "cli/version.h"
+#include "usecase/version.h"
 
 namespace ssdlab {
 
@@ -35,24 +35,23 @@ void PrintError(const std::string& message) {
 
 const std::string& LastError() { return LastErrorSlot(); }
 
-int ExitCodeFor(const Status& s) {
-  switch (s.code()) {
-    case Code::kInvalidArgument:
-    case Code::kNotFound:
-    case Code::kPermission:
-    case Code::kNoSpace:
-    case Code::kUnsupported:
-      return kExitUsage;
-    case Code::kInterrupted:
-      return kExitInterrupted;
-    default:
-      return kExitFailed;
-  }
-}
+int ExitCodeFor(const Status& s) { return usecase::ExitStatusFor(s); }
 
 int Fail(const Status& status) {
   PrintError(status.message());
   return ExitCodeFor(status);
+}
+
+usecase::Console& CliConsole() {
+  struct Stderr : usecase::Console {
+    void Note(const std::string& lines) override {
+      std::cerr << lines << (lines.empty() || lines.back() != '\n' ? "\n" : "") << std::flush;
+    }
+    int Fail(const Status& status) override { return ssdlab::Fail(status); }
+    std::string LastError() const override { return ssdlab::LastError(); }
+  };
+  static Stderr console;
+  return console;
 }
 
 }  // namespace ssdlab

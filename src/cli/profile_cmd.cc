@@ -22,10 +22,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/output.h"
-#include "cli/paths.h"
-#include "cli/sim_spread.h"
 #include "cli/suite_cli.h"
-#include "cli/targets.h"
 #include "device/device_backend.h"
 #include "device/device_json.h"
 #include "device/safety.h"
@@ -34,6 +31,9 @@
 #include "results/profile.h"
 #include "store/store.h"
 #include "suite/profile.h"
+#include "usecase/paths.h"
+#include "usecase/sim_spread.h"
+#include "usecase/targets.h"
 #include "workload/parse.h"
 
 namespace ssdlab {
@@ -43,7 +43,8 @@ using nlohmann::json;
 
 struct ProfileArgs {
   std::string name, target, db, run, json_path, progress = "auto";
-  OptionTexts options = {{"--purge", "auto"}};  // the profile's options (ProfileOptionDefs)
+  usecase::OptionTexts options = {
+      {"--purge", "auto"}};  // the profile's options (ProfileOptionDefs)
   std::string target_size, files;
   std::string confirm, temp_interval = "1s";
   std::vector<std::string> targets;  // --target, composed into `target` (an array with --layout)
@@ -128,7 +129,7 @@ Status Real(const std::string& flag, const std::string& text, double& out) {
   return Status::Ok();
 }
 
-using ProfileOptionDef = OptionDef<ProfileOptions>;
+using ProfileOptionDef = usecase::OptionDef<ProfileOptions>;
 using S = const std::string&;
 
 // Every option of `ssdlab profile` that shapes what is measured, once.
@@ -138,34 +139,34 @@ const std::vector<ProfileOptionDef>& ProfileOptionDefs() {
        "Run at each fill level, e.g. 0,90: purge, fill that share sequentially, then the profile",
        [](S f, S t, ProfileOptions& o) { return Percents(f, t, o.fill_pcts); }},
       {"--purge", "Purge method before fill levels and OP points (auto)",
-       [](S f, S t, ProfileOptions& o) { return PurgeFlag(f, t, o.purge); }},
+       [](S f, S t, ProfileOptions& o) { return usecase::PurgeFlag(f, t, o.purge); }},
       {"--seed", "Seed of every phase (1)",
-       [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.seed, true); }},
+       [](S f, S t, ProfileOptions& o) { return usecase::CountFlag(f, t, o.seed, true); }},
       {"--size",
        "Test file (cdm, as-ssd: 1GiB), span (atto: 256MiB), total of the files (fileio: 2GiB)",
-       [](S f, S t, ProfileOptions& o) { return BytesFlag(f, t, o.size_bytes); }},
+       [](S f, S t, ProfileOptions& o) { return usecase::BytesFlag(f, t, o.size_bytes); }},
       {"--time",
        "Measured time per phase (cdm pass 5s, as-ssd 5s, curve point 60s, op-advisor 600s, "
        "fileio 120s)",
-       [](S f, S t, ProfileOptions& o) { return DurationFlag(f, t, o.time_ns); }},
+       [](S f, S t, ProfileOptions& o) { return usecase::DurationFlag(f, t, o.time_ns); }},
       {"--ramp", "Warm-up before each curve point (10s) or fileio mode (0)",
-       [](S f, S t, ProfileOptions& o) { return DurationFlag(f, t, o.ramp_ns); }},
+       [](S f, S t, ProfileOptions& o) { return usecase::DurationFlag(f, t, o.ramp_ns); }},
       {"--passes", "cdm: passes per test (5; at most 100)",
-       [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.passes); }},
+       [](S f, S t, ProfileOptions& o) { return usecase::CountFlag(f, t, o.passes); }},
       {"--pause", "cdm: pause between passes (5s)",
-       [](S f, S t, ProfileOptions& o) { return DurationFlag(f, t, o.pause_ns); }},
+       [](S f, S t, ProfileOptions& o) { return usecase::DurationFlag(f, t, o.pause_ns); }},
       {"--qd", "atto 4, surface 4, op-advisor 32 (per thread)",
-       [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.qd); }},
+       [](S f, S t, ProfileOptions& o) { return usecase::CountFlag(f, t, o.qd); }},
       {"--threads", "curve: outstanding I/Os (the mix's), fileio 192, op-advisor 4",
-       [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.threads); }},
+       [](S f, S t, ProfileOptions& o) { return usecase::CountFlag(f, t, o.threads); }},
       {"--min-bs", "atto: smallest block (512B; a multiple of 512B, at most 1GiB)",
-       [](S f, S t, ProfileOptions& o) { return BytesFlag(f, t, o.min_bs); }},
+       [](S f, S t, ProfileOptions& o) { return usecase::BytesFlag(f, t, o.min_bs); }},
       {"--max-bs", "atto: largest block (64MiB; a multiple of 512B, at most 1GiB)",
-       [](S f, S t, ProfileOptions& o) { return BytesFlag(f, t, o.max_bs); }},
+       [](S f, S t, ProfileOptions& o) { return usecase::BytesFlag(f, t, o.max_bs); }},
       {"--bs", "surface block (1MiB), fileio block (4KiB)",
-       [](S f, S t, ProfileOptions& o) { return BytesFlag(f, t, o.bs); }},
+       [](S f, S t, ProfileOptions& o) { return usecase::BytesFlag(f, t, o.bs); }},
       {"--segments", "surface: positions along the target (100; at most 1000)",
-       [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.segments); }},
+       [](S f, S t, ProfileOptions& o) { return usecase::CountFlag(f, t, o.segments); }},
       {"--cliff-ratio", "surface: a segment below this x the median before it is a cliff (0.6)",
        [](S f, S t, ProfileOptions& o) { return Real(f, t, o.cliff_ratio); }},
       {"--section", "curve: working section in percent of the target (25)",
@@ -175,7 +176,7 @@ const std::vector<ProfileOptionDef>& ProfileOptionDefs() {
       {"--points", "curve: paced points in percent of the maximum (10,20,...,120)",
        [](S f, S t, ProfileOptions& o) { return Percents(f, t, o.curve_pcts); }},
       {"--max-jobs", "curve: threads are spread over at most this many jobs (4)",
-       [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.max_jobs); }},
+       [](S f, S t, ProfileOptions& o) { return usecase::CountFlag(f, t, o.max_jobs); }},
       {"--op", "op-advisor: over-provisioning points FROM:TO:STEP or a list, percent (0:30:5)",
        [](S, S t, ProfileOptions& o) { return OpList(t, o.op_pcts); }},
       {"--interval",
@@ -195,7 +196,7 @@ const std::vector<ProfileOptionDef>& ProfileOptionDefs() {
        "N or auto: simulated drives at scale=N with the profile's default durations divided by "
        "N, so each phase writes the share of the drive it writes on the full drive (auto: the "
        "scale the target sets, else its preset's at most the phase time / 10s; 1: off)",
-       [](S f, S t, ProfileOptions& o) { return CountFlag(f, t, o.time_scale); }},
+       [](S f, S t, ProfileOptions& o) { return usecase::CountFlag(f, t, o.time_scale); }},
       {"--rw-ratio", "fileio rndrw: reads per write (1.5)",
        [](S f, S t, ProfileOptions& o) {
          SSDLAB_RETURN_IF_ERROR(Real(f, t, o.fileio_rw_ratio));
@@ -207,7 +208,7 @@ const std::vector<ProfileOptionDef>& ProfileOptionDefs() {
 }
 
 json ArgsJson(const ProfileArgs& a) {
-  json j = OptionTextsJson(ProfileOptionDefs(), a.options);
+  json j = usecase::OptionTextsJson(ProfileOptionDefs(), a.options);
   j["name"] = a.name;
   j["target"] = a.target;
   j["target_size"] = a.target_size;
@@ -311,22 +312,23 @@ int RunProfileCommand(ProfileArgs a, std::unique_ptr<Backend> opened = nullptr) 
   if (!def.ok()) {
     return Fail(def.status());
   }
-  auto target = ComposeTarget(a.targets, a.layout, a.chunk);
+  auto target = usecase::ComposeTarget(a.targets, a.layout, a.chunk);
   if (!target.ok()) {
     return Fail(target.status());
   }
   a.target = target.value();
   ProfileOptions options;
-  if (Status s = ApplyOptionDefs(ProfileOptionDefs(), a.options, options); !s.ok()) {
+  if (Status s = usecase::ApplyOptionDefs(ProfileOptionDefs(), a.options, options); !s.ok()) {
     return Fail(s);
   }
   if (Status s = ValidateProfileOptions(def.value(), options); !s.ok()) {
     return Fail(s);
   }
-  PathRegistry paths = CommandPaths();
+  PathRegistry paths = usecase::CommandPaths();
   if (LooksLikeFile(a.name)) paths.AddInput("the profile " + a.name, a.name);
-  if (Status s = AddTargetPaths(paths, "--target", a.target, true); !s.ok()) return Fail(s);
-  AddDatabasePath(paths, "--db", a.db, true);
+  if (Status s = usecase::AddTargetPaths(paths, "--target", a.target, true); !s.ok())
+    return Fail(s);
+  usecase::AddDatabasePath(paths, "--db", a.db, true);
   paths.AddOutput("--json", a.json_path);
   if (Status s = paths.Check(); !s.ok()) return Fail(s);
   auto temp_interval = ParseDurationNs(a.temp_interval);
@@ -337,7 +339,7 @@ int RunProfileCommand(ProfileArgs a, std::unique_ptr<Backend> opened = nullptr) 
   const bool sim = IsSimTarget(a.target);
   const bool fileio = def->kind == "fileio";
   uint64_t target_size = 0;
-  if (Status s = BytesFlag("--target-size", a.target_size, target_size); !s.ok()) {
+  if (Status s = usecase::BytesFlag("--target-size", a.target_size, target_size); !s.ok()) {
     return Fail(s);
   }
   if (a.prefill && (!options.fill_pcts.empty() || def->kind == "op-advisor")) {
@@ -354,7 +356,7 @@ int RunProfileCommand(ProfileArgs a, std::unique_ptr<Backend> opened = nullptr) 
       return Fail(s);
     }
     uint32_t files = 64;
-    if (Status s = CountFlag("--files", a.files, files); !s.ok()) {
+    if (Status s = usecase::CountFlag("--files", a.files, files); !s.ok()) {
       return Fail(s);
     }
     uint64_t total = options.size_bytes ? options.size_bytes : 2 * kGiB;  // sysbench's default
@@ -379,12 +381,12 @@ int RunProfileCommand(ProfileArgs a, std::unique_ptr<Backend> opened = nullptr) 
         return kExitUsage;
       }
     }
-    TargetRequest req;
+    usecase::TargetRequest req;
     req.target = a.target;
     req.size_bytes = target_size;
     req.writes = true;
     req.destructive = a.destructive;
-    backend = OpenTarget(req);
+    backend = usecase::OpenTarget(req);
   }
   if (!backend.ok()) {
     PrintError(backend.status().message());
@@ -412,13 +414,13 @@ int RunProfileCommand(ProfileArgs a, std::unique_ptr<Backend> opened = nullptr) 
   if (!store.ok()) {
     return Fail(store.status());
   }
-  if (a.run.empty()) a.run = DefaultRunName("profile-" + def->name);
+  if (a.run.empty()) a.run = usecase::DefaultRunName("profile-" + def->name);
   json config = {{"args", ArgsJson(a)},
                  {"options", ProfileOptionsJson(options)},
                  {"profile", def->name},
                  {"kind", def->kind}};
-  json context = PlatformJson();
-  context["target"] = TargetJson((*backend)->info());
+  json context = usecase::PlatformJson();
+  context["target"] = usecase::TargetJson((*backend)->info());
   context["device"] = identity ? IdentityJson(*identity) : json(nullptr);
   auto run_id = (*store)->CreateRun(a.run, "profile", config, context, (*backend)->info());
   if (!run_id.ok()) {
@@ -433,9 +435,9 @@ int RunProfileCommand(ProfileArgs a, std::unique_ptr<Backend> opened = nullptr) 
       "ssdlab profile: run '{}', {} on {} ({}){}\n", a.run, def->name, a.target,
       FormatBytes((*backend)->info().size_bytes),
       a.options["--fill"].empty() ? "" : ", fill levels " + a.options["--fill"]);
-  if (std::string n = SimStateNote(**backend); !n.empty())
+  if (std::string n = usecase::SimStateNote(**backend); !n.empty())
     std::cerr << "ssdlab profile: " << n << "\n";
-  HealthHooks hooks(identity ? &*identity : nullptr, temp_interval.value());
+  usecase::HealthHooks hooks(identity ? &*identity : nullptr, temp_interval.value());
   Status st = Status::Ok();
   if (a.prefill) st = Prefill(**backend);
   if (st.ok())
@@ -447,7 +449,7 @@ int RunProfileCommand(ProfileArgs a, std::unique_ptr<Backend> opened = nullptr) 
   });
   // A simulated drive with state= saves it, also after an interruption, but not when the profile
   // or its outputs failed (EndTargetUse).
-  if (Status closed = EndTargetUse(**backend, st); !closed.ok()) {
+  if (Status closed = usecase::EndTargetUse(**backend, st, CliConsole()); !closed.ok()) {
     PrintError(closed.message());
     if (st.ok()) st = closed;
   }
@@ -467,13 +469,13 @@ Status ApplyProfileTimeScale(ProfileArgs& a) {
   if (it == a.options.end() || it->second.empty()) return Status::Ok();
   uint64_t phase_ns = 0;
   if (auto t = a.options.find("--time"); t != a.options.end())
-    SSDLAB_RETURN_IF_ERROR(DurationFlag("--time", t->second, phase_ns));
+    SSDLAB_RETURN_IF_ERROR(usecase::DurationFlag("--time", t->second, phase_ns));
   if (phase_ns == 0 && it->second == "auto") {
     SSDLAB_ASSIGN_OR_RETURN(
         ProfileDef def, LooksLikeFile(a.name) ? LoadProfileFile(a.name) : BuiltinProfile(a.name));
     phase_ns = DefaultPhaseNs(def.kind);
   }
-  SSDLAB_ASSIGN_OR_RETURN(uint32_t n, ApplyTimeScale(it->second, phase_ns, a.targets));
+  SSDLAB_ASSIGN_OR_RETURN(uint32_t n, usecase::ApplyTimeScale(it->second, phase_ns, a.targets));
   it->second = std::to_string(n);
   return Status::Ok();
 }
@@ -488,28 +490,28 @@ int RunSpreadProfile(ProfileArgs a) {
   Result<ProfileDef> def = LooksLikeFile(a.name) ? LoadProfileFile(a.name) : BuiltinProfile(a.name);
   ProfileOptions options;
   Status ok = def.status();
-  if (ok.ok()) ok = ApplyOptionDefs(ProfileOptionDefs(), a.options, options);
+  if (ok.ok()) ok = usecase::ApplyOptionDefs(ProfileOptionDefs(), a.options, options);
   if (ok.ok()) ok = ValidateProfileOptions(def.value(), options);
-  auto target = ComposeTarget(a.targets, a.layout, a.chunk);
+  auto target = usecase::ComposeTarget(a.targets, a.layout, a.chunk);
   if (ok.ok()) ok = target.status();
-  SpreadCommand c;
+  usecase::SpreadCommand c;
   c.why_not = !ok.ok()                    ? "bad options"
               : def->kind != "op-advisor" ? "only the op-advisor's points are spread"
-                                          : WhyNotSpread(*target, options.purge, false);
+                                          : usecase::WhyNotSpread(*target, options.purge, false);
   if (c.why_not.empty())
     c.note = fmt::format("ssdlab profile: op-advisor points spread over {} ranks", w.size());
   else if (ok.ok())
     c.note = fmt::format("ssdlab profile: not spread over {} ranks ({}); rank 0 runs it", w.size(),
                          c.why_not);
-  c.unit = SpreadUnit::kPurges;
+  c.unit = usecase::SpreadUnit::kPurges;
   c.open = [&]() -> Result<std::unique_ptr<Backend>> {
-    TargetRequest req;
+    usecase::TargetRequest req;
     req.target = target.value();
     req.writes = true;
-    SSDLAB_RETURN_IF_ERROR(BytesFlag("--target-size", a.target_size, req.size_bytes));
+    SSDLAB_RETURN_IF_ERROR(usecase::BytesFlag("--target-size", a.target_size, req.size_bytes));
     if (a.prefill)
       return Status::Invalid("--prefill: op-advisor purges the drive before it measures");
-    SSDLAB_ASSIGN_OR_RETURN(auto local, OpenTarget(req));
+    SSDLAB_ASSIGN_OR_RETURN(auto local, usecase::OpenTarget(req));
     SSDLAB_RETURN_IF_ERROR(CheckProfileTarget(def.value(), options, local->info()));
     return local;
   };
@@ -517,7 +519,7 @@ int RunSpreadProfile(ProfileArgs a) {
     return RunProfile(b, j, 1, 0, def.value(), options, nullptr, &StopFlag(), nullptr);
   };
   c.run = [&](std::unique_ptr<Backend> opened) { return RunProfileCommand(a, std::move(opened)); };
-  return RunSpread(w, c);
+  return usecase::RunSpread(w, c, CliConsole());
 }
 
 }  // namespace

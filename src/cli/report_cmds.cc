@@ -9,14 +9,14 @@
 #include "base/output_file.h"
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "cli/paths.h"
-#include "cli/twin_runs.h"
-#include "cli/version.h"
 #include "report/report.h"
 #include "sim/preset_file.h"
 #include "store/store.h"
 #include "suite/pts.h"
 #include "twin/fit.h"
+#include "usecase/paths.h"
+#include "usecase/twin_runs.h"
+#include "usecase/version.h"
 
 namespace ssdlab {
 namespace {
@@ -64,16 +64,17 @@ struct ReportArgs {
 // cheap: twin/simulate.h) and, with --what-if, the what-if runs.
 Result<TwinReport> MakeTwinReport(const ReportArgs& a, const nlohmann::json& doc,
                                   std::optional<ReportRun>* twin_run) {
-  SSDLAB_ASSIGN_OR_RETURN(std::string target, TwinTarget(a.twin, a.twin_scale));
+  SSDLAB_ASSIGN_OR_RETURN(std::string target, usecase::TwinTarget(a.twin, a.twin_scale));
   if (a.twin_method != "auto" && a.twin_method != "exact" && a.twin_method != "cheap")
     return Status::Invalid("--twin-method '" + a.twin_method + "': expected auto, exact or cheap");
-  const bool exact = a.twin_method == "exact" || (a.twin_method == "auto" && HasPtsOptions(doc));
+  const bool exact =
+      a.twin_method == "exact" || (a.twin_method == "auto" && usecase::HasPtsOptions(doc));
   TwinReport tr;
   tr.target = a.twin + (a.twin_scale > 1 ? fmt::format(" (at {}x its scale)", a.twin_scale) : "");
   nlohmann::json twin_doc;
   if (exact) {
     std::cerr << fmt::format("ssdlab report: re-running run {}'s tests on the twin\n", a.runs[0]);
-    SSDLAB_ASSIGN_OR_RETURN(twin_doc, RerunOnTwin(doc, target));
+    SSDLAB_ASSIGN_OR_RETURN(twin_doc, usecase::RerunOnTwin(doc, target, &StopFlag()));
     std::string tests;
     for (const auto& t : twin_doc["tests"])
       tests += (tests.empty() ? "" : ", ") + t.value("name", "");
@@ -94,22 +95,26 @@ Result<TwinReport> MakeTwinReport(const ReportArgs& a, const nlohmann::json& doc
     for (twin::FitResult::PolicyFit& p : policies)
       tr.policies.push_back({p.gc, p.objective, std::move(p.held_out_errors)});
   }
-  SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::FigureFit> fits, CompareOnTwin(doc, target, twin_doc));
+  SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::FigureFit> fits,
+                          usecase::CompareOnTwin(doc, target, twin_doc));
   for (const twin::FigureFit& f : fits)
     tr.figures.push_back(
         {f.figure.test, f.figure.Name(), f.figure.metric, f.figure.x, f.figure.value, f.simulated});
   if (a.what_if) {
     std::cerr << "ssdlab report: what-if runs on the twin (OP advisor, WSAT, RAID 10, RAID 5)\n";
-    SSDLAB_ASSIGN_OR_RETURN(std::vector<WhatIfRun> runs, WhatIfRuns(target, WhatIfOptions{}));
-    for (WhatIfRun& w : runs) tr.what_if.push_back({w.role, ReportRun{w.label, std::move(w.doc)}});
+    SSDLAB_ASSIGN_OR_RETURN(
+        std::vector<usecase::WhatIfRun> runs,
+        usecase::WhatIfRuns(target, usecase::WhatIfOptions{.stop = &StopFlag()}));
+    for (usecase::WhatIfRun& w : runs)
+      tr.what_if.push_back({w.role, ReportRun{w.label, std::move(w.doc)}});
   }
   return tr;
 }
 
 int RunReport(ReportArgs a) {
-  a.spec = ClaimsFilePath(a.spec);
-  PathRegistry paths = CommandPaths();
-  AddDatabasePath(paths, "--db", a.db, false);
+  a.spec = usecase::ClaimsFilePath(a.spec);
+  PathRegistry paths = usecase::CommandPaths();
+  usecase::AddDatabasePath(paths, "--db", a.db, false);
   paths.AddInput("--spec " + a.spec, a.spec);
   paths.AddInput("--twin " + a.twin, sim::PresetFileOf(a.twin));
   paths.AddOutput(a.flag, a.out);
@@ -141,7 +146,7 @@ int RunReport(ReportArgs a) {
     options.twin = std::move(tr.value());
     if (twin_run) runs->push_back(std::move(*twin_run));
   }
-  options.generated_at = IsoTime(static_cast<double>(time(nullptr)));
+  options.generated_at = usecase::IsoTime(static_cast<double>(time(nullptr)));
   options.generated_at = options.generated_at.substr(0, 16) + " UTC";
   options.generated_at[10] = ' ';
   options.tool_version = fmt::format("ssdlab {} ({})", kVersion, kGitRevision);
@@ -172,8 +177,8 @@ int RunExport(const ExportArgs& a) {
     PrintError("export needs exactly one of --csv DIR or --json FILE");
     return kExitUsage;
   }
-  PathRegistry paths = CommandPaths();
-  AddDatabasePath(paths, "--db", a.db, false);
+  PathRegistry paths = usecase::CommandPaths();
+  usecase::AddDatabasePath(paths, "--db", a.db, false);
   paths.AddOutput("--json", a.json);
   if (!a.csv.empty() && fs::is_directory(a.csv)) {  // a new directory holds nothing to clobber
     for (const std::string& f : ExportCsvPaths(a.csv)) paths.AddOutput("--csv", f);

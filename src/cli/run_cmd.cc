@@ -13,14 +13,15 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/lat_log.h"
-#include "cli/mpi_clients.h"
 #include "cli/output.h"
-#include "cli/paths.h"
-#include "cli/targets.h"
 #include "device/device_backend.h"
 #include "device/device_json.h"
 #include "results/ids.h"
 #include "stats/completed_io.h"
+#include "usecase/mpi_clients.h"
+#include "usecase/paths.h"
+#include "usecase/run.h"
+#include "usecase/targets.h"
 #include "workload/parse.h"
 
 namespace ssdlab {
@@ -50,7 +51,7 @@ bool RwWrites(const std::string& rw) { return rw != "read" && rw != "randread"; 
 
 // The engine flags of `a` into options; Invalid naming the flag on a malformed value.
 Status ParseEngineArgs(const RunArgs& a, EngineOptions& o) {
-  SSDLAB_RETURN_IF_ERROR(CountFlag("--batch-submit", a.batch_submit, o.batch_submit));
+  SSDLAB_RETURN_IF_ERROR(usecase::CountFlag("--batch-submit", a.batch_submit, o.batch_submit));
   if (!a.batch_complete.empty()) {
     SSDLAB_RETURN_IF_ERROR(
         ParseBatchComplete(a.batch_complete, o.batch_complete_min, o.batch_complete_max));
@@ -77,61 +78,6 @@ Status ParseEngineArgs(const RunArgs& a, EngineOptions& o) {
   return Status::Ok();
 }
 
-// context.engine: the engine's name, what was asked for and what the kernel granted.
-nlohmann::json EngineJson(const std::string& name, const EngineReport* r) {
-  nlohmann::json j;
-  j["name"] = name;
-  if (!r) return j;
-  const EngineOptions& q = r->requested;
-  auto adaptive = [](uint32_t v) { return v ? nlohmann::json(v) : nlohmann::json("adaptive"); };
-  j["requested"] = {
-      {"batch_submit", adaptive(q.batch_submit)},
-      {"batch_complete_min", q.batch_complete_min == kBatchCompleteAuto ? nlohmann::json("auto")
-                             : q.batch_complete_min ? nlohmann::json(q.batch_complete_min)
-                                                    : nlohmann::json("default")},
-      {"batch_complete_max",
-       q.batch_complete_max ? nlohmann::json(q.batch_complete_max) : nlohmann::json("all")},
-      {"sqpoll", q.sqpoll},
-      {"sqpoll_cpu", q.sqpoll_cpu >= 0 ? nlohmann::json(q.sqpoll_cpu) : nlohmann::json(nullptr)},
-      {"hipri", q.hipri},
-      {"register_ring_fd", q.register_ring_fd},
-      {"force_async", ForceAsyncName(q.force_async)},
-      {"cpus_allowed", q.cpus_allowed.empty() ? nlohmann::json(nullptr)
-                                              : nlohmann::json(FormatCpuList(q.cpus_allowed))},
-  };
-  const EngineGrant& g = r->granted;
-  nlohmann::json granted = {
-      {"batch_submit", r->batch_submit},
-      {"batch_complete_min", r->batch_complete_min == kBatchCompleteAuto
-                                 ? nlohmann::json("auto (a quarter of the depth, 1..32)")
-                                 : nlohmann::json(r->batch_complete_min)},
-      {"batch_complete_max",
-       r->batch_complete_max ? nlohmann::json(r->batch_complete_max) : nlohmann::json("all")},
-      {"cpus", r->cpus.empty() ? nlohmann::json(nullptr) : nlohmann::json(FormatCpuList(r->cpus))},
-      {"cpus_source", r->cpus_source},
-      {"numa_node", r->numa_node >= 0 ? nlohmann::json(r->numa_node) : nlohmann::json(nullptr)},
-  };
-  if (r->kind == EngineKind::kIoUring) {
-    granted.update({
-        {"features", r->features},
-        {"single_issuer", g.single_issuer},
-        {"defer_taskrun", g.defer_taskrun},
-        {"sqpoll", g.sqpoll},
-        {"sqpoll_cpu", g.sqpoll_cpu >= 0 ? nlohmann::json(g.sqpoll_cpu) : nlohmann::json(nullptr)},
-        {"hipri", g.hipri},
-        {"registered_ring_fd", g.registered_ring_fd},
-        {"fixed_buffers", g.fixed_buffers},
-        {"fixed_files", g.fixed_files},
-        {"nowait_target", r->nowait_target},
-        {"force_async", g.force_async},
-        {"async_workers",
-         g.async_workers ? nlohmann::json(g.async_workers) : nlohmann::json(nullptr)},
-    });
-  }
-  j["granted"] = granted;
-  return j;
-}
-
 // A live status line on a terminal.
 void PrintProgress(const IntervalSample& s) {
   double secs = static_cast<double>(s.t_end_ns - s.t_begin_ns) / 1e9;
@@ -147,230 +93,113 @@ void PrintProgress(const IntervalSample& s) {
   std::cerr << line << "\x1b[K" << std::flush;
 }
 
-// One client's run; with `mpi`, one rank of a multi-client load (cli/mpi_clients.h): only
-// rank 0 prints and writes the JSON, of the merged result.
-int RunClient(RunArgs a, MpiClients* mpi) {
-  if (mpi) mpi->ExpandTargets(a.targets);
-  auto target = ComposeTarget(a.targets, a.layout, a.chunk);
-  if (!target.ok()) {
-    return Fail(target.status());
-  }
-  a.target = target.value();
-  PathRegistry paths = CommandPaths();
-  if (Status s = AddTargetPaths(paths, "--target", a.target, RwWrites(a.w.rw) || a.prefill);
-      !s.ok())
-    return Fail(s);
-  paths.AddOutput("--json", a.json);
-  paths.AddOutput("--lat-log", a.lat_log);
-  if (Status s = paths.Check(); !s.ok()) return Fail(s);
-  TargetRequest req;
-  req.target = a.target;
-  req.writes = RwWrites(a.w.rw) || a.prefill;
-  req.destructive = a.destructive;
-  req.direct = !a.buffered;
+// The status line on a terminal.
+class StatusLine : public usecase::RunProgress {
+ public:
+  void OnInterval(const IntervalSample& s) override { PrintProgress(s); }
+  void PhaseEnded() override { std::cerr << "\r\x1b[K" << std::flush; }
+};
+
+// The request of one client's run from its flags (the target composed apart).
+Result<usecase::RunRequest> RunRequestOf(const RunArgs& a) {
+  usecase::RunRequest q;
+  q.target = a.target;
   if (!a.size.empty()) {
     auto size = ParseBytes(a.size);
-    if (!size.ok()) {
-      PrintError("--size: " + size.status().message());
-      return kExitUsage;
-    }
-    req.size_bytes = size.value();
+    if (!size.ok()) return Status::Invalid("--size: " + size.status().message());
+    q.size_bytes = size.value();
   }
-  auto engine = ParseEngineKind(a.engine);
-  if (!engine.ok()) {
-    return Fail(engine.status());
-  }
-  req.engine = engine.value();
-  if (Status s = ParseEngineArgs(a, req.engine_options); !s.ok()) {
-    PrintError(s.message());
-    return kExitUsage;
-  }
-  if (IsSimTarget(a.target) && (a.sqpoll || a.hipri || !a.cpus_allowed.empty() ||
-                                !a.batch_submit.empty() || !a.batch_complete.empty() ||
-                                !a.sqpoll_cpu.empty() || a.no_ring_fd || !a.force_async.empty())) {
-    PrintError(
-        "the engine flags (--batch-*, --sqpoll*, --hipri, --cpus-allowed, --no-ring-fd, "
-        "--force-async) apply to real targets, not a simulated drive");
-    return kExitUsage;
-  }
-  // Syntax first, so that a typo never creates or touches the target.
-  if (auto s = ResolveWorkload(a.w, uint64_t{1} << 50, 1); !s.ok()) {
-    return Fail(s.status());
-  }
-  if (IsSimTarget(a.target) && a.w.verify) {
-    PrintError("--verify: a simulated drive stores no data to check");
-    return kExitUsage;
-  }
-  if (a.engine == "io_uring" && a.w.qd > kMaxUringDepth) {
-    PrintError(
-        fmt::format("--qd {} is above io_uring's limit of {} entries per ring; use more --jobs",
-                    a.w.qd, kMaxUringDepth));
-    return kExitUsage;
-  }
-  auto info = ProbeTarget(req);
-  if (!info.ok()) {
-    return Fail(info.status());
-  }
-  auto spec = ResolveWorkload(a.w, info->size_bytes, info->logical_block_bytes);
-  if (!spec.ok()) {
-    return Fail(spec.status());
-  }
-  if (mpi) {
-    // Before anything is written (--prefill): every rank's target is the size of rank 0's.
-    if (Status s = mpi->AgreeOnTarget(Status::Ok(), a.target, info->size_bytes); !s.ok())
-      return Fail(s);
-    if (Status s = mpi->ShareWorkload(spec.value(), a.range_per_rank); !s.ok()) return Fail(s);
-  }
-  std::unique_ptr<CsvIoLog> lat_log;
-  if (!a.lat_log.empty()) {
-    auto l = CsvIoLog::Open(a.lat_log);
-    if (!l.ok()) {
-      return Fail(l.status());
-    }
-    lat_log = std::move(l.value());
-  }
+  SSDLAB_ASSIGN_OR_RETURN(q.engine, ParseEngineKind(a.engine));
+  if (Status s = ParseEngineArgs(a, q.engine_options); !s.ok()) return Status::Invalid(s.message());
   auto temp_interval = ParseDurationNs(a.temp_interval);
-  if (!temp_interval.ok()) {
-    PrintError("--temp-interval: " + temp_interval.status().message());
-    return kExitUsage;
-  }
-  auto backend = OpenTarget(req);
-  if (!backend.ok()) {
-    return Fail(backend.status());
-  }
-  std::optional<DeviceIdentity> identity;
-  if (!IsSimTarget(a.target)) {
-    auto id = IdentifyTarget(a.target);
-    if (id.ok()) identity = id.value();
-  }
-  HealthMonitor health(identity ? &*identity : nullptr);
-  health.Start(temp_interval.value());
+  if (!temp_interval.ok())
+    return Status::Invalid("--temp-interval: " + temp_interval.status().message());
+  q.temp_interval_ns = temp_interval.value();
+  q.engine_flags_given = a.sqpoll || a.hipri || !a.cpus_allowed.empty() ||
+                         !a.batch_submit.empty() || !a.batch_complete.empty() ||
+                         !a.sqpoll_cpu.empty() || a.no_ring_fd || !a.force_async.empty();
+  q.workload = a.w;
+  q.engine_name = a.engine;
+  q.buffered = a.buffered;
+  q.destructive = a.destructive;
+  q.prefill = a.prefill;
+  q.argv = a.argv;
+  q.outputs = {{"--json", a.json}, {"--lat-log", a.lat_log}};
+  q.range_per_rank = a.range_per_rank;
+  q.stop = &StopFlag();
+  q.console = &CliConsole();
+  return q;
+}
 
-  RunControl control;
-  control.stop = &StopFlag();
-  control.io_log = lat_log.get();
-  bool tty = isatty(STDERR_FILENO);
-  if (tty && spec->interval_ns) control.on_interval = PrintProgress;
-  std::vector<std::string> prefill_notes;
-  if (std::string n = SimStateNote(**backend); !n.empty()) prefill_notes.push_back(n);
-  if (a.prefill) {  // one sequential pass over the range, not measured
-    WorkloadSpec fill = PrefillOf(spec.value());
-    RunControl quiet{control.stop, nullptr, nullptr};
-    auto filled = (*backend)->RunPhase(fill, quiet);
-    Status fs = !filled.ok()          ? filled.status()
-                : filled->interrupted ? Status::Error(Code::kInterrupted, "interrupted")
-                : filled->io_errors != 0
-                    ? Status::Io(filled->errors.empty() ? "I/O errors" : filled->errors.front())
-                    : Status::Ok();
-    if (!fs.ok()) {
-      PrintError(fs.WithContext("--prefill").message());
-      if (Status cs = EndTargetUse(**backend, fs); !cs.ok()) PrintError(cs.message());
-      return ExitCodeFor(fs);
-    }
-    prefill_notes.push_back("--prefill wrote the range once sequentially (" +
-                            FormatBytes(fill.io_bytes) + ", not measured)");
-  }
-  if (mpi) {
-    if (tty) control.on_interval = nullptr;  // one status line per terminal, not per rank
-    if (Status s = mpi->StartTogether(Status::Ok()); !s.ok()) return Fail(s);  // nothing saved
-  }
-  double start = UnixTimeS();
-  auto result = (*backend)->RunPhase(spec.value(), control);
-  if (result.ok())
-    result->notes.insert(result->notes.begin(), prefill_notes.begin(), prefill_notes.end());
-  double end = UnixTimeS();
-  nlohmann::json health_json = health.Stop();
-  if (tty && spec->interval_ns) std::cerr << "\r\x1b[K" << std::flush;
-  // How the command's work ended: a simulated drive with state= saves it when the command ends
-  // well or is interrupted (Ctrl-C ends the phase cleanly), after every output is written, and
-  // not when it fails (EndTargetUse).
-  const Status outcome = !result.ok()          ? result.status()
-                         : result->interrupted ? Status::Error(Code::kInterrupted, "interrupted")
-                                               : Status::Ok();
-  std::optional<MpiClients::Merged> merged;
-  if (mpi) {
-    nlohmann::json about = {{"target", a.target},
-                            {"range_begin_bytes", spec->range_begin_bytes},
-                            {"range_end_bytes", spec->range_end_bytes},
-                            {"seed", results::IdJson(spec->seed)}};
-    auto gathered = mpi->Gather(result, about);
-    if (!gathered.ok()) return Fail(gathered.status());
-    if (mpi->rank() != 0) {  // rank 0 reports for all
-      if (!result.ok()) return ExitCodeFor(result.status());
-      Status closed = EndTargetUse(**backend, outcome);
-      if (!closed.ok()) PrintError(closed.message());
-      return PhaseExitCode(result.value(), closed.ok() ? kExitOk : kExitFailed);
-    }
-    merged = std::move(gathered.value());
-  }
-  if (!result.ok()) return Fail(result.status());  // nothing saved
-  const PhaseResult& r = merged ? merged->aggregate : result.value();
-  // No I/O completed: no figure to give, so neither the JSON nor the latency log is written.
-  // A failed command: the drive's state is not saved either.
-  if (Status s = CheckCompletedIo(r, "run", "a longer --runtime"); !s.ok()) return Fail(s);
-
-  int code = kExitOk;
-  if (lat_log) {
-    if (Status s = lat_log->Close(); !s.ok()) {
-      PrintError(s.message());
-      code = kExitFailed;
-    }
-  }
-  nlohmann::json doc;
-  doc["schema_version"] = kRunSchemaVersion;
-  nlohmann::json ctx = PlatformJson();
-  ctx["command_line"] = a.argv;
-  ctx["target"] = TargetJson((*backend)->info());
-  ctx["device"] = identity ? IdentityJson(*identity) : nlohmann::json(nullptr);
-  ctx["workload"] = WorkloadJson(spec.value());
-  ctx["engine"] = EngineJson(IsSimTarget(a.target) ? "sim" : a.engine, EngineReportOf(**backend));
-  ctx["direct"] = !a.buffered;
-  ctx["seed"] = results::IdJson(spec->seed);
-  ctx["start_time"] = IsoTime(start);
-  ctx["end_time"] = IsoTime(end);
-  doc["context"] = ctx;
-  doc.update(PhaseJson(r));
-  doc["health"] = health_json;
-  if (merged) {
-    doc["mpi"] = merged->mpi;
-    doc["mpi"]["range_per_rank"] = a.range_per_rank;
-  }
-
-  std::ostream& human = a.json == "-" || a.lat_log == "-" ? std::cerr : std::cout;
+// The run's lines for people: the workload, the clients, the summary table, the notes and the
+// temperature.
+void PrintRun(const RunArgs& a, const usecase::RunOutcome& o, std::ostream& human) {
+  const PhaseResult& r = o.result;
   human << fmt::format(
-      "{} on {} ({}, {}), {}, {:.2f} s measured{}\n", DescribeWorkload(spec.value()), a.target,
-      (*backend)->info().kind, FormatBytes((*backend)->info().size_bytes),
-      IsSimTarget(a.target) ? "sim" : a.engine, static_cast<double>(r.measured_ns) / 1e9,
-      r.interrupted ? " (INTERRUPTED)" : "");
-  if (merged)
+      "{} on {} ({}, {}), {}, {:.2f} s measured{}\n", DescribeWorkload(o.spec), a.target,
+      o.target.kind, FormatBytes(o.target.size_bytes), IsSimTarget(a.target) ? "sim" : a.engine,
+      static_cast<double>(r.measured_ns) / 1e9, r.interrupted ? " (INTERRUPTED)" : "");
+  if (o.doc.contains("mpi"))
     human << fmt::format("{} clients (MPI ranks), start skew {}; the figures below are their sum\n",
-                         mpi->size(), FormatNs(merged->mpi["start_skew_ns"].get<double>()));
+                         o.clients, FormatNs(o.start_skew_ns));
   human << SummaryTable(r);
   for (const auto& n : r.notes) human << "note: " << n << "\n";
-  const nlohmann::json& temp = health_json["temperature"];
-  if (health_json["source"] == "simulated") {
+  const nlohmann::json& health = o.health;
+  const nlohmann::json& temp = health["temperature"];
+  if (health["source"] == "simulated") {
     human << "temperature: none (a simulated drive models no temperature)\n";
   } else if (!temp["peak_c"].is_null()) {
     human << fmt::format("temperature ({}): idle {:.0f} C, peak {:.0f} C, mean {:.1f} C\n",
-                         health_json["source"].get<std::string>(), temp["idle_c"].get<double>(),
+                         health["source"].get<std::string>(), temp["idle_c"].get<double>(),
                          temp["peak_c"].get<double>(), temp["mean_c"].get<double>());
-  } else if (!health_json["reason"].get<std::string>().empty()) {
-    human << "temperature: not available (" << health_json["reason"].get<std::string>() << ")\n";
+  } else if (!health["reason"].get<std::string>().empty()) {
+    human << "temperature: not available (" << health["reason"].get<std::string>() << ")\n";
   }
-  if (!a.json.empty()) {
-    if (Status s = WriteJsonOutput(a.json, doc); !s.ok()) {
-      PrintError(s.message());
-      code = kExitFailed;
+}
+
+// One client's run; with `mpi`, one rank of a multi-client load (usecase/mpi_clients.h): only
+// rank 0 prints and writes the JSON, of the merged result.
+int RunClient(RunArgs a, usecase::MpiClients* mpi) {
+  if (mpi) mpi->ExpandTargets(a.targets);
+  auto target = usecase::ComposeTarget(a.targets, a.layout, a.chunk);
+  if (!target.ok()) return Fail(target.status());
+  a.target = target.value();
+  auto q = RunRequestOf(a);
+  if (!q.ok()) return Fail(q.status());
+  q->mpi = mpi;
+  StatusLine line;
+  if (isatty(STDERR_FILENO)) q->progress = &line;
+  std::unique_ptr<CsvIoLog> lat_log;
+  if (!a.lat_log.empty()) {
+    q->open_io_log = [&]() -> Result<IoLogSink*> {
+      SSDLAB_ASSIGN_OR_RETURN(lat_log, CsvIoLog::Open(a.lat_log));
+      return lat_log.get();
+    };
+  }
+  int code = kExitOk;
+  q->write_outputs = [&](usecase::RunOutcome& o) {
+    if (lat_log) {
+      if (Status s = lat_log->Close(); !s.ok()) {
+        PrintError(s.message());
+        code = kExitFailed;
+      }
     }
-  }
-  // An output that failed fails the command: then its drive's state is not saved either.
-  if (Status closed = EndTargetUse(
-          **backend, code == kExitOk ? outcome : Status::Io("an output was not written"));
-      !closed.ok()) {
-    PrintError(closed.message());
+    PrintRun(a, o, a.json == "-" || a.lat_log == "-" ? std::cerr : std::cout);
+    if (!a.json.empty()) {
+      if (Status s = WriteJsonOutput(a.json, o.doc); !s.ok()) {
+        PrintError(s.message());
+        code = kExitFailed;
+      }
+    }
+    return code == kExitOk ? Status::Ok() : Status::Io("an output was not written");
+  };
+  auto outcome = usecase::Run(*q);
+  if (!outcome.ok()) return Fail(outcome.status());
+  if (!outcome->closed.ok()) {
+    PrintError(outcome->closed.message());
     code = kExitFailed;
   }
-  return PhaseExitCode(r, code);
+  return PhaseExitCode(outcome->result, code);
 }
 
 int Run(const RunArgs& a) {
@@ -378,7 +207,7 @@ int Run(const RunArgs& a) {
     if (a.range_per_rank) return Fail(Status::Invalid("--range-per-rank needs --mpi"));
     return RunClient(a, nullptr);
   }
-  auto mpi = MpiClients::Start();
+  auto mpi = usecase::MpiClients::Start();
   if (!mpi.ok()) return Fail(mpi.status());
   int code = RunClient(a, &mpi.value());
   // A rank that failed before the start tells the others, which wait for it at the start.

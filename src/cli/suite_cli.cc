@@ -10,6 +10,7 @@
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "usecase/pts.h"
 
 namespace ssdlab {
 
@@ -60,17 +61,6 @@ void CliProgress::Done() {
   if (tty_ && !json_) std::cerr << "\r\x1b[K" << std::flush;
 }
 
-void HealthHooks::OnTestStart(const std::string&) {
-  monitor_ = std::make_unique<HealthMonitor>(id_);
-  monitor_->Start(interval_ns_);
-}
-
-json HealthHooks::OnTestEnd(const std::string&) {
-  json j = monitor_ ? monitor_->Stop() : json(nullptr);
-  monitor_.reset();
-  return j;
-}
-
 std::vector<std::string> GivenOptions(const CLI::App* cmd) {
   std::vector<std::string> out;
   for (const CLI::Option* opt : cmd->get_options()) {
@@ -78,15 +68,6 @@ std::vector<std::string> GivenOptions(const CLI::App* cmd) {
     out.push_back("--" + opt->get_lnames().front());
   }
   return out;
-}
-
-std::string DefaultRunName(const std::string& prefix) {
-  time_t t = time(nullptr);
-  tm g;
-  gmtime_r(&t, &g);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "-%Y%m%d-%H%M%S", &g);
-  return prefix + buf;
 }
 
 void AddStoredRunOptions(CLI::App* cmd, std::string* db, std::string* run,
@@ -101,13 +82,11 @@ void AddStoredRunOptions(CLI::App* cmd, std::string* db, std::string* run,
       ->check(CLI::IsMember({"auto", "json", "none"}));
 }
 
-Status FinishStoredRun(Store& store, int64_t run_id, const std::string& run, const std::string& db,
-                       Status st, const std::string& json_path,
-                       const std::function<void(const json& doc)>& print) {
-  const std::string status = RunStatusName(st);
-  if (!store.SetRunStatus(run_id, status).ok()) PrintError("cannot record the run's status");
-  std::cerr << fmt::format("run '{}' {} (database {})\n", run, status, MaskSecrets(db));
-  auto doc = store.RunJson(run);
+Status PrintStoredRun(const std::string& run, const std::string& db, Status st,
+                      const Result<json>& doc, const std::string& json_path,
+                      const std::function<void(const json& doc)>& print) {
+  std::cerr << fmt::format("run '{}' {} (database {})\n", run, usecase::RunStatusName(st),
+                           MaskSecrets(db));
   if (doc.ok()) print(doc.value());
   if (!json_path.empty()) {
     const Status w = doc.ok() ? WriteJsonOutput(json_path, doc.value()) : doc.status();
@@ -117,6 +96,13 @@ Status FinishStoredRun(Store& store, int64_t run_id, const std::string& run, con
     }
   }
   return st;
+}
+
+Status FinishStoredRun(Store& store, int64_t run_id, const std::string& run, const std::string& db,
+                       Status st, const std::string& json_path,
+                       const std::function<void(const json& doc)>& print) {
+  auto doc = usecase::EndStoredRun(store, run_id, run, st, CliConsole());
+  return PrintStoredRun(run, db, st, doc, json_path, print);
 }
 
 }  // namespace ssdlab

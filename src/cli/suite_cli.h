@@ -12,6 +12,7 @@
 #include "device/device_backend.h"
 #include "store/store.h"
 #include "suite/pts.h"
+#include "usecase/runs.h"
 
 namespace ssdlab {
 
@@ -28,31 +29,21 @@ class CliProgress : public ProgressSink {
   bool json_, tty_;
 };
 
-// Temperature samples and SMART snapshots around each test (`identity` null: the simulator).
-class HealthHooks : public TestHooks {
- public:
-  HealthHooks(const DeviceIdentity* identity, uint64_t interval_ns)
-      : id_(identity), interval_ns_(interval_ns) {}
-  void OnTestStart(const std::string&) override;
-  nlohmann::json OnTestEnd(const std::string&) override;
-
- private:
-  const DeviceIdentity* id_;
-  uint64_t interval_ns_;
-  std::unique_ptr<HealthMonitor> monitor_;
-};
-
 // The long names ("--round") of the options given on `cmd`'s command line.
 std::vector<std::string> GivenOptions(const CLI::App* cmd);
-
-// "PREFIX-YYYYMMDD-HHMMSS" in UTC.
-std::string DefaultRunName(const std::string& prefix);
 
 // The options of a command that stores a run: --db (required), --run (`run_help` says its
 // default), --json, --progress.
 void AddStoredRunOptions(CLI::App* cmd, std::string* db, std::string* run,
                          const std::string& run_help, std::string* json_path,
                          std::string* progress);
+
+// Says how run `run` in database `db` ended (`st`), calls `print` with the run read back (`doc`,
+// when it was), and writes it to json_path when one is given ("-": stdout). Returns st, or the
+// failure to write the JSON when st is ok (a failure after a failed run is printed).
+Status PrintStoredRun(const std::string& run, const std::string& db, Status st,
+                      const Result<nlohmann::json>& doc, const std::string& json_path,
+                      const std::function<void(const nlohmann::json& doc)>& print);
 
 // The end of run `run` (id run_id) in database `db`, which ended with `st`: records its status,
 // says it on stderr, calls `print` with the run read back as JSON (Store::RunJson), and writes

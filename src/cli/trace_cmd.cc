@@ -15,11 +15,11 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/output.h"
-#include "cli/paths.h"
 #include "cli/suite_cli.h"
 #include "store/store.h"
 #include "trace/stats.h"
 #include "trace/trace.h"
+#include "usecase/paths.h"
 
 extern char** environ;
 
@@ -53,9 +53,9 @@ std::string MeanRateText(double iops) {
 }
 
 int Stats(const StatsArgs& a) {
-  PathRegistry paths = CommandPaths();
-  AddTracePaths(paths, "TRACE", a.trace);
-  AddDatabasePath(paths, "--db", a.db, true);
+  PathRegistry paths = usecase::CommandPaths();
+  usecase::AddTracePaths(paths, "TRACE", a.trace);
+  usecase::AddDatabasePath(paths, "--db", a.db, true);
   paths.AddOutput("--json", a.json);
   if (Status s = paths.Check(); !s.ok()) return Fail(s);
   trace::TraceOptions o;
@@ -72,8 +72,8 @@ int Stats(const StatsArgs& a) {
     s = Status::Invalid("--event: unknown event '" + a.event + "' (queue, issue)");
   }
   o.device_id = a.device_id;
-  if (s.ok()) s = CountFlag("--skip-bad", a.skip_bad, o.skip_bad, true);
-  if (s.ok()) s = DurationFlag("--burst-gap", a.burst_gap, so.burst_gap_ns);
+  if (s.ok()) s = usecase::CountFlag("--skip-bad", a.skip_bad, o.skip_bad, true);
+  if (s.ok()) s = usecase::DurationFlag("--burst-gap", a.burst_gap, so.burst_gap_ns);
   if (!s.ok()) {
     PrintError(s.message());
     return kExitUsage;
@@ -170,17 +170,17 @@ int Stats(const StatsArgs& a) {
   doc["suggested_run_flags"] = flags;
 
   int code = kExitOk;
-  const std::string run_name = a.run.empty() ? DefaultRunName("trace-stats") : a.run;
+  const std::string run_name = a.run.empty() ? usecase::DefaultRunName("trace-stats") : a.run;
   if (store) {
     // A run of kind "trace-stats": one test whose results are this document.
     nlohmann::json config = {{"trace_stats", a.trace},
                              {"format", trace::TraceFormatName((*reader)->format())},
                              {"device_id", a.device_id}};
-    nlohmann::json context = PlatformJson();
+    nlohmann::json context = usecase::PlatformJson();
     TargetInfo target;
     target.path = a.trace;
     target.kind = "trace";
-    context["target"] = TargetJson(target);
+    context["target"] = usecase::TargetJson(target);
     auto id = store->CreateRun(run_name, "trace-stats", config, context, target);
     if (!id.ok()) {
       return Fail(id.status());
@@ -241,7 +241,7 @@ struct CaptureArgs {
 int Capture(const CaptureArgs& a) {
   namespace fs = std::filesystem;
   uint64_t ns = 0;
-  if (Status s = DurationFlag("--time", a.time, ns); !s.ok() || ns < kNsPerS) {
+  if (Status s = usecase::DurationFlag("--time", a.time, ns); !s.ok() || ns < kNsPerS) {
     PrintError(s.ok() ? "--time: at least 1s" : s.message());
     return kExitUsage;
   }

@@ -13,8 +13,6 @@
 #include "base/secrets.h"
 #include "base/units.h"
 #include "cli/commands.h"
-#include "cli/paths.h"
-#include "cli/twin_runs.h"
 #include "results/run_context.h"
 #include "sim/params.h"
 #include "sim/preset_file.h"
@@ -22,6 +20,8 @@
 #include "twin/figures.h"
 #include "twin/fit.h"
 #include "twin/import.h"
+#include "usecase/paths.h"
+#include "usecase/twin_runs.h"
 
 namespace ssdlab {
 namespace {
@@ -58,16 +58,18 @@ Result<std::vector<double>> FullTestValues(Store& store, const std::vector<std::
   std::vector<double> exact(figures.size(), 0.0);
   for (const std::string& run : runs) {
     SSDLAB_ASSIGN_OR_RETURN(nlohmann::json doc, store.RunJson(run));
-    if (!CanRerun(doc)) continue;
+    if (!usecase::CanRerun(doc)) continue;
     std::cerr << "sim fit: re-running run " << run << "'s tests on " << what
-              << (HasPtsOptions(doc) ? "" : " (as the review spec's)") << " (bias correction)\n";
-    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json rerun, RerunOnTwin(doc, twin::TargetOf(p)));
+              << (usecase::HasPtsOptions(doc) ? "" : " (as the review spec's)")
+              << " (bias correction)\n";
+    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json rerun,
+                            usecase::RerunOnTwin(doc, twin::TargetOf(p), &StopFlag()));
     SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> ex, twin::FiguresOfRun(rerun, nullptr));
     std::vector<twin::Figure> mine;
     std::vector<size_t> where;
     for (size_t i = 0; i < figures.size(); ++i)
       if (figures[i].run == run) mine.push_back(figures[i]), where.push_back(i);
-    const std::vector<double> v = MatchFigures(mine, ex);
+    const std::vector<double> v = usecase::MatchFigures(mine, ex);
     for (size_t k = 0; k < where.size(); ++k) exact[where[k]] = v[k];
   }
   return exact;
@@ -96,8 +98,8 @@ Result<std::vector<twin::Figure>> LoadFigures(Store& store, const std::vector<st
 int RunFit(const FitArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
   // Every preset file read is an input: --base's, or the run's own drive's (known once read).
-  PathRegistry paths = CommandPaths();
-  AddDatabasePath(paths, "--db", a.db, false);
+  PathRegistry paths = usecase::CommandPaths();
+  usecase::AddDatabasePath(paths, "--db", a.db, false);
   paths.AddInput("--base " + a.base, sim::PresetFileOf(a.base));
   paths.AddOutput("-o", a.out);
   if (Status s = paths.Check(); !s.ok()) return Fail(s);
@@ -269,15 +271,15 @@ int RunCompare(const CompareArgs& a) {
   if (!store.ok()) return Fail(store.status());
   auto doc = store.value()->RunJson(a.run);
   if (!doc.ok()) return Fail(doc.status());
-  auto target = TwinTarget(a.target, 1);
+  auto target = usecase::TwinTarget(a.target, 1);
   if (!target.ok()) return Fail(target.status());
   nlohmann::json twin_doc;
   if (a.exact) {
-    auto rerun = RerunOnTwin(doc.value(), target.value());
+    auto rerun = usecase::RerunOnTwin(doc.value(), target.value(), &StopFlag());
     if (!rerun.ok()) return Fail(rerun.status());
     twin_doc = std::move(rerun.value());
   }
-  auto fits = CompareOnTwin(doc.value(), target.value(), twin_doc);
+  auto fits = usecase::CompareOnTwin(doc.value(), target.value(), twin_doc);
   if (!fits.ok()) return Fail(fits.status());
   std::vector<twin::FigureFit> rows;
   std::cout << fmt::format("run {} measured vs {} simulated ({})\n", a.run, a.target,
@@ -327,9 +329,9 @@ int RunImport(const ImportArgs& a) {
     if (!c.ok()) return Fail(Status::Invalid("--capacity: " + c.status().message()));
     capacity = c.value();
   }
-  PathRegistry paths = CommandPaths();
+  PathRegistry paths = usecase::CommandPaths();
   paths.AddInput("FILE " + a.file, a.file);
-  AddDatabasePath(paths, "--db", a.db, true);
+  usecase::AddDatabasePath(paths, "--db", a.db, true);
   if (Status s = paths.Check(); !s.ok()) return Fail(s);
   auto store = Store::Open(a.db, Store::Mode::kCreate);
   if (!store.ok()) return Fail(store.status());

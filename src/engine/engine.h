@@ -13,8 +13,6 @@
 namespace ssdlab {
 
 enum class EngineKind { kIoUring, kLibaio, kPsync };
-// The kernel's largest io_uring submission ring (IORING_MAX_ENTRIES): the deepest --qd per job.
-inline constexpr uint32_t kMaxUringDepth = 32768;
 Result<EngineKind> ParseEngineKind(const std::string& name);
 const char* EngineKindName(EngineKind k);
 

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <mutex>
 
+#include "engine/queues.h"
+
 namespace ssdlab {
 namespace {
 
@@ -63,6 +65,13 @@ class EngineOnFile : public ::testing::TestWithParam<EngineKind> {
   std::filesystem::path dir_;
   std::unique_ptr<Backend> backend_;
 };
+
+// One io_uring depth limit: the kernel's IORING_MAX_ENTRIES, refused above by the commands
+// (kMaxUringDepth) and the queue's own clamp alike.
+TEST(UringDepth, TheQueueAndTheCommandsShareTheKernelsLimit) {
+  EXPECT_EQ(kMaxUringDepth, 32768u);
+  EXPECT_EQ(UringQueue::kMaxDepth, kMaxUringDepth);
+}
 
 TEST_P(EngineOnFile, MeasuresExactlyTheBytesAfterTheRamp) {
   WorkloadSpec s = Spec(0);

@@ -12,6 +12,11 @@
 
 namespace ssdlab {
 
+// The kernel's largest io_uring submission ring (IORING_MAX_ENTRIES in io_uring/io_uring.h,
+// 32768; the completion ring may be twice that): the deepest --qd per job, and the io_uring
+// queue's depth limit (engine/queues.h UringQueue::kMaxDepth).
+inline constexpr uint32_t kMaxUringDepth = 32768;
+
 enum class ForceAsync : uint8_t { kAuto, kOn, kOff };
 
 struct EngineOptions {

@@ -56,7 +56,7 @@ int SyncTrim(int fd, bool block_device, uint64_t offset, uint64_t len);
 
 class UringQueue {
  public:
-  static constexpr uint32_t kMaxDepth = 65536;
+  static constexpr uint32_t kMaxDepth = kMaxUringDepth;
   static constexpr bool kAsyncTrim = true;  // punch hole via IORING_OP_FALLOCATE
   ~UringQueue();
   Status Init(const QueueSetup& setup);

@@ -86,7 +86,7 @@ struct TwinPolicy {
   std::vector<std::pair<std::string, double>> held_out_errors;
 };
 
-// What the CLI computed on the twin (cli/twin_runs.h): the figures side by side and the runs of
+// What the CLI computed on the twin (usecase/twin_runs.h): the figures side by side and the runs of
 // the what-if questions, each a run document with its role: "op" (the OP advisor profile),
 // "wsat" (WSAT to 4 capacities), "single", "raid10", "raid5" (IOPS and TP of one twin and of
 // arrays of four). Sections: "Measured vs twin" and "What if (on the twin)".

@@ -118,7 +118,7 @@ class SimBackend : public Backend {
   // Saves the state to its `state=` path(s) (an array: every member to its own) when anything
   // ran since it was loaded or saved. Io/NoSpace naming the path when a save fails. A backend
   // opened without the state's lock (SimOpenOptions::lock_state false) saves nothing. A command
-  // that fails does not call it: its state file stays as it was (cli/targets.h EndTargetUse).
+  // that fails does not call it: its state file stays as it was (usecase/targets.h EndTargetUse).
   Status Close() override;
   // The `state=` paths: none, one, or one per array member.
   const std::vector<std::string>& state_paths() const { return state_paths_; }

@@ -1,11 +1,10 @@
-#include "cli/mpi_pts.h"
+#include "usecase/mpi_pts.h"
 
-#include "cli/commands.h"
-#include "cli/targets.h"
 #include "lab/merge.h"
 #include "results/ids.h"
+#include "usecase/targets.h"
 
-namespace ssdlab {
+namespace ssdlab::usecase {
 namespace {
 
 using nlohmann::json;
@@ -91,7 +90,8 @@ Result<std::string> MultiClientBackend::Purge(const std::string& method,
   return PurgeShare(clients_, local_.get(), method, control.stop);
 }
 
-int FollowPhases(MpiClients& c, const OpenFollowerTarget& open, const std::atomic<bool>* stop) {
+int FollowPhases(MpiClients& c, const OpenFollowerTarget& open, const std::atomic<bool>* stop,
+                 Console& console) {
   std::unique_ptr<Backend> local;
   bool purges = false, range_per_rank = false;
   for (;;) {
@@ -104,7 +104,7 @@ int FollowPhases(MpiClients& c, const OpenFollowerTarget& open, const std::atomi
                                : code == kExitInterrupted
                                    ? Status::Error(Code::kInterrupted, "interrupted")
                                    : Status::Error(Code::kInternal, "the battery failed");
-        if (Status s = EndTargetUse(*local, outcome); !s.ok()) PrintError(s.message());
+        if (Status s = EndTargetUse(*local, outcome, console); !s.ok()) console.Fail(s);
       }
       return code;
     }
@@ -137,4 +137,4 @@ void EndFollowers(MpiClients& c, int code) {
   c.world().Broadcast(json{{"op", "end"}, {"code", code}}.dump());
 }
 
-}  // namespace ssdlab
+}  // namespace ssdlab::usecase

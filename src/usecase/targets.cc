@@ -1,17 +1,16 @@
-#include "cli/targets.h"
+#include "usecase/targets.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <iostream>
 
 #include "base/units.h"
 #include "device/safety.h"
 #include "sim/params.h"
 
-namespace ssdlab {
+namespace ssdlab::usecase {
 namespace {
 
 // The shortest phase --time-scale auto derives: long against the simulator's own times (a lazy
@@ -85,15 +84,6 @@ Result<std::string> ComposeTarget(const std::vector<std::string>& targets,
   return ArrayTarget(targets, layout, chunk.empty() ? "64KiB" : chunk);
 }
 
-void AddTargetOptions(CLI::App* cmd, std::vector<std::string>* targets, std::string* layout,
-                      std::string* chunk, const std::string& help) {
-  cmd->add_option("--target", *targets, help + "; repeat with --layout for an array")
-      ->allow_extra_args(false);
-  cmd->add_option("--layout", *layout,
-                  "Array of the --target simulated drives: raid0, raid1, raid10, raid5 or raid6");
-  cmd->add_option("--chunk", *chunk, "Array chunk (stripe unit) size (64KiB)");
-}
-
 Result<TargetInfo> ProbeTarget(const TargetRequest& r) {
   if (IsSimTarget(r.target)) {
     if (r.size_bytes)
@@ -118,14 +108,14 @@ Result<std::unique_ptr<Backend>> OpenTarget(const TargetRequest& r) {
   return OpenRealBackend(RealOptions(r));
 }
 
-Status EndTargetUse(Backend& b, const Status& outcome) {
+Status EndTargetUse(Backend& b, const Status& outcome, Console& console) {
   if (!outcome.ok() && outcome.code() != Code::kInterrupted) return Status::Ok();
   Status closed = b.Close();
   const auto* sim = dynamic_cast<const SimBackend*>(&b);
   if (outcome.code() == Code::kInterrupted && closed.ok() && sim && !sim->state_paths().empty())
-    std::cerr << fmt::format(
-        "ssdlab: interrupted: sim state {} saved with the drive as the interruption left it\n",
-        fmt::join(sim->state_paths(), ", "));
+    console.Note(fmt::format(
+        "ssdlab: interrupted: sim state {} saved with the drive as the interruption left it",
+        fmt::join(sim->state_paths(), ", ")));
   return closed;
 }
 
@@ -146,4 +136,4 @@ std::string SimStateNote(const Backend& b) {
       c.write_amplification());
 }
 
-}  // namespace ssdlab
+}  // namespace ssdlab::usecase

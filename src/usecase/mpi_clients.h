@@ -15,7 +15,7 @@
 #include "stats/phase_result.h"
 #include "workload/spec.h"
 
-namespace ssdlab {
+namespace ssdlab::usecase {
 
 class MpiClients {
  public:
@@ -67,4 +67,4 @@ class MpiClients {
 nlohmann::json SpecWire(const WorkloadSpec& s);
 Result<WorkloadSpec> SpecFromWire(const nlohmann::json& j);
 
-}  // namespace ssdlab
+}  // namespace ssdlab::usecase

@@ -30,8 +30,9 @@
 #include "lab/mpi.h"
 #include "suite/journal.h"
 #include "suite/pts.h"
+#include "usecase/console.h"
 
-namespace ssdlab {
+namespace ssdlab::usecase {
 
 enum class SpreadUnit {
   kTests,   // a segment per PTS test (test i of the battery is segment i)
@@ -56,7 +57,7 @@ Result<std::unique_ptr<Backend>> SpreadOverRanks(MpiWorld& world, std::unique_pt
 // A command spread over the ranks (`pts`, `profile`), as RunSpread runs it.
 struct SpreadCommand {
   std::string why_not;  // WhyNotSpread's answer, or another reason; "" when it is spread
-  std::string note;     // rank 0's line on stderr: spread over how many ranks, or why not
+  std::string note;     // rank 0's note: spread over how many ranks, or why not
   SpreadUnit unit = SpreadUnit::kTests;
   std::vector<std::string> tests;  // kTests: the battery's test names
   // This rank's simulator, opened and checked as the command would (collective: every rank's
@@ -70,7 +71,8 @@ struct SpreadCommand {
 };
 
 // Collective: spreads `c` (or runs it on rank 0 alone, with a note saying why, when
-// c.why_not is set) and returns rank 0's exit status on every rank.
-int RunSpread(MpiWorld& world, const SpreadCommand& c);
+// c.why_not is set) and returns rank 0's exit status on every rank. Rank 0's notes and a failure
+// to gather the records go to `console`.
+int RunSpread(MpiWorld& world, const SpreadCommand& c, Console& console);
 
-}  // namespace ssdlab
+}  // namespace ssdlab::usecase

@@ -3,10 +3,11 @@
 // suite (RunPts with the run's stored options), and the what-if runs (the OP advisor profile,
 // WSAT to 4 capacities, RAID 10 and RAID 5 arrays of four twins beside one twin). Each runs in
 // a temporary results database (under the system's temporary directory, removed afterwards);
-// the run documents are what the report and twin/figures.h read. SIGINT/SIGTERM (StopFlag)
-// stops them: the call returns Interrupted.
+// the run documents are what the report and twin/figures.h read. The `stop` flag given (the
+// CLI's SIGINT/SIGTERM flag) stops them: the call returns Interrupted.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -17,7 +18,7 @@
 #include "twin/figures.h"
 #include "twin/fit.h"
 
-namespace ssdlab {
+namespace ssdlab::usecase {
 
 // "sim:FILE.toml" or "FILE.toml" or any sim: target, as one target string with every key of the
 // resolved parameters and the scale multiplied by `scale_factor` (coarser: state changes take
@@ -39,7 +40,8 @@ bool CanRerun(const nlohmann::json& run_doc);
 // An imported run holds no options: its iops, tp, lat and wsat tests are run as the review
 // spec's (ImportedBattery), their block sizes and mixes added to the spec's.
 // Invalid naming the run when it holds neither PTS options nor imported cells of those tests.
-Result<nlohmann::json> RerunOnTwin(const nlohmann::json& run_doc, const std::string& target);
+Result<nlohmann::json> RerunOnTwin(const nlohmann::json& run_doc, const std::string& target,
+                                   const std::atomic<bool>* stop);
 
 // The battery that re-measures an imported run's figures on `target` (a sim: target): the
 // review spec (purge, preconditioning, rounds to steady state; IOPS and WSAT at 16 x QD 8, TP at
@@ -78,6 +80,7 @@ struct WhatIfOptions {
   double op_capacities = 2.5;  // written per OP point (at the fresh drive's 4 KiB write rate)
   uint64_t round_ns = 2'000'000'000;  // array cells and WSAT rounds
   uint32_t threads = 16, qd = 8;
+  const std::atomic<bool>* stop = nullptr;  // set: the runs stop (Interrupted)
 };
 
 // The what-if runs on `target` (a TwinTarget): the OP advisor profile at `op_pcts`, WSAT to 4
@@ -85,4 +88,4 @@ struct WhatIfOptions {
 // twin, on a RAID 10 and on a RAID 5 (64 KiB chunks) of four.
 Result<std::vector<WhatIfRun>> WhatIfRuns(const std::string& target, const WhatIfOptions& o);
 
-}  // namespace ssdlab
+}  // namespace ssdlab::usecase

@@ -1,14 +1,14 @@
-#include "cli/mpi_clients.h"
+#include "usecase/mpi_clients.h"
 
 #include <algorithm>
 #include <stdexcept>
 
 #include "base/clock.h"
-#include "cli/output.h"
 #include "lab/merge.h"
 #include "results/ids.h"
+#include "usecase/documents.h"
 
-namespace ssdlab {
+namespace ssdlab::usecase {
 
 using nlohmann::json;
 
@@ -172,4 +172,4 @@ Result<WorkloadSpec> SpecFromWire(const json& j) {
   return s;
 }
 
-}  // namespace ssdlab
+}  // namespace ssdlab::usecase

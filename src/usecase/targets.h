@@ -3,7 +3,6 @@
 // for writing.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,8 +10,9 @@
 #include "backend/backend.h"
 #include "engine/engine.h"
 #include "sim/sim.h"
+#include "usecase/console.h"
 
-namespace ssdlab {
+namespace ssdlab::usecase {
 
 struct TargetRequest {
   std::string target;
@@ -29,9 +29,6 @@ struct TargetRequest {
 // layout, or a layout with fewer than two targets.
 Result<std::string> ComposeTarget(const std::vector<std::string>& targets,
                                   const std::string& layout, const std::string& chunk);
-// Registers --target (repeatable), --layout and --chunk on `cmd`.
-void AddTargetOptions(CLI::App* cmd, std::vector<std::string>* targets, std::string* layout,
-                      std::string* chunk, const std::string& help);
 
 // The scale `--time-scale auto` gives a simulated drive whose preset's scale is preset_scale,
 // for a test whose timed phase (a round, a profile's phase) is phase_ns: phase_ns / 10 s (each
@@ -51,13 +48,13 @@ Result<TargetInfo> ProbeTarget(const TargetRequest& request);
 Result<std::unique_ptr<Backend>> OpenTarget(const TargetRequest& request);
 // Ends a command's use of `backend` by how the command ends (`outcome`), so that a command that
 // fails saves no state: ok -> Close() (a simulated drive saves its state=); interrupted
-// (Code::kInterrupted) -> Close() too, and a line on stderr saying that the state file now holds
+// (Code::kInterrupted) -> Close() too, and a line to `console` saying that the state file now holds
 // the drive as the interruption left it; any other error -> nothing is saved, the state file
 // stays as it was before the command. Returns Close()'s status (Ok when it was not called).
-Status EndTargetUse(Backend& backend, const Status& outcome);
+Status EndTargetUse(Backend& backend, const Status& outcome, Console& console);
 // For a simulated drive with state=: one line saying whether its state was loaded (with its
 // fill and write amplification so far) or is new. Empty for other targets. Call before the
 // first phase.
 std::string SimStateNote(const Backend& backend);
 
-}  // namespace ssdlab
+}  // namespace ssdlab::usecase

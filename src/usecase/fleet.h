@@ -10,8 +10,11 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
-namespace ssdlab {
+#include "usecase/console.h"
+
+namespace ssdlab::usecase {
 
 struct FleetOptions {
   std::string db;
@@ -21,6 +24,8 @@ struct FleetOptions {
   std::string resume;      // --resume: the fleet to continue
   std::string report;      // --report FILE: rank 0 writes the comparison report at the end
   double table_interval_s = 2;
+  // Writes the comparison report of `runs` to `report` (rank 0, at the end); an exit status.
+  std::function<int(const std::vector<std::string>& runs, const std::string& title)> write_report;
 };
 
 // What one rank runs: its target and its run's name; `resume` when its run exists and is to be
@@ -37,7 +42,9 @@ struct FleetRank {
 // True when this is a fleet run (started by mpirun with --target-map or %r/%h in --target).
 bool IsFleetRun(const FleetOptions& o);
 // Runs `run_one` (returning an exit status) on every rank with its share; collective. Returns
-// this rank's exit status on ranks > 0, the worst over the fleet on rank 0.
-int RunFleet(const FleetOptions& o, const std::function<int(const FleetRank&)>& run_one);
+// this rank's exit status on ranks > 0, the worst over the fleet on rank 0. Rank 0's tables and
+// notes, and every rank's failure, go to `console`.
+int RunFleet(const FleetOptions& o, const std::function<int(const FleetRank&)>& run_one,
+             Console& console);
 
-}  // namespace ssdlab
+}  // namespace ssdlab::usecase

@@ -1,4 +1,4 @@
-#include "cli/fleet.h"
+#include "usecase/fleet.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -15,16 +14,14 @@
 #include "base/path_registry.h"
 #include "base/secrets.h"
 #include "base/thread.h"
-#include "cli/commands.h"
-#include "cli/paths.h"
-#include "cli/report_cmds.h"
-#include "cli/suite_cli.h"
 #include "lab/mpi.h"
 #include "results/run_context.h"
 #include "results/steady_state.h"
 #include "store/store.h"
+#include "usecase/paths.h"
+#include "usecase/runs.h"
 
-namespace ssdlab {
+namespace ssdlab::usecase {
 namespace {
 
 using nlohmann::json;
@@ -80,12 +77,13 @@ std::string RowOf(Store& s, const RunRecord& r) {
 // Rank 0's live table: polls the store while the fleet runs; prints it when it changes.
 class FleetTable {
  public:
-  FleetTable(const FleetOptions& o, std::string fleet) : o_(o), fleet_(std::move(fleet)) {
+  FleetTable(const FleetOptions& o, std::string fleet, Console& console)
+      : o_(o), fleet_(std::move(fleet)), console_(console) {
     auto t = StartThread([this] { Loop(); }, "the live fleet table's thread");
     if (t.ok())
       thread_ = std::move(t).value();
     else
-      std::cerr << "ssdlab: note: no live fleet table: " << t.status().message() << "\n";
+      console_.Note("ssdlab: note: no live fleet table: " + t.status().message());
   }
   ~FleetTable() {
     {
@@ -109,15 +107,15 @@ class FleetTable {
       for (const RunRecord& r : (*s)->ListRuns())
         if (r.fleet == fleet_) table += RowOf(**s, r) + "\n";
       if (table != last && !table.empty()) {
-        std::cerr << fmt::format("fleet {}:\n{:>4}  {:<12} {:<28} {:<9} {:>5}  steady state\n{}",
-                                 fleet_, "rank", "host", "drive", "test", "round", table)
-                  << std::flush;
+        console_.Note(fmt::format("fleet {}:\n{:>4}  {:<12} {:<28} {:<9} {:>5}  steady state\n{}",
+                                  fleet_, "rank", "host", "drive", "test", "round", table));
         last = table;
       }
     }
   }
   const FleetOptions& o_;
   std::string fleet_;
+  Console& console_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
@@ -126,9 +124,9 @@ class FleetTable {
 
 // The comparison report of the fleet's stored runs (rank 0, at the end); an exit status.
 int WriteFleetReport(const FleetOptions& o, const std::string& fleet,
-                     const std::vector<std::string>& ranks) {
+                     const std::vector<std::string>& ranks, Console& console) {
   auto s = Store::Open(o.db, Store::Mode::kReadOnly);
-  if (!s.ok()) return Fail(s.status().WithContext("--report"));
+  if (!s.ok()) return console.Fail(s.status().WithContext("--report"));
   std::vector<std::string> runs, missing;
   for (const std::string& r : ranks) {
     const std::string run = json::parse(r)["run"].get<std::string>();
@@ -139,11 +137,11 @@ int WriteFleetReport(const FleetOptions& o, const std::string& fleet,
   }
   s->reset();
   if (!missing.empty())
-    std::cerr << fmt::format("fleet {}: the report leaves out {} (never stored)\n", fleet,
-                             fmt::join(missing, ", "));
+    console.Note(fmt::format("fleet {}: the report leaves out {} (never stored)", fleet,
+                             fmt::join(missing, ", ")));
   if (runs.empty())
-    return Fail(Status::NotFound("--report: no run of fleet " + fleet + " is stored"));
-  return WriteRunsReport(o.db, runs, o.report, "fleet " + fleet, "--report");
+    return console.Fail(Status::NotFound("--report: no run of fleet " + fleet + " is stored"));
+  return o.write_report(runs, "fleet " + fleet);
 }
 
 // Refuses, on every rank alike (collective), a fleet in which two ranks would write one file:
@@ -182,9 +180,10 @@ bool IsFleetRun(const FleetOptions& o) {
   return StartedByMpirun() && (!o.target_map.empty() || HasRankPattern(o.target));
 }
 
-int RunFleet(const FleetOptions& o, const std::function<int(const FleetRank&)>& run_one) {
+int RunFleet(const FleetOptions& o, const std::function<int(const FleetRank&)>& run_one,
+             Console& console) {
   auto world = MpiWorld::Get();
-  if (!world.ok()) return Fail(world.status());
+  if (!world.ok()) return console.Fail(world.status());
   MpiWorld& w = **world;
   FleetRank me;
   me.rank = w.rank();
@@ -223,21 +222,21 @@ int RunFleet(const FleetOptions& o, const std::function<int(const FleetRank&)>& 
   if (Status s = CheckRanksShareNoFile(w, o, me, ready.ok() && !skip); !s.ok() && ready.ok())
     ready = s;
   if (w.rank() == 0)
-    std::cerr << fmt::format("ssdlab pts: fleet '{}' of {} ranks into {}{}\n", me.fleet, w.size(),
-                             MaskSecrets(o.db), o.resume.empty() ? "" : " (resumed)");
+    console.Note(fmt::format("ssdlab pts: fleet '{}' of {} ranks into {}{}", me.fleet, w.size(),
+                             MaskSecrets(o.db), o.resume.empty() ? "" : " (resumed)"));
   int code = kExitOk;
   std::string error;
   {
     std::optional<FleetTable> table;
-    if (w.rank() == 0) table.emplace(o, me.fleet);
+    if (w.rank() == 0) table.emplace(o, me.fleet, console);
     if (!ready.ok()) {
-      code = Fail(ready);
+      code = console.Fail(ready);
       error = ready.message();
     } else if (skip) {
       error = "already done";
     } else {
       code = run_one(me);
-      if (code != kExitOk) error = LastError();
+      if (code != kExitOk) error = console.LastError();
     }
     // Ranks wait here for the whole fleet (polling, not spinning).
     json mine = {{"rank", me.rank}, {"host", me.host}, {"target", me.target},
@@ -245,8 +244,8 @@ int RunFleet(const FleetOptions& o, const std::function<int(const FleetRank&)>& 
     std::vector<std::string> all = w.Gather(mine.dump());
     if (w.rank() != 0) return code;
     table.reset();
-    std::cerr << fmt::format("fleet {}: {} ranks\n{:>4}  {:<12} {:<28} {:<24} {}\n", me.fleet,
-                             w.size(), "rank", "host", "drive", "run", "result");
+    std::string summary = fmt::format("fleet {}: {} ranks\n{:>4}  {:<12} {:<28} {:<24} {}\n",
+                                      me.fleet, w.size(), "rank", "host", "drive", "run", "result");
     int worst = kExitOk;
     int failed = 0;
     for (const std::string& s : all) {
@@ -258,19 +257,20 @@ int RunFleet(const FleetOptions& o, const std::function<int(const FleetRank&)>& 
           c == kExitOk
               ? (r["error"].get<std::string>().empty() ? "ok" : r["error"].get<std::string>())
               : fmt::format("FAILED (exit {}): {}", c, r["error"].get<std::string>());
-      std::cerr << fmt::format("{:>4}  {:<12} {:<28} {:<24} {}\n", r["rank"].get<int>(),
-                               r["host"].get<std::string>().substr(0, 12),
-                               r["target"].get<std::string>().substr(0, 28),
-                               r["run"].get<std::string>(), result);
+      summary += fmt::format("{:>4}  {:<12} {:<28} {:<24} {}\n", r["rank"].get<int>(),
+                             r["host"].get<std::string>().substr(0, 12),
+                             r["target"].get<std::string>().substr(0, 28),
+                             r["run"].get<std::string>(), result);
     }
+    console.Note(summary);
     if (failed)
-      std::cerr << fmt::format(
-          "fleet {}: {} of {} ranks failed; the others' runs are stored; continue with "
-          "--resume {}\n",
-          me.fleet, failed, w.size(), me.fleet);
-    if (!o.report.empty()) worst = std::max(worst, WriteFleetReport(o, me.fleet, all));
+      console.Note(
+          fmt::format("fleet {}: {} of {} ranks failed; the others' runs are stored; continue with "
+                      "--resume {}",
+                      me.fleet, failed, w.size(), me.fleet));
+    if (!o.report.empty()) worst = std::max(worst, WriteFleetReport(o, me.fleet, all, console));
     return worst;
   }
 }
 
-}  // namespace ssdlab
+}  // namespace ssdlab::usecase

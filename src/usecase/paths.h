@@ -11,7 +11,7 @@
 #include "base/path_registry.h"
 #include "base/status.h"
 
-namespace ssdlab {
+namespace ssdlab::usecase {
 
 // An empty registry whose written files must pass device/safety.h CheckResultFileWritable.
 PathRegistry CommandPaths();
@@ -45,4 +45,4 @@ std::string ClaimsFilePath(const std::string& spec);
 // A trace read through `what` ("TRACE"): the file, or every per-CPU file of its blktrace set.
 void AddTracePaths(PathRegistry& r, const std::string& what, const std::string& trace);
 
-}  // namespace ssdlab
+}  // namespace ssdlab::usecase

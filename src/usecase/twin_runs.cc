@@ -1,4 +1,4 @@
-#include "cli/twin_runs.h"
+#include "usecase/twin_runs.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -13,9 +13,6 @@
 #include <tuple>
 
 #include "base/thread.h"
-#include "cli/commands.h"
-#include "cli/output.h"
-#include "cli/targets.h"
 #include "results/run_context.h"
 #include "sim/params.h"
 #include "sim/sim.h"
@@ -23,8 +20,10 @@
 #include "suite/profile.h"
 #include "suite/pts.h"
 #include "twin/simulate.h"
+#include "usecase/documents.h"
+#include "usecase/targets.h"
 
-namespace ssdlab {
+namespace ssdlab::usecase {
 namespace {
 
 using nlohmann::json;
@@ -67,7 +66,8 @@ class TempStore {
 // Runs a PTS battery on `target` as run `name` of `ts` and returns its document; with `hooks`,
 // the tests it Runs() only.
 Result<json> RunBattery(TempStore& ts, const std::string& name, const std::string& target,
-                        const PtsOptions& o, TestHooks* hooks = nullptr) {
+                        const PtsOptions& o, const std::atomic<bool>* stop,
+                        TestHooks* hooks = nullptr) {
   SSDLAB_RETURN_IF_ERROR(ValidatePtsOptions(o));
   auto backend = OpenSimBackend(target, SimOpenOptions{.lock_state = false});
   if (!backend.ok()) return backend.status();
@@ -76,7 +76,7 @@ Result<json> RunBattery(TempStore& ts, const std::string& name, const std::strin
   json context = {{"target", TargetJson((*backend)->info())}};
   SSDLAB_ASSIGN_OR_RETURN(int64_t id,
                           ts.store().CreateRun(name, "pts", config, context, (*backend)->info()));
-  Status st = RunPts(**backend, ts.store(), id, o, nullptr, &StopFlag(), hooks);
+  Status st = RunPts(**backend, ts.store(), id, o, nullptr, stop, hooks);
   SSDLAB_RETURN_IF_ERROR(ts.store().SetRunStatus(id, st.ok() ? "done" : "failed"));
   if (!st.ok()) return st.WithContext("the twin's run " + name);
   return ts.store().RunJson(name);
@@ -87,7 +87,7 @@ Result<json> RunBattery(TempStore& ts, const std::string& name, const std::strin
 // tests' figures are the one battery's. The document is the first test's with every test in
 // the order of o.tests.
 Result<json> RunBatteryInParallel(const std::string& name, const std::string& target,
-                                  const PtsOptions& o) {
+                                  const PtsOptions& o, const std::atomic<bool>* stop) {
   const size_t n = o.tests.size();
   std::vector<Result<json>> docs(n, Status::Error(Code::kInternal, "not run"));
   std::atomic<size_t> next{0};
@@ -99,7 +99,7 @@ Result<json> RunBatteryInParallel(const std::string& name, const std::string& ta
         continue;
       }
       OnlyTests only({o.tests[i]});
-      docs[i] = RunBattery(ts.value(), name, target, o, &only);
+      docs[i] = RunBattery(ts.value(), name, target, o, stop, &only);
     }
   };
   const size_t workers = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
@@ -243,14 +243,15 @@ Result<PtsOptions> ImportedBattery(const json& run_doc, const std::string& targe
   return o;
 }
 
-Result<json> RerunOnTwin(const json& run_doc, const std::string& target) {
+Result<json> RerunOnTwin(const json& run_doc, const std::string& target,
+                         const std::atomic<bool>* stop) {
   auto ctx = results::RunContextFromJson(run_doc.value("context", json()), "context");
   if (!ctx.ok()) return ctx.status();
   const std::string run = ctx->run.empty() ? "?" : ctx->run;
   if (!HasPtsOptions(run_doc)) {
     std::string at;
     SSDLAB_ASSIGN_OR_RETURN(PtsOptions o, ImportedBattery(run_doc, target, &at));
-    return RunBatteryInParallel("twin-of-" + run, at, o);
+    return RunBatteryInParallel("twin-of-" + run, at, o, stop);
   }
   SSDLAB_ASSIGN_OR_RETURN(PtsOptions o, PtsOptionsFromJson(OptionsOf(run_doc)));
   o.tests.clear();
@@ -272,9 +273,9 @@ Result<json> RerunOnTwin(const json& run_doc, const std::string& target) {
   }
   // Each test purges first, so the tests can run side by side; with --purge none they share
   // the drive's state and run in order.
-  if (o.purge != "none") return RunBatteryInParallel("twin-of-" + run, at, o);
+  if (o.purge != "none") return RunBatteryInParallel("twin-of-" + run, at, o, stop);
   SSDLAB_ASSIGN_OR_RETURN(TempStore ts, TempStore::Make());
-  return RunBattery(ts, "twin-of-" + run, at, o);
+  return RunBattery(ts, "twin-of-" + run, at, o, stop);
 }
 
 std::vector<double> MatchFigures(const std::vector<twin::Figure>& measured,
@@ -346,7 +347,7 @@ Result<std::vector<WhatIfRun>> WhatIfRuns(const std::string& target, const WhatI
     json context = {{"target", TargetJson(backend->info())}};
     SSDLAB_ASSIGN_OR_RETURN(
         int64_t id, ts.store().CreateRun("op", "profile", config, context, backend->info()));
-    SSDLAB_RETURN_IF_ERROR(RunProfile(*backend, ts.store(), id, 0, def, po, nullptr, &StopFlag()));
+    SSDLAB_RETURN_IF_ERROR(RunProfile(*backend, ts.store(), id, 0, def, po, nullptr, w.stop));
     SSDLAB_RETURN_IF_ERROR(ts.store().SetRunStatus(id, "done"));
     SSDLAB_ASSIGN_OR_RETURN(json doc, ts.store().RunJson("op"));
     out.push_back({"twin: OP advisor", "op", std::move(doc)});
@@ -360,7 +361,7 @@ Result<std::vector<WhatIfRun>> WhatIfRuns(const std::string& target, const WhatI
     o.tests = {"wsat"};
     o.wsat_capacity_multiple = 4;
     o.wsat_round_ns = w.round_ns;
-    SSDLAB_ASSIGN_OR_RETURN(json doc, RunBattery(ts, "wsat", target, o));
+    SSDLAB_ASSIGN_OR_RETURN(json doc, RunBattery(ts, "wsat", target, o, w.stop));
     out.push_back({"twin: WSAT", "wsat", std::move(doc)});
   }
   // One twin and arrays of four: IOPS of 4 KiB random cells, TP of 128 KiB sequential.
@@ -373,12 +374,12 @@ Result<std::vector<WhatIfRun>> WhatIfRuns(const std::string& target, const WhatI
   arr.iops_mixes = {Mix{100}, Mix{70}, Mix{0}};
   arr.tp_block_bytes = {128 * 1024};
   arr.wipc_multiple = 1;
-  SSDLAB_ASSIGN_OR_RETURN(json single, RunBattery(ts, "single", target, arr));
+  SSDLAB_ASSIGN_OR_RETURN(json single, RunBattery(ts, "single", target, arr, w.stop));
   out.push_back({"one twin", "single", std::move(single)});
   for (const char* layout : {"raid10", "raid5"}) {
     SSDLAB_ASSIGN_OR_RETURN(std::string a,
                             ArrayTarget({target, target, target, target}, layout, "64KiB"));
-    SSDLAB_ASSIGN_OR_RETURN(json doc, RunBattery(ts, layout, a, arr));
+    SSDLAB_ASSIGN_OR_RETURN(json doc, RunBattery(ts, layout, a, arr, w.stop));
     out.push_back(
         {fmt::format("4 x twin, {}", std::string(layout) == "raid5" ? "RAID 5" : "RAID 10"), layout,
          std::move(doc)});
@@ -386,4 +387,4 @@ Result<std::vector<WhatIfRun>> WhatIfRuns(const std::string& target, const WhatI
   return out;
 }
 
-}  // namespace ssdlab
+}  // namespace ssdlab::usecase

@@ -1,4 +1,4 @@
-#include "cli/paths.h"
+#include "usecase/paths.h"
 
 #include <filesystem>
 
@@ -7,7 +7,7 @@
 #include "store/store.h"
 #include "trace/trace.h"
 
-namespace ssdlab {
+namespace ssdlab::usecase {
 
 std::string ClaimsFilePath(const std::string& spec) {
   namespace fs = std::filesystem;
@@ -62,4 +62,4 @@ void AddTracePaths(PathRegistry& r, const std::string& what, const std::string& 
         f == trace ? what + " " + trace : what + " " + trace + " (its per-CPU file " + f + ")", f);
 }
 
-}  // namespace ssdlab
+}  // namespace ssdlab::usecase

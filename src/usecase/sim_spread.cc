@@ -1,16 +1,14 @@
-#include "cli/sim_spread.h"
+#include "usecase/sim_spread.h"
 
 #include <fmt/format.h>
 
-#include <iostream>
 #include <map>
 
-#include "cli/commands.h"
-#include "cli/mpi_clients.h"
-#include "cli/targets.h"
 #include "lab/merge.h"
+#include "usecase/mpi_clients.h"
+#include "usecase/targets.h"
 
-namespace ssdlab {
+namespace ssdlab::usecase {
 namespace {
 
 using nlohmann::json;
@@ -255,12 +253,12 @@ Result<std::unique_ptr<Backend>> SpreadOverRanks(MpiWorld& w, std::unique_ptr<Ba
       new Replayer(std::move(local), std::move(calls), std::move(rank_status)));
 }
 
-int RunSpread(MpiWorld& w, const SpreadCommand& c) {
+int RunSpread(MpiWorld& w, const SpreadCommand& c, Console& console) {
   int code = kExitOk;
   auto result = [&] { return std::stoi(w.Broadcast(std::to_string(code))); };
   if (!c.why_not.empty()) {
     if (w.rank() == 0) {
-      if (!c.note.empty()) std::cerr << c.note << "\n";
+      if (!c.note.empty()) console.Note(c.note);
       code = c.run(nullptr);
     }
     return result();
@@ -270,10 +268,11 @@ int RunSpread(MpiWorld& w, const SpreadCommand& c) {
     if (w.rank() == 0) code = c.run(nullptr);
     return result();
   }
-  if (w.rank() == 0) std::cerr << c.note << "\n";
+  if (w.rank() == 0) console.Note(c.note);
   auto replay = SpreadOverRanks(w, std::move(local.value()), c.unit, c.tests, c.pass);
-  if (w.rank() == 0) code = replay.ok() ? c.run(std::move(replay.value())) : Fail(replay.status());
+  if (w.rank() == 0)
+    code = replay.ok() ? c.run(std::move(replay.value())) : console.Fail(replay.status());
   return result();
 }
 
-}  // namespace ssdlab
+}  // namespace ssdlab::usecase

@@ -20,9 +20,10 @@
 #include <string>
 
 #include "backend/backend.h"
-#include "cli/mpi_clients.h"
+#include "usecase/console.h"
+#include "usecase/mpi_clients.h"
 
-namespace ssdlab {
+namespace ssdlab::usecase {
 
 struct MultiClientOptions {
   bool range_per_rank = false;
@@ -64,11 +65,12 @@ class MultiClientBackend : public Backend {
 
 // Every rank but 0: follows rank 0's phases on this rank's target (opened with `open` when
 // rank 0 says which; rank 0 says --range-per-rank too, so that a resumed run keeps it) until
-// rank 0 ends the battery; returns rank 0's exit code.
-int FollowPhases(MpiClients& clients, const OpenFollowerTarget& open,
-                 const std::atomic<bool>* stop);
+// rank 0 ends the battery; returns rank 0's exit code. A failure to save this rank's target
+// (EndTargetUse) goes to `console`.
+int FollowPhases(MpiClients& clients, const OpenFollowerTarget& open, const std::atomic<bool>* stop,
+                 Console& console);
 // Rank 0: ends the followers with the battery's exit code (also when it failed before
 // Connect).
 void EndFollowers(MpiClients& clients, int code);
 
-}  // namespace ssdlab
+}  // namespace ssdlab::usecase

@@ -1,0 +1,354 @@
+#include "usecase/replay.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "base/clock.h"
+#include "base/units.h"
+#include "results/ids.h"
+#include "sim/sim.h"
+#include "store/store.h"
+#include "usecase/documents.h"
+#include "usecase/paths.h"
+#include "usecase/runs.h"
+#include "usecase/targets.h"
+#include "workload/parse.h"
+
+namespace ssdlab::usecase {
+namespace {
+
+using nlohmann::json;
+
+json LatJson(const Histogram& h) {
+  return {{"ios", h.count()},        {"mean", h.Mean()},        {"p50", h.Percentile(50)},
+          {"p90", h.Percentile(90)}, {"p99", h.Percentile(99)}, {"p99_9", h.Percentile(99.9)},
+          {"max", h.max()}};
+}
+
+// What a first pass over the trace tells: whether it writes, its largest request and the end
+// of its highest record. Real targets get one before anything is written, so that a malformed
+// trace or an out-of-range record is refused with nothing done.
+struct Prescan {
+  uint64_t records = 0;
+  uint64_t max_bytes = 0;
+  uint64_t max_end = 0;
+  bool writes = false;
+};
+
+Result<Prescan> ScanTrace(const std::string& path, const trace::TraceOptions& o,
+                          const std::atomic<bool>* stop) {
+  SSDLAB_ASSIGN_OR_RETURN(auto reader, trace::OpenTrace(path, o));
+  Prescan p;
+  trace::TraceRecord r;
+  for (;;) {
+    if (stop && stop->load())
+      return Status::Error(Code::kInterrupted, "interrupted while checking the trace");
+    SSDLAB_ASSIGN_OR_RETURN(bool more, reader->Next(&r));
+    if (!more) break;
+    ++p.records;
+    p.max_bytes = std::max<uint64_t>(p.max_bytes, r.bytes);
+    p.max_end = std::max(p.max_end, r.offset_bytes + r.bytes);
+    p.writes |= r.dir != Direction::kRead;
+  }
+  return p;
+}
+
+// The trace's files, the target's and the database, and the outputs: checked before anything.
+Status CheckReplayPaths(const ReplayRequest& q) {
+  PathRegistry paths = CommandPaths();
+  AddTracePaths(paths, "TRACE", q.trace);
+  SSDLAB_RETURN_IF_ERROR(AddTargetPaths(paths, "--target", q.target, true));
+  AddDatabasePath(paths, "--db", q.db, true);
+  for (const auto& [what, path] : q.outputs) paths.AddOutput(what, path);
+  return paths.Check();
+}
+
+// The replay's range, alignment and largest request on the target `info` (`pre`: the trace's
+// first pass, when it had one), into `ropt`; Invalid naming the flag when they leave nothing.
+Status FitToTarget(const ReplayRequest& q, const TargetInfo& info,
+                   const std::optional<Prescan>& pre, trace::ReplayOptions& ropt) {
+  auto range = ParseRange(q.range, info.size_bytes);
+  if (!range.ok()) return range.status().WithContext("--range");
+  const uint32_t align = std::max<uint32_t>(info.logical_block_bytes, 1);
+  ropt.range_begin_bytes = range->first / align * align;
+  ropt.range_end_bytes = range->second / align * align;
+  ropt.align_bytes = align;
+  if (ropt.range_end_bytes <= ropt.range_begin_bytes)
+    return Status::Invalid("--range " + q.range + " is empty on " + q.target);
+  const uint64_t span = ropt.range_end_bytes - ropt.range_begin_bytes;
+  uint64_t max_io = std::min<uint64_t>(q.max_bs, span) / align * align;
+  if (pre) max_io = std::min<uint64_t>(max_io, (pre->max_bytes + 2 * align - 1) / align * align);
+  if (max_io == 0)
+    return Status::Invalid("--max-bs " + q.max_bs_text + " is below the target's logical block");
+  ropt.max_io_bytes = static_cast<uint32_t>(max_io);
+  if (pre) ropt.trace_end_bytes = pre->max_end;
+  if (pre && ropt.remap == trace::Remap::kNone && pre->max_end > span)
+    return Status::Invalid(fmt::format(
+        "trace {} reaches byte {} but the target's range holds {}; use --remap modulo|scale "
+        "or a larger --range (nothing was written)",
+        q.trace, pre->max_end, FormatBytes(span)));
+  return Status::Ok();
+}
+
+// The stored run's configuration: what was replayed and how.
+json ReplayConfig(const ReplayRequest& q, const trace::TraceOptions& topt,
+                  const trace::ReplayOptions& ropt) {
+  return {{"trace", q.trace},
+          {"format", trace::TraceFormatName(topt.format)},
+          {"event", q.event_text},
+          {"device_id", topt.device_id},
+          {"timing", q.timing_text},
+          {"remap", q.remap_text},
+          {"range", q.range},
+          {"loop", ropt.loops},
+          {"qd", q.qd},
+          {"max_io_bytes", ropt.max_io_bytes},
+          {"skip_bad", topt.skip_bad}};
+}
+
+// The notes of a replay: not kept up, split, reordered, skipped records.
+void AddReplayNotes(const ReplayRequest& q, ReplayOutcome& o) {
+  const Histogram& lag = o.result.submit_lag;
+  const auto& c = o.counts;
+  std::vector<std::string>& notes = o.result.notes;
+  if (o.behind)
+    notes.push_back(fmt::format(
+        "the replay could not keep up with the trace: p99 submission lag {} (max {}) is above "
+        "--lag-limit {}; latencies count from the scheduled times",
+        FormatNs(lag.Percentile(99)), FormatNs(static_cast<double>(lag.max())),
+        FormatNs(static_cast<double>(q.lag_limit_ns))));
+  if (c.split)
+    notes.push_back(fmt::format("{} records larger than --max-bs {} were split", c.split,
+                                FormatBytes(o.max_io_bytes)));
+  if (c.reordered)
+    notes.push_back(fmt::format(
+        "{} records were earlier than their predecessor and were scheduled with it", c.reordered));
+  if (c.skipped)
+    notes.push_back(fmt::format("{} malformed records skipped (--skip-bad)", c.skipped));
+}
+
+// The `replay` object of the document and of the stored test.
+json ReplayObject(const ReplayRequest& q, const std::vector<std::string>& files,
+                  const trace::TraceOptions& topt, const trace::ReplayOptions& ropt,
+                  const WorkloadSpec& spec, ReplayOutcome& o) {
+  const auto& c = o.counts;
+  const Histogram& lag = o.result.submit_lag;
+  json rep;
+  rep["trace"] = {{"path", q.trace},
+                  {"files", files},
+                  {"format", o.format},
+                  {"event", topt.event == trace::BlkEvent::kIssue ? "issue" : "queue"},
+                  {"device_id", topt.device_id},
+                  {"records", c.records},
+                  {"requests", c.requests},
+                  {"bytes", c.bytes},
+                  {"skipped", c.skipped},
+                  {"filtered", c.filtered},
+                  {"split", c.split},
+                  {"reordered", c.reordered},
+                  {"remapped", c.remapped},
+                  {"passes", c.passes},
+                  {"span_ns", c.trace_span_ns}};
+  rep["timing"] = {{"mode", trace::TimingName(ropt.timing)},
+                   {"speedup", ropt.speedup},
+                   {"qd", q.qd},
+                   {"jobs", spec.jobs}};
+  rep["remap"] = trace::RemapName(ropt.remap);
+  rep["range"] = {ropt.range_begin_bytes, ropt.range_end_bytes};
+  rep["loop"] = ropt.loops;
+  rep["max_io_bytes"] = o.max_io_bytes;
+  if (o.timed) {
+    rep["lag_ns"] = {{"count", lag.count()},      {"mean", lag.Mean()}, {"p50", lag.Percentile(50)},
+                     {"p99", lag.Percentile(99)}, {"max", lag.max()},   {"limit", q.lag_limit_ns}};
+    rep["kept_up"] = !o.behind;
+  } else {
+    rep["lag_ns"] = nullptr;
+    rep["kept_up"] = nullptr;
+  }
+  json cmp = json::object();
+  for (int d = 0; d < kDirections; ++d) {
+    const Histogram& h = c.recorded[d];
+    o.recorded.Merge(h);
+    if (h.count() == 0) continue;
+    cmp[DirectionName(static_cast<Direction>(d))] = {
+        {"recorded", LatJson(h)}, {"replayed", LatJson(o.result.dirs[d].latency)}};
+  }
+  if (o.recorded.count())
+    cmp["total"] = {{"recorded", LatJson(o.recorded)},
+                    {"replayed", LatJson(o.result.Total().latency)}};
+  rep["latency_compare"] = cmp.empty() ? json(nullptr) : cmp;
+  json total = DirectionJson(o.result.Total(), o.result.measured_ns);
+  total.erase("histogram");
+  rep["replayed_total"] = total;
+  return rep;
+}
+
+// The `run` document of the replay: context, the phase's results, `replay`.
+json ReplayDocument(const ReplayRequest& q, const WorkloadSpec& spec, bool sim, double start,
+                    double end, const ReplayOutcome& o, const json& rep) {
+  json doc;
+  doc["schema_version"] = kRunSchemaVersion;
+  json ctx = PlatformJson();
+  ctx["command_line"] = json::array();
+  ctx["target"] = TargetJson(o.target);
+  ctx["device"] = nullptr;
+  ctx["workload"] = WorkloadJson(spec);
+  ctx["engine"] = sim ? "sim" : q.engine_name;
+  ctx["direct"] = !q.buffered;
+  ctx["seed"] = results::IdJson(spec.seed);
+  ctx["start_time"] = IsoTime(start);
+  ctx["end_time"] = IsoTime(end);
+  doc["context"] = ctx;
+  doc.update(PhaseJson(o.result));
+  doc["health"] = nullptr;
+  doc["replay"] = rep;
+  return doc;
+}
+
+// The phase of the replay: the trace's requests as they come, at most max_io_bytes each.
+WorkloadSpec ReplaySpec(const ReplayRequest& q, const trace::ReplayOptions& ropt,
+                        const std::optional<Prescan>& pre, bool sim,
+                        trace::TraceRequestSource* source) {
+  WorkloadSpec spec;
+  spec.pattern = Pattern::kRandom;
+  spec.read_pct = pre && !pre->writes ? 100 : 50;
+  spec.block_sizes = {BlockShare{ropt.max_io_bytes, 100}};
+  spec.queue_depth = q.qd;
+  spec.jobs = sim ? 1 : q.jobs;
+  spec.range_begin_bytes = ropt.range_begin_bytes;
+  spec.range_end_bytes = ropt.range_end_bytes;
+  spec.interval_ns = q.interval_ns;
+  spec.source = source;
+  return spec;
+}
+
+// The trace opened (its format known), and its first pass when it needs one: a real target
+// (a check before anything is written) or --remap scale (its highest offset first).
+struct OpenedTrace {
+  std::shared_ptr<std::unique_ptr<trace::TraceReader>> first;
+  std::vector<std::string> files;
+  std::optional<Prescan> pre;
+};
+
+Result<OpenedTrace> OpenReplayTrace(const ReplayRequest& q, bool sim, trace::TraceOptions& topt) {
+  const trace::ReplayOptions& ropt = q.replay_options;
+  const bool prescan = !sim || ropt.remap == trace::Remap::kScale;
+  if ((prescan || ropt.loops > 1) && !trace::CanReread(q.trace))
+    return Status::Invalid(
+        "trace " + q.trace + " is not a regular file (a pipe?) and replay " +
+        (!sim             ? "on a real target reads it twice (a check before anything is written)"
+         : ropt.loops > 1 ? "with --loop reads it once per pass"
+                          : "with --remap scale reads it twice (its highest offset first)") +
+        "; save it to a file first");
+  // The trace must open (and its format be known) before anything else happens; this reader
+  // serves the first pass.
+  SSDLAB_ASSIGN_OR_RETURN(auto first, trace::OpenTrace(q.trace, topt));
+  OpenedTrace out;
+  topt.format = first->format();
+  out.files = first->files();
+  out.first = std::make_shared<std::unique_ptr<trace::TraceReader>>(std::move(first));
+  if (!prescan) return out;
+  SSDLAB_ASSIGN_OR_RETURN(Prescan p, ScanTrace(q.trace, topt, q.stop));
+  if (p.records == 0)
+    return Status::Invalid("trace " + q.trace + " holds no I/O records" +
+                           (topt.device_id.empty() ? "" : " of --device-id " + topt.device_id));
+  out.pre = p;
+  return out;
+}
+
+// Stores the replay's one round and the run's end.
+Status StoreReplay(Store& store, int64_t run_id, int64_t test_id, const WorkloadSpec& spec,
+                   const ReplayOutcome& o, const json& rep) {
+  SSDLAB_RETURN_IF_ERROR(store.CommitRound(
+      test_id, 0, {StoredPhase{0, "replay", WorkloadJson(spec), o.result}}, json::object()));
+  SSDLAB_RETURN_IF_ERROR(store.FinishTest(test_id, json::object(), rep));
+  return store.SetRunStatus(run_id, o.result.interrupted ? "interrupted" : "done");
+}
+
+}  // namespace
+
+Result<ReplayOutcome> Replay(const ReplayRequest& q) {
+  const bool sim = IsSimTarget(q.target);
+  SSDLAB_RETURN_IF_ERROR(CheckReplayPaths(q));
+  trace::TraceOptions topt = q.trace_options;
+  trace::ReplayOptions ropt = q.replay_options;
+  SSDLAB_ASSIGN_OR_RETURN(OpenedTrace opened, OpenReplayTrace(q, sim, topt));
+  TargetRequest req{.target = q.target,
+                    .size_bytes = q.size_bytes,
+                    .writes = sim || (opened.pre && opened.pre->writes),
+                    .destructive = q.destructive,
+                    .direct = !q.buffered,
+                    .engine = q.engine};
+  SSDLAB_ASSIGN_OR_RETURN(TargetInfo info, ProbeTarget(req));
+  SSDLAB_RETURN_IF_ERROR(FitToTarget(q, info, opened.pre, ropt));
+  IoLogSink* io_log = nullptr;
+  if (q.open_io_log) {
+    SSDLAB_ASSIGN_OR_RETURN(io_log, q.open_io_log());
+  }
+  if (!q.run.empty() && q.db.empty()) return Status::Invalid("--run needs --db");
+  std::unique_ptr<Store> store;
+  if (!q.db.empty()) {
+    SSDLAB_ASSIGN_OR_RETURN(store, Store::Open(q.db));
+  }
+  SSDLAB_ASSIGN_OR_RETURN(auto backend, OpenTarget(req));
+  trace::TraceRequestSource source(
+      [path = q.trace, topt, held = opened.first]() -> Result<std::unique_ptr<trace::TraceReader>> {
+        if (!*held) return trace::OpenTrace(path, topt);
+        // The reader opened first (the pre-scan opens its own): the first pass reads it.
+        return std::move(*held);
+      },
+      ropt);
+  SSDLAB_RETURN_IF_ERROR(source.Start());
+  WorkloadSpec spec = ReplaySpec(q, ropt, opened.pre, sim, &source);
+  // The stored run: kind "replay", one test of one round holding the phase.
+  ReplayOutcome o;
+  int64_t run_id = 0, test_id = 0;
+  if (store) {
+    o.run = q.run.empty() ? DefaultRunName("replay") : q.run;
+    const json config = ReplayConfig(q, topt, ropt);
+    json context = PlatformJson();
+    context["target"] = TargetJson(backend->info());
+    SSDLAB_ASSIGN_OR_RETURN(run_id,
+                            store->CreateRun(o.run, "replay", config, context, backend->info()));
+    auto t = store->BeginTest(run_id, 0, "replay", config);
+    if (!t.ok()) return Status::Io(t.status().message());
+    test_id = t.value();
+  }
+  RunControl control;
+  control.stop = q.stop;
+  control.io_log = io_log;
+  const double start = UnixTimeS();
+  auto result = backend->RunPhase(spec, control);
+  const double end = UnixTimeS();
+  source.Close();
+  if (store && (!result.ok() || !source.status().ok())) (void)store->SetRunStatus(run_id, "failed");
+  SSDLAB_RETURN_IF_ERROR(result.status());
+  if (Status st = source.status(); !st.ok())
+    return Status::Error(st.code(), st.message() + (sim ? "" : " (the replay stopped there)"));
+  o.result = std::move(result.value());
+  o.counts = source.counts();
+  o.format = trace::TraceFormatName(source.format());
+  o.target = backend->info();
+  o.max_io_bytes = ropt.max_io_bytes;
+  o.timed = source.timed();
+  const Histogram& lag = o.result.submit_lag;
+  o.behind = o.timed && lag.count() && lag.Percentile(99) > static_cast<double>(q.lag_limit_ns);
+  AddReplayNotes(q, o);
+  const json rep = ReplayObject(q, opened.files, topt, ropt, spec, o);
+  o.doc = ReplayDocument(q, spec, sim, start, end, o, rep);
+  if (store) o.stored = StoreReplay(*store, run_id, test_id, spec, o, rep);
+  if (q.write_outputs) o.outputs = q.write_outputs(o);
+  // A simulated drive with state= saves it at the end, once every output is written, and only
+  // when the replay ended well or was interrupted (EndTargetUse).
+  const Status outcome =
+      o.result.interrupted ? Status::Error(Code::kInterrupted, "interrupted") : Status::Ok();
+  const bool written = o.outputs.ok() && o.stored.ok();
+  o.closed = EndTargetUse(*backend, written ? outcome : Status::Io("an output was not written"),
+                          *q.console);
+  return o;
+}
+
+}  // namespace ssdlab::usecase

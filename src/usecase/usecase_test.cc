@@ -1,0 +1,290 @@
+// The use cases without the binary: a PTS battery on the simulator into a temporary SQLite
+// store, its resume rules, and what the use cases say through their Console.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "store/store.h"
+#include "usecase/console.h"
+#include "usecase/pts.h"
+#include "usecase/replay.h"
+#include "usecase/run.h"
+
+namespace ssdlab::usecase {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class UsecaseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "ssdlab_usecase_test.XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A short IOPS test of one cell on sim:tiny, run `name` in dir_/r.db.
+  PtsRequest ShortIops(const std::string& name) {
+    PtsRequest r;
+    r.target = "sim:tiny";
+    r.db = (dir_ / "r.db").string();
+    r.run = name;
+    r.given.options = {{"--tests", "iops"},  {"--iops-bs", "4KiB"}, {"--iops-mixes", "100/0"},
+                       {"--round", "200ms"}, {"--max-rounds", "5"}, {"--purge", "none"},
+                       {"--wipc", "0x"}};
+    r.console = &console_;
+    return r;
+  }
+
+  fs::path dir_;
+  RecordingConsole console_;
+};
+
+TEST_F(UsecaseTest, RunPtsStoresTheBatteryAndSaysItsStart) {
+  PtsRequest r = ShortIops("short");
+  bool outputs_called = false;
+  r.write_outputs = [&](PtsOutcome& o) {
+    outputs_called = true;
+    EXPECT_TRUE(o.doc.ok()) << o.doc.status().message();
+    return Status::Ok();
+  };
+  auto out = RunPts(r);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->battery.ok()) << out->battery.message();
+  EXPECT_TRUE(out->closed.ok());
+  EXPECT_TRUE(outputs_called);
+  EXPECT_EQ(out->run, "short");
+  EXPECT_FALSE(out->resumed);
+  ASSERT_TRUE(out->doc.ok());
+  ASSERT_EQ((*out->doc)["tests"].size(), 1u);
+  EXPECT_EQ((*out->doc)["tests"][0]["name"], "iops");
+  EXPECT_NE(console_.notes.find("ssdlab pts: run 'short' on sim:tiny"), std::string::npos)
+      << console_.notes;
+  // The store holds the run, done, with the options as given and resolved.
+  auto store = Store::Open(r.db, Store::Mode::kReadOnly);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto run = (*store)->FindRun("short");
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->status, "done");
+  EXPECT_EQ(run->config["args"]["round"], "200ms");
+  EXPECT_EQ(run->config["args"]["target"], "sim:tiny");
+  EXPECT_EQ(run->config["options"]["tests"], json::array({"iops"}));
+}
+
+TEST_F(UsecaseTest, AFailedOutputIsInTheOutcome) {
+  PtsRequest r = ShortIops("outputs");
+  r.write_outputs = [](PtsOutcome&) { return Status::Io("--json x: disk full"); };
+  auto out = RunPts(r);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->battery.ok());
+  EXPECT_EQ(out->outputs.code(), Code::kIoError);
+}
+
+TEST_F(UsecaseTest, AnInterruptedRunIsStoredAndResumedToTheEnd) {
+  std::atomic<bool> stop{true};  // stopped before its first round
+  PtsRequest r = ShortIops("cut");
+  r.stop = &stop;
+  auto first = RunPts(r);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->battery.code(), Code::kInterrupted);
+  {
+    auto store = Store::Open(r.db, Store::Mode::kReadOnly);
+    ASSERT_TRUE(store.ok());
+    EXPECT_EQ((*store)->FindRun("cut")->status, "interrupted");
+  }
+  PtsRequest again;
+  again.db = r.db;
+  again.given.resume = "cut";
+  again.console = &console_;
+  auto second = RunPts(again);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_TRUE(second->resumed);
+  EXPECT_EQ(second->target, "sim:tiny");  // the stored run's
+  EXPECT_TRUE(second->battery.ok()) << second->battery.message();
+  // Done now: a third resume is refused as bad input, naming the run.
+  auto third = RunPts(again);
+  ASSERT_FALSE(third.ok());
+  EXPECT_EQ(third.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(third.status().message().find("--resume cut: the run is already done"),
+            std::string::npos)
+      << third.status().message();
+}
+
+TEST_F(UsecaseTest, AResumeThatWouldChangeTheOptionsIsRefused) {
+  std::atomic<bool> stop{true};
+  PtsRequest r = ShortIops("opts");
+  r.stop = &stop;
+  ASSERT_TRUE(RunPts(r).ok());
+  PtsRequest again;
+  again.db = r.db;
+  again.given.resume = "opts";
+  again.given.flags = {"--round"};
+  again.given.options = {{"--round", "1s"}};
+  again.console = &console_;
+  auto refused = RunPts(again);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("--round 1s conflicts with the stored run's --round "
+                                            "200ms"),
+            std::string::npos)
+      << refused.status().message();
+  // The same value spelled otherwise changes nothing: the run continues.
+  again.given.options = {{"--round", "0.2s"}};
+  auto same = RunPts(again);
+  ASSERT_TRUE(same.ok()) << same.status().message();
+  EXPECT_TRUE(same->battery.ok());
+}
+
+// An MSR Cambridge trace of `n` 4 KiB requests 50 us apart, two reads to a write, inside the
+// first 400 MiB.
+std::string MsrTrace(int n) {
+  std::string csv;
+  uint64_t ts = 128166372003061629ULL;
+  for (int i = 0; i < n; ++i) {
+    ts += 500;
+    csv += std::to_string(ts) + ",hm,0," + (i % 3 ? "Read" : "Write") + "," +
+           std::to_string(static_cast<uint64_t>(i) * 7919 % 100000 * 4096) + ",4096," +
+           std::to_string(1000 + i % 50) + "\n";
+  }
+  return csv;
+}
+
+TEST_F(UsecaseTest, ReplayOfATraceOnTheSimulatorIsStoredAndDocumented) {
+  const std::string trace = (dir_ / "msr.csv").string();
+  std::ofstream(trace) << MsrTrace(300);
+  ReplayRequest q;
+  q.trace = trace;
+  q.target = "sim:tiny";
+  q.db = (dir_ / "r.db").string();
+  q.run = "rp";
+  q.console = &console_;
+  bool outputs_called = false;
+  q.write_outputs = [&](ReplayOutcome& o) {
+    outputs_called = true;
+    EXPECT_TRUE(o.stored.ok()) << o.stored.message();  // stored before the outputs
+    return Status::Ok();
+  };
+  auto out = Replay(q);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(outputs_called);
+  EXPECT_TRUE(out->closed.ok());
+  EXPECT_EQ(out->result.Total().ios, 300u);
+  EXPECT_EQ(out->counts.records, 300u);
+  EXPECT_EQ(out->format, "msr");
+  EXPECT_EQ(out->recorded.count(), 300u);  // the trace's own response times
+  EXPECT_EQ(out->doc["replay"]["trace"]["records"], 300);
+  EXPECT_EQ(out->doc["results"]["total"]["ios"], 300);
+  EXPECT_EQ(out->doc["context"]["engine"], "sim");
+  auto store = Store::Open(q.db, Store::Mode::kReadOnly);
+  ASSERT_TRUE(store.ok());
+  auto run = (*store)->FindRun("rp");
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->kind, "replay");
+  EXPECT_EQ(run->status, "done");
+  EXPECT_EQ(run->config["format"], "msr");
+}
+
+TEST_F(UsecaseTest, AReplayBeyondTheTargetFailsAndItsRunIsMarkedFailed) {
+  const std::string trace = (dir_ / "far.csv").string();
+  std::ofstream(trace) << "128166372003061629,hm,0,Write,1099511627776,4096,1000\n";
+  ReplayRequest q;
+  q.trace = trace;
+  q.target = "sim:tiny";
+  q.db = (dir_ / "far.db").string();
+  q.console = &console_;
+  auto out = Replay(q);
+  // A simulated drive has no first pass without --remap scale: the record is refused when the
+  // source meets it, and the run is marked failed.
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("lies beyond the target's range"), std::string::npos)
+      << out.status().message();
+  auto store = Store::Open(q.db, Store::Mode::kReadOnly);
+  ASSERT_TRUE(store.ok());
+  const std::vector<RunRecord> runs = (*store)->ListRuns();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, "failed");
+}
+
+TEST_F(UsecaseTest, RunOfAWorkloadOnTheSimulatorDocumentsItsPhase) {
+  RunRequest q;
+  q.target = "sim:tiny";
+  q.workload.rw = "randwrite";
+  q.workload.io_size = "4MiB";
+  q.console = &console_;
+  bool outputs_called = false;
+  q.write_outputs = [&](RunOutcome&) {
+    outputs_called = true;
+    return Status::Ok();
+  };
+  auto out = usecase::Run(q);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(outputs_called);
+  EXPECT_TRUE(out->reports);
+  EXPECT_EQ(out->result.Total().bytes, 4u << 20);
+  EXPECT_EQ(out->doc["results"]["total"]["ios"], 1024);
+  EXPECT_EQ(out->doc["context"]["engine"]["name"], "sim");
+  EXPECT_EQ(out->doc["context"]["target"]["kind"], "sim");
+  EXPECT_EQ(out->health["source"], "simulated");
+}
+
+TEST_F(UsecaseTest, RunRefusesTheRealEngineFlagsOnTheSimulator) {
+  RunRequest q;
+  q.target = "sim:tiny";
+  q.engine_flags_given = true;
+  q.console = &console_;
+  auto out = usecase::Run(q);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(out.status().message().find("not a simulated drive"), std::string::npos);
+}
+
+TEST(CheckResumeIdentity, AnotherDriveIsRefused) {
+  RunRecord run;
+  run.name = "r1";
+  run.context = {{"target", {{"size_bytes", 1024 * 1024}, {"details", {{"preset", "tiny"}}}}}};
+  TargetInfo now;
+  now.kind = "file";
+  now.size_bytes = 1024 * 1024;
+  EXPECT_TRUE(CheckResumeIdentity(run, now, std::nullopt).ok());
+  now.size_bytes = 2 * 1024 * 1024;
+  Status s = CheckResumeIdentity(run, now, std::nullopt);
+  EXPECT_EQ(s.code(), Code::kPermission) << s.message();
+  EXPECT_NE(s.message().find("--resume r1: the target's size was 1048576 bytes and is now "
+                             "2097152 bytes"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(CheckResumeIdentity, ASimulatedDriveWithOtherParametersIsRefused) {
+  RunRecord run;
+  run.name = "r2";
+  run.context = {{"target", {{"size_bytes", 4096}, {"details", {{"preset", "tiny"}}}}}};
+  TargetInfo now;
+  now.kind = "sim";
+  now.size_bytes = 4096;
+  now.details = {{"preset", "tiny"}};
+  EXPECT_TRUE(CheckResumeIdentity(run, now, std::nullopt).ok());
+  now.details = {{"preset", "dc-sata-read-intensive"}};
+  Status s = CheckResumeIdentity(run, now, std::nullopt);
+  EXPECT_EQ(s.code(), Code::kPermission) << s.message();
+  EXPECT_NE(s.message().find("parameter preset was tiny"), std::string::npos) << s.message();
+}
+
+TEST(ExitStatusFor, MapsAsTheCliSays) {
+  EXPECT_EQ(ExitStatusFor(Status::Invalid("x")), kExitUsage);
+  EXPECT_EQ(ExitStatusFor(Status::Refused("x")), kExitUsage);
+  EXPECT_EQ(ExitStatusFor(Status::Io("x")), kExitFailed);
+  EXPECT_EQ(ExitStatusFor(Status::Error(Code::kInterrupted, "x")), kExitInterrupted);
+  RecordingConsole c;
+  EXPECT_EQ(c.Fail(Status::NotFound("gone")), kExitUsage);
+  EXPECT_EQ(c.LastError(), "gone");
+}
+
+}  // namespace
+}  // namespace ssdlab::usecase

@@ -1,0 +1,2 @@
+// The CLI may include the use cases.
+#include "usecase/targets.h"
