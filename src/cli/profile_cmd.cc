@@ -18,6 +18,7 @@
 
 #include "base/clock.h"
 #include "base/output_file.h"
+#include "base/strings.h"
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -73,20 +74,10 @@ Status Prefill(Backend& backend) {
   return Status::Ok();
 }
 
-std::vector<std::string> Split(const std::string& s, char sep = ',') {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, sep)) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 Status Percents(const std::string& flag, const std::string& text, std::vector<double>& out) {
   if (text.empty()) return Status::Ok();
   out.clear();
-  for (const std::string& s : Split(text)) {
+  for (const std::string& s : SplitNonEmpty(text, ',')) {
     std::string t = s;
     auto v = ParseDouble(t.back() == '%' ? t.substr(0, t.size() - 1) : t);
     if (!v.ok()) return Status::Invalid(flag + ": '" + s + "' is not a percentage");

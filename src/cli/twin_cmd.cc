@@ -11,6 +11,7 @@
 
 #include "base/output_file.h"
 #include "base/secrets.h"
+#include "base/strings.h"
 #include "base/units.h"
 #include "cli/commands.h"
 #include "results/run_context.h"
@@ -25,15 +26,6 @@
 
 namespace ssdlab {
 namespace {
-
-std::vector<std::string> SplitList(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 // --correct auto: the correction is re-anchored at most this many times
 // (twin::FitOptions::reanchor).
@@ -124,8 +116,8 @@ int RunFit(const FitArgs& a) {
       "sim:" + (base_name.rfind("sim:", 0) == 0 ? base_name.substr(4) : base_name));
   if (!base.ok()) return Fail(base.status());
   twin::FitOptions o;
-  o.keys = a.fit.empty() ? twin::DefaultFitKeys(base.value()) : SplitList(a.fit);
-  o.train_tests = SplitList(a.train_tests);
+  o.keys = a.fit.empty() ? twin::DefaultFitKeys(base.value()) : SplitNonEmpty(a.fit, ',');
+  o.train_tests = SplitNonEmpty(a.train_tests, ',');
   if (!a.holdout.empty()) {
     auto h = ParseDouble(a.holdout);
     if (!h.ok() || !(h.value() > 0 && h.value() < 1))

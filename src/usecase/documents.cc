@@ -82,29 +82,27 @@ json WorkloadJson(const WorkloadSpec& s) {
   json zones = json::array();
   for (const auto& z : s.dist.zones)
     zones.push_back({{"access_pct", z.access_pct}, {"range_pct", z.range_pct}});
-  static const char* kDist[] = {"uniform", "zipf", "pareto", "zoned"};
   static const char* kData[] = {"random", "zero", "compressible", "dedupe"};
-  return {
-      {"description", DescribeWorkload(s)},
-      {"pattern", s.pattern == Pattern::kRandom ? "random" : "sequential"},
-      {"read_pct", s.read_pct},
-      {"trim", s.trim},
-      {"block_sizes", bs},
-      {"queue_depth", s.queue_depth},
-      {"jobs", s.jobs},
-      {"runtime_ns", s.runtime_ns},
-      {"io_bytes", s.io_bytes},
-      {"ramp_ns", s.ramp_ns},
-      {"ramp_bytes", s.ramp_bytes},
-      {"range_begin_bytes", s.range_begin_bytes},
-      {"range_end_bytes", s.range_end_bytes},
-      {"distribution",
-       {{"kind", kDist[static_cast<int>(s.dist.kind)]}, {"param", s.dist.param}, {"zones", zones}}},
-      {"rate_iops", s.rate_iops},
-      {"data", {{"kind", kData[static_cast<int>(s.data.kind)]}, {"pct", s.data.pct}}},
-      {"seed", results::IdJson(s.seed)},
-      {"verify", s.verify},
-      {"interval_ns", s.interval_ns}};
+  return {{"description", DescribeWorkload(s)},
+          {"pattern", s.pattern == Pattern::kRandom ? "random" : "sequential"},
+          {"read_pct", s.read_pct},
+          {"trim", s.trim},
+          {"block_sizes", bs},
+          {"queue_depth", s.queue_depth},
+          {"jobs", s.jobs},
+          {"runtime_ns", s.runtime_ns},
+          {"io_bytes", s.io_bytes},
+          {"ramp_ns", s.ramp_ns},
+          {"ramp_bytes", s.ramp_bytes},
+          {"range_begin_bytes", s.range_begin_bytes},
+          {"range_end_bytes", s.range_end_bytes},
+          {"distribution",
+           {{"kind", DistKindName(s.dist.kind)}, {"param", s.dist.param}, {"zones", zones}}},
+          {"rate_iops", s.rate_iops},
+          {"data", {{"kind", kData[static_cast<int>(s.data.kind)]}, {"pct", s.data.pct}}},
+          {"seed", results::IdJson(s.seed)},
+          {"verify", s.verify},
+          {"interval_ns", s.interval_ns}};
 }
 
 json DirectionJson(const DirectionStats& d, uint64_t measured_ns) {

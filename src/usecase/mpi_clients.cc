@@ -7,6 +7,7 @@
 #include "lab/merge.h"
 #include "results/ids.h"
 #include "usecase/documents.h"
+#include "workload/parse.h"
 
 namespace ssdlab::usecase {
 
@@ -135,7 +136,6 @@ int IndexOf(const char* const (&names)[N], const std::string& name) {
 
 Result<WorkloadSpec> SpecFromWire(const json& j) {
   static const char* const kPattern[] = {"sequential", "random"};
-  static const char* const kDist[] = {"uniform", "zipf", "pareto", "zoned"};
   static const char* const kData[] = {"random", "zero", "compressible", "dedupe"};
   WorkloadSpec s;
   try {
@@ -154,7 +154,9 @@ Result<WorkloadSpec> SpecFromWire(const json& j) {
     s.range_begin_bytes = j.at("range_begin_bytes").get<uint64_t>();
     s.range_end_bytes = j.at("range_end_bytes").get<uint64_t>();
     const json& d = j.at("distribution");
-    s.dist.kind = static_cast<DistKind>(IndexOf(kDist, d.at("kind").get<std::string>()));
+    const std::string dist = d.at("kind").get<std::string>();
+    if (!DistKindFromName(dist, &s.dist.kind))
+      throw std::invalid_argument("unknown name '" + dist + "'");
     s.dist.param = d.at("param").get<double>();
     for (const json& z : d.at("zones"))
       s.dist.zones.push_back({z.at("access_pct").get<double>(), z.at("range_pct").get<double>()});

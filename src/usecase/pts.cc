@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "base/strings.h"
 #include "base/units.h"
 #include "device/device_json.h"
 #include "device/safety.h"
@@ -38,34 +39,18 @@ Result<OpenedTarget> OpenPtsTarget(const std::string& target, bool destructive,
 
 namespace {
 
-std::vector<std::string> SplitList(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 // Parses a comma list with `one` into `out`, naming `flag` in errors. Empty text keeps `out`.
 template <typename T, typename F>
 Status ParseList(const std::string& flag, const std::string& text, std::vector<T>& out, F one) {
   if (text.empty()) return Status::Ok();
   out.clear();
-  for (const std::string& item : SplitList(text)) {
+  for (const std::string& item : SplitNonEmpty(text, ',')) {
     auto v = one(item);
     if (!v.ok()) return v.status().WithContext(flag + " '" + item + "'");
     out.push_back(static_cast<T>(v.value()));
   }
   if (out.empty()) return Status::Invalid(flag + " is empty");
   return Status::Ok();
-}
-
-Result<uint64_t> PositiveCount(const std::string& s) {
-  auto v = ParseCount(s);
-  if (v.ok() && v.value() == 0) return Status::Invalid("must be at least 1");
-  return v;
 }
 
 Result<Mix> ParseMix(const std::string& s) {
@@ -83,7 +68,7 @@ Result<Mix> ParseMix(const std::string& s) {
 
 template <typename T>
 Status SetCount(const std::string& flag, const std::string& text, T& out) {
-  auto v = PositiveCount(text);
+  auto v = ParsePositiveCount(text);
   if (!v.ok()) return v.status().WithContext(flag);
   out = static_cast<T>(v.value());
   return Status::Ok();
@@ -124,7 +109,7 @@ const std::vector<PtsDef>& PtsOptionDefs() {
        }},
       {"--tests", "Comma list: iops,tp,lat,lvi,wsat,hir,xsr,dirth,ecw,op (default: all)",
        [](S, S t, PtsOptions& o) {
-         o.tests = SplitList(t);
+         o.tests = SplitNonEmpty(t, ',');
          return Status::Ok();
        }},
       {"--round", "Duration of each cell of a round (60s)",
@@ -178,9 +163,9 @@ const std::vector<PtsDef>& PtsOptionDefs() {
       {"--lat-mixes", "Latency mixes",
        [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.lat_mixes, ParseMix); }},
       {"--lvi-threads", "LVI thread counts (1,2,4)",
-       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.lvi_threads, PositiveCount); }},
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.lvi_threads, ParsePositiveCount); }},
       {"--lvi-qds", "LVI queue depths (1,2,4,8,16,32)",
-       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.lvi_qds, PositiveCount); }},
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.lvi_qds, ParsePositiveCount); }},
       {"--lvi-bs", "LVI block sizes (4KiB,8KiB)",
        [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.lvi_block_bytes, ParseBytes); }},
       {"--lvi-mixes", "LVI mixes",
@@ -206,9 +191,11 @@ const std::vector<PtsDef>& PtsOptionDefs() {
       {"--xsr", "XSR durations: SEQ write, RND write, SEQ write (8h,6h,8h)",
        [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.xsr_ns, ParseDurationNs); }},
       {"--dirth-threads", "DIRTH/ECW thread counts (32,16,8,6,4,2,1)",
-       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.dirth_threads, PositiveCount); }},
+       [](S f, S t, PtsOptions& o) {
+         return ParseList(f, t, o.dirth_threads, ParsePositiveCount);
+       }},
       {"--dirth-qds", "DIRTH/ECW queue depths (32,16,8,6,4,2,1)",
-       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.dirth_qds, PositiveCount); }},
+       [](S f, S t, PtsOptions& o) { return ParseList(f, t, o.dirth_qds, ParsePositiveCount); }},
       {"--dirth-hist", "DIRTH/ECW measurement of the selected points (600s)",
        [](S f, S t, PtsOptions& o) { return DurationFlag(f, t, o.dirth_histogram_ns); }},
   };
