@@ -91,7 +91,7 @@ Status Percents(const std::string& flag, const std::string& text, std::vector<do
 Status OpList(const std::string& text, std::vector<double>& out) {
   if (text.empty()) return Status::Ok();
   if (text.find(':') == std::string::npos) return Percents("--op", text, out);
-  auto parts = Split(text, ':');
+  auto parts = SplitNonEmpty(text, ':');
   if (parts.size() != 3)
     return Status::Invalid("--op '" + text + "' is not FROM:TO:STEP (e.g. 0:30:5) or a list");
   double v[3];
@@ -180,7 +180,7 @@ const std::vector<ProfileOptionDef>& ProfileOptionDefs() {
        [](S f, S t, ProfileOptions& o) { return Real(f, t, o.fill_percent); }},
       {"--mode", "fileio: rndrd,rndwr,rndrw,seqrd,seqwr (rndrd,rndwr,rndrw)",
        [](S, S t, ProfileOptions& o) {
-         o.fileio_modes = Split(t);
+         o.fileio_modes = SplitNonEmpty(t, ',');
          return Status::Ok();
        }},
       {"--time-scale",
