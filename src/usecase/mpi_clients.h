@@ -44,6 +44,9 @@ class MpiClients {
   // calls it from Finish instead, so the others learn of it rather than wait.
   Status StartTogether(const Status& ready);
   bool started() const { return started_; }
+  // StartTogether was called and every rank was ready: they all ran the phase, and each must
+  // Gather (a rank that failed before the start gathers nothing: the others return at the start).
+  bool ran_together() const { return start_unix_s_ > 0; }
 
   // Collective, after the phase: rank 0 gets {aggregate PhaseResult, the `mpi` document}; the
   // other ranks get std::nullopt. `mine` is this rank's result or why it has none.

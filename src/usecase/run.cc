@@ -212,6 +212,7 @@ Result<RunOutcome> Run(const RunRequest& q) {
                          : result->interrupted ? Status::Error(Code::kInterrupted, "interrupted")
                                                : Status::Ok();
   std::optional<MpiClients::Merged> merged;
+  if (q.mpi && !q.mpi->ran_together()) return result.status();  // failed before the start
   if (q.mpi) {
     json about = {{"target", q.target},
                   {"range_begin_bytes", o.spec.range_begin_bytes},
