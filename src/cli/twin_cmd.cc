@@ -1,44 +1,23 @@
 // `ssdlab sim fit` and `ssdlab sim compare`: the digital twin of a stored run (twin/fit.h).
 #include <fmt/format.h>
 
-#include <chrono>
-#include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <map>
-#include <sstream>
 
-#include "base/output_file.h"
 #include "base/secrets.h"
-#include "base/strings.h"
-#include "base/units.h"
 #include "cli/commands.h"
-#include "results/run_context.h"
-#include "sim/params.h"
-#include "sim/preset_file.h"
 #include "store/store.h"
 #include "twin/figures.h"
 #include "twin/fit.h"
-#include "twin/import.h"
-#include "usecase/paths.h"
+#include "usecase/import.h"
 #include "usecase/twin_fit.h"
 #include "usecase/twin_runs.h"
 
 namespace ssdlab {
 namespace {
 
-struct FitArgs {
-  std::vector<std::string> runs;
-  std::string db, base, fit, train_tests, holdout, fold, loss = "squared", prior = "0.01", out;
-  uint64_t seed = 1;
-  uint32_t max_evals = 0;
-  std::string correct = "auto";
-};
-
 // The fitted twin's table: its keys, the prior, and the median errors per test of the twin and
 // of the base, on the fitted and the held-out figures.
-void PrintFit(const FitArgs& a, const usecase::FitOutcome& o) {
+void PrintFit(const usecase::FitRequest& a, const usecase::FitOutcome& o) {
   const twin::FitResult& r = o.result;
   auto base_train = twin::MedianErrors(r.base_figures, false);
   auto base_held = twin::MedianErrors(r.base_figures, true);
@@ -92,21 +71,7 @@ void PrintFit(const FitArgs& a, const usecase::FitOutcome& o) {
   }
 }
 
-int RunFit(const FitArgs& a) {
-  usecase::FitRequest q;
-  q.runs = a.runs;
-  q.db = a.db;
-  q.base = a.base;
-  q.fit = a.fit;
-  q.train_tests = a.train_tests;
-  q.holdout = a.holdout;
-  q.fold = a.fold;
-  q.loss = a.loss;
-  q.prior = a.prior;
-  q.correct = a.correct;
-  q.out = a.out;
-  q.seed = a.seed;
-  q.max_evals = a.max_evals;
+int RunFit(usecase::FitRequest q) {
   q.stop = &StopFlag();
   q.console = &CliConsole();
   q.progress = [](uint32_t done, uint32_t budget, double best, double secs) {
@@ -119,7 +84,7 @@ int RunFit(const FitArgs& a) {
   };
   auto outcome = usecase::SimFit(q);
   if (!outcome.ok()) return Fail(outcome.status());
-  PrintFit(a, *outcome);
+  PrintFit(q, *outcome);
   return kExitOk;
 }
 
@@ -158,89 +123,18 @@ int RunCompare(const CompareArgs& a) {
   return kExitOk;
 }
 
-struct ImportArgs {
-  std::string file, db, run, format, capacity, model, iops_state = "steady";
-};
-
-int RunImport(const ImportArgs& a) {
-  std::ifstream in(a.file, std::ios::binary);
-  if (!in)
-    return Fail(Status::NotFound("import: cannot read " + a.file +
-                                 (std::filesystem::exists(a.file) ? "" : ": no such file")));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  std::string format = a.format;
-  if (format.empty()) {
-    const std::string ext = std::filesystem::path(a.file).extension().string();
-    format = ext == ".csv" ? "csv" : ext == ".json" ? "fio" : "";
-    if (format.empty())
-      return Fail(Status::Invalid("import: cannot tell the format of " + a.file +
-                                  " from its name; give --format csv or --format fio"));
-  }
-  if (format != "csv" && format != "fio")
-    return Fail(Status::Invalid("import: --format '" + format + "': expected csv or fio"));
-  if (a.iops_state != "steady" && a.iops_state != "fresh")
-    return Fail(
-        Status::Invalid("import: --iops-state '" + a.iops_state + "': expected steady or fresh"));
-  auto tests = format == "csv" ? twin::ParseFiguresCsv(buf.str(), a.file)
-                               : twin::ParseFioJson(buf.str(), a.file);
-  if (!tests.ok()) return Fail(tests.status());
-  uint64_t capacity = 0;
-  if (!a.capacity.empty()) {
-    auto c = ParseBytes(a.capacity);
-    if (!c.ok()) return Fail(Status::Invalid("--capacity: " + c.status().message()));
-    capacity = c.value();
-  }
-  PathRegistry paths = usecase::CommandPaths();
-  paths.AddInput("FILE " + a.file, a.file);
-  usecase::AddDatabasePath(paths, "--db", a.db, true);
-  if (Status s = paths.Check(); !s.ok()) return Fail(s);
-  auto store = Store::Open(a.db, Store::Mode::kCreate);
-  if (!store.ok()) return Fail(store.status());
-  if (store.value()->FindRun(a.run).ok())
-    return Fail(Status::Invalid("import: run '" + a.run + "' already exists in " + a.db));
-  TargetInfo t;
-  t.path = "imported:" + a.file;
-  t.kind = "imported";
-  t.size_bytes = capacity;
-  t.model = a.model;
-  nlohmann::json config = {{"imported_from", a.file},
-                           {"format", format},
-                           {"capacity_bytes", capacity},
-                           {"iops_state", a.iops_state}};
-  nlohmann::json context = {
-      {"imported", true},
-      {"target",
-       {{"path", t.path}, {"kind", t.kind}, {"size_bytes", capacity}, {"model", a.model}}}};
-  // The run is stored whole or not at all (a failure or a kill leaves nothing of it).
-  auto tx = Store::Transaction::Begin(**store);
-  if (!tx.ok()) return Fail(tx.status());
-  auto id = store.value()->CreateRun(a.run, "imported", config, context, t);
-  if (!id.ok()) return Fail(id.status());
-  size_t cells = 0;
-  for (size_t i = 0; i < tests->size(); ++i) {
-    const twin::ImportedTest& test = (*tests)[i];
-    auto tid = store.value()->BeginTest(id.value(), static_cast<int>(i + 1), test.name,
-                                        {{"imported", true}});
-    if (!tid.ok()) return Fail(tid.status());
-    nlohmann::json results = test.results;
-    results["rounds"] = nlohmann::json::array();
-    if (Status s = store.value()->FinishTest(tid.value(), nlohmann::json::object(), results);
-        !s.ok())
-      return Fail(s);
-    cells += test.results["imported_cells"].size();
-  }
-  if (Status s = store.value()->SetRunStatus(id.value(), "done"); !s.ok()) return Fail(s);
-  if (Status s = tx->Commit(); !s.ok()) return Fail(s);
-  std::cout << fmt::format("imported {} cells of {} tests from {} as run {} (in {})\n", cells,
-                           tests->size(), a.file, a.run, MaskSecrets(a.db));
+int RunImport(const usecase::ImportRequest& a) {
+  auto outcome = usecase::Import(a);
+  if (!outcome.ok()) return Fail(outcome.status());
+  std::cout << fmt::format("imported {} cells of {} tests from {} as run {} (in {})\n",
+                           outcome->cells, outcome->tests, a.file, a.run, MaskSecrets(a.db));
   return kExitOk;
 }
 
 }  // namespace
 
 void AddImportCommand(CLI::App& app, int* exit_code) {
-  auto a = std::make_shared<ImportArgs>();
+  auto a = std::make_shared<usecase::ImportRequest>();
   CLI::App* cmd = app.add_subcommand(
       "import",
       "Store measurements made elsewhere (fio JSON, a CSV of published figures) as a run");
@@ -260,7 +154,7 @@ void AddImportCommand(CLI::App& app, int* exit_code) {
 }
 
 void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
-  auto a = std::make_shared<FitArgs>();
+  auto a = std::make_shared<usecase::FitRequest>();
   CLI::App* fit = sim.add_subcommand(
       "fit", "Fit a simulated drive (a twin) to stored runs' figures; writes a preset file");
   fit->add_option("runs", a->runs, "Stored run(s) to fit")->required();
