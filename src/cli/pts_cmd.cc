@@ -239,6 +239,58 @@ int RunSpreadPts(PtsArgs a) {
 
 }  // namespace
 
+namespace {
+
+// `pts` once its flags are parsed: a battery, resumed or new, on one process, under --mpi, spread
+// over the ranks of mpirun, or a fleet (one drive per rank); its exit status.
+int DispatchPts(PtsArgs* a, const CLI::App* cmd) {
+  a->given = GivenOptions(cmd);
+  if (Status s = ApplyPtsTimeScale(*a); !s.ok()) return Fail(s);
+  usecase::FleetOptions f{a->db,         a->targets.size() == 1 ? a->targets[0] : "",
+                          a->target_map, a->run,
+                          a->resume,     a->report};
+  f.write_report = [a](const std::vector<std::string>& runs, const std::string& title) {
+    return WriteRunsReport(a->db, runs, a->report, title, "--report");
+  };
+  if (!a->mpi && (a->range_per_rank || !a->clients_log.empty())) {
+    return Fail(Status::Invalid(
+        std::string(a->range_per_rank ? "--range-per-rank" : "--clients-log") + " needs --mpi"));
+  }
+  if (a->mpi) {
+    if (!a->target_map.empty()) {
+      return Fail(Status::Invalid(
+          "--mpi and --target-map: a fleet tests one drive per rank, --mpi one target with "
+          "many clients; give one of them"));
+    }
+    return RunMultiClientPts(*a);
+  }
+  if (!usecase::IsFleetRun(f) && StartedByMpirun() && a->targets.size() == 1 &&
+      IsSimTarget(a->targets[0])) {
+    return RunSpreadPts(*a);
+  }
+  if (!usecase::IsFleetRun(f)) {
+    if (!a->target_map.empty()) {
+      return Fail(Status::Invalid("--target-map: a fleet run is started by mpirun"));
+    }
+    return RunPtsCommand(*a);
+  }
+  return usecase::RunFleet(
+      f,
+      [&](const usecase::FleetRank& me) {
+        PtsArgs mine = *a;
+        mine.targets = {me.target};
+        mine.fleet = me.fleet;
+        mine.run = me.resume ? "" : me.run;
+        mine.resume = me.resume ? me.run : "";
+        mine.progress = "none";  // rank 0 prints the fleet's table
+        mine.report = "";        // rank 0 writes the fleet's report
+        return RunPtsCommand(mine);
+      },
+      CliConsole());
+}
+
+}  // namespace
+
 void AddPtsCommands(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<PtsArgs>();
   CLI::App* cmd =
@@ -274,60 +326,7 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
   cmd->add_option("--report", a->report,
                   "Write the run's HTML report to this file at the end (a fleet: rank 0 writes "
                   "the comparison report of every drive)");
-  cmd->callback([a, exit_code, cmd] {
-    a->given = GivenOptions(cmd);
-    if (Status s = ApplyPtsTimeScale(*a); !s.ok()) {
-      *exit_code = Fail(s);
-      return;
-    }
-    usecase::FleetOptions f{a->db,         a->targets.size() == 1 ? a->targets[0] : "",
-                            a->target_map, a->run,
-                            a->resume,     a->report};
-    f.write_report = [a](const std::vector<std::string>& runs, const std::string& title) {
-      return WriteRunsReport(a->db, runs, a->report, title, "--report");
-    };
-    if (!a->mpi && (a->range_per_rank || !a->clients_log.empty())) {
-      *exit_code = Fail(Status::Invalid(
-          std::string(a->range_per_rank ? "--range-per-rank" : "--clients-log") + " needs --mpi"));
-      return;
-    }
-    if (a->mpi) {
-      if (!a->target_map.empty()) {
-        *exit_code = Fail(Status::Invalid(
-            "--mpi and --target-map: a fleet tests one drive per rank, --mpi one target with "
-            "many clients; give one of them"));
-        return;
-      }
-      *exit_code = RunMultiClientPts(*a);
-      return;
-    }
-    if (!usecase::IsFleetRun(f) && StartedByMpirun() && a->targets.size() == 1 &&
-        IsSimTarget(a->targets[0])) {
-      *exit_code = RunSpreadPts(*a);
-      return;
-    }
-    if (!usecase::IsFleetRun(f)) {
-      if (!a->target_map.empty()) {
-        *exit_code = Fail(Status::Invalid("--target-map: a fleet run is started by mpirun"));
-        return;
-      }
-      *exit_code = RunPtsCommand(*a);
-      return;
-    }
-    *exit_code = usecase::RunFleet(
-        f,
-        [&](const usecase::FleetRank& me) {
-          PtsArgs mine = *a;
-          mine.targets = {me.target};
-          mine.fleet = me.fleet;
-          mine.run = me.resume ? "" : me.run;
-          mine.resume = me.resume ? me.run : "";
-          mine.progress = "none";  // rank 0 prints the fleet's table
-          mine.report = "";        // rank 0 writes the fleet's report
-          return RunPtsCommand(mine);
-        },
-        CliConsole());
-  });
+  cmd->callback([a, exit_code, cmd] { *exit_code = DispatchPts(a.get(), cmd); });
 }
 
 }  // namespace ssdlab

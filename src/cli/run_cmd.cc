@@ -47,8 +47,6 @@ struct RunArgs {
   std::vector<std::string> argv;
 };
 
-bool RwWrites(const std::string& rw) { return rw != "read" && rw != "randread"; }
-
 // The engine flags of `a` into options; Invalid naming the flag on a malformed value.
 Status ParseEngineArgs(const RunArgs& a, EngineOptions& o) {
   SSDLAB_RETURN_IF_ERROR(usecase::CountFlag("--batch-submit", a.batch_submit, o.batch_submit));

@@ -20,6 +20,7 @@
 #include "trace/stats.h"
 #include "trace/trace.h"
 #include "usecase/paths.h"
+#include "usecase/trace_stats.h"
 
 extern char** environ;
 
@@ -38,12 +39,6 @@ struct StatsArgs {
   std::string run;
 };
 
-nlohmann::json HistJson(const Histogram& h) {
-  return {{"count", h.count()},      {"mean", h.Mean()},        {"min", h.min()},
-          {"p50", h.Percentile(50)}, {"p90", h.Percentile(90)}, {"p99", h.Percentile(99)},
-          {"max", h.max()}};
-}
-
 // The mean arrival rate in words that stay meaningful for a sparse trace: "1234 IOPS",
 // "0.5 IOPS", "0.03333 IOPS (2 per minute)" below 1 IOPS, four significant digits.
 std::string MeanRateText(double iops) {
@@ -52,152 +47,19 @@ std::string MeanRateText(double iops) {
   return text;
 }
 
-int Stats(const StatsArgs& a) {
-  PathRegistry paths = usecase::CommandPaths();
-  usecase::AddTracePaths(paths, "TRACE", a.trace);
-  usecase::AddDatabasePath(paths, "--db", a.db, true);
-  paths.AddOutput("--json", a.json);
-  if (Status s = paths.Check(); !s.ok()) return Fail(s);
-  trace::TraceOptions o;
-  trace::StatsOptions so;
-  Status s = Status::Ok();
-  if (auto f = trace::ParseTraceFormat(a.format); f.ok()) {
-    o.format = f.value();
-  } else {
-    s = f.status();
-  }
-  if (a.event == "issue" || a.event == "D") {
-    o.event = trace::BlkEvent::kIssue;
-  } else if (a.event != "queue" && a.event != "Q" && s.ok()) {
-    s = Status::Invalid("--event: unknown event '" + a.event + "' (queue, issue)");
-  }
-  o.device_id = a.device_id;
-  if (s.ok()) s = usecase::CountFlag("--skip-bad", a.skip_bad, o.skip_bad, true);
-  if (s.ok()) s = usecase::DurationFlag("--burst-gap", a.burst_gap, so.burst_gap_ns);
-  if (!s.ok()) {
-    PrintError(s.message());
-    return kExitUsage;
-  }
-  if (!a.run.empty() && a.db.empty()) {
-    PrintError("--run needs --db");
-    return kExitUsage;
-  }
-  auto reader = trace::OpenTrace(a.trace, o);
-  if (!reader.ok()) {
-    return Fail(reader.status());
-  }
-  std::unique_ptr<Store> store;
-  if (!a.db.empty()) {
-    auto opened = Store::Open(a.db);
-    if (!opened.ok()) {
-      return Fail(opened.status());
-    }
-    store = std::move(opened.value());
-  }
-  trace::StatsBuilder b(so);
-  trace::TraceRecord r;
-  for (;;) {
-    if (StopFlag().load()) {
-      PrintError("interrupted");
-      return kExitInterrupted;
-    }
-    auto more = (*reader)->Next(&r);
-    if (!more.ok()) {
-      return Fail(more.status());
-    }
-    if (!more.value()) break;
-    b.Add(r);
-  }
-  const trace::TraceStats st = b.Finish();
-  const std::string flags = trace::SuggestRunFlags(st);
+// The statistics in words (on stderr when the JSON goes to stdout).
+void PrintStats(const StatsArgs& a, const usecase::TraceStatsOutcome& o) {
+  const trace::TraceStats& st = o.stats;
+  const std::string& flags = o.suggested_flags;
   const uint64_t ios = st.records;
   const uint64_t all_bytes = st.bytes[0] + st.bytes[1] + st.bytes[2];
   auto pct = [](uint64_t x, uint64_t of) {
     return of ? 100.0 * static_cast<double>(x) / static_cast<double>(of) : 0.0;
   };
-
-  nlohmann::json doc;
-  doc["schema_version"] = 1;
-  doc["trace"] = {{"path", a.trace},
-                  {"files", (*reader)->files()},
-                  {"format", trace::TraceFormatName((*reader)->format())},
-                  {"device_id", a.device_id},
-                  {"records", st.records},
-                  {"skipped", (*reader)->skipped()},
-                  {"filtered", (*reader)->filtered()},
-                  {"ignored", (*reader)->ignored()},
-                  {"devices", st.devices}};
-  nlohmann::json dirs = nlohmann::json::object();
-  for (int d = 0; d < kDirections; ++d) {
-    dirs[DirectionName(static_cast<Direction>(d))] = {
-        {"ios", st.ios[d]},
-        {"bytes", st.bytes[d]},
-        {"ios_pct", pct(st.ios[d], ios)},
-        {"bytes_pct", pct(st.bytes[d], all_bytes)},
-        {"recorded_lat_ns",
-         st.recorded[d].count() ? HistJson(st.recorded[d]) : nlohmann::json(nullptr)}};
-  }
-  doc["directions"] = dirs;
-  nlohmann::json bs = nlohmann::json::array();
-  for (const auto& [bytes, n] : st.block_sizes)
-    bs.push_back({{"bytes", bytes}, {"ios", n}, {"pct", pct(n, ios)}});
-  doc["block_sizes"] = bs;
-  doc["block_sizes_other_ios"] = st.block_sizes_other;
-  doc["sequential_pct"] = pct(st.sequential, ios);
-  doc["duration_ns"] = st.duration_ns;
-  doc["mean_iops"] =
-      st.duration_ns ? static_cast<double>(ios > 0 ? ios - 1 : 0) * 1e9 / st.duration_ns : 0.0;
-  doc["interarrival_ns"] = HistJson(st.interarrival);
-  doc["out_of_order"] = st.out_of_order;
-  doc["bursts"] = {{"gap_ns", so.burst_gap_ns},
-                   {"count", st.bursts},
-                   {"mean_ios", st.burst_mean_ios},
-                   {"max_ios", st.burst_max_ios}};
-  doc["iops_per_s"] = HistJson(st.iops_per_s);
-  doc["peak_iops_1s"] = st.peak_iops_1s;
-  doc["working_set"] = {{"unit_bytes", st.unit_bytes},
-                        {"units", st.working_set_units},
-                        {"bytes", st.working_set_units * st.unit_bytes},
-                        {"exact", st.working_set_exact},
-                        {"sample_rate", 1.0 / static_cast<double>(uint64_t{1} << st.sample_level)}};
-  doc["skew"] = {
-      {"hottest_1pct_access_pct", st.hot_1pct},
-      {"hottest_10pct_access_pct", st.hot_10pct},
-      {"hottest_20pct_access_pct", st.hot_20pct},
-      {"method", st.working_set_exact ? "exact per-unit counts"
-                                      : "per-unit counts of a hash-sampled subset of units"}};
-  doc["max_end_bytes"] = st.max_end_bytes;
-  doc["suggested_run_flags"] = flags;
-
-  int code = kExitOk;
-  const std::string run_name = a.run.empty() ? usecase::DefaultRunName("trace-stats") : a.run;
-  if (store) {
-    // A run of kind "trace-stats": one test whose results are this document.
-    nlohmann::json config = {{"trace_stats", a.trace},
-                             {"format", trace::TraceFormatName((*reader)->format())},
-                             {"device_id", a.device_id}};
-    nlohmann::json context = usecase::PlatformJson();
-    TargetInfo target;
-    target.path = a.trace;
-    target.kind = "trace";
-    context["target"] = usecase::TargetJson(target);
-    auto id = store->CreateRun(run_name, "trace-stats", config, context, target);
-    if (!id.ok()) {
-      return Fail(id.status());
-    }
-    auto t = store->BeginTest(id.value(), 0, "trace-stats", config);
-    Status st = t.ok() ? store->FinishTest(t.value(), nlohmann::json::object(), doc) : t.status();
-    if (st.ok()) st = store->SetRunStatus(id.value(), "done");
-    if (!st.ok()) {
-      PrintError("cannot store the statistics in " + a.db + ": " + st.message());
-      code = kExitFailed;
-    }
-  }
   std::ostream& human = a.json == "-" ? std::cerr : std::cout;
   human << fmt::format("{} ({}): {} records over {}, mean {}, peak {} IOPS in 1 s\n", a.trace,
-                       trace::TraceFormatName((*reader)->format()), ios,
-                       FormatNs(static_cast<double>(st.duration_ns)),
-                       MeanRateText(doc["mean_iops"].get<double>()), st.peak_iops_1s);
+                       o.format, ios, FormatNs(static_cast<double>(st.duration_ns)),
+                       MeanRateText(o.doc["mean_iops"].get<double>()), st.peak_iops_1s);
   for (int d = 0; d < kDirections; ++d) {
     if (!st.ios[d]) continue;
     human << fmt::format("  {:<5} {:>6.1f}% of I/Os  {:>6.1f}% of bytes  ({})\n",
@@ -219,11 +81,32 @@ int Stats(const StatsArgs& a) {
       FormatBytes(st.working_set_units * st.unit_bytes),
       st.working_set_exact ? "exact" : "estimated", st.hot_1pct, st.hot_10pct, st.hot_20pct);
   human << "  nearest run: ssdlab run " << flags << "\n";
-  if ((*reader)->skipped())
-    human << "note: " << (*reader)->skipped() << " malformed records skipped\n";
-  if (store) human << fmt::format("stored as run '{}' in {}\n", run_name, MaskSecrets(a.db));
+  if (o.skipped) human << "note: " << o.skipped << " malformed records skipped\n";
+  if (!o.run.empty()) human << fmt::format("stored as run '{}' in {}\n", o.run, MaskSecrets(a.db));
+}
+
+int Stats(const StatsArgs& a) {
+  usecase::TraceStatsRequest q;
+  q.trace = a.trace;
+  q.format = a.format;
+  q.event = a.event;
+  q.device_id = a.device_id;
+  q.skip_bad = a.skip_bad;
+  q.burst_gap = a.burst_gap;
+  q.db = a.db;
+  q.run = a.run;
+  q.outputs = {{"--json", a.json}};
+  q.stop = &StopFlag();
+  auto outcome = usecase::TraceStats(q);
+  if (!outcome.ok()) return Fail(outcome.status());
+  int code = kExitOk;
+  if (!outcome->stored.ok()) {
+    PrintError(outcome->stored.message());
+    code = kExitFailed;
+  }
+  PrintStats(a, *outcome);
   if (!a.json.empty()) {
-    if (Status w = WriteJsonOutput(a.json, doc); !w.ok()) {
+    if (Status w = WriteJsonOutput(a.json, outcome->doc); !w.ok()) {
       PrintError(w.message());
       return kExitFailed;
     }

@@ -1,236 +1,55 @@
 // `ssdlab sim fit` and `ssdlab sim compare`: the digital twin of a stored run (twin/fit.h).
 #include <fmt/format.h>
 
-#include <chrono>
-#include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <map>
-#include <sstream>
 
-#include "base/output_file.h"
 #include "base/secrets.h"
-#include "base/strings.h"
-#include "base/units.h"
 #include "cli/commands.h"
-#include "results/run_context.h"
-#include "sim/params.h"
-#include "sim/preset_file.h"
 #include "store/store.h"
 #include "twin/figures.h"
 #include "twin/fit.h"
-#include "twin/import.h"
-#include "usecase/paths.h"
+#include "usecase/import.h"
+#include "usecase/twin_fit.h"
 #include "usecase/twin_runs.h"
 
 namespace ssdlab {
 namespace {
 
-// --correct auto: the correction is re-anchored at most this many times
-// (twin::FitOptions::reanchor).
-constexpr uint32_t kReanchorRounds = 1;
-
-struct FitArgs {
-  std::vector<std::string> runs;
-  std::string db, base, fit, train_tests, holdout, fold, loss = "squared", prior = "0.01", out;
-  uint64_t seed = 1;
-  uint32_t max_evals = 0;
-  std::string correct = "auto";
-};
-
-// Per figure: its value from the full tests on drive p (the run's tests re-run on it, an
-// import's as the review spec's, cli/twin_runs.h); 0 for figures the re-run misses. The fit
-// corrects the cheap evaluator by these (twin::FitOptions::base_exact, full_tests); `what` names
-// p in the progress line.
-Result<std::vector<double>> FullTestValues(Store& store, const std::vector<std::string>& runs,
-                                           const sim::SimParams& p,
-                                           const std::vector<twin::Figure>& figures,
-                                           const std::string& what) {
-  std::vector<double> exact(figures.size(), 0.0);
-  for (const std::string& run : runs) {
-    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json doc, store.RunJson(run));
-    if (!usecase::CanRerun(doc)) continue;
-    std::cerr << "sim fit: re-running run " << run << "'s tests on " << what
-              << (usecase::HasPtsOptions(doc) ? "" : " (as the review spec's)")
-              << " (bias correction)\n";
-    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json rerun,
-                            usecase::RerunOnTwin(doc, twin::TargetOf(p), &StopFlag()));
-    SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> ex, twin::FiguresOfRun(rerun, nullptr));
-    std::vector<twin::Figure> mine;
-    std::vector<size_t> where;
-    for (size_t i = 0; i < figures.size(); ++i)
-      if (figures[i].run == run) mine.push_back(figures[i]), where.push_back(i);
-    const std::vector<double> v = usecase::MatchFigures(mine, ex);
-    for (size_t k = 0; k < where.size(); ++k) exact[where[k]] = v[k];
-  }
-  return exact;
-}
-
-// The figures of every run, and the shape of the first.
-Result<std::vector<twin::Figure>> LoadFigures(Store& store, const std::vector<std::string>& runs,
-                                              twin::RunShape* shape, std::string* sim_target) {
-  std::vector<twin::Figure> all;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json doc, store.RunJson(runs[i]));
-    twin::RunShape s;
-    SSDLAB_ASSIGN_OR_RETURN(std::vector<twin::Figure> f, twin::FiguresOfRun(doc, &s));
-    if (i == 0) {
-      *shape = s;
-      SSDLAB_ASSIGN_OR_RETURN(results::RunContext ctx,
-                              results::RunContextFromJson(doc.value("context", nlohmann::json()),
-                                                          "run '" + runs[i] + "': context"));
-      if (ctx.target_path.rfind("sim:", 0) == 0) *sim_target = ctx.target_path;
-    }
-    all.insert(all.end(), f.begin(), f.end());
-  }
-  return all;
-}
-
-int RunFit(const FitArgs& a) {
-  const auto t0 = std::chrono::steady_clock::now();
-  // Every preset file read is an input: --base's, or the run's own drive's (known once read).
-  PathRegistry paths = usecase::CommandPaths();
-  usecase::AddDatabasePath(paths, "--db", a.db, false);
-  paths.AddInput("--base " + a.base, sim::PresetFileOf(a.base));
-  paths.AddOutput("-o", a.out);
-  if (Status s = paths.Check(); !s.ok()) return Fail(s);
-  auto store = Store::Open(a.db, Store::Mode::kReadOnly);
-  if (!store.ok()) return Fail(store.status());
-  twin::RunShape shape;
-  std::string run_target;
-  auto figures = LoadFigures(*store.value(), a.runs, &shape, &run_target);
-  if (!figures.ok()) return Fail(figures.status());
-  std::string base_name = a.base;
-  if (base_name.empty()) {
-    if (run_target.empty())
-      return Fail(Status::Invalid("sim fit: run '" + a.runs[0] +
-                                  "' is not of a simulated drive; name the starting preset "
-                                  "with --base PRESET"));
-    base_name = run_target.substr(4);
-    paths.AddInput("the preset file of run " + a.runs[0] + "'s drive " + run_target,
-                   sim::PresetFileOf(run_target));
-    if (Status s = paths.Check(); !s.ok()) return Fail(s);
-  }
-  auto base = sim::ParseSimTarget(
-      "sim:" + (base_name.rfind("sim:", 0) == 0 ? base_name.substr(4) : base_name));
-  if (!base.ok()) return Fail(base.status());
-  twin::FitOptions o;
-  o.keys = a.fit.empty() ? twin::DefaultFitKeys(base.value()) : SplitNonEmpty(a.fit, ',');
-  o.train_tests = SplitNonEmpty(a.train_tests, ',');
-  if (!a.holdout.empty()) {
-    auto h = ParseDouble(a.holdout);
-    if (!h.ok() || !(h.value() > 0 && h.value() < 1))
-      return Fail(Status::Invalid("--holdout '" + a.holdout +
-                                  "': expected the fraction of each test's cells to hold out, "
-                                  "above 0 and below 1 (e.g. 0.5)"));
-    o.holdout = h.value();
-  }
-  if (!a.fold.empty()) {  // the form here; the range by SplitFigures, below
-    const size_t slash = a.fold.find('/');
-    auto i = ParseCount(a.fold.substr(0, slash));
-    auto n = slash == std::string::npos ? i : ParseCount(a.fold.substr(slash + 1));
-    if (slash == std::string::npos || !i.ok() || !n.ok() || i.value() > UINT32_MAX ||
-        n.value() > UINT32_MAX)
-      return Fail(Status::Invalid("--fold '" + a.fold +
-                                  "': expected I/N, fold I (from 0) of N folds (e.g. 0/5)"));
-    o.fold = static_cast<uint32_t>(i.value());
-    o.folds = static_cast<uint32_t>(n.value());
-  }
-  for (const std::string& t : o.train_tests) {
-    bool found = false;
-    for (const twin::Figure& f : figures.value()) found |= f.test == t;
-    if (!found)
-      return Fail(Status::Invalid("--train-tests: run(s) " + a.runs[0] +
-                                  " have no figures of test '" + t + "'"));
-  }
-  const std::map<std::string, twin::FitOptions::Loss> losses = {
-      {"squared", twin::FitOptions::Loss::kSquared},
-      {"abs", twin::FitOptions::Loss::kAbsolute},
-      {"soft", twin::FitOptions::Loss::kSoftL1}};
-  if (!losses.count(a.loss))
-    return Fail(Status::Invalid("--loss '" + a.loss + "': expected squared, abs or soft"));
-  o.loss = losses.at(a.loss);
-  if (a.prior != "auto") {
-    auto w = ParseDouble(a.prior);
-    if (!w.ok() || !(w.value() >= 0) || !std::isfinite(w.value()))
-      return Fail(Status::Invalid("--prior '" + a.prior +
-                                  "': expected auto or the prior's weight, a number >= 0 "
-                                  "(e.g. 0.01)"));
-    o.prior_weight = w.value();
-  }
-  o.seed = a.seed;
-  o.max_evals = a.max_evals;
-  if (Status s = twin::CheckFitKeys(o.keys, base.value()); !s.ok()) return Fail(s);
-  if (auto split = twin::SplitFigures(figures.value(), o); !split.ok()) return Fail(split.status());
-  if (a.correct != "auto" && a.correct != "base" && a.correct != "off")
-    return Fail(Status::Invalid("--correct '" + a.correct + "': expected auto, base or off"));
-  if (a.correct != "off") {
-    auto exact = FullTestValues(*store.value(), a.runs, base.value(), figures.value(), "the base");
-    if (!exact.ok()) return Fail(exact.status());
-    o.base_exact = std::move(exact.value());
-    // --correct auto: re-anchored at the search's best points (twin::FitOptions::reanchor).
-    o.reanchor = a.correct == "auto" ? kReanchorRounds : 0;
-    o.full_tests = [&store, &a, &figures](const sim::SimParams& p) {
-      std::cerr << "\n";  // after the progress line
-      return FullTestValues(*store.value(), a.runs, p, figures.value(),
-                            "the search's best point (gc=" + sim::FindParam("gc")->get(p) +
-                                ", gc_lazy=" + sim::FindParam("gc_lazy")->get(p) +
-                                ", gc_yield=" + sim::FindParam("gc_yield")->get(p) +
-                                ", op=" + sim::FindParam("op")->get(p) + ")");
-    };
-  }
-  o.progress = [t0](uint32_t done, uint32_t budget, double best) {
-    const int width = 30;
-    const int filled = budget ? static_cast<int>(width * std::min(1.0, 1.0 * done / budget)) : 0;
-    const double secs =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::cerr << fmt::format("\rsim fit [{}{}] {}/{} evaluations, objective {:.4g}, {:.0f} s ",
-                             std::string(filled, '#'), std::string(width - filled, '.'), done,
-                             budget, best, secs)
-              << std::flush;
-  };
-  o.stop = &StopFlag();
-  auto r = twin::Fit(base.value(), figures.value(), shape, o);
-  std::cerr << "\n";
-  if (!r.ok()) return Fail(r.status());
-  const double wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (Status s =
-          WriteOutputFile("-o", a.out, twin::TwinToml(r.value(), base_name, a.runs, o, wall_s));
-      !s.ok())
-    return Fail(s);
-  auto base_train = twin::MedianErrors(r->base_figures, false);
-  auto base_held = twin::MedianErrors(r->base_figures, true);
+// The fitted twin's table: its keys, the prior, and the median errors per test of the twin and
+// of the base, on the fitted and the held-out figures.
+void PrintFit(const usecase::FitRequest& a, const usecase::FitOutcome& o) {
+  const twin::FitResult& r = o.result;
+  auto base_train = twin::MedianErrors(r.base_figures, false);
+  auto base_held = twin::MedianErrors(r.base_figures, true);
   auto lookup = [](const std::vector<std::pair<std::string, double>>& v, const std::string& k) {
     for (const auto& [key, e] : v)
       if (key == k) return fmt::format("{:.1f}%", 100 * e);
     return std::string("-");
   };
   std::cout << fmt::format("twin of {} from {} ({} figures, {} evaluations, {:.0f} s): {}\n",
-                           a.runs[0], base_name, figures->size(), r->evaluations, wall_s, a.out);
+                           a.runs[0], o.base_name, o.figures, r.evaluations, o.wall_s, a.out);
   std::string fitted;
-  for (const std::string& k : r->fitted_keys) fitted += (fitted.empty() ? "" : ", ") + k;
+  for (const std::string& k : r.fitted_keys) fitted += (fitted.empty() ? "" : ", ") + k;
   std::cout << "  fitted keys: " << fitted << "\n";
-  if (r->kept_base)
+  if (r.kept_base)
     std::cout << "  no candidate beat the base on the fitted figures: the twin keeps the base's "
                  "values\n";
-  if (!r->rejected_figures.empty())
+  if (!r.rejected_figures.empty())
     std::cout << fmt::format("  (the search's best point, not kept: fitted {}, held out {})\n",
-                             lookup(twin::MedianErrors(r->rejected_figures, false), "all"),
-                             lookup(twin::MedianErrors(r->rejected_figures, true), "all"));
+                             lookup(twin::MedianErrors(r.rejected_figures, false), "all"),
+                             lookup(twin::MedianErrors(r.rejected_figures, true), "all"));
   std::string cv;
-  for (const auto& [w, loss] : r->prior_cv)
+  for (const auto& [w, loss] : r.prior_cv)
     cv += fmt::format("{}{:g}: {:.4g}", cv.empty() ? "" : ", ", w, loss);
-  std::cout << fmt::format("  prior weight {:g}{}\n", r->prior_weight,
+  std::cout << fmt::format("  prior weight {:g}{}\n", r.prior_weight,
                            cv.empty() ? ""
                                       : fmt::format(" (cross-validated on the training cells, "
                                                     "{} simulations; left-out loss {})",
-                                                    r->cv_evaluations, cv));
+                                                    r.cv_evaluations, cv));
   std::cout << fmt::format("  {:<6} {:>14} {:>14} {:>14} {:>14}\n", "test", "fitted (twin)",
                            "held out (twin)", "fitted (base)", "held out (base)");
-  auto train = twin::MedianErrors(r->figures, false);
-  auto held = twin::MedianErrors(r->figures, true);
+  auto train = twin::MedianErrors(r.figures, false);
+  auto held = twin::MedianErrors(r.figures, true);
   std::vector<std::string> tests;
   for (const auto* v : {&train, &held})
     for (const auto& [k, e] : *v)
@@ -239,10 +58,10 @@ int RunFit(const FitArgs& a) {
     std::cout << fmt::format("  {:<6} {:>14} {:>14} {:>14} {:>14}\n", t, lookup(train, t),
                              lookup(held, t), lookup(base_train, t), lookup(base_held, t));
   std::cout << "  (median relative error |simulated - measured| / measured)\n";
-  if (!r->victim_policies.empty()) {
+  if (!r.victim_policies.empty()) {
     std::cout << "  victim policies at the twin's numbers, by their full tests (close objectives: "
                  "barely told apart):\n";
-    for (const twin::FitResult::PolicyFit& v : r->victim_policies) {
+    for (const twin::FitResult::PolicyFit& v : r.victim_policies) {
       std::string held;
       for (const auto& [test, e] : v.held_out_errors)
         if (test != "all") held += fmt::format(", {} {:.1f}%", test, 100 * e);
@@ -250,6 +69,22 @@ int RunFit(const FitArgs& a) {
                                held.empty() ? "" : "; held out " + held.substr(2));
     }
   }
+}
+
+int RunFit(usecase::FitRequest q) {
+  q.stop = &StopFlag();
+  q.console = &CliConsole();
+  q.progress = [](uint32_t done, uint32_t budget, double best, double secs) {
+    const int width = 30;
+    const int filled = budget ? static_cast<int>(width * std::min(1.0, 1.0 * done / budget)) : 0;
+    std::cerr << fmt::format("\rsim fit [{}{}] {}/{} evaluations, objective {:.4g}, {:.0f} s ",
+                             std::string(filled, '#'), std::string(width - filled, '.'), done,
+                             budget, best, secs)
+              << std::flush;
+  };
+  auto outcome = usecase::SimFit(q);
+  if (!outcome.ok()) return Fail(outcome.status());
+  PrintFit(q, *outcome);
   return kExitOk;
 }
 
@@ -288,89 +123,18 @@ int RunCompare(const CompareArgs& a) {
   return kExitOk;
 }
 
-struct ImportArgs {
-  std::string file, db, run, format, capacity, model, iops_state = "steady";
-};
-
-int RunImport(const ImportArgs& a) {
-  std::ifstream in(a.file, std::ios::binary);
-  if (!in)
-    return Fail(Status::NotFound("import: cannot read " + a.file +
-                                 (std::filesystem::exists(a.file) ? "" : ": no such file")));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  std::string format = a.format;
-  if (format.empty()) {
-    const std::string ext = std::filesystem::path(a.file).extension().string();
-    format = ext == ".csv" ? "csv" : ext == ".json" ? "fio" : "";
-    if (format.empty())
-      return Fail(Status::Invalid("import: cannot tell the format of " + a.file +
-                                  " from its name; give --format csv or --format fio"));
-  }
-  if (format != "csv" && format != "fio")
-    return Fail(Status::Invalid("import: --format '" + format + "': expected csv or fio"));
-  if (a.iops_state != "steady" && a.iops_state != "fresh")
-    return Fail(
-        Status::Invalid("import: --iops-state '" + a.iops_state + "': expected steady or fresh"));
-  auto tests = format == "csv" ? twin::ParseFiguresCsv(buf.str(), a.file)
-                               : twin::ParseFioJson(buf.str(), a.file);
-  if (!tests.ok()) return Fail(tests.status());
-  uint64_t capacity = 0;
-  if (!a.capacity.empty()) {
-    auto c = ParseBytes(a.capacity);
-    if (!c.ok()) return Fail(Status::Invalid("--capacity: " + c.status().message()));
-    capacity = c.value();
-  }
-  PathRegistry paths = usecase::CommandPaths();
-  paths.AddInput("FILE " + a.file, a.file);
-  usecase::AddDatabasePath(paths, "--db", a.db, true);
-  if (Status s = paths.Check(); !s.ok()) return Fail(s);
-  auto store = Store::Open(a.db, Store::Mode::kCreate);
-  if (!store.ok()) return Fail(store.status());
-  if (store.value()->FindRun(a.run).ok())
-    return Fail(Status::Invalid("import: run '" + a.run + "' already exists in " + a.db));
-  TargetInfo t;
-  t.path = "imported:" + a.file;
-  t.kind = "imported";
-  t.size_bytes = capacity;
-  t.model = a.model;
-  nlohmann::json config = {{"imported_from", a.file},
-                           {"format", format},
-                           {"capacity_bytes", capacity},
-                           {"iops_state", a.iops_state}};
-  nlohmann::json context = {
-      {"imported", true},
-      {"target",
-       {{"path", t.path}, {"kind", t.kind}, {"size_bytes", capacity}, {"model", a.model}}}};
-  // The run is stored whole or not at all (a failure or a kill leaves nothing of it).
-  auto tx = Store::Transaction::Begin(**store);
-  if (!tx.ok()) return Fail(tx.status());
-  auto id = store.value()->CreateRun(a.run, "imported", config, context, t);
-  if (!id.ok()) return Fail(id.status());
-  size_t cells = 0;
-  for (size_t i = 0; i < tests->size(); ++i) {
-    const twin::ImportedTest& test = (*tests)[i];
-    auto tid = store.value()->BeginTest(id.value(), static_cast<int>(i + 1), test.name,
-                                        {{"imported", true}});
-    if (!tid.ok()) return Fail(tid.status());
-    nlohmann::json results = test.results;
-    results["rounds"] = nlohmann::json::array();
-    if (Status s = store.value()->FinishTest(tid.value(), nlohmann::json::object(), results);
-        !s.ok())
-      return Fail(s);
-    cells += test.results["imported_cells"].size();
-  }
-  if (Status s = store.value()->SetRunStatus(id.value(), "done"); !s.ok()) return Fail(s);
-  if (Status s = tx->Commit(); !s.ok()) return Fail(s);
-  std::cout << fmt::format("imported {} cells of {} tests from {} as run {} (in {})\n", cells,
-                           tests->size(), a.file, a.run, MaskSecrets(a.db));
+int RunImport(const usecase::ImportRequest& a) {
+  auto outcome = usecase::Import(a);
+  if (!outcome.ok()) return Fail(outcome.status());
+  std::cout << fmt::format("imported {} cells of {} tests from {} as run {} (in {})\n",
+                           outcome->cells, outcome->tests, a.file, a.run, MaskSecrets(a.db));
   return kExitOk;
 }
 
 }  // namespace
 
 void AddImportCommand(CLI::App& app, int* exit_code) {
-  auto a = std::make_shared<ImportArgs>();
+  auto a = std::make_shared<usecase::ImportRequest>();
   CLI::App* cmd = app.add_subcommand(
       "import",
       "Store measurements made elsewhere (fio JSON, a CSV of published figures) as a run");
@@ -390,7 +154,7 @@ void AddImportCommand(CLI::App& app, int* exit_code) {
 }
 
 void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
-  auto a = std::make_shared<FitArgs>();
+  auto a = std::make_shared<usecase::FitRequest>();
   CLI::App* fit = sim.add_subcommand(
       "fit", "Fit a simulated drive (a twin) to stored runs' figures; writes a preset file");
   fit->add_option("runs", a->runs, "Stored run(s) to fit")->required();

@@ -10,9 +10,12 @@
 
 #include "store/store.h"
 #include "usecase/console.h"
+#include "usecase/profile.h"
 #include "usecase/pts.h"
 #include "usecase/replay.h"
 #include "usecase/run.h"
+#include "usecase/trace_stats.h"
+#include "usecase/twin_fit.h"
 
 namespace ssdlab::usecase {
 namespace {
@@ -274,6 +277,102 @@ TEST(CheckResumeIdentity, ASimulatedDriveWithOtherParametersIsRefused) {
   Status s = CheckResumeIdentity(run, now, std::nullopt);
   EXPECT_EQ(s.code(), Code::kPermission) << s.message();
   EXPECT_NE(s.message().find("parameter preset was tiny"), std::string::npos) << s.message();
+}
+
+TEST_F(UsecaseTest, RunProfileStoresAProfileRunAndSaysItsStart) {
+  ProfileRequest r;
+  r.name = "cdm";
+  r.targets = {"sim:tiny"};
+  r.db = (dir_ / "p.db").string();
+  r.run = "cdm1";
+  r.options = {{"--purge", "auto"},
+               {"--size", "32MiB"},
+               {"--passes", "1"},
+               {"--time", "200ms"},
+               {"--pause", "0"}};
+  r.console = &console_;
+  bool ended = false, outputs_called = false;
+  r.ended = [&] { ended = true; };
+  r.write_outputs = [&](ProfileOutcome& o) {
+    outputs_called = true;
+    EXPECT_TRUE(ended);
+    EXPECT_TRUE(o.doc.ok()) << o.doc.status().message();
+    return Status::Ok();
+  };
+  auto out = RunProfile(std::move(r));
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->measured.ok()) << out->measured.message();
+  EXPECT_TRUE(out->closed.ok());
+  EXPECT_TRUE(outputs_called);
+  EXPECT_EQ(out->run, "cdm1");
+  EXPECT_EQ(out->target, "sim:tiny");
+  EXPECT_NE(console_.notes.find("ssdlab profile: run 'cdm1', cdm on sim:tiny"), std::string::npos)
+      << console_.notes;
+  auto store = Store::Open((dir_ / "p.db").string(), Store::Mode::kReadOnly);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto run = (*store)->FindRun("cdm1");
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->kind, "profile");
+  EXPECT_EQ(run->status, "done");
+  EXPECT_EQ(run->config["profile"], "cdm");
+  EXPECT_EQ(run->config["args"]["target"], "sim:tiny");
+}
+
+TEST_F(UsecaseTest, RunProfileRefusesAPrefillAFillWouldErase) {
+  ProfileRequest r;
+  r.name = "cdm";
+  r.targets = {"sim:tiny"};
+  r.db = (dir_ / "p.db").string();
+  r.options = {{"--fill", "0,90"}};
+  r.prefill = true;
+  r.console = &console_;
+  auto out = RunProfile(std::move(r));
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Code::kInvalidArgument) << out.status().message();
+  EXPECT_NE(out.status().message().find("--prefill: --fill purges"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_ / "p.db"));  // refused before the database was created
+}
+
+TEST_F(UsecaseTest, TraceStatsReadsTheTraceAndStoresItsDocument) {
+  std::ofstream((dir_ / "t.csv").string()) << "0,8,8,1,0\n1,16,8,1,0\n2,24,8,0,0\n";
+  TraceStatsRequest r;
+  r.trace = (dir_ / "t.csv").string();
+  r.run = "ts";
+  EXPECT_EQ(TraceStats(r).status().message(), "--run needs --db");  // and nothing was read
+  r.db = (dir_ / "t.db").string();
+  auto out = TraceStats(r);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(out->stored.ok()) << out->stored.message();
+  EXPECT_EQ(out->stats.records, 3u);
+  EXPECT_EQ(out->doc["trace"]["records"], 3);
+  EXPECT_EQ(out->doc["suggested_run_flags"], out->suggested_flags);
+  EXPECT_EQ(out->run, "ts");
+  auto store = Store::Open(r.db, Store::Mode::kReadOnly);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto run = (*store)->FindRun("ts");
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->kind, "trace-stats");
+  EXPECT_EQ(run->status, "done");
+}
+
+TEST_F(UsecaseTest, SimFitNamesABadFlagAfterReadingTheRunsAndWritesNothing) {
+  PtsRequest p = ShortIops("short");
+  ASSERT_TRUE(RunPts(p).ok());
+  FitRequest r;
+  r.runs = {"short"};
+  r.db = p.db;
+  r.out = (dir_ / "twin.toml").string();
+  r.holdout = "2";
+  r.console = &console_;
+  auto out = SimFit(r);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(out.status().message().find("--holdout '2'"), std::string::npos)
+      << out.status().message();
+  r.holdout = "";
+  r.runs = {"missing"};
+  EXPECT_FALSE(SimFit(r).ok());
+  EXPECT_FALSE(fs::exists(r.out));
 }
 
 TEST(ExitStatusFor, MapsAsTheCliSays) {
