@@ -176,6 +176,7 @@ class PhaseRecorder {
     const uint64_t start = measuring_ ? measure_start_ns_ : ramp_end_ns_;
     if (start == kNever || t_ns <= start) return;
     ++start_edge_ios_;
+    ++edge_.held;
     hold_ns_ += window_.runtime_ns ? std::min(t_ns - start, window_.runtime_ns) : t_ns - start;
   }
 
@@ -199,8 +200,15 @@ class PhaseRecorder {
     const uint64_t series_ns = end_ns > measure_start_ns_ ? end_ns - measure_start_ns_ : 0;
     measured_ns_ = series_ns;
     const uint64_t edge_ios = edge_.in_flight - edge_.abandoned;
-    // A closed loop at its edges: I/Os in flight at the end or at the start.
-    if (stopped_by_time_ && end_ns >= end_ns_ && (edge_ios > 0 || start_edge_ios_ > 0)) {
+    // A window held throughout by the previous round's I/Os (a stall longer than it) issued
+    // nothing: no I/O of its own, its length the runtime (the stall is in the previous round's
+    // figures, which counted those I/Os).
+    edge_.held_all = stopped_by_time_ && measured_issued_bytes_ == 0 && edge_.held > 0 &&
+                     edge_.from_ramp == 0 && edge_ios == 0;
+    if (edge_.held_all) {
+      measured_ns_ = end_ns_ - measure_start_ns_;
+    } else if (stopped_by_time_ && end_ns >= end_ns_ && (edge_ios > 0 || start_edge_ios_ > 0)) {
+      // A closed loop at its edges: I/Os in flight at the end or at the start.
       const double depth = static_cast<double>(std::max(edge_ios, start_edge_ios_));
       const double outside_ns = static_cast<double>(edge_residual_ns_) +
                                 static_cast<double>(ramp_lead_ns_) - static_cast<double>(hold_ns_);

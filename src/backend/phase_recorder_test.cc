@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "stats/completed_io.h"
+
 namespace ssdlab {
 namespace {
 
@@ -391,6 +393,25 @@ TEST(PhaseRecorder, AStallBegunInTheRampIsInTheWindowsFigures) {
   // Measured: the runtime plus the stall's 10 us before the window (at depth 4: 10 us).
   EXPECT_EQ(r.measured_ns, runtime + 10'000);
   EXPECT_NEAR(r.Iops(w) * w.latency.Mean() / 1e9, static_cast<double>(qd), 1e-3);
+}
+
+// A round held throughout by the previous round's I/Os (a stall longer than it) issued nothing:
+// no I/O of its own, zero IOPS over its runtime, said in edge.held_all (not an error).
+TEST(PhaseRecorder, ARoundHeldThroughoutHasNoIoOfItsOwnAndSaysSo) {
+  const uint64_t qd = 4, runtime = 1'000'000;
+  PhaseRecorder rec(0, PhaseWindow{.runtime_ns = runtime}, 0);
+  for (uint64_t s = 0; s < qd; ++s) {
+    rec.HeldCompleted(1'500'000);  // the previous round's I/Os, done after this window's end
+    EXPECT_EQ(rec.Open(1'500'000), Admit::kStop);
+  }
+  rec.Finish(rec.MeasuredEnd());
+  PhaseResult r;
+  rec.MoveInto(r);
+  EXPECT_TRUE(r.edge.held_all);
+  EXPECT_EQ(r.edge.held, qd);
+  EXPECT_EQ(r.Total().ios, 0u);
+  EXPECT_EQ(r.measured_ns, runtime);
+  EXPECT_TRUE(CheckCompletedIo(r, "round", "a longer --round").ok());
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ json PhaseWire(const PhaseResult& r) {
           {"measured_ns", r.measured_ns},
           {"edge",
            {r.edge.in_flight, r.edge.longest_ns, r.edge.abandoned, r.edge.abandoned_age_ns,
-            r.edge.from_ramp}},
+            r.edge.from_ramp, r.edge.held, r.edge.held_all ? 1u : 0u}},
           {"series", series},
           {"cpu_user_s", r.cpu_user_s},
           {"cpu_sys_s", r.cpu_sys_s},
@@ -55,8 +55,10 @@ Result<PhaseResult> PhaseFromWire(const json& j) {
     }
     r.measured_ns = j.at("measured_ns").get<uint64_t>();
     const json& edge = j.at("edge");
-    r.edge = {edge.at(0).get<uint64_t>(), edge.at(1).get<uint64_t>(), edge.at(2).get<uint64_t>(),
-              edge.at(3).get<uint64_t>(), edge.at(4).get<uint64_t>()};
+    r.edge = {edge.at(0).get<uint64_t>(),     edge.at(1).get<uint64_t>(),
+              edge.at(2).get<uint64_t>(),     edge.at(3).get<uint64_t>(),
+              edge.at(4).get<uint64_t>(),     edge.at(5).get<uint64_t>(),
+              edge.at(6).get<uint64_t>() != 0};
     for (const json& row : j.at("series")) {
       IntervalSample s;
       s.t_begin_ns = row.at(0).get<uint64_t>();

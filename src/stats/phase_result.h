@@ -58,10 +58,17 @@ struct EdgeStats {
   uint64_t abandoned = 0;         // of in_flight, not done within the bound: not counted
   uint64_t abandoned_age_ns = 0;  // the oldest of those: its age at the bound
   uint64_t from_ramp = 0;         // the ramp's I/Os that completed in the window, counted by it
+  // Slots the previous round's I/Os (counted there) held into the window; when `held_all` is
+  // set they held every slot for the whole runtime (a stall longer than the window): the window
+  // issued nothing and has no I/O of its own, its time being in the previous round's.
+  uint64_t held = 0;
+  bool held_all = false;
 
   void Merge(const EdgeStats& o) {
     in_flight += o.in_flight;
     from_ramp += o.from_ramp;
+    held += o.held;
+    held_all = held_all || o.held_all;
     longest_ns = longest_ns > o.longest_ns ? longest_ns : o.longest_ns;
     abandoned += o.abandoned;
     abandoned_age_ns =

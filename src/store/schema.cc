@@ -35,7 +35,9 @@ json CountersJson(const PhaseResult& r) {
             {"longest_ns", r.edge.longest_ns},
             {"abandoned", r.edge.abandoned},
             {"abandoned_age_ns", r.edge.abandoned_age_ns},
-            {"from_ramp", r.edge.from_ramp}}}};
+            {"from_ramp", r.edge.from_ramp},
+            {"held", r.edge.held},
+            {"held_all", r.edge.held_all}}}};
 }
 
 bool ReadCountersAndNotes(const json& counters, const json& notes, PhaseResult& r) {
@@ -50,6 +52,8 @@ bool ReadCountersAndNotes(const json& counters, const json& notes, PhaseResult& 
       r.edge.abandoned = edge.value("abandoned", uint64_t{0});
       r.edge.abandoned_age_ns = edge.value("abandoned_age_ns", uint64_t{0});
       r.edge.from_ramp = edge.value("from_ramp", uint64_t{0});
+      r.edge.held = edge.value("held", uint64_t{0});
+      r.edge.held_all = edge.value("held_all", false);
     }
     if (notes.is_array()) r.notes = notes.get<std::vector<std::string>>();
   } catch (const json::exception&) {

@@ -124,11 +124,10 @@ json DirectionJson(const DirectionStats& d, uint64_t measured_ns) {
 }
 
 json EdgeJson(const EdgeStats& e) {
-  return {{"in_flight", e.in_flight},
-          {"longest_ns", e.longest_ns},
-          {"abandoned", e.abandoned},
-          {"abandoned_age_ns", e.abandoned_age_ns},
-          {"from_ramp", e.from_ramp}};
+  return {{"in_flight", e.in_flight}, {"longest_ns", e.longest_ns},
+          {"abandoned", e.abandoned}, {"abandoned_age_ns", e.abandoned_age_ns},
+          {"from_ramp", e.from_ramp}, {"held", e.held},
+          {"held_all", e.held_all}};
 }
 
 json PhaseJson(const PhaseResult& r) {
