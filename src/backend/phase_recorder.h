@@ -201,12 +201,12 @@ class PhaseRecorder {
     measured_ns_ = series_ns;
     const uint64_t edge_ios = edge_.in_flight - edge_.abandoned;
     // A window held throughout by the previous round's I/Os (a stall longer than it) issued
-    // nothing: no I/O of its own, its length the runtime (the stall is in the previous round's
-    // figures, which counted those I/Os).
+    // nothing: no I/O of its own and no measured time of its own (its time is in the previous
+    // round's measured time, which counted those I/Os; the rounds' times partition the line).
     edge_.held_all = stopped_by_time_ && measured_issued_bytes_ == 0 && edge_.held > 0 &&
                      edge_.from_ramp == 0 && edge_ios == 0;
     if (edge_.held_all) {
-      measured_ns_ = end_ns_ - measure_start_ns_;
+      measured_ns_ = 0;
     } else if (stopped_by_time_ && end_ns >= end_ns_ && (edge_ios > 0 || start_edge_ios_ > 0)) {
       // A closed loop at its edges: I/Os in flight at the end or at the start.
       const double depth = static_cast<double>(std::max(edge_ios, start_edge_ios_));

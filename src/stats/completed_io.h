@@ -18,8 +18,8 @@ namespace ssdlab {
 // suggested for the latter.
 inline Status CheckCompletedIo(const PhaseResult& r, const std::string& phase,
                                const std::string& remedy) {
-  // A window held throughout by the previous round's I/Os has no I/O of its own, rightly: its
-  // figures are zero, the stall being in the previous round's (EdgeStats::held_all).
+  // A window held throughout by the previous round's I/Os has no I/O and no time of its own,
+  // rightly: its figures are zero, the stall being in the previous round's (EdgeStats::held_all).
   if (r.interrupted || r.Total().ios > 0 || r.edge.held_all) return Status::Ok();
   const std::string head =
       phase + ": no I/O completed in its measured " + FormatNs(static_cast<double>(r.measured_ns));

@@ -60,7 +60,7 @@ struct EdgeStats {
   uint64_t from_ramp = 0;         // the ramp's I/Os that completed in the window, counted by it
   // Slots the previous round's I/Os (counted there) held into the window; when `held_all` is
   // set they held every slot for the whole runtime (a stall longer than the window): the window
-  // issued nothing and has no I/O of its own, its time being in the previous round's.
+  // issued nothing and has no I/O and no measured time of its own (both are the previous round's).
   uint64_t held = 0;
   bool held_all = false;
 
