@@ -165,7 +165,6 @@ class PhaseRecorder {
                      uint64_t t_ns) {
     if (!measuring_ && t_ns > ramp_end_ns_) Begin(ramp_end_ns_);
     if (!measuring_ || t_ns <= measure_start_ns_) return;
-    ++start_edge_ios_;
     ++edge_.from_ramp;
     ramp_lead_ns_ += measure_start_ns_ - std::min(issue_ns, measure_start_ns_);
     Record(dir, offset, bytes, issue_ns, t_ns);
@@ -175,7 +174,6 @@ class PhaseRecorder {
   void HeldCompleted(uint64_t t_ns) {
     const uint64_t start = measuring_ ? measure_start_ns_ : ramp_end_ns_;
     if (start == kNever || t_ns <= start) return;
-    ++start_edge_ios_;
     ++edge_.held;
     hold_ns_ += window_.runtime_ns ? std::min(t_ns - start, window_.runtime_ns) : t_ns - start;
   }
@@ -203,13 +201,15 @@ class PhaseRecorder {
     // A window held throughout by the previous round's I/Os (a stall longer than it) issued
     // nothing: no I/O of its own and no measured time of its own (its time is in the previous
     // round's measured time, which counted those I/Os; the rounds' times partition the line).
-    edge_.held_all = stopped_by_time_ && measured_issued_bytes_ == 0 && edge_.held > 0 &&
-                     edge_.from_ramp == 0 && edge_ios == 0;
+    edge_.held_all =
+        stopped_by_time_ && measured_issued_bytes_ == 0 && edge_.held > 0 && edge_.from_ramp == 0;
+    // Slots busy at the measured start: the ramp's I/Os it counts and the held ones.
+    const uint64_t start_edge_ios = edge_.from_ramp + edge_.held;
     if (edge_.held_all) {
       measured_ns_ = 0;
-    } else if (stopped_by_time_ && end_ns >= end_ns_ && (edge_ios > 0 || start_edge_ios_ > 0)) {
+    } else if (stopped_by_time_ && end_ns >= end_ns_ && (edge_ios > 0 || start_edge_ios > 0)) {
       // A closed loop at its edges: I/Os in flight at the end or at the start.
-      const double depth = static_cast<double>(std::max(edge_ios, start_edge_ios_));
+      const double depth = static_cast<double>(std::max(edge_ios, start_edge_ios));
       const double outside_ns = static_cast<double>(edge_residual_ns_) +
                                 static_cast<double>(ramp_lead_ns_) - static_cast<double>(hold_ns_);
       const double ns = static_cast<double>(end_ns_ - measure_start_ns_) + outside_ns / depth;
@@ -382,9 +382,8 @@ class PhaseRecorder {
   uint64_t measured_ns_ = 0;
   EdgeStats edge_;
   uint64_t edge_residual_ns_ = 0;  // the counted edge I/Os' time past the window's end
-  uint64_t start_edge_ios_ = 0;    // slots busy at the measured start: ramp I/Os counted, held
   uint64_t ramp_lead_ns_ = 0;      // the counted ramp I/Os' time before the measured start
-  uint64_t hold_ns_ = 0;           // their time after it (within the window)
+  uint64_t hold_ns_ = 0;           // the held slots' time after it (within the window)
 
   std::array<DirectionStats, 3> dirs_;
   std::vector<IntervalSample> intervals_;

@@ -27,17 +27,15 @@ std::string NowIso() {
   return buf;
 }
 
+json EdgeJson(const EdgeStats& e) {
+  return {{"in_flight", e.in_flight}, {"longest_ns", e.longest_ns},
+          {"abandoned", e.abandoned}, {"abandoned_age_ns", e.abandoned_age_ns},
+          {"from_ramp", e.from_ramp}, {"held", e.held},
+          {"held_all", e.held_all}};
+}
+
 json CountersJson(const PhaseResult& r) {
-  return {{"name", r.counters_name},
-          {"values", r.counters},
-          {"edge",
-           {{"in_flight", r.edge.in_flight},
-            {"longest_ns", r.edge.longest_ns},
-            {"abandoned", r.edge.abandoned},
-            {"abandoned_age_ns", r.edge.abandoned_age_ns},
-            {"from_ramp", r.edge.from_ramp},
-            {"held", r.edge.held},
-            {"held_all", r.edge.held_all}}}};
+  return {{"name", r.counters_name}, {"values", r.counters}, {"edge", EdgeJson(r.edge)}};
 }
 
 bool ReadCountersAndNotes(const json& counters, const json& notes, PhaseResult& r) {

@@ -30,9 +30,11 @@ std::string RunLockedMessage(const std::string& run_name);
 // UTC, "2026-12-01T12:00:00Z".
 std::string NowIso();
 
-// The phase's counters as stored: {"name": ..., "values": [[key, value], ...], "edge":
-// {"in_flight", "longest_ns", "abandoned", "abandoned_age_ns", "from_ramp"}} (the window's
-// edges, EdgeStats; a phase stored before them has none and reads as zeros).
+// The window's edges (EdgeStats) as stored and as `run --json` gives them: {"in_flight",
+// "longest_ns", "abandoned", "abandoned_age_ns", "from_ramp", "held", "held_all"}.
+nlohmann::json EdgeJson(const EdgeStats& e);
+// The phase's counters as stored: {"name": ..., "values": [[key, value], ...], "edge": EdgeJson}
+// (a phase stored before the edges has none and reads as zeros).
 nlohmann::json CountersJson(const PhaseResult& r);
 // Reads the stored counters and notes into `r`; false when they have the wrong shape.
 bool ReadCountersAndNotes(const nlohmann::json& counters, const nlohmann::json& notes,

@@ -11,6 +11,7 @@
 #include "base/units.h"
 #include "results/ids.h"
 #include "results/phase_metrics.h"
+#include "store/schema.h"
 #include "usecase/version.h"
 #include "workload/parse.h"
 
@@ -121,13 +122,6 @@ json DirectionJson(const DirectionStats& d, uint64_t measured_ns) {
     m.lat_ns.percentiles[results::PercentileKey(p)] = h.Percentile(p);
   m.histogram = h.NonEmptyBuckets();
   return results::ToJson(m);
-}
-
-json EdgeJson(const EdgeStats& e) {
-  return {{"in_flight", e.in_flight}, {"longest_ns", e.longest_ns},
-          {"abandoned", e.abandoned}, {"abandoned_age_ns", e.abandoned_age_ns},
-          {"from_ramp", e.from_ramp}, {"held", e.held},
-          {"held_all", e.held_all}};
 }
 
 json PhaseJson(const PhaseResult& r) {

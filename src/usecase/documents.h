@@ -23,8 +23,6 @@ nlohmann::json WorkloadJson(const WorkloadSpec& spec);
 // One direction of the `run` document: results/phase_metrics.h's direction with its bytes, the
 // latency's standard deviation, percentiles 50 to 99.999 and the histogram.
 nlohmann::json DirectionJson(const DirectionStats& d, uint64_t measured_ns);
-// {"in_flight", "longest_ns", "abandoned", "abandoned_age_ns", "from_ramp"}: the window's edges.
-nlohmann::json EdgeJson(const EdgeStats& e);
 // "results", "measured_ns", "edge", "intervals", "cpu", "errors", "verify", "interrupted",
 // "notes" and "sim" (when the backend reported counters) of a phase.
 nlohmann::json PhaseJson(const PhaseResult& r);
