@@ -23,9 +23,17 @@ durations divided by the scale derived from them (fileio: 120 s at scale 12). Th
 cells last --round / the matrix's cells (`--iops-round`), on a drive still fresh from its
 sequential preconditioning.
 
-Bounds: a seed's median over predicted cells (--max-median) and, for the DC400, when its WSAT
-reaches the plateau (WSAT_ONSET_ROUNDS, from the review's text); the scoreboard exits 1 when
-one is missed or a run failed.
+Tails under load: rows of role `bound` are upper bounds, not figures to match: the steady-state
+LVI test's (one thread, QD 1-32) p99.9 / p99.99 of a preset whose datasheet states a QoS, or
+whose review bounds its tails in words. A QoS bound is a single command's at QD 1; at a depth of
+N a command also waits for the N - 1 ahead of it, so there the bound is the QoS plus the point's
+own mean latency (Little's law: the queue's wait at the drive's rate); such rows have x = qos.
+A bound the review states in words at every depth applies as written. The table beside shows
+the points' p99.9, p99.99 and maximum.
+
+Bounds: a seed's median over predicted cells (--max-median), the `bound` rows, and, for the
+DC400, when its WSAT reaches the plateau (WSAT_ONSET_ROUNDS, from the review's text); the
+scoreboard exits 1 when one is missed or a run failed.
 """
 import argparse
 import csv
@@ -104,10 +112,10 @@ class Runner:
     def __init__(self, ssdlab, work, round_len, verbose, query="", review_round="60s"):
         self.ssdlab, self.work, self.round, self.verbose = ssdlab, work, round_len, verbose
         self.query = "?" + query if query else ""
-        scale = pts_scale(round_len, review_round, query)
+        self.scale = pts_scale(round_len, review_round, query)
         self.pts_query = self.query
-        if scale is not None:
-            self.pts_query += ("&" if query else "?") + "scale=%d" % scale
+        if self.scale is not None:
+            self.pts_query += ("&" if query else "?") + "scale=%d" % self.scale
         self.cache = {}
         self.failures = {}  # name -> the message of a run that failed
 
@@ -140,6 +148,19 @@ class Runner:
         return self.run(name, ["pts", "--target", "sim:" + preset + self.pts_query, "--spec",
                                "review", "--tests", ",".join(tests), "--round", self.round,
                                "--wsat-round", self.round, "--progress", "none"] + list(extra))
+
+    def lvi(self, preset, qds):
+        """The review spec's LVI test at one thread on the given depths, 4 KiB reads and
+        writes, after two capacities of random writes (steady state), with the spec's own
+        durations divided by the PTS scale (--time-scale)."""
+        args = ["pts", "--spec", "review", "--tests", "lvi", "--lvi-threads", "1",
+                "--lvi-qds", ",".join(str(q) for q in qds), "--lvi-bs", "4KiB",
+                "--lvi-mixes", "100,0", "--wdpc-capacity", "2x", "--progress", "none"]
+        if self.scale is None:
+            args += ["--target", "sim:" + preset + self.pts_query]
+        else:
+            args += ["--target", "sim:" + preset + self.query, "--time-scale", str(self.scale)]
+        return self.run("pts-%s-lvi" % preset, args)
 
     def profile(self, preset, profile, extra=(), targets=None, key=""):
         name = "profile-%s-%s%s" % (preset, profile, key)
@@ -179,7 +200,17 @@ def matrix_cell(cells, read_pct, bs):
     return None
 
 
-def model_000_002(runner, preset, row, whole_round=False):
+def lvi_point(runner, preset, qds, read_pct, bs, qd):
+    """The figures of one LVI point (one thread), with the maximum."""
+    for c in find_test(runner.lvi(preset, qds), "lvi")["results"]["curves"]:
+        if c["read_pct"] == read_pct and c["block_bytes"] == bytes_of(bs):
+            for p in c["points"]:
+                if p["threads"] == 1 and p["qd"] == qd:
+                    return cell_figures(p, read_pct)
+    return None
+
+
+def model_000_002(runner, preset, row, whole_round=False, lvi_qds=()):
     """Figures of a PTS row (iops, tp, lat, wsat) from the review spec's results; whole_round:
     the IOPS test's whole matrix in one review round."""
     test, rp, bs = row["test"], int(row["read_pct"]), row["block_size"]
@@ -199,6 +230,8 @@ def model_000_002(runner, preset, row, whole_round=False):
                 c = matrix_cell(blk["cells"], rp, bs)
                 return cell_figures(c, rp) if c else None
         return None
+    if test == "lvi":
+        return lvi_point(runner, preset, lvi_qds, rp, bs, int(row["qd"]))
     if test == "wsat":
         t = find_test(runner.pts(preset, ["wsat"]), "wsat")
         if row["x"] == "0":  # fresh: the first round
@@ -257,6 +290,38 @@ def error(model, seed):
     return model / seed - 1.0
 
 
+def tail_bound(row, bound_us, model):
+    """The bound of a `bound` row on the model's point: as written, or for a QoS figure (x =
+    qos) the QoS at QD 1 and the QoS plus the point's mean latency deeper (see the module's
+    doc)."""
+    if row["x"] == "qos" and int(row["qd"]) > 1:
+        return bound_us + model["lat_mean_us"]
+    return bound_us
+
+
+def print_tails(rows, figures, failed, preset, seed):
+    """The `bound` rows: each point's tails and whether it keeps its bound."""
+    bounded = [r for r in rows if r[0]["role"] == "bound"]
+    if not bounded:
+        return
+    print("\nSteady-state tails (LVI, one thread) against their bounds (a QoS at QD 1, the QoS "
+          "+ the mean latency deeper; the review's own bounds as written):\n")
+    print("| bs | read % | QD | figure | bound | model | p99.9 | p99.99 | max | within |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for row, f, s, m, _ in bounded:
+        point = figures[id(row)]
+        bound = tail_bound(row, s, point)
+        ok = m <= bound
+        print("| %s | %s | %s | %s | %.0f us | %.0f us | %.0f | %.0f | %.0f | %s |" % (
+            row["block_size"], row["read_pct"], row["qd"], f, bound, m,
+            point.get("lat_p99_9_us", 0), point.get("lat_p99_99_us", 0),
+            point.get("lat_max_us", 0), "yes" if ok else "NO"))
+        if not ok:
+            failed.append("%s (seed %s): LVI %s %s%% read QD %s %s %.0f us above its bound "
+                          "%.0f us (%s)" % (preset, seed, row["block_size"], row["read_pct"],
+                                            row["qd"], f, m, bound, row["source"]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ssdlab", default=os.path.join(HERE, "..", "..", "build", "ssdlab"))
@@ -295,10 +360,13 @@ def main():
     run_errors = {}  # the messages of runs that failed, once each (their cells: not scored)
     for seed in a.only.split(","):
         preset, drive = SEEDS[seed]
+        seed_rows = load_seed(seed)
+        lvi_qds = sorted({int(r["qd"]) for r in seed_rows if r["test"] == "lvi"})
         model_of = model_004 if seed == "004" else functools.partial(
-            model_000_002, whole_round=seed in IOPS_WHOLE_ROUND)
+            model_000_002, whole_round=seed in IOPS_WHOLE_ROUND, lvi_qds=lvi_qds)
         rows, not_run = [], 0
-        for row in load_seed(seed):
+        figures = {}  # id(row) -> the model's figures of its cell
+        for row in seed_rows:
             try:
                 m = model_of(runner, preset, row)
             except SystemExit as e:  # a run that failed: say so, score the rest, exit 1 at the end
@@ -307,6 +375,7 @@ def main():
                 run_errors[str(e)] = True
                 m = None
             figs = [f for f in FIGURES if row[f]]
+            figures[id(row)] = m
             if m is None:
                 not_run += len(figs)
                 continue
@@ -339,8 +408,9 @@ def main():
                     w[0]["block_size"], w[0]["read_pct"], w[1]))
                 if kind == "all":
                     summary.append((preset, role, len(rs), med, seed))
+        print_tails(rows, figures, failed, preset, seed)
         tails = [r for r in rows if r[1] in ("lat_p99_us", "lat_p99_9_us", "lat_p99_99_us")
-                 and r[0]["qd"] == "1"]
+                 and r[0]["qd"] == "1" and r[0]["role"] != "bound"]
         if tails:
             within = [r for r in tails if 0.5 <= r[3] / r[2] <= 2]
             print("\nQD 1 tails (p99, p99.9, p99.99, all roles) within a factor of 2: %d of %d%s" % (

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Unit tests of scoreboard.py: the derived PTS scale, the WSAT plateau's onset, failed runs (run by CTest:
-Fidelity.ScoreboardScale)."""
+"""Unit tests of scoreboard.py: the derived PTS scale, the WSAT plateau's onset, failed runs, the
+tail bounds (run by CTest: Fidelity.ScoreboardScale)."""
 import contextlib
 import io
 import os
@@ -92,6 +92,35 @@ class FailedRuns(unittest.TestCase):
         finally:
             scoreboard.subprocess.run = real
         self.assertEqual(len(calls), 1)
+
+
+def bound_row(qd, x, source="datasheet"):
+    return {"role": "bound", "block_size": "4k", "read_pct": "0", "qd": str(qd), "x": x,
+            "source": source}
+
+
+class TailBounds(unittest.TestCase):
+    def test_a_qos_bounds_qd_1_as_written_and_adds_the_mean_wait_deeper(self):
+        point = {"lat_mean_us": 1400.0}
+        self.assertEqual(scoreboard.tail_bound(bound_row(1, "qos"), 4000, point), 4000)
+        self.assertEqual(scoreboard.tail_bound(bound_row(32, "qos"), 4000, point), 5400)
+        # A bound the review states at every depth applies as written.
+        self.assertEqual(scoreboard.tail_bound(bound_row(32, ""), 1500, point), 1500)
+
+    def test_a_point_above_its_bound_fails_the_scoreboard_naming_it(self):
+        kept, stalled = bound_row(32, "qos"), bound_row(16, "qos", "the DC400 datasheet")
+        figures = {id(kept): {"lat_mean_us": 1400.0, "lat_p99_9_us": 4100.0},
+                   id(stalled): {"lat_mean_us": 700.0, "lat_p99_9_us": 547000.0}}
+        rows = [(kept, "lat_p99_9_us", 4000.0, 4100.0, 0.025),
+                (stalled, "lat_p99_9_us", 4000.0, 547000.0, 135.7)]
+        failed = []
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            scoreboard.print_tails(rows, figures, failed, "dc-sata-read-intensive", "000")
+        self.assertEqual(len(failed), 1)
+        self.assertIn("QD 16 lat_p99_9_us 547000 us above its bound 4700 us (the DC400 datasheet)",
+                      failed[0])
+        self.assertIn("| 4k | 0 | 32 | lat_p99_9_us | 5400 us | 4100 us |", out.getvalue())
 
 
 if __name__ == "__main__":

@@ -114,6 +114,7 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   last_gc_read_ch_ = 0;
   gc_credit_ = 0;
   gc_ratio_ = 0;
+  lazy_target_ = 0;
   slc_used_ = 0;
   slc_pages_ = slc_folded_ = nand_reads_ = 0;
   host_read_pages_ = unmapped_read_pages_ = 0;
@@ -634,6 +635,34 @@ bool SimDevice::GcStep(uint64_t t, uint64_t* end) {
   return true;
 }
 
+template <class More>
+SSDLAB_HOT void SimDevice::SteppedGc(uint64_t t, double pace, More more) {
+  if (!ftl_.collecting()) {
+    if (!more()) return;
+    if (!StartVictim()) return;
+  }
+  double credit = gc_credit_ + gc_ratio_ * pace;
+  if (credit >= 1) {
+    GcHot h = LoadGcHot();
+    uint32_t left = ftl_.victim_valid();
+    do {
+      if (left != 0) {
+        CopyPageLeft(h, t, &left);
+        credit -= 1;
+        if (left != 0) continue;  // still collecting this victim
+      }
+      BookErase(t);
+      if (!more() || !NextVictim()) {
+        credit = 0;
+        break;
+      }
+      left = ftl_.victim_valid();
+    } while (credit >= 1);
+    StoreGcHot(h);
+  }
+  gc_credit_ = credit;
+}
+
 SSDLAB_HOT void SimDevice::ForegroundGc(uint64_t t) {
   if (p_.gc_lazy) {
     if (gc_yield_) {
@@ -642,34 +671,10 @@ SSDLAB_HOT void SimDevice::ForegroundGc(uint64_t t) {
       LazyGc(t);
     }
     return;
-  } else {
-    if (!ftl_.collecting()) {
-      if (!BelowWatermark()) return;
-      if (!StartVictim()) return;
-    }
-    // Copy in proportion to host writes, so the victim is free when the host frontier has
-    // used up the space it yields (incremental GC interleaved with host writes).
-    double credit = gc_credit_ + gc_ratio_;
-    if (credit >= 1) {
-      GcHot h = LoadGcHot();
-      uint32_t left = ftl_.victim_valid();
-      do {
-        if (left != 0) {
-          CopyPageLeft(h, t, &left);
-          credit -= 1;
-          if (left != 0) continue;  // still collecting this victim
-        }
-        BookErase(t);
-        if (!BelowWatermark() || !NextVictim()) {
-          credit = 0;
-          break;
-        }
-        left = ftl_.victim_valid();
-      } while (credit >= 1);
-      StoreGcHot(h);
-    }
-    gc_credit_ = credit;
   }
+  // Copy in proportion to host writes, so the victim is free when the host frontier has used
+  // up the space it yields (incremental GC interleaved with host writes).
+  SteppedGc(t, 1.0, [this] { return BelowWatermark(); });
   // Never let the pool run dry: the frontiers need blocks.
   if (ftl_.free_blocks() <= g_.min_free_blocks) RefillPool(t);
 }
@@ -694,10 +699,16 @@ void SimDevice::RefillPool(uint64_t t) {
 }
 
 void SimDevice::LazyGc(uint64_t t) {
-  uint64_t end;
-  // Lazy firmware: nothing until the pool is empty, then a whole batch at once.
-  if (ftl_.free_blocks() <= g_.min_free_blocks + 1) {
-    const uint32_t target = g_.min_free_blocks + 1 + g_.batch_blocks;
+  // Lazy firmware: nothing until the pool is empty, then a batch.
+  const uint32_t target = g_.min_free_blocks + 1 + g_.batch_blocks;
+  if (p_.gc_batch_pace > 0) {
+    if (lazy_target_ == 0 && ftl_.free_blocks() <= g_.min_free_blocks + 1) lazy_target_ = target;
+    if (lazy_target_ != 0) {
+      SteppedGc(t, p_.gc_batch_pace, [this] { return ftl_.free_blocks() < lazy_target_; });
+      if (ftl_.free_blocks() >= lazy_target_) lazy_target_ = 0;
+    }
+  } else if (ftl_.free_blocks() <= g_.min_free_blocks + 1) {
+    uint64_t end;  // the whole batch at once: new writes wait for it
     while (ftl_.free_blocks() < target && GcStep(t, &end)) {
     }
   }

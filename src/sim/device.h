@@ -309,6 +309,13 @@ class SimDevice {
   bool StartVictim();
   bool NextVictim();
   void RefillPool(uint64_t t);
+  // GC in step with the host's writes, called once per unit written: copies `pace` times the
+  // victim's ratio of copies per unit on average (the remainder carried in gc_credit_),
+  // erasing each victim once empty and taking the next while `more()` holds.
+  template <class More>
+  void SteppedGc(uint64_t t, double pace, More more);
+  // Lazy GC without gc_yield: nothing until the pool runs dry, then a batch of batch_blocks
+  // (lazy_target_ the pool level that ends it): at once, or paced by gc_batch_pace.
   void LazyGc(uint64_t t);
   // LazyGc with gc_yield: once the pool is less than a batch above its minimum, GC becomes
   // pending (GcInGaps runs it, back up to that level); once the pool has run dry, a batch is
@@ -448,6 +455,7 @@ class SimDevice {
   uint32_t last_gc_read_ch_ = 0;
   double gc_credit_ = 0;
   double gc_ratio_ = 0;
+  uint32_t lazy_target_ = 0;  // a paced lazy batch in progress ends at this pool level (0: none)
   uint64_t slc_used_ = 0;
   uint64_t slc_pages_ = 0, slc_folded_ = 0, nand_reads_ = 0, fold_seq_ = 0;
   uint64_t host_read_pages_ = 0, unmapped_read_pages_ = 0;

@@ -274,6 +274,10 @@ const std::vector<ParamDef>& ParamTable() {
     t.push_back(BytesParam("gc_batch",
                            "lazy GC: blocks reclaimed per batch, absolute (0 = gc_batch_pct)",
                            &SimParams::gc_batch_bytes, 0, 1ull << 50, "0..1 PiB"));
+    t.push_back(DoubleParam("gc_batch_pace", "x",
+                            "lazy GC: a batch copies between the writes at this multiple of the "
+                            "steady rate (0 = the whole batch at once, writes waiting for it)",
+                            &SimParams::gc_batch_pace, 0, 100, "0..100"));
     t.push_back(DoubleParam("gc_bg_mb_s", "MB/s",
                             "background GC: rate of page copies (0 = as fast as the NAND allows)",
                             &SimParams::gc_bg_mb_s, 0, 1e6, "0..1e6"));
@@ -511,6 +515,11 @@ Status ValidateParams(const SimParams& p) {
   if (p.page_bytes % kUnitBytes != 0) {
     return Status::Invalid("sim parameter page_bytes=" + std::to_string(p.page_bytes) +
                            " is not a multiple of 4096");
+  }
+  if (p.gc_batch_pace != 0 && p.gc_batch_pace <= 1) {
+    return Status::Invalid("sim parameter gc_batch_pace=" + FormatDouble(p.gc_batch_pace) +
+                           ": expected 0 (the whole batch at once) or above 1 (a batch must "
+                           "reclaim faster than the writes fill the pool)");
   }
   if (p.channels == 0 || p.dies_per_channel == 0) {
     return Status::Invalid("sim: zero dies (channels and dies_per_channel must be >= 1)");

@@ -132,8 +132,13 @@ struct SimParams {
   double gc_batch_pct = 1;      // lazy: blocks reclaimed per batch, % of blocks (gc_batch 0)
   uint64_t gc_batch_bytes = 0;  // lazy: bytes of blocks per batch, full-drive size (not scaled);
                                 // 0 = gc_batch_pct
-  double gc_bg_mb_s = 0;        // background GC copy rate limit, MB/s (0 = unlimited)
-  double bg_idle_ms = 5;        // host idle time before background GC / SLC folding starts
+  // Lazy GC's pace: a batch (begun when the pool runs dry) copies between the host's writes,
+  // gc_batch_pace times the victim's steady ratio of copies per unit written, until the batch
+  // is reclaimed; a write then waits for a few copies, not for the whole batch. 0: the whole
+  // batch at once, new writes waiting for it. No effect with gc_yield or eager GC.
+  double gc_batch_pace = 0;
+  double gc_bg_mb_s = 0;  // background GC copy rate limit, MB/s (0 = unlimited)
+  double bg_idle_ms = 5;  // host idle time before background GC / SLC folding starts
 
   // SLC write cache (0 + 0 = none).
   uint64_t slc_static_bytes = 0;  // full-drive size (scaled like capacity)

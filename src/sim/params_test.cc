@@ -63,6 +63,8 @@ TEST(SimParams, BadInputIsOneLineInvalid) {
       "sim:tiny?pages_per_block=16",           // block below 256 pages
       "sim:tiny?page_bytes=6000",              // not a multiple of 4 KiB
       "sim:tiny?merge_unit=6000",              // not a multiple of the logical block
+      "sim:tiny?gc_lazy=1&gc_batch_pace=1",    // a batch that never gains on the writes
+      "sim:tiny?gc_batch_pace=101",            // beyond the range
       "sim:tiny?capacity=8TB&mem_limit=1GiB",  // does not fit in memory
       "sim:tiny?capacity=1PB",                 // beyond 32-bit page numbers
       "sim:tiny?op",                           // no value
@@ -79,6 +81,9 @@ TEST(SimParams, BadInputIsOneLineInvalid) {
             std::string::npos);
   EXPECT_NE(OpenSimBackend("sim:tiny?merge_unit=6000").status().message().find("merge_unit"),
             std::string::npos);
+  EXPECT_NE(OpenSimBackend("sim:tiny?gc_batch_pace=0.5").status().message().find("above 1"),
+            std::string::npos);
+  EXPECT_TRUE(OpenSimBackend("sim:tiny?gc_lazy=1&gc_batch_pace=1.5").ok());
   EXPECT_NE(OpenSimBackend("sim:tiny?op=0").status().message().find("spare area"),
             std::string::npos);
   EXPECT_NE(

@@ -116,6 +116,8 @@ void RoundTrip(const std::string& base, const std::string& path, bool idle) {
 TEST_F(StateTest, RoundTripKeepsEveryCounterAndTheNextPhase) {
   RoundTrip("sim:tiny?capacity=64MiB", Path("a.st"), false);
   RoundTrip("sim:tiny?capacity=64MiB&gc=dchoices&gc_lazy=1", Path("b.st"), true);
+  RoundTrip("sim:tiny?capacity=64MiB&gc_lazy=1&gc_batch_pct=20&gc_batch_pace=2", Path("g.st"),
+            true);
   RoundTrip("sim:tiny?capacity=64MiB&gc=fifo&interface=nvme", Path("c.st"), true);
   RoundTrip("sim:tiny?capacity=64MiB&gc=costbenefit&slc_dynamic_pct=30&slc_static=8MiB",
             Path("d.st"), true);
