@@ -12,6 +12,7 @@
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/job_file_cmd.h"
 #include "cli/lat_log.h"
 #include "cli/output.h"
 #include "device/device_backend.h"
@@ -45,6 +46,7 @@ struct RunArgs {
   std::string temp_interval = "1s";
   bool mpi = false, range_per_rank = false;  // --mpi: a client of a multi-client load
   std::vector<std::string> argv;
+  JobFileArgs job{.targets = &targets, .json = &json, .destructive = &destructive};
 };
 
 // The engine flags of `a` into options; Invalid naming the flag on a malformed value.
@@ -129,13 +131,16 @@ Result<usecase::RunRequest> RunRequestOf(const RunArgs& a) {
   return q;
 }
 
+}  // namespace
+
 // The run's lines for people: the workload, the clients, the summary table, the notes and the
 // temperature.
-void PrintRun(const RunArgs& a, const usecase::RunOutcome& o, std::ostream& human) {
+void PrintRunSummary(const std::string& target, const std::string& engine,
+                     const usecase::RunOutcome& o, std::ostream& human) {
   const PhaseResult& r = o.result;
   human << fmt::format(
-      "{} on {} ({}, {}), {}, {:.2f} s measured{}\n", DescribeWorkload(o.spec), a.target,
-      o.target.kind, FormatBytes(o.target.size_bytes), IsSimTarget(a.target) ? "sim" : a.engine,
+      "{} on {} ({}, {}), {}, {:.2f} s measured{}\n", DescribeWorkload(o.spec), target,
+      o.target.kind, FormatBytes(o.target.size_bytes), IsSimTarget(target) ? "sim" : engine,
       static_cast<double>(r.measured_ns) / 1e9, r.interrupted ? " (INTERRUPTED)" : "");
   if (o.doc.contains("mpi"))
     human << fmt::format("{} clients (MPI ranks), start skew {}; the figures below are their sum\n",
@@ -154,6 +159,8 @@ void PrintRun(const RunArgs& a, const usecase::RunOutcome& o, std::ostream& huma
     human << "temperature: not available (" << health["reason"].get<std::string>() << ")\n";
   }
 }
+
+namespace {
 
 // One client's run; with `mpi`, one rank of a multi-client load (usecase/mpi_clients.h): only
 // rank 0 prints and writes the JSON, of the merged result.
@@ -182,7 +189,8 @@ int RunClient(RunArgs a, usecase::MpiClients* mpi) {
         code = kExitFailed;
       }
     }
-    PrintRun(a, o, a.json == "-" || a.lat_log == "-" ? std::cerr : std::cout);
+    PrintRunSummary(a.target, a.engine, o,
+                    a.json == "-" || a.lat_log == "-" ? std::cerr : std::cout);
     if (!a.json.empty()) {
       if (Status s = WriteJsonOutput(a.json, o.doc); !s.ok()) {
         PrintError(s.message());
@@ -284,8 +292,13 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--range-per-rank", a->range_per_rank,
                 "With --mpi: each rank loads its own slice of the range (default: the whole "
                 "range, with the seed offset by the rank)");
-  cmd->callback([a, exit_code, &app] {
+  AddJobFileOptions(cmd, &a->job);
+  cmd->callback([a, exit_code, cmd] {
     a->argv.clear();
+    if (std::optional<int> code = RunJobFileCommand(*cmd, a->job)) {
+      *exit_code = *code;
+      return;
+    }
     *exit_code = Run(*a);
   });
 }
