@@ -28,10 +28,13 @@ double LittleRatio(const json& doc) {
   return outstanding / (w["queue_depth"].get<double>() * w["jobs"].get<double>());
 }
 
-// The repro: a write stall sits at the end of the first window after preconditioning.
+// The repro: a write stall sits at the end of the first window after preconditioning
+// (the DC400 preset with its lazy GC batches at once, gc_batch_pace=0, as it was then: each
+// batch holds new writes for half a second).
 TEST(ValidityEdge, AStallAtTheWindowsEndIsCountedAndKeepsLittlesLaw) {
   TempDir t;
-  const std::string target = "sim:dc-sata-read-intensive?scale=32&state=" + (t / "drive.state");
+  const std::string target =
+      "sim:dc-sata-read-intensive?scale=32&gc_batch_pace=0&state=" + (t / "drive.state");
   Proc pre = RunSsdlab({"run", "--target", target, "--rw", "randwrite", "--io-size", "2x"});
   ASSERT_EQ(pre.exit_code, 0) << pre.err;
   Proc p = RunSsdlab({"run", "--target", target, "--rw", "randwrite", "--bs", "8KiB", "--qd", "8",

@@ -699,17 +699,17 @@ void SimDevice::RefillPool(uint64_t t) {
 }
 
 void SimDevice::LazyGc(uint64_t t) {
-  // Lazy firmware: nothing until the pool is empty, then a batch.
-  const uint32_t target = g_.min_free_blocks + 1 + g_.batch_blocks;
+  // Lazy firmware: nothing until the pool is (nearly) empty, then a batch.
+  const uint32_t start = LazyBatchStart();
   if (p_.gc_batch_pace > 0) {
-    if (lazy_target_ == 0 && ftl_.free_blocks() <= g_.min_free_blocks + 1) lazy_target_ = target;
+    if (lazy_target_ == 0 && ftl_.free_blocks() <= start) lazy_target_ = start + g_.batch_blocks;
     if (lazy_target_ != 0) {
       SteppedGc(t, p_.gc_batch_pace, [this] { return ftl_.free_blocks() < lazy_target_; });
       if (ftl_.free_blocks() >= lazy_target_) lazy_target_ = 0;
     }
-  } else if (ftl_.free_blocks() <= g_.min_free_blocks + 1) {
+  } else if (ftl_.free_blocks() <= start) {
     uint64_t end;  // the whole batch at once: new writes wait for it
-    while (ftl_.free_blocks() < target && GcStep(t, &end)) {
+    while (ftl_.free_blocks() < start + g_.batch_blocks && GcStep(t, &end)) {
     }
   }
   // Never let the pool run dry: the frontiers need blocks.

@@ -314,9 +314,13 @@ class SimDevice {
   // erasing each victim once empty and taking the next while `more()` holds.
   template <class More>
   void SteppedGc(uint64_t t, double pace, More more);
-  // Lazy GC without gc_yield: nothing until the pool runs dry, then a batch of batch_blocks
-  // (lazy_target_ the pool level that ends it): at once, or paced by gc_batch_pace.
+  // Lazy GC without gc_yield: nothing until the pool is down to LazyBatchStart(), then a batch
+  // of batch_blocks (lazy_target_ the pool level that ends it): at once, or paced by
+  // gc_batch_pace.
   void LazyGc(uint64_t t);
+  uint32_t LazyBatchStart() const {
+    return g_.min_free_blocks + 1 + (p_.gc_batch_pace > 0 ? kPacedBatchLeadBlocks : 0);
+  }
   // LazyGc with gc_yield: once the pool is less than a batch above its minimum, GC becomes
   // pending (GcInGaps runs it, back up to that level); once the pool has run dry, a batch is
   // booked at once and new writes wait for its end.

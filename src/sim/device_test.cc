@@ -490,8 +490,8 @@ TEST(SimDevice, GcYieldRunsLazyGcInTheControllersIdleTime) {
 
 // gc_batch_pace: a lazy batch, begun when the pool runs dry, copies between the writes (twice
 // the victim's steady ratio per unit written) instead of all at once: no write waits out the
-// batch, and the GC does about the same work: a little less, as victims chosen while the batch
-// goes on have had longer to lose valid pages (4% fewer copies here).
+// batch, and the GC does about the same work (6% more copies here: the paced batch begins two
+// blocks earlier, kPacedBatchLeadBlocks, a share of this small drive's spare area).
 TEST(SimDevice, APacedLazyBatchHoldsNoWriteForTheWholeBatch) {
   const std::string lazy = kLazyTiny;
   const Qd1Writes batch = RandomWritesAtQd1(lazy, 6, 0);
@@ -499,8 +499,8 @@ TEST(SimDevice, APacedLazyBatchHoldsNoWriteForTheWholeBatch) {
   ASSERT_GT(batch.gc_copies, 0u);
   EXPECT_GT(batch.max_ns, 2000000u);
   EXPECT_LT(paced.max_ns, batch.max_ns / 10);
-  EXPECT_LE(paced.gc_copies, batch.gc_copies);
-  EXPECT_GT(static_cast<double>(paced.gc_copies), 0.9 * static_cast<double>(batch.gc_copies));
+  EXPECT_NEAR(static_cast<double>(paced.gc_copies) / static_cast<double>(batch.gc_copies), 1.0,
+              0.1);
 }
 
 // gc_yield: once the pool runs dry, new writes wait for the batch, but a read submitted then

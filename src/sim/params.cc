@@ -461,15 +461,16 @@ Geometry DeriveGeometry(const SimParams& p) {
     // Scaled: keep the *effective* spare factor of the full drive (what garbage collection
     // sees once the reserve held by the watermark and the frontiers is taken out; that
     // reserve is a larger share of a small drive), so WA and steady-state IOPS carry over.
-    const double batch_reserve = 0.5 * AbsoluteBatchBlocks(p, g.pages_per_block);
+    const double batch_reserve = 0.5 * AbsoluteBatchBlocks(p, g.pages_per_block) +
+                                 (p.gc_lazy && p.gc_batch_pace > 0 ? kPacedBatchLeadBlocks : 0);
     const double alpha_eff =
         (blocks_full - ReserveBlocks(LowFreeBlocks(p, blocks_full)) - batch_reserve) * ppb /
         user_full;
     const double user_target = std::floor(user_full / p.scale);
     const double data_blocks = user_target * alpha_eff / ppb;
     // An absolute lazy batch is the same number of blocks at any scale: the pool holds half
-    // of it on average, a larger share of a small drive, so the scaled drive gets those
-    // blocks on top (as the watermark's), and WA carries over.
+    // of it on average (and a paced batch's lead), a larger share of a small drive, so the
+    // scaled drive gets those blocks on top (as the watermark's), and WA carries over.
     uint32_t low = LowFreeBlocks(p, data_blocks);
     double blocks = std::round(data_blocks + ReserveBlocks(low) + batch_reserve);
     low = LowFreeBlocks(p, blocks);

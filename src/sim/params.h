@@ -225,6 +225,12 @@ Geometry DeriveGeometry(const SimParams& p);
 // low_free_blocks + 0.5.
 double ReserveBlocks(uint32_t low_free_blocks);
 
+// A paced lazy batch (gc_batch_pace > 0) begins this many blocks above the pool level where a
+// batch at once begins (the minimum + 1): one for each write frontier (host, GC) to take while
+// the batch's first victim is collected, so the pool never reaches its minimum, where a whole
+// victim is collected at once (a stall of 10-20 ms on the DC400 preset's 8 MiB blocks).
+inline constexpr uint32_t kPacedBatchLeadBlocks = 2;
+
 // Cross-field checks and the derived geometry (spare area, memory).
 Status ValidateParams(const SimParams& p);
 

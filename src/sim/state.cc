@@ -586,7 +586,7 @@ std::string SimDevice::CheckLoaded() const {
   for (const Die& d : dies_)
     if (d.ch >= ch_free_.size()) return "die record";
   if (last_gc_read_ch_ >= ch_free_.size()) return "GC read channel";
-  if (lazy_target_ != 0 && lazy_target_ != g_.min_free_blocks + 1 + g_.batch_blocks)
+  if (lazy_target_ != 0 && lazy_target_ != LazyBatchStart() + g_.batch_blocks)
     return "lazy GC batch";
   for (const Group* gr : {&host_group_, &gc_group_}) {
     if (gr->count > g_.units_per_prog) return "program group";
