@@ -45,7 +45,11 @@ const char* kCheckScript = R"JS(<script>
       svg.querySelectorAll(selector).forEach(function (t) {
         var text = t.textContent.trim();
         var b = t.getBoundingClientRect();
-        if (text && b.width > 0 && b.height > 0) boxes.push({ t: text, b: b });
+        // Vega hides a label it drops for overlap with opacity 0: not drawn, not counted.
+        var hidden = false;
+        for (var e = t; e && e !== svg; e = e.parentElement)
+          if (getComputedStyle(e).opacity === '0' || e.getAttribute('opacity') === '0') hidden = true;
+        if (text && !hidden && b.width > 0 && b.height > 0) boxes.push({ t: text, b: b });
       });
       var found = 0;
       for (var i = 0; i < boxes.length && found < 3; i++) {

@@ -24,7 +24,7 @@ section { margin-top: 30px; }
 section > h2 { font-size: 20px; font-weight: 600; border-bottom: 2px solid var(--ink); padding-bottom: 4px; margin: 0 0 8px; }
 section > p.intro { color: var(--muted); margin: 0 0 14px; max-width: 980px; }
 .row { display: flex; flex-wrap: wrap; gap: 18px 28px; align-items: flex-start; }
-figure.chart { margin: 10px 0 18px; display: table; max-width: 100%; }
+figure.chart { margin: 10px 0 18px; display: block; max-width: 100%; width: fit-content; }
 figure.chart .vis { max-width: 100%; overflow-x: auto; }
 figure.chart figcaption { display: table-caption; caption-side: bottom; font-size: 12.5px; color: var(--muted); margin-top: 4px; }
 .table-wrap .caption { max-width: 720px; }

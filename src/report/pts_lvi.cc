@@ -49,6 +49,7 @@ json CurveChart(const std::string& title, const CurveRows& rows, const std::stri
   s["transform"] = json::array(
       {{{"filter", "datum.threads == threads && datum.iops > 0 && datum." + y_field + " > 0"}}});
   json color = series.empty() ? json{{"value", "#0072b2"}} : N(series, series_title);
+  if (!series.empty()) color["legend"] = {{"orient", "bottom"}, {"direction", "horizontal"}};
   json line = {{"x", Q("iops", "IOPS", true)},
                {"y", Q(y_field, y_title, true)},
                {"color", color},
