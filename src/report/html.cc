@@ -26,7 +26,7 @@ section > p.intro { color: var(--muted); margin: 0 0 14px; max-width: 980px; }
 .row { display: flex; flex-wrap: wrap; gap: 18px 28px; align-items: flex-start; }
 figure.chart { margin: 10px 0 18px; display: block; max-width: 100%; width: fit-content; }
 figure.chart .vis { max-width: 100%; overflow-x: auto; }
-figure.chart figcaption { display: table-caption; caption-side: bottom; font-size: 12.5px; color: var(--muted); margin-top: 4px; }
+figure.chart figcaption { display: block; max-width: 720px; font-size: 12.5px; color: var(--muted); margin-top: 4px; }
 .table-wrap .caption { max-width: 720px; }
 .table-wrap { margin: 10px 0 20px; overflow-x: auto; }
 .table-wrap .caption { font-weight: 600; color: var(--ink); margin: 0 0 6px; font-size: 13.5px; }
