@@ -6,3 +6,8 @@ ssdlab_test(e2e_report_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/e2e_report_test.cc
 target_compile_definitions(e2e_report_test PRIVATE SSDLAB_TEST_OUTPUT="${CMAKE_BINARY_DIR}/test-output"
                                                    SSDLAB_SPECS_DIR="${CMAKE_CURRENT_LIST_DIR}/../specs"
                                                    SSDLAB_PROFILES_DIR="${CMAKE_CURRENT_LIST_DIR}/../profiles")
+# How the report reads in a browser: the main job's report and a two-drive comparison at 1,000 and
+# 1,400 px (no sideways scroll, no overlapping labels, no console messages, every chart drawn).
+ssdlab_test(report_view_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/report_view_test.cc LIBS e2e_util)
+target_compile_definitions(report_view_test PRIVATE SSDLAB_TEST_OUTPUT="${CMAKE_BINARY_DIR}/test-output"
+                                                    SSDLAB_SPECS_DIR="${CMAKE_CURRENT_LIST_DIR}/../specs")

@@ -57,6 +57,7 @@ struct ReportArgs {
   std::string twin, twin_method = "auto";
   uint32_t twin_scale = 1;
   bool what_if = false;
+  std::string units = "decimal";
 };
 
 // The twin's part of the report (--twin): figures measured vs simulated (exact: the run's tests
@@ -121,6 +122,9 @@ int RunReport(ReportArgs a) {
   if (!CheckPaths(paths)) return kExitUsage;
   ReportOptions options;
   options.title = a.title;
+  if (a.units != "decimal" && a.units != "binary")
+    return Fail(Status::Invalid("--units '" + a.units + "': expected decimal or binary"));
+  options.binary_units = a.units == "binary";
   if (!a.spec.empty()) {
     auto claims = LoadClaimsFile(a.spec);
     if (!claims.ok()) {
@@ -248,6 +252,9 @@ void AddReportCommands(CLI::App& app, int* exit_code) {
                   "Vendor claims file (TOML) to check against: a path, or the name of one "
                   "shipped with ssdlab (e.g. kingston-dc400-1600gb)");
   rep->add_option("--title", r->title, "Title of the report");
+  rep->add_option("--units", r->units,
+                  "decimal (MB/s and GB, as datasheets give them; the default) or binary "
+                  "(throughput in MiB/s)");
   rep->add_option("--twin", r->twin,
                   "A simulated drive (sim:TWIN.toml from sim fit) to compare the run with: a "
                   "'Measured vs twin' section");

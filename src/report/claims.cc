@@ -354,8 +354,12 @@ json ClaimsSection(Ctx& ctx, const Claims& claims) {
   if (claims.capacity_bytes) {
     json rw = json::array({"User capacity", FmtCapacity(claims.capacity_bytes)});
     for (const ReportRun& r : ctx.runs) {
-      double cap = Num(Get(Get(r.doc, "context"), "target"), "size_bytes");
-      rw.push_back(FmtCapacity(static_cast<uint64_t>(cap)));
+      // A time-scaled run stands for the full drive: its capacity is the one claimed.
+      const FullDrive full = FullDriveOf(r);
+      const uint64_t simulated =
+          static_cast<uint64_t>(Num(Get(Get(r.doc, "context"), "target"), "size_bytes"));
+      double cap = full.Bytes(static_cast<double>(simulated));
+      rw.push_back(full.Capacity(simulated));
       rw.push_back(FmtPct(100 * (cap - static_cast<double>(claims.capacity_bytes)) /
                               static_cast<double>(claims.capacity_bytes),
                           1));

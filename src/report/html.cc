@@ -16,15 +16,17 @@ header.top { background: #17324d; color: #fff; padding: 28px 40px 22px; }
 header.top h1 { margin: 0 0 6px; font-size: 26px; font-weight: 600; letter-spacing: .2px; }
 header.top .sub { color: #c9d6e3; font-size: 15px; }
 header.top .meta { color: #9fb3c8; font-size: 12px; margin-top: 8px; }
-nav.toc { border-bottom: 1px solid var(--rule); padding: 10px 40px; background: var(--band); font-size: 13px; position: sticky; top: 0; z-index: 5; }
-nav.toc a { color: var(--accent); text-decoration: none; margin-right: 16px; white-space: nowrap; }
+nav.toc { border-bottom: 1px solid var(--rule); padding: 8px 40px; background: var(--band); font-size: 13px; position: sticky; top: 0; z-index: 5; display: flex; flex-wrap: wrap; gap: 2px 16px; }
+nav.toc a { color: var(--accent); text-decoration: none; white-space: nowrap; }
 main { padding: 8px 40px 40px; max-width: 1500px; }
+@media (max-width: 1100px) { header.top, nav.toc, main, footer { padding-left: 20px; padding-right: 20px; } nav.toc { position: static; } }
 section { margin-top: 30px; }
 section > h2 { font-size: 20px; font-weight: 600; border-bottom: 2px solid var(--ink); padding-bottom: 4px; margin: 0 0 8px; }
 section > p.intro { color: var(--muted); margin: 0 0 14px; max-width: 980px; }
 .row { display: flex; flex-wrap: wrap; gap: 18px 28px; align-items: flex-start; }
-figure.chart { margin: 10px 0 18px; display: table; }
-figure.chart figcaption { display: table-caption; caption-side: bottom; font-size: 12.5px; color: var(--muted); margin-top: 4px; }
+figure.chart { margin: 10px 0 18px; display: block; max-width: 100%; width: fit-content; }
+figure.chart .vis { max-width: 100%; overflow-x: auto; }
+figure.chart figcaption { display: block; max-width: 720px; font-size: 12.5px; color: var(--muted); margin-top: 4px; }
 .table-wrap .caption { max-width: 720px; }
 .table-wrap { margin: 10px 0 20px; overflow-x: auto; }
 .table-wrap .caption { font-weight: 600; color: var(--ink); margin: 0 0 6px; font-size: 13.5px; }
@@ -43,7 +45,19 @@ p.text { margin: 8px 0; padding: 8px 12px; background: var(--band); border-left:
 footer { color: var(--muted); font-size: 12px; padding: 20px 40px; border-top: 1px solid var(--rule); }
 .vega-bindings { font-size: 12px; color: var(--muted); margin-top: 2px; }
 .vega-bindings select { font-size: 12px; }
-@media print { nav.toc { position: static; } figure.chart, .table-wrap { break-inside: avoid; } }
+@media print {
+  @page { size: A4; margin: 14mm 12mm; }
+  body { font-size: 11px; }
+  header.top { background: none; color: var(--ink); padding: 0 0 8px; border-bottom: 2px solid var(--ink); }
+  header.top .sub, header.top .meta { color: var(--muted); }
+  nav.toc { display: none; }
+  main, footer { padding: 0; max-width: none; }
+  section { break-before: auto; }
+  section > h2 { break-after: avoid; }
+  figure.chart, .table-wrap, tr { break-inside: avoid; }
+  figure.chart .vis { overflow: visible; }
+  .vega-bindings { display: none; }
+}
 )CSS";
 
 // Captures errors before anything else runs, so a failing library shows in the status.
@@ -70,13 +84,17 @@ constexpr const char* kRender = R"JS(
     })(node);
     return n;
   }
+  // Okabe-Ito's colour-blind-safe palette (yellow darkened to read on white), then grey.
   var config = {
     font: 'Helvetica Neue, Helvetica, Arial, Liberation Sans, sans-serif',
     title: { fontSize: 14, fontWeight: 600, anchor: 'start', color: '#1d2733' },
-    axis: { labelFontSize: 11, titleFontSize: 12, titleFontWeight: 500, gridColor: '#e6eaef', domainColor: '#8a96a3', tickColor: '#8a96a3' },
+    axis: { labelFontSize: 11, titleFontSize: 12, titleFontWeight: 500, gridColor: '#e6eaef', domainColor: '#8a96a3', tickColor: '#8a96a3', labelSeparation: 6 },
+    axisQuantitative: { labelOverlap: 'greedy' },
+    axisTemporal: { labelOverlap: 'greedy' },
     legend: { labelFontSize: 11, titleFontSize: 12, labelLimit: 260 },
+    header: { labelFontSize: 12, titleFontSize: 12, labelFontWeight: 600 },
     view: { stroke: '#d5dbe2' },
-    range: { category: ['#1f5fa8', '#e8743b', '#19a979', '#b33dc6', '#ed4a7b', '#945ecf', '#13a4b4', '#525df4', '#bf399e', '#6c8893', '#ee6868', '#2f6497'] }
+    range: { category: ['#0072b2', '#e69f00', '#009e73', '#d55e00', '#cc79a7', '#56b4e9', '#b59a00', '#000000', '#8c8c8c', '#004b75', '#9c5f00', '#006b4e'] }
   };
   function finish() {
     var el = document.getElementById('render-status');

@@ -232,8 +232,8 @@ json OpAdvisorBlocks(Ctx& ctx, const Group& g) {
                  "purge, then 4 KiB random writes ({:g} threads x QD {:g}) for {} over the target "
                  "reduced by the setting; IOPS every {}",
                  static_cast<double>(r.threads), static_cast<double>(r.qd),
-                 FmtDurationNs(static_cast<double>(r.time_ns)),
-                 FmtDurationNs(static_cast<double>(r.interval_ns)));
+                 FullDriveOf(*s.run).Duration(static_cast<double>(r.time_ns)),
+                 FullDriveOf(*s.run).Duration(static_cast<double>(r.interval_ns)));
            }},
           {"Rule", [](const Series& s) { return s.Res<OpAdvisorResults>().recommendation.rule; }},
       }));
@@ -241,6 +241,7 @@ json OpAdvisorBlocks(Ctx& ctx, const Group& g) {
   for (const Series& s : g.series) {
     const OpAdvisorResults& res = s.Res<OpAdvisorResults>();
     const results::OpRecommendation& rec = res.recommendation;
+    const FullDrive full = FullDriveOf(*s.run);
     double base = rec.baseline_sustained_iops;
     json rows = json::array();
     for (const results::OpAdvisorPoint& p : res.points) {
@@ -254,7 +255,7 @@ json OpAdvisorBlocks(Ctx& ctx, const Group& g) {
       for (const json& v : ThinSeries(series, "t_s", "iops", 240)) {
         time.push_back({{"drive", s.label},
                         {"op", name},
-                        {"t_s", R6(Num(v, "t_s"))},
+                        {"t_s", R6(full.Seconds(Num(v, "t_s")))},
                         {"iops", R6(Num(v, "iops"))}});
       }
       levels.push_back({{"drive", s.label},
@@ -265,12 +266,12 @@ json OpAdvisorBlocks(Ctx& ctx, const Group& g) {
                         {"op_pct", op},
                         {"measure", "sustained (last third)"},
                         {"iops", R6(p.sustained_iops)}});
-      bool recommended = op == rec.op_pct;
+      bool recommended = rec.no_recommendation.empty() && op == rec.op_pct;
       double drop = p.drop_at_s;
       rows.push_back(json::array(
-          {fmt::format("{:g}%", op), FmtBytes(static_cast<double>(p.range_bytes)),
-           FmtBytes(static_cast<double>(p.capacity_cost_bytes)), FmtInt(p.initial_iops),
-           FmtInt(p.sustained_iops), drop >= 0 ? FmtDurationNs(drop * 1e9) : "-",
+          {fmt::format("{:g}%", op), FmtBytes(full.Bytes(static_cast<double>(p.range_bytes))),
+           FmtBytes(full.Bytes(static_cast<double>(p.capacity_cost_bytes))), FmtInt(p.initial_iops),
+           FmtInt(p.sustained_iops), drop >= 0 ? full.Duration(drop * 1e9) : "-",
            base > 0 ? fmt::format("{:+.1f}%", (p.sustained_iops / base - 1) * 100) : "-",
            recommended ? Cell("recommended", "good") : Cell("", "")}));
     }
@@ -280,12 +281,16 @@ json OpAdvisorBlocks(Ctx& ctx, const Group& g) {
         json::array({"OP", "Range written", "Capacity given up", "Initial IOPS", "Sustained IOPS",
                      "Drop after", "vs smallest OP", ""}),
         rows));
+    if (!rec.no_recommendation.empty()) {
+      blocks.push_back(TextBlock(s.label + ": no recommendation: " + rec.no_recommendation + "."));
+      continue;
+    }
     blocks.push_back(TextBlock(fmt::format(
         "{}: recommended over-provisioning {:g}%: sustained {} IOPS, {:+.1f}% over {:g}% ({} "
         "IOPS), at the cost of {} of capacity.",
         s.label, rec.op_pct, FmtInt(rec.sustained_iops), rec.gain_pct, rec.baseline_op_pct,
         FmtInt(rec.baseline_sustained_iops),
-        FmtBytes(static_cast<double>(rec.capacity_cost_bytes)))));
+        FmtBytes(full.Bytes(static_cast<double>(rec.capacity_cost_bytes))))));
   }
   if (time.empty()) return blocks;
   std::sort(op_values.begin(), op_values.end());

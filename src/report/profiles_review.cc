@@ -239,14 +239,17 @@ json SurfaceBlocks(Ctx& ctx, const Group& g) {
       wmin = wmin < 0 ? w : std::min(wmin, w);
       rmin = rmin < 0 ? r : std::min(rmin, r);
       for (const auto& [dir, v] : {std::pair<const char*, double>{"write", w}, {"read", r}}) {
-        values.push_back({{"drive", s.label},
-                          {"position_pct", R6(p.position_pct)},
-                          {"position_gb", R6(static_cast<double>(p.position_bytes) / 1e9)},
-                          {"direction", dir},
-                          {"mb_s", R6(v)}});
+        values.push_back(
+            {{"drive", s.label},
+             {"position_pct", R6(p.position_pct)},
+             {"position_gb",
+              R6(FullDriveOf(*s.run).Bytes(static_cast<double>(p.position_bytes)) / 1e9)},
+             {"direction", dir},
+             {"mb_s", R6(v)}});
       }
     }
     const results::SurfaceCliff& cliff = res.cliff;
+    const FullDrive full = FullDriveOf(*s.run);
     if (cliff.found) {
       cliffs.push_back({{"drive", s.label},
                         {"position_pct", R6(cliff.position_pct)},
@@ -259,7 +262,8 @@ json SurfaceBlocks(Ctx& ctx, const Group& g) {
          fmt::format("{:.0f}", std::max(0.0, rmin)),
          cliff.found
              ? Cell(fmt::format("at {:.0f}% ({:.1f} GB): {:.0f} MB/s before, {:.0f} MB/s after",
-                                cliff.position_pct, static_cast<double>(cliff.position_bytes) / 1e9,
+                                cliff.position_pct,
+                                full.Bytes(static_cast<double>(cliff.position_bytes)) / 1e9,
                                 cliff.before_mb_s, cliff.after_mb_s),
                     "bad")
              : Cell("none", "muted")}));

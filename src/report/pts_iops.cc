@@ -31,7 +31,7 @@ json IopsSection(Ctx& ctx, const std::string& name) {
   json blocks = json::array();
   std::vector<ParamFact<MatrixResults>> facts = MatrixFacts(name);
   facts.push_back({"Round", [](const PtsOptions& o, const MatrixResults&) {
-                     return FmtDurationNs(results::IopsCellNs(o)) + " per cell";
+                     return FullDriveOf(o).Duration(results::IopsCellNs(o)) + " per cell";
                    }});
   blocks.push_back(ParamsTable(ctx, name, runs, facts));
   json values = json::array();

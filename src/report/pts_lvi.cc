@@ -38,27 +38,40 @@ void AddCurves(CurveRows& out, const std::vector<results::Curve>& curves, const 
 
 json CurveChart(const std::string& title, const CurveRows& rows, const std::string& y_field,
                 const std::string& y_title, const std::string& series,
-                const std::string& series_title, const Ctx& ctx, const std::string& dash,
-                int width) {
-  json s = Spec(title, rows.values, width, kTall);
+                const std::string& series_title, const Ctx& ctx, const std::string& panel) {
+  json s = {{"title", title},
+            {"data", {{"values", rows.values}}},
+            {"columns", 3},
+            {"facet", {{"field", panel}, {"type", "nominal"}, {"title", nullptr}}},
+            {"resolve", {{"axis", {{"x", "independent"}, {"y", "independent"}}}}}};
   std::vector<int> th(rows.threads.begin(), rows.threads.end());
   s["params"] = ThreadsParam(th);
   s["transform"] = json::array(
       {{{"filter", "datum.threads == threads && datum.iops > 0 && datum." + y_field + " > 0"}}});
-  s["mark"] = {{"type", "line"}, {"point", true}, {"tooltip", true}};
-  json enc = {{"x", Q("iops", "IOPS", true)},
-              {"y", Q(y_field, y_title, true)},
-              {"color", N(series, series_title)},
-              {"order", {{"field", "qd"}, {"type", "quantitative"}}}};
-  if (!dash.empty()) {
-    enc["strokeDash"] = N(dash, dash == "drive" ? "Drive" : "Mix");
-    enc["shape"] = N(dash, dash == "drive" ? "Drive" : "Mix");
-  } else if (ctx.multi) {
-    enc["strokeDash"] = DriveEnc();
-    enc["shape"] = DriveEnc();
+  json color = series.empty() ? json{{"value", "#0072b2"}} : N(series, series_title);
+  if (!series.empty()) color["legend"] = {{"orient", "bottom"}, {"direction", "horizontal"}};
+  json line = {{"x", Q("iops", "IOPS", true)},
+               {"y", Q(y_field, y_title, true)},
+               {"color", color},
+               {"order", {{"field", "qd"}, {"type", "quantitative"}}},
+               {"detail", N("drive", "Drive")}};
+  // Several drives: the drive is the dash and the point shape too, unless it is the colour.
+  if (ctx.multi && series != "drive") {
+    line["strokeDash"] = DriveEnc();
+    line["shape"] = DriveEnc();
   }
-  enc["detail"] = N("drive", "Drive");
-  s["encoding"] = enc;
+  json qd = {{"x", {{"field", "iops"}, {"type", "quantitative"}}},
+             {"y", {{"field", y_field}, {"type", "quantitative"}}},
+             {"text", {{"field", "qd"}, {"type", "quantitative"}, {"format", "d"}}},
+             {"color", color}};
+  s["spec"] = {
+      {"width", 200},
+      {"height", 170},
+      {"layer",
+       json::array(
+           {{{"mark", {{"type", "line"}, {"point", true}, {"tooltip", true}}}, {"encoding", line}},
+            {{"mark", {{"type", "text"}, {"dy", -8}, {"fontSize", 9}, {"opacity", 0.9}}},
+             {"encoding", qd}}})}};
   return s;
 }
 
@@ -76,8 +89,8 @@ static std::vector<ParamFact<results::LviResults>> LviFacts() {
        [](const PtsOptions& o, const results::LviResults&) { return ListMixes(o.lvi_mixes); }},
       {"Each point",
        [](const PtsOptions& o, const results::LviResults&) {
-         return FmtDurationNs(o.lvi_warmup_ns) + " warm-up + " + FmtDurationNs(o.lvi_measure_ns) +
-                " measured";
+         return FullDriveOf(o).Duration(o.lvi_warmup_ns) + " warm-up + " +
+                FullDriveOf(o).Duration(o.lvi_measure_ns) + " measured";
        }},
       {"Preconditioning",
        [](const PtsOptions&, const results::LviResults&) {
@@ -102,11 +115,12 @@ json LviSection(Ctx& ctx, const std::string& name) {
   for (const auto& [field, title] : metrics) {
     charts.push_back(ChartBlock(
         ctx.Id("lvi-" + field.substr(0, field.size() - 3)),
-        title + " against IOPS; each point one queue depth at the selected thread count (log axes)",
-        CurveChart(title + " vs IOPS", rows, field, title + ", µs", "curve", "Block size, mix", ctx,
-                   "", kNarrow + 60)));
+        title + " against IOPS, one panel per block size and mix; each point one queue depth "
+                "(the number beside it) at the selected thread count (log axes)",
+        CurveChart(title + " vs IOPS", rows, field, title + ", µs", ctx.multi ? "drive" : "",
+                   "Drive", ctx, "curve")));
   }
-  blocks.push_back(RowBlock(charts));
+  Append(blocks, charts);
   return SteadySection(
       ctx, name, blocks, "workload-dependent preconditioning",
       "Latency against IOPS as the queue depth grows (1..32) at a chosen thread count: "

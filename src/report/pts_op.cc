@@ -58,16 +58,20 @@ json OpSection(Ctx& ctx, const std::string& name) {
     for (auto& v : rows.values)
       v["curve"] =
           v["curve"].get<std::string>().substr(v["curve"].get<std::string>().find(' ') + 1);
-    charts.push_back(
-        ChartBlock(ctx.Id("op-mean"),
-                   "Mean latency against IOPS at each over-provisioning setting, " + r.label,
-                   CurveChart("OP study: mean latency vs IOPS, " + r.label, rows, "mean_us",
-                              "Mean latency, µs", "op", "Spare area", ctx, "curve", kNarrow + 60)));
+    charts.push_back(ChartBlock(
+        ctx.Id("op-mean"),
+        "Mean latency against IOPS at each over-provisioning setting, one panel per mix; each "
+        "point one queue depth (the number beside it), " +
+            r.label,
+        CurveChart("OP study: mean latency vs IOPS, " + r.label, rows, "mean_us",
+                   "Mean latency, µs", "op", "Spare area", ctx, "curve")));
     charts.push_back(ChartBlock(
         ctx.Id("op-p9999"),
-        "99.99% latency against IOPS at each over-provisioning setting, " + r.label,
+        "99.99% latency against IOPS at each over-provisioning setting, one panel per mix; each "
+        "point one queue depth (the number beside it), " +
+            r.label,
         CurveChart("OP study: 99.99% latency vs IOPS, " + r.label, rows, "p99_99_us",
-                   "99.99% latency, µs", "op", "Spare area", ctx, "curve", kNarrow + 60)));
+                   "99.99% latency, µs", "op", "Spare area", ctx, "curve")));
   }
   if (bars.empty()) return nullptr;
   blocks.push_back(
@@ -77,7 +81,7 @@ json OpSection(Ctx& ctx, const std::string& name) {
                  json::array({"Drive", "Extra OP", "Range written", "Steady write IOPS",
                               "Write: IOPS at <= 1 ms", "70/30: IOPS at <= 1 ms", "Steady state"}),
                  trows));
-  blocks.push_back(RowBlock(charts));
+  Append(blocks, charts);
   json bs = LineSpec("Steady 4KiB random-write IOPS by spare area", bars,
                      Q("op_pct", "Capacity left unused, %"), Q("iops", "IOPS"), "", "", ctx,
                      nullptr, "", kNarrow, kShort);

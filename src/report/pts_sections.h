@@ -75,6 +75,11 @@ const json& Ctxt(const ReportRun& r);
 // (results/pts_options.h): NotFound when the run holds none (a profile or app run), Invalid
 // naming the key when they are damaged.
 Result<results::PtsOptions> OptionsOf(const ReportRun& r);
+// The full drive of a PTS run's options (FullDriveOf(run) reads the same time_scale).
+using report::FullDriveOf;
+inline FullDrive FullDriveOf(const results::PtsOptions& o) {
+  return FullDrive{o.time_scale > 1 ? o.time_scale : 1u};
+}
 std::string PurgeOf(const ReportRun& r);
 double BandPct(const ReportRun& r);
 std::string RuleText(const ReportRun& r);
@@ -230,10 +235,12 @@ std::string CurveName(const results::Curve& c);
 // One row per point of `curves` (IOPS and latency in µs), with `extra_key` = `extra` if given.
 void AddCurves(CurveRows& out, const std::vector<results::Curve>& curves, const std::string& drive,
                const std::string& extra_key = "", const std::string& extra = "");
-// Latency `y_field` against IOPS, one line per `series`, with a thread-count selector.
+// Latency `y_field` against IOPS as small multiples, one panel per value of `panel` (three
+// panels a row, shared log scales), one line per `series` ("" one colour) with each point's
+// queue depth written beside it, at the thread count a selector picks. With several drives
+// (and `series` not "drive") the drive is the dash and the point shape.
 json CurveChart(const std::string& title, const CurveRows& rows, const std::string& y_field,
                 const std::string& y_title, const std::string& series,
-                const std::string& series_title, const Ctx& ctx, const std::string& dash = "",
-                int width = kWide);
+                const std::string& series_title, const Ctx& ctx, const std::string& panel);
 
 }  // namespace ssdlab::report::pts

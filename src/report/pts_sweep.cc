@@ -50,8 +50,9 @@ json SweepSection(Ctx& ctx, const std::string& name) {
            }},
           {"Histograms",
            [](const PtsOptions& o, const SweepResults&) {
-             return FmtDurationNs(o.dirth_histogram_ns) + " at the max-IOPS point (mean below " +
-                    FmtUs(o.dirth_max_mean_ns) + " µs), a middle and the min-IOPS point";
+             return FullDriveOf(o).Duration(o.dirth_histogram_ns) +
+                    " at the max-IOPS point (mean below " + FmtUs(o.dirth_max_mean_ns) +
+                    " µs), a middle and the min-IOPS point";
            }},
       }));
   json curves = json::array(), hists = json::array(), maps = json::array(), trows = json::array();

@@ -41,12 +41,11 @@ json TpSection(Ctx& ctx, const std::string& name) {
         values.push_back({{"drive", run->label},
                           {"block", BlockLabel(bs)},
                           {"direction", dir},
-                          {"mib_s", R6(bw / 1048576)},
-                          {"mb_s", R6(bw / 1e6)}});
+                          {"rate", R6(ctx.Rate(bw))}});
         bss.insert({bs, BlockLabel(bs)});
         auto& v = cells[{bs, dir}];
         v.resize(ctx.runs.size(), "-");
-        v[i] = fmt::format("{:.1f} MiB/s ({:.0f} MB/s)", bw / 1048576, bw / 1e6);
+        v[i] = fmt::format("{:.1f} {}", ctx.Rate(bw), ctx.RateUnit());
       }
     }
   }
@@ -65,8 +64,8 @@ json TpSection(Ctx& ctx, const std::string& name) {
   json bs_sort = json::array();
   for (auto& [b, l] : bss) bs_sort.push_back(l);
   json spec = BarSpec("Sequential throughput", values, O("block", "Block size", bs_sort),
-                      Q("mib_s", "MiB/s"), N("direction", "Direction"), ctx, "direction", false,
-                      ctx.multi ? 260 : 220);
+                      Q("rate", ctx.RateUnit()), N("direction", "Direction"), ctx, "direction",
+                      false, ctx.multi ? 260 : 220);
   blocks.push_back(ChartBlock(ctx.Id("tp-bars"), "Throughput by block size, read and write", spec));
   return SteadySection(
       ctx, name, blocks, "throughput",

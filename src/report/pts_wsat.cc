@@ -2,6 +2,9 @@
 // rounds of continuous random writes from a fresh drive (results/wsat.h).
 #include <fmt/format.h>
 
+#include <cmath>
+#include <map>
+
 #include "report/pts_sections.h"
 #include "results/wsat.h"
 
@@ -15,14 +18,71 @@ static std::vector<ParamFact<results::WsatResults>> WsatFacts() {
          return "4KiB random write, continuous, from a purged (fresh) drive; " +
                 std::to_string(t.per_round.size()) + " rounds";
        }},
-      {"Round", [](const PtsOptions& o,
-                   const results::WsatResults&) { return FmtDurationNs(o.wsat_round_ns); }},
+      {"Round",
+       [](const PtsOptions& o, const results::WsatResults&) {
+         return FullDriveOf(o).Duration(o.wsat_round_ns);
+       }},
       {"Ends after",
        [](const PtsOptions& o, const results::WsatResults&) {
          return fmt::format("{:g}x the capacity written or {:g} rounds", o.wsat_capacity_multiple,
                             static_cast<double>(o.wsat_max_rounds));
        }},
   };
+}
+
+// Latency statistics against time [{time_min, stat, us}]: each statistic its own colour and
+// dash, from the maximum (solid) down to the mean.
+static json PercentileLines(const std::string& title, json lat, int width) {
+  const json order = json::array({"max", "99.99%", "99.9%", "99%", "mean"});
+  json s = Spec(title, std::move(lat), width, kTall);
+  s["mark"] = {{"type", "line"}, {"tooltip", true}, {"strokeWidth", 1.6}};
+  s["encoding"] = {
+      {"x", Q("time_min", "Time, minutes")},
+      {"y", Q("us", "Latency, µs", true)},
+      {"color",
+       {{"field", "stat"},
+        {"type", "nominal"},
+        {"title", "Statistic"},
+        {"sort", order},
+        {"scale",
+         {{"domain", order},
+          {"range", json::array({"#000000", "#d55e00", "#e69f00", "#009e73", "#0072b2"})}}}}},
+      {"strokeDash",
+       {{"field", "stat"},
+        {"type", "nominal"},
+        {"title", "Statistic"},
+        {"sort", order},
+        {"scale",
+         {{"domain", order},
+          {"range", json::array({json::array({1, 0}), json::array({8, 3}), json::array({4, 3}),
+                                 json::array({1, 3}), json::array({10, 3, 2, 3})})}}}}}};
+  return s;
+}
+
+// " Mean and 99% coincide in N of M rounds (...)": the statistics equal (within 1%) in at least
+// half the rounds, so one line hides the other; "" when none do.
+static std::string CoincideNote(const json& lat) {
+  std::map<double, std::map<std::string, double>> by_time;
+  for (const json& p : lat) by_time[Num(p, "time_min")][Str(p, "stat")] = Num(p, "us");
+  const std::vector<std::string> stats = {"mean", "99%", "99.9%", "99.99%", "max"};
+  std::vector<std::string> pairs;
+  for (size_t i = 0; i + 1 < stats.size(); ++i) {
+    const std::string& a = stats[i];
+    const std::string& b = stats[i + 1];
+    size_t same = 0, both = 0;
+    for (const auto& [t, m] : by_time) {
+      auto ia = m.find(a), ib = m.find(b);
+      if (ia == m.end() || ib == m.end()) continue;
+      ++both;
+      if (std::fabs(ia->second - ib->second) <= 0.01 * std::max(ia->second, ib->second)) ++same;
+    }
+    if (both > 0 && 2 * same >= both)
+      pairs.push_back(fmt::format("{} and {} in {} of {} rounds", a, b, same, both));
+  }
+  if (pairs.empty()) return "";
+  std::string s;
+  for (const std::string& p : pairs) s += (s.empty() ? "" : "; ") + p;
+  return ". Lines that coincide (within 1%), the lower statistic hidden under the higher: " + s;
 }
 
 json WsatSection(Ctx& ctx, const std::string& name) {
@@ -35,13 +95,14 @@ json WsatSection(Ctx& ctx, const std::string& name) {
     if (!res.ok() || res->per_round.empty()) continue;
     const ReportRun& r = *run;
     const std::vector<results::WsatRound>& pr = res->per_round;
+    const FullDrive full = FullDriveOf(r);
     json lat = json::array();
     for (const results::WsatRound& p : pr) {
       const results::LatencySummaryNs& l = p.metrics.total.lat_ns;
       json row = {{"drive", r.label},
                   {"round", static_cast<double>(p.round)},
-                  {"time_min", R6(p.time_s / 60)},
-                  {"written_gb", R6(p.written_bytes / 1e9)},
+                  {"time_min", R6(full.Seconds(p.time_s) / 60)},
+                  {"written_gb", R6(full.Bytes(p.written_bytes) / 1e9)},
                   {"capacities", R6(p.written_capacities)},
                   {"iops", R6(p.metrics.total.iops)}};
       if (p.metrics.counters_name == "sim") {
@@ -62,17 +123,15 @@ json WsatSection(Ctx& ctx, const std::string& name) {
                                                             {"max", "max"}}) {
         const std::optional<double> v = l.Stat(k);
         if (v && *v > 0)
-          lat.push_back({{"time_min", R6(p.time_s / 60)}, {"stat", label}, {"us", R6(*v / 1000)}});
+          lat.push_back({{"time_min", R6(full.Seconds(p.time_s) / 60)},
+                         {"stat", label},
+                         {"us", R6(*v / 1000)}});
       }
     }
-    json ls = Spec("WSAT latency per round: " + r.label, lat, ctx.multi ? kNarrow : kWide, kTall);
-    ls["mark"] = {{"type", "line"}, {"tooltip", true}};
-    ls["encoding"] = {
-        {"x", Q("time_min", "Time, minutes")},
-        {"y", Q("us", "Latency, µs", true)},
-        {"color", N("stat", "Statistic", json::array({"max", "99.99%", "99.9%", "99%", "mean"}))}};
     lat_charts.push_back(ChartBlock(
-        ctx.Id("wsat-lat"), "Latency per round (mean, percentiles and maximum), " + r.label, ls));
+        ctx.Id("wsat-lat"),
+        "Latency per round (mean, percentiles and maximum), " + r.label + CoincideNote(lat),
+        PercentileLines("WSAT latency per round: " + r.label, lat, ctx.multi ? kNarrow : kWide)));
     double first = pr.front().metrics.total.iops;
     auto ss = results::SteadyStateFromJson(Get(*test, "steady_state"));
     double steady = ss.ok() ? ss->headline.mean : 0;

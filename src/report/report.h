@@ -104,6 +104,9 @@ struct ReportOptions {
   std::string generated_at;  // shown in the header; empty = not shown (golden tests)
   std::string tool_version;  // e.g. "ssdlab 0.1.0 (abc123)"
   std::optional<TwinReport> twin;
+  // Throughput of the TP and XSR sections in MiB/s rather than MB/s (`report --units binary`);
+  // claims stay in the datasheet's units.
+  bool binary_units = false;
 };
 
 // The report as data: {"title", "subtitle", "runs": [...], "sections": [{"id", "title",

@@ -218,7 +218,8 @@ constexpr auto kOpRecommendation = f::Object<OpRecommendation>(
     f::Number("gain_pct", &OpRecommendation::gain_pct),
     f::Count("capacity_cost_bytes", &OpRecommendation::capacity_cost_bytes),
     f::Number("capacity_cost_pct", &OpRecommendation::capacity_cost_pct),
-    f::Text("rule", &OpRecommendation::rule));
+    f::Text("rule", &OpRecommendation::rule),
+    f::Text("no_recommendation", &OpRecommendation::no_recommendation));
 
 constexpr auto kOpAdvisor = f::Object<OpAdvisorResults>(
     f::List("points", &OpAdvisorResults::points, kOpPoint),

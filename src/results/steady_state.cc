@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "base/units.h"
 #include "results/fields.h"
 
@@ -178,13 +180,25 @@ std::string EvidenceText(const SteadyStateVerdict& v) {
   return out;
 }
 
+std::string TrackedValueText(const std::string& variable, double value) {
+  auto ends = [&](const std::string& suffix) {
+    return variable.size() >= suffix.size() &&
+           variable.compare(variable.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends("iops")) return FormatNumber(std::round(value)) + " IOPS";
+  if (ends("bw")) return fmt::format("{:.1f} MB/s", value / 1e6);
+  if (ends("_ns")) return FormatNumber(value / 1e3) + " µs";
+  return FormatNumber(value);
+}
+
 std::string VerdictLine(const TestSteadyState& s) {
   if (!s.required) return "no steady-state requirement";
   const SteadyStateVerdict& h = s.headline;
   std::string head;
-  const std::string rounds = fmt::format(
-      "rounds {}-{} of {} (window {}, mean {})", h.window_first_round + 1,
-      h.window_first_round + h.window_rounds, h.rounds_run, h.window_rounds, FormatNumber(h.mean));
+  const std::string rounds =
+      fmt::format("rounds {}-{} of {} (window {}, mean {})", h.window_first_round + 1,
+                  h.window_first_round + h.window_rounds, h.rounds_run, h.window_rounds,
+                  TrackedValueText(s.tracking.empty() ? "" : s.tracking.front(), h.mean));
   if (s.end == TestEnd::kOwnCapacity || s.end == TestEnd::kOwnRoundLimit) {
     head = s.end == TestEnd::kOwnCapacity
                ? fmt::format("ended at {:g}x capacity, the spec's end",

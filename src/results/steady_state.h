@@ -73,7 +73,12 @@ std::string EvidenceText(const SteadyStateVerdict& v);
 // 5-8 of 8", "NOT reached after 25 rounds (the round limit)", "ended at 4x capacity, the
 // spec's end; steady state not reached (1 round, window 4)", then "; " and the deciding
 // verdict's evidence. "no steady-state requirement" when not required.
+// The window's mean is given with its unit, from the headline variable's name
+// (TrackedValueText).
 std::string VerdictLine(const TestSteadyState& s);
+// A value of a tracked variable with its unit, by the variable's suffix: "... iops" ->
+// "52,651 IOPS", "... bw" (bytes/s) -> "1,003.4 MB/s", "... _ns" -> "73.74 µs"; else the number.
+std::string TrackedValueText(const std::string& variable, double value);
 
 // A round of a steady-state loop as a stored test's `rounds` list holds it: its number, the
 // value of each tracked variable that round, and for the OP study the setting it belongs to.

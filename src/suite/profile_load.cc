@@ -1,5 +1,8 @@
 // The load studies as profiles: vdbench-style curves, the over-provisioning advisor, sysbench
 // fileio and user profiles from TOML files (suite/profile_internal.h).
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <numeric>
 
@@ -93,6 +96,24 @@ Result<results::CurveResults> Curve(Ctx& c, bool filled, Summary& sum) {
 }
 
 // ---- OP advisor (the DC500M over-provisioning study) ----
+// Why the points cannot rank the OP settings: every point's measured window has a write
+// amplification of at most 1.02 (the simulator's counter; garbage collection never ran), so
+// the drive never left its fresh state. "" when any point left it or a point has no counter.
+static std::string FreshStateNote(const std::vector<results::OpAdvisorPoint>& points) {
+  double max_wa = 0;
+  for (const results::OpAdvisorPoint& p : points) {
+    auto it = p.metrics.counters.find("write_amplification");
+    if (it == p.metrics.counters.end()) return "";
+    max_wa = std::max(max_wa, it->second);
+  }
+  if (points.empty() || max_wa > 1.02) return "";
+  return fmt::format(
+      "the drive never left its fresh state (write amplification at most {:.2f} in every "
+      "measured window: no garbage collection), so every OP setting measured the fresh drive; "
+      "run longer (--time) or at a smaller --time-scale",
+      max_wa);
+}
+
 Result<results::OpAdvisorResults> OpAdvisor(Ctx& c, Summary& sum) {
   std::vector<double> ops = c.o.op_pcts;
   if (ops.empty()) ops = {0, 5, 10, 15, 20, 25, 30};
@@ -152,6 +173,13 @@ Result<results::OpAdvisorResults> OpAdvisor(Ctx& c, Summary& sum) {
     pt.metrics = c.Metrics(r);
     sum.push_back({std::string(cell) + " sustained IOPS", pt.sustained_iops});
     out.points.push_back(std::move(pt));
+  }
+  // A drive that never left its fresh state (write amplification about 1 in every measured
+  // window: no garbage collection) measures the same IOPS at every OP: no recommendation.
+  if (const std::string fresh = FreshStateNote(out.points); !fresh.empty()) {
+    out.recommendation.no_recommendation = fresh;
+    out.recommendation.rule = "none: " + fresh;
+    return out;
   }
   // The best sustained IOPS; within 1% of it, the smaller OP (less capacity given up).
   double best_v = 0;

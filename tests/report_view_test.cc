@@ -1,0 +1,276 @@
+// Browser tests of how the report reads: the main job's report (scripts/main.sh: the review
+// battery on the simulated DC400-class drive run as the full drive with --time-scale, here at a
+// scale that takes seconds) alone and beside a second drive, opened in headless Chromium at
+// 1,000 and 1,400 px. Each must fit the window (no horizontal scroll), draw every chart, print
+// nothing to the console, and have no two text boxes of axis labels, legends or titles of one
+// chart overlapping (from the rendered SVG's bounding boxes). Screenshots of each go to the
+// build's test-output directory. Nothing depends on timing: the page reports when it has drawn
+// every chart, and Chromium runs it in virtual time.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "e2e_util.h"
+
+namespace ssdlab::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const char* kChromium = "/usr/bin/chromium";
+
+// Appended to a copy of the page: once the page has drawn every chart (#render-status), measures
+// the layout and writes it into #view-check as JSON.
+const char* kCheckScript = R"JS(<script>
+(function () {
+  var roles = ['axis-label', 'axis-title', 'legend-label', 'legend-title', 'title-text',
+               'title-subtitle'];
+  var selector = roles.map(function (r) { return 'g.role-' + r + ' > text'; }).join(',');
+  function check() {
+    var st = document.getElementById('render-status');
+    if (!st || st.getAttribute('data-done') !== '1') { setTimeout(check, 20); return; }
+    var out = { innerWidth: window.innerWidth, scrollWidth: document.scrollingElement.scrollWidth,
+                vis: 0, svgs: 0, overlaps: [], wide: [] };
+    document.querySelectorAll('.vis').forEach(function (v) {
+      out.vis++;
+      var svg = v.querySelector('svg');
+      if (!svg) return;
+      out.svgs++;
+      var r = svg.getBoundingClientRect();
+      if (r.right > window.innerWidth) out.wide.push(v.id + ': right edge ' + Math.round(r.right));
+      var boxes = [];
+      svg.querySelectorAll(selector).forEach(function (t) {
+        var text = t.textContent.trim();
+        var b = t.getBoundingClientRect();
+        // Vega hides a label it drops for overlap with opacity 0: not drawn, not counted.
+        var hidden = false;
+        for (var e = t; e && e !== svg; e = e.parentElement)
+          if (getComputedStyle(e).opacity === '0' || e.getAttribute('opacity') === '0') hidden = true;
+        if (text && !hidden && b.width > 0 && b.height > 0) boxes.push({ t: text, b: b });
+      });
+      var found = 0;
+      for (var i = 0; i < boxes.length && found < 3; i++) {
+        for (var j = i + 1; j < boxes.length && found < 3; j++) {
+          var a = boxes[i].b, c = boxes[j].b;
+          var w = Math.min(a.right, c.right) - Math.max(a.left, c.left);
+          var h = Math.min(a.bottom, c.bottom) - Math.max(a.top, c.top);
+          if (w > 1 && h > 1) {
+            out.overlaps.push(v.id + ': "' + boxes[i].t + '" / "' + boxes[j].t + '"');
+            found++;
+          }
+        }
+      }
+    });
+    var el = document.createElement('div');
+    el.id = 'view-check';
+    el.setAttribute('data-done', '1');
+    el.hidden = true;
+    el.textContent = JSON.stringify(out);
+    document.body.appendChild(el);
+  }
+  check();
+})();
+</script>
+)JS";
+
+std::string ChromiumFlags(const std::string& profile, int width, int height) {
+  return std::string(kChromium) +
+         " --headless --no-sandbox --disable-gpu --disable-background-networking"
+         " --disable-component-update --disable-sync --no-first-run --disable-default-apps"
+         " --hide-scrollbars --enable-logging=stderr --v=0 --user-data-dir=" +
+         profile + " --virtual-time-budget=300000 --window-size=" + std::to_string(width) + "," +
+         std::to_string(height);
+}
+
+// The JSON text of the element `id` with data-done="1" in a DOM dump, unescaped; null if absent.
+json DoneJson(const std::string& dom, const std::string& id) {
+  std::smatch m;
+  std::regex re("<div id=\"" + id + "\"[^>]*data-done=\"1\"[^>]*>([^<]*)</div>");
+  if (!std::regex_search(dom, m, re)) return nullptr;
+  std::string text = m[1];
+  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}}) {
+    for (size_t p = text.find(from); p != std::string::npos; p = text.find(from, p + to.size()))
+      text.replace(p, from.size(), to);
+  }
+  return json::parse(text, nullptr, false);
+}
+
+// The lines of Chromium's log that are console messages of the page.
+std::vector<std::string> ConsoleLines(const std::string& log) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < log.size()) {
+    size_t end = log.find('\n', start);
+    if (end == std::string::npos) end = log.size();
+    std::string line = log.substr(start, end - start);
+    if (line.find(":CONSOLE") != std::string::npos) lines.push_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+size_t CountCharts(const std::string& html) {
+  size_t n = 0;
+  for (size_t pos = html.find("class=\"vis\""); pos != std::string::npos;
+       pos = html.find("class=\"vis\"", pos + 1))
+    ++n;
+  return n;
+}
+
+class ReportView : public ::testing::Test {
+ protected:
+  // The main job's battery (scripts/main.sh: review spec, --time-scale, --wdpc-capacity 2x) at
+  // a scale that makes it a few seconds, and the same on the mixed-use drive to compare with.
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    db_ = *dir_ / "v.db";
+    for (auto [run, preset] : std::vector<std::pair<std::string, std::string>>{
+             {"dc400", "dc-sata-read-intensive"}, {"dc-mixed", "dc-sata-mixed"}}) {
+      Proc p =
+          RunSsdlab({"pts", "--target", "sim:" + preset, "--spec", "review", "--db", db_, "--run",
+                     run, "--time-scale", "4096", "--wdpc-capacity", "2x", "--progress", "none"});
+      ASSERT_EQ(p.exit_code, 0) << p.err;
+    }
+    for (auto [file, runs] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+             {"main.html", {"dc400"}}, {"compare.html", {"dc400", "dc-mixed"}}}) {
+      std::vector<std::string> args = {"report"};
+      args.insert(args.end(), runs.begin(), runs.end());
+      args.insert(args.end(), {"--db", db_, "-o", *dir_ / file, "--spec",
+                               std::string(SSDLAB_SPECS_DIR) + "/kingston-dc400-1600gb.toml"});
+      Proc p = RunSsdlab(args);
+      ASSERT_EQ(p.exit_code, 0) << p.err;
+    }
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+
+  // Opens `file` (a report in the temp dir) at `width` px, checks the layout, saves a screenshot.
+  static void CheckView(const std::string& file, int width) {
+    if (!fs::exists(kChromium))
+      GTEST_SKIP() << "Debian's chromium is not installed (scripts/deps.sh installs it)";
+    std::string html = ReadFile(*dir_ / file);
+    size_t charts = CountCharts(html);
+    ASSERT_GT(charts, 30u);
+    std::string checked = *dir_ / ("checked-" + std::to_string(width) + "-" + file);
+    size_t end = html.rfind("</body>");
+    ASSERT_NE(end, std::string::npos);
+    std::ofstream(checked) << html.substr(0, end) << kCheckScript << html.substr(end);
+    std::string profile = *dir_ / "chromium-profile";
+    std::string log = *dir_ / "chromium.log", dom;
+    int rc = Shell(
+        ChromiumFlags(profile, width, 1200) + " --dump-dom file://" + checked + " 2>" + log, &dom);
+    ASSERT_EQ(rc, 0) << ReadFile(log);
+    json status = DoneJson(dom, "render-status");
+    ASSERT_TRUE(status.is_object()) << file << " did not finish drawing";
+    json view = DoneJson(dom, "view-check");
+    ASSERT_TRUE(view.is_object()) << file << ": the check did not run";
+    std::string at = file + " at " + std::to_string(width) + " px: ";
+    EXPECT_EQ(view["innerWidth"].get<int>(), width);
+    EXPECT_LE(view["scrollWidth"].get<int>(), view["innerWidth"].get<int>())
+        << at << "the page scrolls sideways; charts past the right edge: " << view["wide"].dump(1);
+    EXPECT_EQ(status["charts"].get<size_t>(), charts) << at;
+    EXPECT_EQ(view["vis"].get<size_t>(), charts) << at;
+    EXPECT_EQ(view["svgs"].get<size_t>(), charts) << at << "charts not drawn";
+    EXPECT_EQ(status["rendered"].get<size_t>(), charts) << at << status["failed"].dump(1);
+    EXPECT_TRUE(view["overlaps"].empty())
+        << at << view["overlaps"].size() << " overlapping labels: " << view["overlaps"].dump(1);
+    std::vector<std::string> console = ConsoleLines(ReadFile(log));
+    EXPECT_TRUE(console.empty()) << at << console.size() << " console messages, first: "
+                                 << (console.empty() ? "" : console[0]);
+
+    fs::create_directories(SSDLAB_TEST_OUTPUT);
+    std::string stem = file.substr(0, file.find('.'));
+    std::string shot = std::string(SSDLAB_TEST_OUTPUT) + "/report-view-" + stem + "-" +
+                       std::to_string(width) + ".png";
+    fs::remove(shot);
+    rc = Shell(ChromiumFlags(profile, width, 16000) + " --screenshot=" + shot + " file://" +
+               *dir_ / file + " 2>>" + log);
+    ASSERT_EQ(rc, 0) << ReadFile(log);
+    std::string png = ReadFile(shot);
+    ASSERT_GT(png.size(), 10000u);
+    EXPECT_EQ(png.substr(1, 3), "PNG");
+    std::cerr << "screenshot: " << shot << "\n";
+  }
+
+  static TempDir* dir_;
+  static std::string db_;
+};
+TempDir* ReportView::dir_ = nullptr;
+std::string ReportView::db_;
+
+// The main job's run is the full 1.6 TB drive's test in virtual time: the header says so, times
+// and capacity are the full drive's (with the simulated ones beside them), the capacity claim is
+// judged against the full drive, throughput is in MB/s, and every verdict's mean has its unit.
+TEST_F(ReportView, MainJobReportStandsForTheFullDriveInOneUnitSystem) {
+  std::string html = ReadFile(*dir_ / "main.html");
+  EXPECT_TRUE(Has(html,
+                  "simulated at 1/4096 of its blocks, every duration divided by 4096: the full "
+                  "drive&#39;s test in virtual time") ||
+              Has(html,
+                  "simulated at 1/4096 of its blocks, every duration divided by 4096: the full "
+                  "drive's test in virtual time"));
+  EXPECT_TRUE(Has(html, "each cell 60 s (14.6 ms simulated)")) << "the review's 60 s rounds";
+  // The simulated 389,853,184 bytes stand for the full 1,600,321,314,816 (the simulator's
+  // identity), so the DC400's 1.6 TB capacity claim is met.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(html, m, std::regex("<td>User capacity</td>(.*?)</tr>")));
+  std::string row = m[1];
+  EXPECT_TRUE(Has(row, "simulated: ")) << row;
+  EXPECT_TRUE(Has(row, "\"good\">yes")) << row;
+  EXPECT_FALSE(Has(row, "-100.0%")) << row;
+  EXPECT_FALSE(Has(html, "MiB/s")) << "throughput in MB/s, binary units only on request";
+  EXPECT_TRUE(Has(html, " MB/s)")) << "the TP verdict's mean with its unit";
+  EXPECT_TRUE(Has(html, " IOPS); reached")) << "the IOPS verdict's mean with its unit";
+  // The terminal's verdict lines too.
+  Proc p = RunSsdlab({"show", "dc400", "--db", db_});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_TRUE(Has(p.out, " MB/s); reached")) << p.out;
+  EXPECT_TRUE(Has(p.out, " IOPS); reached")) << p.out;
+  EXPECT_TRUE(Has(p.out, " µs); reached")) << p.out;
+  // --units binary: MiB/s.
+  std::string binary = *dir_ / "binary.html";
+  p = RunSsdlab({"report", "dc400", "--db", db_, "-o", binary, "--units", "binary"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_TRUE(Has(ReadFile(binary), " MiB/s"));
+  p = RunSsdlab({"report", "dc400", "--db", db_, "-o", binary, "--units", "kb"});
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_TRUE(Has(p.err, "--units 'kb'")) << p.err;
+}
+
+// op-advisor on a drive that never leaves its fresh state in the measured windows (dc-sata-mixed
+// at --time-scale auto, as in the issue: the same IOPS at 7% and 28%) gives no recommendation and
+// says why; on a drive whose garbage collection runs it recommends as before.
+TEST_F(ReportView, OpAdvisorRefusesToRecommendFromAFreshDrive) {
+  Proc p = RunSsdlab({"profile", "op-advisor", "--target", "sim:dc-sata-mixed", "--time-scale",
+                      "auto", "--op", "7,28", "--time", "5s", "--db", db_, "--run", "op-fresh",
+                      "--progress", "none"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_TRUE(Has(p.out, "warning: no recommendation: the drive never left its fresh state"))
+      << p.out;
+  EXPECT_FALSE(Has(p.out, "recommendation: OP")) << p.out;
+  p = RunSsdlab({"report", "op-fresh", "--db", db_, "-o", *dir_ / "op-fresh.html"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  std::string html = ReadFile(*dir_ / "op-fresh.html");
+  EXPECT_TRUE(Has(html, "no recommendation: the drive never left its fresh state"));
+  EXPECT_FALSE(Has(html, ">recommended<"));
+  p = RunSsdlab({"profile", "op-advisor", "--target", "sim:dc-sata-read-intensive?scale=16384",
+                 "--op", "0,20", "--time", "10s", "--interval", "500ms", "--db", db_, "--run",
+                 "op-gc", "--progress", "none"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_TRUE(Has(p.out, "recommendation: OP 20%")) << p.out;
+  EXPECT_FALSE(Has(p.out, "no recommendation")) << p.out;
+}
+
+TEST_F(ReportView, MainJobReportFitsAndReadsAt1000px) { CheckView("main.html", 1000); }
+TEST_F(ReportView, MainJobReportFitsAndReadsAt1400px) { CheckView("main.html", 1400); }
+TEST_F(ReportView, TwoDriveComparisonFitsAndReadsAt1000px) { CheckView("compare.html", 1000); }
+TEST_F(ReportView, TwoDriveComparisonFitsAndReadsAt1400px) { CheckView("compare.html", 1400); }
+
+}  // namespace
+}  // namespace ssdlab::test
