@@ -45,6 +45,8 @@ void AddAppCommand(CLI::App& app, int* exit_code);
 // `replay` (cli/replay_cmd.cc) and `trace stats|capture` (cli/trace_cmd.cc): block traces.
 void AddReplayCommand(CLI::App& app, int* exit_code);
 void AddTraceCommand(CLI::App& app, int* exit_code);
+// `plp`: power-loss campaigns (cli/plp_cmd.cc, usecase/plp.h).
+void AddPlpCommand(CLI::App& app, int* exit_code);
 // `db copy`: runs between results stores (cli/db_cmd.cc).
 void AddDbCommand(CLI::App& app, int* exit_code);
 

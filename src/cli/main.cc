@@ -92,6 +92,7 @@ int main(int argc, char** argv) {
   AddReportCommands(app, &exit_code);
   AddReplayCommand(app, &exit_code);
   AddTraceCommand(app, &exit_code);
+  AddPlpCommand(app, &exit_code);
   AddDbCommand(app, &exit_code);
   AddHelpCommand(app, &exit_code);
   AddExamples(app);

@@ -414,6 +414,8 @@ uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
       if (old != Ftl::kNone) ready = std::max(ready, NandRead(old, true, tc, t_read_ns_));
     }
     if (ready > done) done = ready;
+    if (plp_) [[unlikely]]
+      plp_->Buffered(slot, lpn, ready, t);
     Group& grp = host_group_;
     if (grp.count == 0) StartHostGroup(slot);
     const uint32_t ppn = ftl_.HostWrite(static_cast<uint32_t>(lpn));
@@ -437,6 +439,8 @@ uint64_t SimDevice::WriteUnit(uint64_t lpn, uint64_t t) {
   const uint64_t tc = BookCtrl(link, WriteCtrlNs(), t);
   const uint64_t slot = buffer_seq_++;
   const uint64_t ready = std::max(tc, buffer_ring_[slot & buffer_mask_]);
+  if (plp_) [[unlikely]]
+    plp_->Buffered(slot, lpn, ready, t);
   Group& grp = host_group_;
   if (grp.count == 0) StartHostGroup(slot);
   const uint32_t ppn = ftl_.HostWrite(static_cast<uint32_t>(lpn));
@@ -465,6 +469,8 @@ void SimDevice::ProgramHostGroup() {
   uint64_t* const ring = buffer_ring_.data();
   const uint64_t first = grp.first_slot, size = grp.size, mask = buffer_mask_;
   for (uint64_t k = 0; k < size; ++k) ring[(first + k) & mask] = end;
+  if (plp_) [[unlikely]]
+    plp_->Programmed(first, size, end);
   grp.count = 0;
 }
 
@@ -482,6 +488,8 @@ void SimDevice::FlushHostGroup(uint64_t t) {
   ProgramOnDie(die_mod_.Mod(prog_of_.Div(grp.first_ppn)), n, ready, t_prog);
   const uint64_t done = ready + n * unit_ch_ns_ + t_prog;
   for (uint64_t k = 0; k < n; ++k) buffer_ring_[(grp.first_slot + k) & buffer_mask_] = done;
+  if (plp_) [[unlikely]]
+    plp_->Programmed(grp.first_slot, n, done);
   grp.count = 0;
   // (The drive is idle: nothing of the host's is booked on the controller after t.)
   if (gc_yield_) {
@@ -489,6 +497,34 @@ void SimDevice::FlushHostGroup(uint64_t t) {
   } else if (ctrl_free_ < done) {
     ctrl_free_ = done;
   }
+}
+
+void SimDevice::EnablePowerLossTracking() {
+  const uint64_t budget = (p_.plp_flush_bytes + kUnitBytes - 1) / kUnitBytes;
+  plp_ = std::make_unique<PowerLossTracker>(g_.user_pages, p_.plp, budget,
+                                            UsToNs(p_.map_persist_ms * 1000.0));
+}
+
+uint64_t SimDevice::Flush(uint64_t t) {
+  uint64_t done = std::max(t + 1, host_busy_until_);
+  if (p_.plp) return done;
+  Group& grp = host_group_;
+  if (grp.count > 0) {
+    // The open group's units are programmed now, as a smaller program (the room a group in
+    // SLC mode booked for a full program is given back, as FlushHostGroup does).
+    const uint32_t n = grp.count;
+    if (grp.slc) {
+      slc_used_ -= grp.size - n;
+      slc_pages_ -= grp.size - n;
+    }
+    const uint64_t end = Program(grp.first_ppn, n, std::max(t, grp.ready_ns), HostProgNs(grp));
+    for (uint64_t k = 0; k < n; ++k) buffer_ring_[(grp.first_slot + k) & buffer_mask_] = end;
+    if (plp_) plp_->Programmed(grp.first_slot, n, end);
+    grp.count = 0;
+  }
+  // Every buffered unit's program has been booked: the flush ends with the last of them.
+  for (const uint64_t release : buffer_ring_) done = std::max(done, release);
+  return done;
 }
 
 uint64_t SimDevice::Read(uint64_t offset, uint32_t bytes, uint64_t t) {

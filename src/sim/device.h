@@ -33,11 +33,13 @@
 #include <cassert>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "sim/fastdiv.h"
 #include "sim/ftl.h"
 #include "sim/params.h"
+#include "sim/power_loss.h"
 #include "workload/spec.h"
 
 namespace ssdlab::sim {
@@ -183,6 +185,16 @@ class SimDevice {
   const Ftl& ftl() const { return ftl_; }
   const Geometry& geometry() const { return g_; }
   const SimParams& params() const { return p_; }
+
+  // Power-loss tracking (sim/power_loss.h), off until enabled: the hot path then does one
+  // branch on a null pointer. Enabling it starts from a drive that holds nothing tagged.
+  void EnablePowerLossTracking();
+  PowerLossTracker* power_loss() { return plp_.get(); }
+  // A flush (or the flush part of a FUA write) submitted at t_ns; returns when it completes
+  // (> t_ns). plp: when every command so far has completed (the buffer is protected). No plp:
+  // the units the open program group holds are programmed now, and the flush completes once
+  // every buffered unit's program has ended as well.
+  uint64_t Flush(uint64_t t_ns);
 
   // Saved states (sim/state.cc): visits every field of the drive's state (FTL included) in a
   // fixed order; CheckLoaded() checks the indices a loaded state could hold out of range
@@ -372,6 +384,7 @@ class SimDevice {
   const SimParams p_;
   const Geometry g_;
   Ftl ftl_;
+  std::unique_ptr<PowerLossTracker> plp_;  // null: power-loss tracking off
 
   // Timing constants, ns (per-byte ones in ps).
   uint64_t cmd_ns_, ctrl_read_ns_, ctrl_write_ns_, ctrl_trim_ns_, ctrl_gc_ns_;

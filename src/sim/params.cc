@@ -291,6 +291,17 @@ const std::vector<ParamDef>& ParamTable() {
                             1e6, "0..1e6"));
     t.push_back(DoubleParam("slc_t_prog_us", "us", "SLC-mode program", &SimParams::slc_t_prog_us,
                             0.001, 1e6, "0.001..1e6"));
+    t.push_back(BoolParam("plp",
+                          "1: the write buffer is power-loss protected (a flush waits for no "
+                          "program); 0: volatile (flush and FUA wait for NAND)",
+                          &SimParams::plp));
+    t.push_back(BytesParam("plp_flush",
+                           "plp: bytes the capacitors can flush to NAND at a power cut (0 = all)",
+                           &SimParams::plp_flush_bytes, 0, 1ull << 50, "0..1 PiB"));
+    t.push_back(DoubleParam("map_persist_ms", "ms",
+                            "the mapping table is persisted this often; a power cut loses the "
+                            "updates since (0 = with the data)",
+                            &SimParams::map_persist_ms, 0, 1e7, "0..1e7"));
     t.push_back(ParamDef{"seed", "", "seed of randomised victim choice",
                          [](SimParams& p, const std::string& v) -> Status {
                            auto n = ParseCount(v);
@@ -569,6 +580,10 @@ Status ValidateParams(const SimParams& p) {
         std::to_string(p.scale * ((g.memory_bytes + limit - 1) / limit)) + ", or mem_limit)");
   }
   return Status::Ok();
+}
+
+uint64_t MemoryLimit(const SimParams& p) {
+  return p.mem_limit_bytes ? p.mem_limit_bytes : DefaultMemLimit();
 }
 
 Result<std::string> SimTargetAtScale(const std::string& target, uint32_t scale, bool replace) {

@@ -146,6 +146,17 @@ struct SimParams {
   double slc_t_read_us = 30;
   double slc_t_prog_us = 200;
 
+  // Power loss (docs/plp.md): whether the write buffer is power-loss protected (capacitors
+  // flush it at a cut; a flush then waits for no program) or volatile (a flush and a FUA
+  // write wait until the buffered data is on NAND). They change durability and the cost of
+  // flushes, never the timing of reads and writes.
+  bool plp = true;
+  uint64_t plp_flush_bytes = 0;  // plp: bytes the capacitors can flush at a cut (0 = all)
+  // The mapping table is persisted every map_persist_ms of virtual time; a cut loses the
+  // updates since the last checkpoint (their units read their older data). 0 = persisted with
+  // the data.
+  double map_persist_ms = 0;
+
   uint64_t seed = 1;             // for randomised victim choice (d-choices)
   uint64_t mem_limit_bytes = 0;  // 0 = half the machine's RAM
 
@@ -230,6 +241,9 @@ double ReserveBlocks(uint32_t low_free_blocks);
 // the batch's first victim is collected, so the pool never reaches its minimum, where a whole
 // victim is collected at once (a stall of 10-20 ms on the DC400 preset's 8 MiB blocks).
 inline constexpr uint32_t kPacedBatchLeadBlocks = 2;
+
+// The memory the model may use: mem_limit, or half the usable RAM when it is 0.
+uint64_t MemoryLimit(const SimParams& p);
 
 // Cross-field checks and the derived geometry (spare area, memory).
 Status ValidateParams(const SimParams& p);

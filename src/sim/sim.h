@@ -103,10 +103,35 @@ class SimBackend : public Backend {
   // when the range is empty or leaves the drive, or t_ns is before now_ns().
   // REQUIRES: no phase's I/Os are in flight across calls (they are drained first).
   Result<uint64_t> SubmitAt(Direction dir, uint64_t offset, uint32_t bytes, uint64_t t_ns);
-  // When every command submitted so far has completed (at least t_ns + 1): a flush submitted
-  // at t_ns. The model's write buffer is the drive's, power-loss protected, so a flush waits
-  // for completions and adds no NAND work.
+  // A flush submitted at t_ns; returns its completion (at least t_ns + 1): every write
+  // acknowledged before t_ns is durable from then on. With plp=1 (a protected write buffer)
+  // it waits for the commands submitted so far; with plp=0 also for the programs of every
+  // buffered unit (the open program group is programmed at once). An array: the former.
   uint64_t FlushAt(uint64_t t_ns);
+
+  // Power-loss campaigns (docs/plp.md, sim/power_loss.h), one simulated drive only.
+  // Starts tracking which write's data each 4 KiB unit holds (a write's tag). Invalid for an
+  // array, or when the model's memory and the tracking's (4 bytes a unit) exceed mem_limit.
+  Status EnablePowerLossTracking();
+  // A write of [offset, offset + bytes) tagged `tag` (> 0, increasing from write to write),
+  // submitted at t_ns; returns its acknowledgement. fua: acknowledged once durable (with
+  // plp=0 the write then waits as a flush submitted at t_ns would). Errors as SubmitAt;
+  // Internal without tracking.
+  Result<uint64_t> SubmitTaggedWrite(uint64_t offset, uint32_t bytes, uint64_t t_ns, uint32_t tag,
+                                     bool fua);
+  // Cuts power at t_ns (>= now_ns()) and restores it: afterwards HeldTag() is what the drive
+  // returns, and the model's own account of what it lost is returned. The clock moves to when
+  // the drive is ready again (the work it had booked has ended). Internal without
+  // tracking; Invalid for a time before the clock.
+  struct PowerCut {
+    uint64_t cut_ns = 0, ready_ns = 0;
+    uint64_t lost_flushed = 0, lost_unflushed = 0, mapping = 0;  // sim/power_loss.h
+    uint64_t units_in_buffer = 0, units_saved = 0;
+  };
+  Result<PowerCut> PowerCutAt(uint64_t t_ns);
+  // The tag of the write whose data 4 KiB unit `lpn` holds (0: none written while tracking).
+  // REQUIRES: tracking on, lpn < the drive's units.
+  uint32_t HeldTag(uint64_t lpn) const;
 
   // Purge: all blocks erased, mapping empty, SLC cache empty, counters zeroed. The virtual
   // clock keeps running.

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "backend/phase_recorder.h"
+#include "base/units.h"
 #include "sim/array.h"
 #include "sim/device.h"
 #include "sim/event_heap.h"
@@ -650,10 +651,66 @@ Result<uint64_t> SimBackend::SubmitAt(Direction dir, uint64_t offset, uint32_t b
 }
 
 uint64_t SimBackend::FlushAt(uint64_t t_ns) {
-  uint64_t busy = 0;
-  WithDevice([&](auto* dev) { busy = dev->host_busy_until_ns(); });
-  return std::max(t_ns + 1, busy);
+  if (array_) return std::max(t_ns + 1, array_->host_busy_until_ns());
+  if (!p_->plp) dirty_ = true;  // the open program group is programmed
+  const uint64_t done = dev_->Flush(t_ns);
+  if (sim::PowerLossTracker* t = dev_->power_loss()) t->Flushed(t_ns, done);
+  return done;
 }
+
+Status SimBackend::EnablePowerLossTracking() {
+  if (array_)
+    return Status::Invalid("sim: power-loss tracking needs one simulated drive, not an array");
+  const uint64_t need = g_->memory_bytes + sim::PowerLossTracker::MemoryBytes(g_->user_pages);
+  const uint64_t limit = sim::MemoryLimit(*p_);
+  if (need > limit) {
+    return Status::Invalid("sim: power-loss tracking needs " + FormatBytes(need) +
+                           " with the model, more than its mem_limit of " + FormatBytes(limit) +
+                           " (raise scale or mem_limit)");
+  }
+  dev_->EnablePowerLossTracking();
+  return Status::Ok();
+}
+
+Result<uint64_t> SimBackend::SubmitTaggedWrite(uint64_t offset, uint32_t bytes, uint64_t t_ns,
+                                               uint32_t tag, bool fua) {
+  sim::PowerLossTracker* t = dev_ ? dev_->power_loss() : nullptr;
+  if (!t) return Status::Error(Code::kInternal, "sim: power-loss tracking is off");
+  t->SetTag(tag);
+  auto done = SubmitAt(Direction::kWrite, offset, bytes, t_ns);
+  t->SetTag(0);
+  if (!done.ok()) return done;
+  uint64_t ack = done.value();
+  if (fua && !p_->plp) ack = std::max(ack, dev_->Flush(t_ns));
+  t->Acked(ack, fua);
+  return ack;
+}
+
+Result<SimBackend::PowerCut> SimBackend::PowerCutAt(uint64_t t_ns) {
+  sim::PowerLossTracker* t = dev_ ? dev_->power_loss() : nullptr;
+  if (!t) return Status::Error(Code::kInternal, "sim: power-loss tracking is off");
+  if (t_ns < now_ns_) {
+    return Status::Invalid("sim: power cut at " + std::to_string(t_ns) + " ns, before the clock, " +
+                           std::to_string(now_ns_) + " ns");
+  }
+  in_flight_.clear();
+  const sim::PowerCutTruth truth = t->Cut(t_ns);
+  PowerCut c;
+  c.cut_ns = t_ns;
+  c.lost_flushed = truth.lost_flushed;
+  c.lost_unflushed = truth.lost_unflushed;
+  c.mapping = truth.mapping;
+  c.units_in_buffer = truth.units_in_buffer;
+  c.units_saved = truth.units_saved;
+  // The drive comes back once the work it had booked before the cut has ended (its
+  // resources are busy until then in the model).
+  c.ready_ns = std::max(t_ns, dev_->host_busy_until_ns());
+  now_ns_ = c.ready_ns;
+  dirty_ = true;
+  return c;
+}
+
+uint32_t SimBackend::HeldTag(uint64_t lpn) const { return dev_->power_loss()->Held(lpn); }
 
 void SimBackend::DrainInFlight() {
   for (const InFlight& f : in_flight_) now_ns_ = std::max(now_ns_, f.done_ns);
