@@ -401,7 +401,10 @@ json OverviewSection(Ctx& ctx) {
   row("Specification", [&](const ReportRun& r) {
     return fact(r, "spec", [](const PtsOptions& o) { return SpecName(PtsSpecName(o.spec)); });
   });
-  row("Data pattern", [](const ReportRun&) { return std::string("random (incompressible)"); });
+  row("Data pattern", [](const ReportRun& r) {
+    const std::string d = Str(ProfileRunFacts(r), "data_pattern");
+    return d.empty() ? std::string("random (incompressible)") : d;
+  });
   row("Active range", [&](const ReportRun& r) {
     return fact(r, "active_range", [&](const PtsOptions& o) {
       return fmt::format(
@@ -695,6 +698,7 @@ json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& o
   for (json& s : report::ProfileSections(ctx)) add(std::move(s));
   for (json& s : report::ImportedSections(ctx)) add(std::move(s));
   add(report::AppSection(ctx));
+  add(report::RunSection(ctx));
   add(report::ReplaySection(ctx));
   add(report::TraceStatsSection(ctx));
   if (options.twin)
