@@ -9,6 +9,7 @@
 
 #include "base/clock.h"
 #include "base/output_file.h"
+#include "base/secrets.h"
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -42,6 +43,7 @@ struct RunArgs {
   bool destructive = false;
   bool prefill = false;
   std::string json;
+  std::string db, run;  // --db, --run: stored as a run of kind "run"
   std::string lat_log;
   std::string temp_interval = "1s";
   bool mpi = false, range_per_rank = false;  // --mpi: a client of a multi-client load
@@ -125,6 +127,8 @@ Result<usecase::RunRequest> RunRequestOf(const RunArgs& a) {
   q.prefill = a.prefill;
   q.argv = a.argv;
   q.outputs = {{"--json", a.json}, {"--lat-log", a.lat_log}};
+  q.db = a.db;
+  q.run = a.run;
   q.range_per_rank = a.range_per_rank;
   q.stop = &StopFlag();
   q.console = &CliConsole();
@@ -147,6 +151,8 @@ void PrintRunSummary(const std::string& target, const std::string& engine,
                          o.clients, FormatNs(o.start_skew_ns));
   human << SummaryTable(r);
   for (const auto& n : r.notes) human << "note: " << n << "\n";
+  if (!o.run.empty() && o.stored.ok())
+    human << fmt::format("stored as run '{}' in {}\n", o.run, MaskSecrets(a.db));
   const nlohmann::json& health = o.health;
   const nlohmann::json& temp = health["temperature"];
   if (health["source"] == "simulated") {
@@ -183,6 +189,10 @@ int RunClient(RunArgs a, usecase::MpiClients* mpi) {
   }
   int code = kExitOk;
   q->write_outputs = [&](usecase::RunOutcome& o) {
+    if (!o.stored.ok()) {
+      PrintError("cannot store the run in " + MaskSecrets(a.db) + ": " + o.stored.message());
+      code = kExitFailed;
+    }
     if (lat_log) {
       if (Status s = lat_log->Close(); !s.ok()) {
         PrintError(s.message());
@@ -275,6 +285,12 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--seed", a->w.seed, "Seed of offsets and data")->capture_default_str();
   cmd->add_flag("--verify", a->w.verify, "Write verify headers and check them on reads");
   cmd->add_option("--json", a->json, "Write the JSON result to FILE (- for stdout)");
+  cmd->add_option("--db", a->db,
+                  "Store the run in this results database (SQLite file or postgresql:// URL), "
+                  "as a run of kind run that ls, show, report and export read");
+  cmd->add_option(
+      "--run", a->run,
+      "Run name in --db, refused if taken (default run-YYYYMMDD-HHMMSS, then -2, -3...)");
   cmd->add_option("--interval", a->w.interval, "Time-series interval (0 for none)")
       ->capture_default_str();
   cmd->add_option("--lat-log", a->lat_log, "Write every I/O as CSV to FILE (- for stdout)");

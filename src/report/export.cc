@@ -12,6 +12,7 @@
 #include "results/lvi.h"
 #include "results/matrix.h"
 #include "results/op.h"
+#include "results/phase_metrics.h"
 #include "results/profile.h"
 #include "results/sweep.h"
 #include "results/tp.h"
@@ -169,6 +170,18 @@ Status TestRows(const std::string& name, const json& res, std::map<std::string, 
                {"max_ns", c.max_ns}});
       }
     }
+  } else if (name == "run" || name == "replay") {
+    // One phase (`run --db`, `replay --db`): its figures beside its workload. A replay stored
+    // before its results held the phase has no "results" and no row.
+    if (!Get(res, "results").is_object()) return Status::Ok();
+    json figures = res["results"];
+    if (Get(res, "measured_ns").is_number()) figures["measured_ns"] = res["measured_ns"];
+    SSDLAB_ASSIGN_OR_RETURN(auto m, results::PhaseMetricsFromJson(figures, where));
+    ojson row = {{"test", name}, {"workload", Str(Get(res, "workload"), "description")}};
+    row["measured_ns"] = m.measured_ns;
+    row["interrupted"] = Get(res, "interrupted");
+    Flatten(m, row);
+    files["run"].Add(row);
   } else if (name == "xsr") {
     SSDLAB_ASSIGN_OR_RETURN(auto x, results::XsrResultsFromJson(res, where));
     for (const results::XsrSegment& s : x.segments) {
@@ -189,6 +202,7 @@ const std::vector<std::string>& CsvTableNames() {
   static const std::vector<std::string> names = {"summary",
                                                  "rounds",
                                                  "profile_summary",
+                                                 "run",
                                                  "iops",
                                                  "lat",
                                                  "tp",

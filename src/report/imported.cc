@@ -21,6 +21,7 @@ const std::vector<MetricDef>& Metrics() {
   static const std::vector<MetricDef> m = {{"iops", "IOPS"},
                                            {"mb_s", "MB/s"},
                                            {"lat_mean_us", "Mean latency, µs"},
+                                           {"lat_p50_us", "p50, µs"},
                                            {"lat_p99_us", "p99, µs"},
                                            {"lat_p99_9_us", "p99.9, µs"},
                                            {"lat_p99_99_us", "p99.99, µs"},
@@ -51,13 +52,22 @@ std::string ThinnedNote(size_t drawn, size_t all) {
   return fmt::format(" ({} of {} points drawn, evenly spaced)", drawn, all);
 }
 
+// "rnd 4 KiB 70/30, 4T x QD1"; a fio job's direction, clone and latency quantity after it
+// (", reads, clone 2, clat" ...).
 std::string Workload(const json& c) {
   const double read = Num(c, "read_pct");
-  return fmt::format(
+  std::string w = fmt::format(
       "{} {} {}, {}T x QD{}",
       Get(c, "sequential").is_boolean() && Get(c, "sequential").get<bool>() ? "seq" : "rnd",
       BlockLabel(static_cast<uint64_t>(Num(c, "block_bytes"))), MixLabel(read),
       Num(c, "threads", 1), Num(c, "qd", 1));
+  const std::string dir = Str(c, "direction", "total");
+  if (dir != "total") w += dir == "read" ? ", reads" : ", writes";
+  if (Str(c, "scope") == "job") w += fmt::format(", clone {:g}", Num(c, "fio_entry") + 1);
+  const std::string lat = Str(c, "latency");
+  if (lat == "clat") w += ", latency: completion (clat)";
+  if (lat == "lat") w += ", latency: submission to completion (lat)";
+  return w;
 }
 
 // The x position of a cell on a curve ("x" of the CSV: WSAT GiB written, HIR wait in s).

@@ -394,6 +394,28 @@ DeviceFacts Device(const ReportRun& r) {
   return d;
 }
 
+// A run stored by `ssdlab import` (context "imported"): its set-up is what the file said.
+bool Imported(const ReportRun& r) {
+  const json& i = Get(Ctxt(r), "imported");
+  return i.is_boolean() && i.get<bool>();
+}
+
+// "unknown" for an imported run (the file did not say), else `otherwise`.
+std::string Unknown(const ReportRun& r, const std::string& otherwise) {
+  return Imported(r) ? "unknown" : otherwise;
+}
+
+// "imported from r.json (fio fio-3.33, Sat Dec  5 21:03:44 2026)".
+std::string ImportedSpec(const ReportRun& r) {
+  const json& config = Get(Ctxt(r), "config");
+  const json& fio = Get(config, "fio");
+  std::string s = "imported from " + Str(config, "imported_from", "unknown");
+  if (fio.is_object())
+    s += fmt::format(" (fio {}, {})", Str(fio, "version", "unknown version"),
+                     Str(fio, "time", "time unknown"));
+  return s;
+}
+
 json OverviewSection(Ctx& ctx) {
   json cols = json::array({""});
   for (const ReportRun& r : ctx.runs) cols.push_back(r.label);
@@ -404,18 +426,27 @@ json OverviewSection(Ctx& ctx) {
     rows.push_back(rw);
   };
   rows.push_back(GroupRow("Test platform"));
-  row("Host", [](const ReportRun& r) { return Str(Ctxt(r), "host", "-"); });
+  // An imported run's context holds what its file said and nothing more: the rest is unknown.
+  row("Host", [](const ReportRun& r) { return Str(Ctxt(r), "host", Unknown(r, "-")); });
   row("CPU", [](const ReportRun& r) {
+    if (Imported(r) && !Get(Ctxt(r), "cpus").is_number()) return Unknown(r, "");
     return fmt::format("{} ({:g} CPUs)", Str(Ctxt(r), "cpu_model", "-"), Num(Ctxt(r), "cpus"));
   });
   row("Memory", [](const ReportRun& r) {
+    if (Imported(r) && !Get(Ctxt(r), "memory_bytes").is_number()) return Unknown(r, "");
     return fmt::format("{:.1f} GiB", Num(Ctxt(r), "memory_bytes") / (1ull << 30));
   });
   row("OS, kernel", [](const ReportRun& r) {
+    if (Imported(r) && Str(Ctxt(r), "os").empty()) return Unknown(r, "");
     return fmt::format("{} {}, {}", Str(Ctxt(r), "os"), Str(Ctxt(r), "kernel"),
                        Str(Ctxt(r), "arch"));
   });
   row("Tool", [](const ReportRun& r) {
+    if (Imported(r))
+      return Str(Ctxt(r), "tool").empty()
+                 ? Unknown(r, "")
+                 : fmt::format("{} {} (imported)", Str(Ctxt(r), "tool"),
+                               Str(Ctxt(r), "tool_version", "unknown version"));
     return fmt::format("{} {} ({})", Str(Ctxt(r), "tool", "ssdlab"), Str(Ctxt(r), "tool_version"),
                        Str(Ctxt(r), "git_revision"));
   });
@@ -424,7 +455,10 @@ json OverviewSection(Ctx& ctx) {
   row("Model", [](const ReportRun& r) { return Device(r).model; });
   row("Serial number", [](const ReportRun& r) { return Device(r).serial; });
   row("Firmware", [](const ReportRun& r) { return Device(r).firmware; });
-  row("Capacity", [](const ReportRun& r) { return FullDriveOf(r).Capacity(Device(r).capacity); });
+  row("Capacity", [](const ReportRun& r) {
+    const uint64_t c = Device(r).capacity;
+    return Imported(r) && c == 0 ? Unknown(r, "") : FullDriveOf(r).Capacity(c);
+  });
   if (std::any_of(ctx.runs.begin(), ctx.runs.end(),
                   [](const ReportRun& r) { return FullDriveOf(r).Scaled(); })) {
     row("Time scale", [](const ReportRun& r) {
@@ -437,7 +471,8 @@ json OverviewSection(Ctx& ctx) {
                         : std::string("1 (as measured)");
     });
   }
-  row("Sector size (logical / physical)", [](const ReportRun& r) { return Device(r).sectors; });
+  row("Sector size (logical / physical)",
+      [](const ReportRun& r) { return Imported(r) ? Unknown(r, "") : Device(r).sectors; });
   row("Interface", [](const ReportRun& r) { return Device(r).interface; });
   row("Write cache", [](const ReportRun& r) { return Device(r).write_cache; });
   row("Target", [](const ReportRun& r) { return Device(r).path; });
@@ -447,6 +482,7 @@ json OverviewSection(Ctx& ctx) {
   using results::PtsOptions;
   auto fact = [](const ReportRun& r, const char* key,
                  const std::function<std::string(const PtsOptions&)>& pts) {
+    if (Imported(r)) return std::string(key) == "spec" ? ImportedSpec(r) : Unknown(r, "");
     json f = ProfileRunFacts(r);
     if (f.is_object()) return Str(f, key);
     auto o = OptionsOf(r);
@@ -457,7 +493,11 @@ json OverviewSection(Ctx& ctx) {
   row("Specification", [&](const ReportRun& r) {
     return fact(r, "spec", [](const PtsOptions& o) { return SpecName(PtsSpecName(o.spec)); });
   });
-  row("Data pattern", [](const ReportRun&) { return std::string("random (incompressible)"); });
+  row("Data pattern", [](const ReportRun& r) {
+    if (Imported(r)) return Unknown(r, "");
+    const std::string d = Str(ProfileRunFacts(r), "data_pattern");
+    return d.empty() ? std::string("random (incompressible)") : d;
+  });
   row("Active range", [&](const ReportRun& r) {
     return fact(r, "active_range", [&](const PtsOptions& o) {
       return fmt::format(
@@ -497,6 +537,7 @@ json OverviewSection(Ctx& ctx) {
     return s;
   });
   row("Seed", [&](const ReportRun& r) {  // all 64 bits: a double would round it
+    if (Imported(r)) return Unknown(r, "");
     auto o = OptionsOf(r);
     uint64_t seed = 1;
     if (o.ok()) {
@@ -760,6 +801,7 @@ json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& o
   for (json& s : report::ProfileSections(ctx)) add(std::move(s));
   for (json& s : report::ImportedSections(ctx)) add(std::move(s));
   add(report::AppSection(ctx));
+  add(report::RunSection(ctx));
   add(report::ReplaySection(ctx));
   add(report::TraceStatsSection(ctx));
   if (options.twin)

@@ -137,6 +137,17 @@ bool IsTraceStatsTest(const json& test);
 json TraceStatsRunFacts(const ReportRun& run);
 json TraceStatsSection(Ctx& ctx);
 
+// ---- Single workloads (run.cc) ----
+
+// True for the test of a run stored by `ssdlab run --db` (named "run", with per-direction
+// "results").
+bool IsRunTest(const json& test);
+// ProfileRunFacts of a `run` run, with "data_pattern" (its workload's data).
+json RunRunFacts(const ReportRun& run);
+// The `run` runs side by side: per direction IOPS, MB/s and latency (table and bars). Null when
+// no run holds one.
+json RunSection(Ctx& ctx);
+
 // ---- Imported figures (imported.cc) ----
 
 // True for a test stored by `ssdlab import` (results with "imported_cells").

@@ -257,6 +257,8 @@ json ProfileRunFacts(const ReportRun& run) {
   if (Get(config, "trace").is_string() && Get(config, "timing").is_string())
     return ReplayRunFacts(run);
   if (Get(config, "trace_stats").is_string()) return TraceStatsRunFacts(run);
+  if (Get(config, "run").is_string() && Get(config, "workload").is_object())
+    return RunRunFacts(run);
   if (!Get(config, "profile").is_string()) return nullptr;
   std::string description;  // none when the results are damaged (the section says why)
   for (const json& t : Get(run.doc, "tests")) {

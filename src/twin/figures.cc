@@ -170,6 +170,10 @@ Result<std::vector<Figure>> FiguresOfRun(const json& doc, RunShape* shape) {
         if (name != "iops" && name != "lat" && name != "tp" && name != "wsat" && name != "hir" &&
             name != "lvi")
           break;
+        // A fio job's figures are its group totals of all directions; its clones' and its
+        // directions' cells (twin/import.h) are not figures of their own.
+        if (c.value("scope", "group") != "group" || c.value("direction", "total") != "total")
+          continue;
         Figure f;
         f.test = name;
         f.run = run;

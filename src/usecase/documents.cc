@@ -175,6 +175,12 @@ json PhaseJson(const PhaseResult& r) {
   return out;
 }
 
+json PhaseRunResults(const WorkloadSpec& spec, const PhaseResult& r) {
+  json out = PhaseJson(r);
+  out["workload"] = WorkloadJson(spec);
+  return out;
+}
+
 const char* RunStatusName(const Status& s) {
   return s.ok() ? "done" : s.code() == Code::kInterrupted ? "interrupted" : "failed";
 }

@@ -26,6 +26,9 @@ nlohmann::json DirectionJson(const DirectionStats& d, uint64_t measured_ns);
 // "results", "measured_ns", "edge", "intervals", "cpu", "errors", "verify", "interrupted",
 // "notes" and "sim" (when the backend reported counters) of a phase.
 nlohmann::json PhaseJson(const PhaseResult& r);
+// A stored `run` or `replay` test's results: PhaseJson of `r` and "workload" (WorkloadJson of
+// `spec`), the body of the `run` document without its context and health.
+nlohmann::json PhaseRunResults(const WorkloadSpec& spec, const PhaseResult& r);
 std::string IsoTime(double unix_s);
 
 // "done", "interrupted" or "failed": the run status stored for a suite's final Status.

@@ -58,10 +58,20 @@ Result<ImportOutcome> Import(const ImportRequest& a) {
                            {"format", format},
                            {"capacity_bytes", capacity},
                            {"iops_state", a.iops_state}};
+  // What the file says of its run, and nothing else: fio's version, time and global options.
   nlohmann::json context = {
       {"imported", true},
       {"target",
        {{"path", t.path}, {"kind", t.kind}, {"size_bytes", capacity}, {"model", a.model}}}};
+  if (format == "fio") {
+    SSDLAB_ASSIGN_OR_RETURN(nlohmann::json fio, twin::FioProvenance(buf.str()));
+    context["fio"] = fio;
+    config["fio"] = fio;
+    if (fio.contains("version")) {
+      context["tool"] = "fio";
+      context["tool_version"] = fio["version"];
+    }
+  }
   // The run is stored whole or not at all (a failure or a kill leaves nothing of it).
   auto tx = Store::Transaction::Begin(**store);
   if (!tx.ok()) return tx.status();

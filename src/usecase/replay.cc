@@ -13,7 +13,7 @@
 #include "store/store.h"
 #include "usecase/documents.h"
 #include "usecase/paths.h"
-#include "usecase/runs.h"
+#include "usecase/stored_run.h"
 #include "usecase/targets.h"
 #include "workload/parse.h"
 
@@ -259,15 +259,6 @@ Result<OpenedTrace> OpenReplayTrace(const ReplayRequest& q, bool sim, trace::Tra
   return out;
 }
 
-// Stores the replay's one round and the run's end.
-Status StoreReplay(Store& store, int64_t run_id, int64_t test_id, const WorkloadSpec& spec,
-                   const ReplayOutcome& o, const json& rep) {
-  SSDLAB_RETURN_IF_ERROR(store.CommitRound(
-      test_id, 0, {StoredPhase{0, "replay", WorkloadJson(spec), o.result}}, json::object()));
-  SSDLAB_RETURN_IF_ERROR(store.FinishTest(test_id, json::object(), rep));
-  return store.SetRunStatus(run_id, o.result.interrupted ? "interrupted" : "done");
-}
-
 }  // namespace
 
 Result<ReplayOutcome> Replay(const ReplayRequest& q) {
@@ -289,9 +280,10 @@ Result<ReplayOutcome> Replay(const ReplayRequest& q) {
     SSDLAB_ASSIGN_OR_RETURN(io_log, q.open_io_log());
   }
   if (!q.run.empty() && q.db.empty()) return Status::Invalid("--run needs --db");
-  std::unique_ptr<Store> store;
+  // The database opened and the run's name settled (a taken name refused) before the target is.
+  std::optional<StoredPhaseRun> store;
   if (!q.db.empty()) {
-    SSDLAB_ASSIGN_OR_RETURN(store, Store::Open(q.db));
+    SSDLAB_ASSIGN_OR_RETURN(store, StoredPhaseRun::Open(q.db, q.run, "replay"));
   }
   SSDLAB_ASSIGN_OR_RETURN(auto backend, OpenTarget(req));
   trace::TraceRequestSource source(
@@ -305,17 +297,12 @@ Result<ReplayOutcome> Replay(const ReplayRequest& q) {
   WorkloadSpec spec = ReplaySpec(q, ropt, opened.pre, sim, &source);
   // The stored run: kind "replay", one test of one round holding the phase.
   ReplayOutcome o;
-  int64_t run_id = 0, test_id = 0;
   if (store) {
-    o.run = q.run.empty() ? DefaultRunName("replay") : q.run;
-    const json config = ReplayConfig(q, topt, ropt);
     json context = PlatformJson();
     context["target"] = TargetJson(backend->info());
-    SSDLAB_ASSIGN_OR_RETURN(run_id,
-                            store->CreateRun(o.run, "replay", config, context, backend->info()));
-    auto t = store->BeginTest(run_id, 0, "replay", config);
-    if (!t.ok()) return Status::Io(t.status().message());
-    test_id = t.value();
+    SSDLAB_RETURN_IF_ERROR(
+        store->Begin("replay", ReplayConfig(q, topt, ropt), context, backend->info()));
+    o.run = store->name();
   }
   RunControl control;
   control.stop = q.stop;
@@ -324,7 +311,7 @@ Result<ReplayOutcome> Replay(const ReplayRequest& q) {
   auto result = backend->RunPhase(spec, control);
   const double end = UnixTimeS();
   source.Close();
-  if (store && (!result.ok() || !source.status().ok())) (void)store->SetRunStatus(run_id, "failed");
+  if (store && (!result.ok() || !source.status().ok())) store->Fail();
   SSDLAB_RETURN_IF_ERROR(result.status());
   if (Status st = source.status(); !st.ok())
     return Status::Error(st.code(), st.message() + (sim ? "" : " (the replay stopped there)"));
@@ -339,7 +326,7 @@ Result<ReplayOutcome> Replay(const ReplayRequest& q) {
   AddReplayNotes(q, o);
   const json rep = ReplayObject(q, opened.files, topt, ropt, spec, o);
   o.doc = ReplayDocument(q, spec, sim, start, end, o, rep);
-  if (store) o.stored = StoreReplay(*store, run_id, test_id, spec, o, rep);
+  if (store) o.stored = store->Finish(spec, o.result, rep);
   if (q.write_outputs) o.outputs = q.write_outputs(o);
   // A simulated drive with state= saves it at the end, once every output is written, and only
   // when the replay ended well or was interrupted (EndTargetUse).

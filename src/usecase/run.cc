@@ -13,6 +13,7 @@
 #include "stats/completed_io.h"
 #include "usecase/documents.h"
 #include "usecase/paths.h"
+#include "usecase/stored_run.h"
 #include "usecase/targets.h"
 
 namespace ssdlab::usecase {
@@ -80,7 +81,9 @@ Result<TargetInfo> CheckRun(const RunRequest& q, const TargetRequest& req) {
   PathRegistry paths = CommandPaths();
   SSDLAB_RETURN_IF_ERROR(AddTargetPaths(paths, "--target", q.target, req.writes));
   for (const auto& [what, path] : q.outputs) paths.AddOutput(what, path);
+  AddDatabasePath(paths, "--db", q.db, true);
   SSDLAB_RETURN_IF_ERROR(paths.Check());
+  if (!q.run.empty() && q.db.empty()) return Status::Invalid("--run needs --db");
   const bool sim = IsSimTarget(q.target);
   if (sim && q.engine_flags_given)
     return Status::Invalid(
@@ -115,20 +118,39 @@ Result<std::string> Prefill(Backend& backend, const WorkloadSpec& spec,
 
 // The `run` document: context (platform, target, device, workload, engine, times), the phase's
 // results, health and, for a multi-client load, `mpi`.
+// The `run` document's context but its times: platform, command line, target, device, workload,
+// engine; also the stored run's context.
+json RunContext(const RunRequest& q, const Backend& backend,
+                const std::optional<DeviceIdentity>& identity, const WorkloadSpec& spec) {
+  json ctx = PlatformJson();
+  ctx["command_line"] = q.argv;
+  ctx["target"] = TargetJson(backend.info());
+  ctx["device"] = identity ? IdentityJson(*identity) : json(nullptr);
+  ctx["workload"] = WorkloadJson(spec);
+  ctx["engine"] =
+      EngineJson(IsSimTarget(q.target) ? "sim" : q.engine_name, EngineReportOf(backend));
+  ctx["direct"] = !q.buffered;
+  ctx["seed"] = results::IdJson(spec.seed);
+  return ctx;
+}
+
+// The stored run's configuration: the workload as run, its seed, engine and command line.
+json RunConfig(const RunRequest& q, const WorkloadSpec& spec) {
+  return {{"run", DescribeWorkload(spec)},
+          {"target", q.target},
+          {"engine", IsSimTarget(q.target) ? "sim" : q.engine_name},
+          {"workload", WorkloadJson(spec)},
+          {"prefill", q.prefill},
+          {"command_line", q.argv},
+          {"options", {{"seed", results::IdJson(spec.seed)}}}};
+}
+
 json RunDocument(const RunRequest& q, const Backend& backend,
                  const std::optional<DeviceIdentity>& identity, double start, double end,
                  const RunOutcome& o, const json* mpi) {
   json doc;
   doc["schema_version"] = kRunSchemaVersion;
-  json ctx = PlatformJson();
-  ctx["command_line"] = q.argv;
-  ctx["target"] = TargetJson(backend.info());
-  ctx["device"] = identity ? IdentityJson(*identity) : json(nullptr);
-  ctx["workload"] = WorkloadJson(o.spec);
-  ctx["engine"] =
-      EngineJson(IsSimTarget(q.target) ? "sim" : q.engine_name, EngineReportOf(backend));
-  ctx["direct"] = !q.buffered;
-  ctx["seed"] = results::IdJson(o.spec.seed);
+  json ctx = RunContext(q, backend, identity, o.spec);
   ctx["start_time"] = IsoTime(start);
   ctx["end_time"] = IsoTime(end);
   doc["context"] = ctx;
@@ -193,6 +215,11 @@ Result<RunOutcome> Run(const RunRequest& q) {
     SSDLAB_RETURN_IF_ERROR(q.mpi->AgreeOnTarget(Status::Ok(), q.target, info.size_bytes));
     SSDLAB_RETURN_IF_ERROR(q.mpi->ShareWorkload(o.spec, q.range_per_rank));
   }
+  // --db: the database opened and the run's name settled before the target is (rank 0 stores).
+  std::optional<StoredPhaseRun> stored;
+  if (!q.db.empty() && (!q.mpi || q.mpi->rank() == 0)) {
+    SSDLAB_ASSIGN_OR_RETURN(stored, StoredPhaseRun::Open(q.db, q.run, "run"));
+  }
   IoLogSink* io_log = nullptr;
   if (q.open_io_log) {
     SSDLAB_ASSIGN_OR_RETURN(io_log, q.open_io_log());
@@ -203,8 +230,14 @@ Result<RunOutcome> Run(const RunRequest& q) {
     auto id = IdentifyTarget(q.target);
     if (id.ok()) identity = id.value();
   }
+  if (stored) {
+    SSDLAB_RETURN_IF_ERROR(stored->Begin(
+        "run", RunConfig(q, o.spec), RunContext(q, *backend, identity, o.spec), backend->info()));
+    o.run = stored->name();
+  }
   double start = 0, end = 0;
   auto result = RunMeasuredPhase(q, *backend, io_log, identity, o, start, end);
+  if (stored && !result.ok()) stored->Fail();
   // How the command's work ended: a simulated drive with state= saves it when the command ends
   // well or is interrupted (Ctrl-C ends the phase cleanly), after every output is written, and
   // not when it fails (EndTargetUse).
@@ -231,17 +264,26 @@ Result<RunOutcome> Run(const RunRequest& q) {
   o.result = merged ? std::move(merged->aggregate) : std::move(result.value());
   // No I/O completed: no figure to give, so neither the JSON nor the latency log is written.
   // A failed command: the drive's state is not saved either.
-  SSDLAB_RETURN_IF_ERROR(CheckCompletedIo(o.result, "run", "a longer --runtime"));
+  if (Status io = CheckCompletedIo(o.result, "run", "a longer --runtime"); !io.ok()) {
+    if (stored) stored->Fail();
+    return io;
+  }
   o.target = backend->info();
   if (merged) {
     o.clients = q.mpi->size();
     o.start_skew_ns = merged->mpi["start_skew_ns"].get<double>();
   }
   o.doc = RunDocument(q, *backend, identity, start, end, o, merged ? &merged->mpi : nullptr);
+  if (stored) {
+    json extra = {{"health", o.health}};
+    if (o.doc.contains("mpi")) extra["mpi"] = o.doc["mpi"];
+    o.stored = stored->Finish(o.spec, o.result, extra);
+  }
   if (q.write_outputs) o.outputs = q.write_outputs(o);
   // An output that failed fails the command: then its drive's state is not saved either.
-  o.closed = EndTargetUse(
-      *backend, o.outputs.ok() ? outcome : Status::Io("an output was not written"), *q.console);
+  const bool written = o.outputs.ok() && o.stored.ok();
+  o.closed = EndTargetUse(*backend, written ? outcome : Status::Io("an output was not written"),
+                          *q.console);
   return o;
 }
 

@@ -45,6 +45,10 @@ struct RunRequest {
   bool prefill = false;  // one sequential pass over the range first, not measured
   uint64_t temp_interval_ns = 1'000'000'000;
   std::vector<std::string> argv;  // the command line, for the document
+  // --db: the results database the run is stored in as a run of kind "run" (usecase/stored_run.h;
+  // with MPI, by rank 0: the merged result); "" = not stored. --run: its name, refused when
+  // taken before anything is measured; "" = run-YYYYMMDD-HHMMSS (-2, -3, ... while taken).
+  std::string db, run;
   // The outputs besides the target, as (what, path): checked with the target's files first.
   std::vector<std::pair<std::string, std::string>> outputs;
   MpiClients* mpi = nullptr;  // one rank of a multi-client load
@@ -70,6 +74,8 @@ struct RunOutcome {
   double start_skew_ns = 0;
   nlohmann::json health;  // temperature and SMART around the phase
   nlohmann::json doc;     // the `run` document (reports only)
+  std::string run;        // the stored run's name ("" when not stored)
+  Status stored;          // storing the run in --db (ok when not stored)
   Status outputs;         // write_outputs' status
   Status closed;          // the end of the target's use (EndTargetUse)
 };
