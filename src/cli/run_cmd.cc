@@ -151,8 +151,6 @@ void PrintRunSummary(const std::string& target, const std::string& engine,
                          o.clients, FormatNs(o.start_skew_ns));
   human << SummaryTable(r);
   for (const auto& n : r.notes) human << "note: " << n << "\n";
-  if (!o.run.empty() && o.stored.ok())
-    human << fmt::format("stored as run '{}' in {}\n", o.run, MaskSecrets(a.db));
   const nlohmann::json& health = o.health;
   const nlohmann::json& temp = health["temperature"];
   if (health["source"] == "simulated") {
@@ -199,8 +197,10 @@ int RunClient(RunArgs a, usecase::MpiClients* mpi) {
         code = kExitFailed;
       }
     }
-    PrintRunSummary(a.target, a.engine, o,
-                    a.json == "-" || a.lat_log == "-" ? std::cerr : std::cout);
+    std::ostream& human = a.json == "-" || a.lat_log == "-" ? std::cerr : std::cout;
+    PrintRunSummary(a.target, a.engine, o, human);
+    if (!o.run.empty() && o.stored.ok())
+      human << fmt::format("stored as run '{}' in {}\n", o.run, MaskSecrets(a.db));
     if (!a.json.empty()) {
       if (Status s = WriteJsonOutput(a.json, o.doc); !s.ok()) {
         PrintError(s.message());
