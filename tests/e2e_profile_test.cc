@@ -266,9 +266,10 @@ TEST(ProfileE2E, OpAdvisorOnRaid10AndRaid5Arrays) {
   }
   // RAID 5's read-modify-write costs it sustained IOPS; spare area helps both layouts (the order
   // of the two gains depends on the drive model: the preset's read-after-write flush holds
-  // RAID 5's member reads and not RAID 10's writes, see the README).
+  // RAID 5's member reads and not RAID 10's writes, see the README). With the preset's paced
+  // lazy GC batches RAID 5 gains 19% (26% with batches at once), RAID 10 63%.
   EXPECT_LT(sustained["raid5"].get<double>(), sustained["raid10"].get<double>());
-  EXPECT_GT(gain["raid5"].get<double>(), 20) << gain.dump();
+  EXPECT_GT(gain["raid5"].get<double>(), 15) << gain.dump();
   EXPECT_GT(gain["raid10"].get<double>(), 20) << gain.dump();
 }
 

@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <regex>
 
 #include "e2e_util.h"
 
@@ -108,21 +107,6 @@ std::string ChromiumFlags(const std::string& profile) {
          profile + " --virtual-time-budget=300000";
 }
 
-// The JSON the page writes into <div id="render-status"> when it has drawn every chart.
-json RenderStatus(const std::string& dom) {
-  std::smatch m;
-  std::regex re("<div id=\"render-status\"[^>]*data-done=\"1\"[^>]*>([^<]*)</div>");
-  if (!std::regex_search(dom, m, re)) return nullptr;
-  std::string text = m[1];
-  // The DOM dump escapes &, < and > in text.
-  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
-           {"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}}) {
-    for (size_t p = text.find(from); p != std::string::npos; p = text.find(from, p + to.size()))
-      text.replace(p, from.size(), to);
-  }
-  return json::parse(text, nullptr, false);
-}
-
 TEST_F(ReportE2e, ReportOfPtsAndProfileRunsRendersEveryChartInChromium) {
   std::string html_path = *dir_ / "report.html";
   std::vector<std::string> args = {"report", "demo", "more-op"};
@@ -178,7 +162,7 @@ TEST_F(ReportE2e, ReportOfPtsAndProfileRunsRendersEveryChartInChromium) {
       ChromiumFlags(profile) + " --dump-dom file://" + html_path + " 2>" + (*dir_ / "chromium.err"),
       &dom);
   ASSERT_EQ(rc, 0) << ReadFile(*dir_ / "chromium.err");
-  json status = RenderStatus(dom);
+  json status = DoneJson(dom, "render-status");
   ASSERT_TRUE(status.is_object()) << "the page did not finish drawing; DOM size " << dom.size();
   EXPECT_EQ(status["charts"].get<size_t>(), charts);
   EXPECT_EQ(status["rendered"].get<size_t>(), charts) << status.dump(1);

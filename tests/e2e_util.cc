@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 namespace ssdlab::test {
@@ -203,6 +204,19 @@ bool LoopDevices::Mount(const std::string& dev, const std::string& mnt, bool mkf
   }
   mounts_.push_back(mnt);
   return true;
+}
+
+nlohmann::json DoneJson(const std::string& dom, const std::string& id) {
+  std::smatch m;
+  std::regex re("<div id=\"" + id + "\"[^>]*data-done=\"1\"[^>]*>([^<]*)</div>");
+  if (!std::regex_search(dom, m, re)) return nullptr;
+  std::string text = m[1];
+  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}}) {
+    for (size_t p = text.find(from); p != std::string::npos; p = text.find(from, p + to.size()))
+      text.replace(p, from.size(), to);
+  }
+  return nlohmann::json::parse(text, nullptr, false);
 }
 
 }  // namespace ssdlab::test

@@ -51,6 +51,11 @@ std::string ReadFile(const std::filesystem::path& p);
 // joined by '|' (blobs byte for byte); empty when the database cannot be read.
 std::vector<std::string> SqlRows(const std::string& db_path, const std::string& sql);
 nlohmann::json ReadJson(const std::filesystem::path& p);
+
+// The JSON text of the element `id` with data-done="1" in a browser's DOM dump (the report's
+// pages write their render status so), unescaped (the dump escapes &, <, > and "); null if the
+// element is absent or not done.
+nlohmann::json DoneJson(const std::string& dom, const std::string& id);
 int CountLines(const std::string& text);
 
 // A fresh directory under the build's temporary area, removed at destruction.

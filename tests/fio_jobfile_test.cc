@@ -307,6 +307,30 @@ TEST(FioJobFile, SectionPicksOneAndNamesTheOthersWhenUnknown) {
   EXPECT_TRUE(Has(bad.err, "--section c: " + job + " has no such section (a, b)")) << bad.err;
 }
 
+// --db: each section stored as a run of kind run, named --run-SECTION; every name is checked
+// free before the first section runs.
+TEST(FioJobFile, DbStoresEachSectionAsARun) {
+  TempDir t;
+  const std::string job = WriteJob(t, "two",
+                                   "[global]\nfilename=@FILE@\nbs=4k\nsize=1m\ndirect=1\n"
+                                   "[rd]\nrw=read\n[wr]\nstonewall\nrw=randwrite\nnumber_ios=64\n");
+  const std::string db = t / "r.db";
+  Proc p = RunSsdlab({"run", job, "--db", db, "--run", "j"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_TRUE(Has(p.out, "stored as run 'j-rd'")) << p.out;
+  EXPECT_TRUE(Has(p.out, "stored as run 'j-wr'")) << p.out;
+  EXPECT_EQ(SqlRows(db, "SELECT name, kind, status FROM runs ORDER BY id"),
+            (std::vector<std::string>{"j-rd|run|done", "j-wr|run|done"}));
+  // Run again: 'j-wr' is taken, refused before the first section runs ('j-rd' not stored twice).
+  Proc again = RunSsdlab({"run", job, "--db", db, "--run", "j"});
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_TRUE(Has(again.err, "--run 'j-rd' already exists")) << again.err;
+  EXPECT_FALSE(Has(again.out, "[rd]")) << again.out;
+  Proc lone = RunSsdlab({"run", job, "--run", "j"});
+  EXPECT_EQ(lone.exit_code, 2);
+  EXPECT_TRUE(Has(lone.err, "--run needs --db")) << lone.err;
+}
+
 TEST(FioJobFile, WorkloadFlagsDoNotCombineWithAJobFile) {
   TempDir t;
   const std::string job = WriteJob(t, "flags", "[a]\nfilename=@FILE@\nrw=read\nsize=1m\n");

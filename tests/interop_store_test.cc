@@ -4,8 +4,10 @@
 // read here independently of ssdlab's import.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -192,6 +194,36 @@ TEST(InteropStore, FioClonesWithoutGroupReportingAreSummedAndKept) {
   ASSERT_EQ(g.cells.size(), 1u);
   EXPECT_EQ(g.cells[0]["threads"], 4);
   ExpectFigures(g.cells[0], {g.fio["jobs"][0]["read"], g.fio["jobs"][0]["write"]});
+}
+
+// A job file of two sections run one after the other (stonewall), each its own job in fio's
+// JSON: each imported as its own cell with its own figures.
+TEST(InteropStore, FioMultiSectionJobFileImportsEachSectionWithItsOwnFigures) {
+  TempDir dir;
+  const std::string job = dir / "two.fio";
+  {
+    std::ofstream f(job);
+    f << "[global]\nfilename=" << (dir / "f.img") << "\nsize=16M\nio_size=2M\nioengine=psync\n"
+      << "\n[rd]\nrw=randread\nbs=4k\n\n[wr]\nstonewall\nrw=randwrite\nbs=8k\n";
+  }
+  const std::string out = dir / "two.json";
+  ASSERT_EQ(Shell("fio --output-format=json --output=" + out + " " + job + " >/dev/null 2>&1"), 0);
+  const json fio = ReadJson(out);
+  ASSERT_EQ(fio["jobs"].size(), 2u);
+  const std::string db = dir / "i.db";
+  Proc imp = RunSsdlab({"import", out, "--db", db, "--run", "two"});
+  ASSERT_EQ(imp.exit_code, 0) << imp.err;
+  const std::vector<json> cells = Cells(db, "two");
+  ASSERT_EQ(cells.size(), 2u);
+  for (const json& j : fio["jobs"]) {
+    const std::string name = j["jobname"];
+    auto c = std::find_if(cells.begin(), cells.end(),
+                          [&](const json& x) { return x.value("fio_job", "") == name; });
+    ASSERT_NE(c, cells.end()) << name;
+    EXPECT_EQ((*c)["read_pct"], name == "rd" ? 100 : 0) << name;
+    EXPECT_EQ((*c)["block_bytes"], name == "rd" ? 4096 : 8192) << name;
+    ExpectFigures(*c, {j["read"], j["write"]});
+  }
 }
 
 TEST(InteropStore, FioJsonPlusBinsAreAHistogramAndLatPercentilesAreUsed) {

@@ -85,20 +85,6 @@ std::string ChromiumFlags(const std::string& profile, int width, int height) {
          std::to_string(height);
 }
 
-// The JSON text of the element `id` with data-done="1" in a DOM dump, unescaped; null if absent.
-json DoneJson(const std::string& dom, const std::string& id) {
-  std::smatch m;
-  std::regex re("<div id=\"" + id + "\"[^>]*data-done=\"1\"[^>]*>([^<]*)</div>");
-  if (!std::regex_search(dom, m, re)) return nullptr;
-  std::string text = m[1];
-  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
-           {"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}}) {
-    for (size_t p = text.find(from); p != std::string::npos; p = text.find(from, p + to.size()))
-      text.replace(p, from.size(), to);
-  }
-  return json::parse(text, nullptr, false);
-}
-
 // The lines of Chromium's log that are console messages of the page.
 std::vector<std::string> ConsoleLines(const std::string& log) {
   std::vector<std::string> lines;

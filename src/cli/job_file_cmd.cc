@@ -3,6 +3,7 @@
 #include <iostream>
 #include <set>
 
+#include "base/secrets.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "usecase/job_file.h"
@@ -12,8 +13,8 @@ namespace {
 
 // The flags that combine with a job file; any other of run's is refused.
 const std::set<std::string>& JobFileFlags() {
-  static const std::set<std::string> flags = {"JOB",      "--section", "--explain",
-                                              "--target", "--json",    "--destructive"};
+  static const std::set<std::string> flags = {"JOB",    "--section", "--explain", "--target",
+                                              "--json", "--db",      "--run",     "--destructive"};
   return flags;
 }
 
@@ -52,6 +53,8 @@ int RunJobs(const JobFileArgs& a) {
   q.base.console = &CliConsole();
   q.base.stop = &StopFlag();
   q.base.destructive = *a.destructive;
+  q.base.db = *a.db;
+  q.run = *a.run;
   q.base.outputs = {{"--json", *a.json}};
   std::ostream& human = *a.json == "-" ? std::cerr : std::cout;
   nlohmann::json docs = nlohmann::json::array();
@@ -60,6 +63,8 @@ int RunJobs(const JobFileArgs& a) {
   q.write_section = [&](const FioRun& run, size_t i, size_t count, usecase::RunOutcome& o) {
     human << "[" << run.section << "] " << FioRunCommandLine(run) << "\n";
     PrintRunSummary(run.target, run.engine, o, human);
+    if (!o.run.empty() && o.stored.ok())
+      human << "stored as run '" << o.run << "' in " << MaskSecrets(*a.db) << "\n";
     docs.push_back(o.doc);
     if (a.json->empty() || (i + 1 < count && !o.result.interrupted)) return Status::Ok();
     Status written = WriteJsonOutput(*a.json, docs);

@@ -19,6 +19,8 @@ struct JobFileArgs {
   // run's own flags that combine with a job file.
   const std::vector<std::string>* targets = nullptr;  // --target: for jobs without filename=
   const std::string* json = nullptr;
+  const std::string* db = nullptr;   // --db: each section stored as a run of kind "run"
+  const std::string* run = nullptr;  // --run: their name (usecase::JobFileRequest::run)
   const bool* destructive = nullptr;
 };
 
@@ -26,8 +28,8 @@ struct JobFileArgs {
 void AddJobFileOptions(CLI::App* cmd, JobFileArgs* a);
 
 // The command when JOB, --section or --explain was given (its exit status); nullopt otherwise.
-// A run flag other than --target, --json and --destructive is refused with a job file (the file
-// sets the workload).
+// A run flag other than --target, --json, --db, --run and --destructive is refused with a job
+// file (the file sets the workload).
 std::optional<int> RunJobFileCommand(const CLI::App& cmd, const JobFileArgs& a);
 
 // run's human summary of one phase on `target` by `engine` (cli/run_cmd.cc).

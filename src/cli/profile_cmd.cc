@@ -67,8 +67,8 @@ void PrintSummary(const json& doc, std::ostream& out) {
     const results::ProfileKindResults& last = r->levels.back().results;
     if (const auto* op = std::get_if<results::OpAdvisorResults>(&last)) {
       const results::OpRecommendation& x = op->recommendation;
-      if (!x.no_recommendation.empty()) {
-        out << "warning: no recommendation: " << x.no_recommendation << "\n";
+      if (x.no_recommendation) {
+        out << "warning: no recommendation: " << *x.no_recommendation << "\n";
         continue;
       }
       out << fmt::format(

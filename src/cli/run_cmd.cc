@@ -48,7 +48,8 @@ struct RunArgs {
   std::string temp_interval = "1s";
   bool mpi = false, range_per_rank = false;  // --mpi: a client of a multi-client load
   std::vector<std::string> argv;
-  JobFileArgs job{.targets = &targets, .json = &json, .destructive = &destructive};
+  JobFileArgs job{
+      .targets = &targets, .json = &json, .db = &db, .run = &run, .destructive = &destructive};
 };
 
 // The engine flags of `a` into options; Invalid naming the flag on a malformed value.
@@ -233,6 +234,29 @@ int Run(const RunArgs& a) {
   return code;
 }
 
+// run's engine flags (--engine to --cpus-allowed).
+void AddRunEngineOptions(CLI::App* cmd, RunArgs& a) {
+  cmd->add_option("--engine", a.engine, "io_uring|libaio|psync")->capture_default_str();
+  cmd->add_flag("--buffered", a.buffered, "Use the page cache (no O_DIRECT)");
+  cmd->add_option("--batch-submit", a.batch_submit,
+                  "Refill once N slots are free (fio iodepth_batch_submit; default adaptive)");
+  cmd->add_option("--batch-complete", a.batch_complete,
+                  "auto|MIN[:MAX] completions waited for / reaped per system call (default "
+                  "auto: a quarter of the depth; 1 = exact intervals)");
+  cmd->add_flag("--sqpoll", a.sqpoll,
+                "io_uring submission-queue polling thread (IORING_SETUP_SQPOLL)");
+  cmd->add_option("--sqpoll-cpu", a.sqpoll_cpu, "CPU of the SQPOLL thread");
+  cmd->add_flag("--hipri", a.hipri,
+                "Polled completions (IORING_SETUP_IOPOLL); needs a device with poll queues");
+  cmd->add_flag("--no-ring-fd", a.no_ring_fd,
+                "Do not register the ring fd (io_uring_register_ring_fd)");
+  cmd->add_option("--force-async", a.force_async,
+                  "auto|on|off: IOSQE_ASYNC on every request, over one io-wq worker per CPU "
+                  "(auto: where the target cannot take requests without blocking)");
+  cmd->add_option("--cpus-allowed", a.cpus_allowed,
+                  "CPUs of the job threads, e.g. 0,2-3 (default: the device's NUMA node)");
+}
+
 }  // namespace
 
 void AddRunCommand(CLI::App& app, int* exit_code) {
@@ -261,25 +285,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--rate-iops", a->w.rate_iops,
                   "Open-loop rate over all jobs; latency counts from the scheduled time");
-  cmd->add_option("--engine", a->engine, "io_uring|libaio|psync")->capture_default_str();
-  cmd->add_flag("--buffered", a->buffered, "Use the page cache (no O_DIRECT)");
-  cmd->add_option("--batch-submit", a->batch_submit,
-                  "Refill once N slots are free (fio iodepth_batch_submit; default adaptive)");
-  cmd->add_option("--batch-complete", a->batch_complete,
-                  "auto|MIN[:MAX] completions waited for / reaped per system call (default "
-                  "auto: a quarter of the depth; 1 = exact intervals)");
-  cmd->add_flag("--sqpoll", a->sqpoll,
-                "io_uring submission-queue polling thread (IORING_SETUP_SQPOLL)");
-  cmd->add_option("--sqpoll-cpu", a->sqpoll_cpu, "CPU of the SQPOLL thread");
-  cmd->add_flag("--hipri", a->hipri,
-                "Polled completions (IORING_SETUP_IOPOLL); needs a device with poll queues");
-  cmd->add_flag("--no-ring-fd", a->no_ring_fd,
-                "Do not register the ring fd (io_uring_register_ring_fd)");
-  cmd->add_option("--force-async", a->force_async,
-                  "auto|on|off: IOSQE_ASYNC on every request, over one io-wq worker per CPU "
-                  "(auto: where the target cannot take requests without blocking)");
-  cmd->add_option("--cpus-allowed", a->cpus_allowed,
-                  "CPUs of the job threads, e.g. 0,2-3 (default: the device's NUMA node)");
+  AddRunEngineOptions(cmd, *a);
   cmd->add_option("--data", a->w.data, "random|zero|compressible:N|dedupe:N")
       ->capture_default_str();
   cmd->add_option("--seed", a->w.seed, "Seed of offsets and data")->capture_default_str();

@@ -266,7 +266,7 @@ json OpAdvisorBlocks(Ctx& ctx, const Group& g) {
                         {"op_pct", op},
                         {"measure", "sustained (last third)"},
                         {"iops", R6(p.sustained_iops)}});
-      bool recommended = rec.no_recommendation.empty() && op == rec.op_pct;
+      bool recommended = !rec.no_recommendation && op == rec.op_pct;
       double drop = p.drop_at_s;
       rows.push_back(json::array(
           {fmt::format("{:g}%", op), FmtBytes(full.Bytes(static_cast<double>(p.range_bytes))),
@@ -281,8 +281,8 @@ json OpAdvisorBlocks(Ctx& ctx, const Group& g) {
         json::array({"OP", "Range written", "Capacity given up", "Initial IOPS", "Sustained IOPS",
                      "Drop after", "vs smallest OP", ""}),
         rows));
-    if (!rec.no_recommendation.empty()) {
-      blocks.push_back(TextBlock(s.label + ": no recommendation: " + rec.no_recommendation + "."));
+    if (rec.no_recommendation) {
+      blocks.push_back(TextBlock(s.label + ": no recommendation: " + *rec.no_recommendation + "."));
       continue;
     }
     blocks.push_back(TextBlock(fmt::format(

@@ -173,10 +173,10 @@ struct OpRecommendation {
          gain_pct = 0, capacity_cost_pct = 0;
   uint64_t capacity_cost_bytes = 0;
   std::string rule;
-  // Non-empty: there is no recommendation (every figure above is 0), and this says why, e.g.
+  // Set: there is no recommendation (every figure above is 0), and this says why, e.g.
   // the drive never left its fresh state in any measured window (write amplification about 1:
   // no garbage collection), so every OP measured the same and the choice would carry nothing.
-  std::string no_recommendation;
+  std::optional<std::string> no_recommendation;
 };
 struct OpAdvisorResults {
   std::vector<OpAdvisorPoint> points;

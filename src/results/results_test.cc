@@ -164,8 +164,9 @@ TEST(SteadyState, EvidenceIsStoredAndWorded) {
   EXPECT_EQ(EvidenceText(v),
             "reached by the review rule (fitted line within 6% of the mean, band 10%); data "
             "excursion 40% exceeds SNIA's 20%, slope excursion 12% exceeds SNIA's 10%");
-  EXPECT_EQ(VerdictLine(*back),
-            "steady state reached in rounds 2-5 of 5 (window 4, mean 100); " + EvidenceText(v));
+  EXPECT_EQ(
+      VerdictLine(*back),
+      "steady state reached in rounds 2-5 of 5 (window 4, mean 100 IOPS); " + EvidenceText(v));
   // A verdict stored before the evidence was kept words nothing more.
   json old = ToJson(s);
   for (const char* k : {"criteria", "snia_met", "band_met"}) old.erase(k);

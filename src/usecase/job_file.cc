@@ -9,6 +9,7 @@
 #include "engine/options.h"
 #include "usecase/options.h"
 #include "usecase/paths.h"
+#include "usecase/stored_run.h"
 #include "usecase/targets.h"
 
 namespace ssdlab::usecase {
@@ -111,12 +112,21 @@ Result<std::vector<FioRun>> PlanJobFile(const std::string& path, const std::stri
 Result<JobFileOutcome> RunJobFile(const JobFileRequest& r) {
   JobFileOutcome out;
   SSDLAB_ASSIGN_OR_RETURN(out.runs, PlanJobFile(r.path, r.section, r.default_target));
+  if (!r.run.empty() && r.base.db.empty()) return Status::Invalid("--run needs --db");
   std::vector<RunRequest> requests;
+  std::map<std::string, int> seen;  // section -> how many times named so far
   for (const FioRun& run : out.runs) {
     SSDLAB_ASSIGN_OR_RETURN(RunRequest q, RequestOf(run, r.base));
+    if (!r.run.empty()) {
+      const int n = ++seen[run.section];
+      q.run = out.runs.size() == 1 ? r.run : r.run + "-" + run.section;
+      if (n > 1) q.run += "-" + std::to_string(n);
+    }
     requests.push_back(std::move(q));
   }
   SSDLAB_RETURN_IF_ERROR(CheckPaths(r, out.runs));
+  for (const RunRequest& q : requests)  // each name free before the first section runs
+    if (!q.run.empty()) SSDLAB_RETURN_IF_ERROR(StoredPhaseRun::Open(q.db, q.run, "run").status());
   for (size_t i = 0; i < requests.size(); ++i) {
     RunRequest& q = requests[i];
     const FioRun& run = out.runs[i];

@@ -18,6 +18,10 @@ struct JobFileRequest {
   std::string path;            // the job file
   std::string section;         // only the sections of this name ("" = every section)
   std::string default_target;  // --target: for the sections without filename= ("" = none)
+  // With base.db: the stored runs' name; one section's run is named `run`, each of several
+  // `run`-SECTION (-2, -3, ... for a section name given again); "" = generated per section
+  // (usecase/run.h). Every name is refused when taken before the first section runs.
+  std::string run;
   // What every section shares (console REQUIRED, stop, progress, destructive, outputs as
   // (what, path)); its target, size, workload and engine come from the job file.
   RunRequest base;
