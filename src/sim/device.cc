@@ -114,7 +114,7 @@ void SimDevice::ResetFactoryFresh(uint64_t now_ns) {
   last_gc_read_ch_ = 0;
   gc_credit_ = 0;
   gc_ratio_ = 0;
-  lazy_target_ = 0;
+  lazy_batch_ = false;
   slc_used_ = 0;
   slc_pages_ = slc_folded_ = nand_reads_ = 0;
   host_read_pages_ = unmapped_read_pages_ = 0;
@@ -474,23 +474,29 @@ void SimDevice::ProgramHostGroup() {
   grp.count = 0;
 }
 
-void SimDevice::FlushHostGroup(uint64_t t) {
+void SimDevice::CloseShortHostGroup(uint64_t end) {
   Group& grp = host_group_;
   const uint32_t n = grp.count;
   if (grp.slc) {  // the group had booked a full program's room in the SLC cache
     slc_used_ -= grp.size - n;
     slc_pages_ -= grp.size - n;
   }
+  for (uint64_t k = 0; k < n; ++k) buffer_ring_[(grp.first_slot + k) & buffer_mask_] = end;
+  if (plp_) [[unlikely]]
+    plp_->Programmed(grp.first_slot, n, end);
+  grp.count = 0;
+}
+
+void SimDevice::FlushHostGroup(uint64_t t) {
+  Group& grp = host_group_;
+  const uint32_t n = grp.count;
   const uint64_t t_prog = HostProgNs(grp);
   const uint64_t ready = std::max(t, grp.ready_ns);
   // The die's time is booked as for any program; the controller waits for its own program
   // only, which the die runs before the work queued on it (GC), as a suspend would allow.
   ProgramOnDie(die_mod_.Mod(prog_of_.Div(grp.first_ppn)), n, ready, t_prog);
   const uint64_t done = ready + n * unit_ch_ns_ + t_prog;
-  for (uint64_t k = 0; k < n; ++k) buffer_ring_[(grp.first_slot + k) & buffer_mask_] = done;
-  if (plp_) [[unlikely]]
-    plp_->Programmed(grp.first_slot, n, done);
-  grp.count = 0;
+  CloseShortHostGroup(done);
   // (The drive is idle: nothing of the host's is booked on the controller after t.)
   if (gc_yield_) {
     if (done > t) BookCtrl(t, done - t, t);
@@ -509,18 +515,9 @@ uint64_t SimDevice::Flush(uint64_t t) {
   uint64_t done = std::max(t + 1, host_busy_until_);
   if (p_.plp) return done;
   Group& grp = host_group_;
-  if (grp.count > 0) {
-    // The open group's units are programmed now, as a smaller program (the room a group in
-    // SLC mode booked for a full program is given back, as FlushHostGroup does).
-    const uint32_t n = grp.count;
-    if (grp.slc) {
-      slc_used_ -= grp.size - n;
-      slc_pages_ -= grp.size - n;
-    }
-    const uint64_t end = Program(grp.first_ppn, n, std::max(t, grp.ready_ns), HostProgNs(grp));
-    for (uint64_t k = 0; k < n; ++k) buffer_ring_[(grp.first_slot + k) & buffer_mask_] = end;
-    if (plp_) plp_->Programmed(grp.first_slot, n, end);
-    grp.count = 0;
+  if (grp.count > 0) {  // the open group's units are programmed now, as a smaller program
+    CloseShortHostGroup(
+        Program(grp.first_ppn, grp.count, std::max(t, grp.ready_ns), HostProgNs(grp)));
   }
   // Every buffered unit's program has been booked: the flush ends with the last of them.
   for (const uint64_t release : buffer_ring_) done = std::max(done, release);
@@ -738,10 +735,11 @@ void SimDevice::LazyGc(uint64_t t) {
   // Lazy firmware: nothing until the pool is (nearly) empty, then a batch.
   const uint32_t start = LazyBatchStart();
   if (p_.gc_batch_pace > 0) {
-    if (lazy_target_ == 0 && ftl_.free_blocks() <= start) lazy_target_ = start + g_.batch_blocks;
-    if (lazy_target_ != 0) {
-      SteppedGc(t, p_.gc_batch_pace, [this] { return ftl_.free_blocks() < lazy_target_; });
-      if (ftl_.free_blocks() >= lazy_target_) lazy_target_ = 0;
+    const uint32_t target = start + g_.batch_blocks;
+    if (!lazy_batch_ && ftl_.free_blocks() <= start) lazy_batch_ = true;
+    if (lazy_batch_) {
+      SteppedGc(t, p_.gc_batch_pace, [&] { return ftl_.free_blocks() < target; });
+      if (ftl_.free_blocks() >= target) lazy_batch_ = false;
     }
   } else if (ftl_.free_blocks() <= start) {
     uint64_t end;  // the whole batch at once: new writes wait for it

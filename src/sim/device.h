@@ -234,6 +234,10 @@ class SimDevice {
   // read_flush: programs the open host group's buffered units now, as one program, releases
   // their buffer slots and holds the controller until it has ended. REQUIRES: count > 0.
   void FlushHostGroup(uint64_t t);
+  // After the open host group's `count` units were booked as one smaller program ending at
+  // `end`: their buffer slots are released then, the SLC room booked for a full program is
+  // given back, and the group is empty.
+  void CloseShortHostGroup(uint64_t end);
   // A read reaching an idle drive with units in the open host group: FlushHostGroup, except
   // after a write larger than 4 KiB, where it flushes with chance read_flush_big_pct (one draw
   // per write; a read that draws no flush leaves the reads after it unflushed too).
@@ -327,8 +331,7 @@ class SimDevice {
   template <class More>
   void SteppedGc(uint64_t t, double pace, More more);
   // Lazy GC without gc_yield: nothing until the pool is down to LazyBatchStart(), then a batch
-  // of batch_blocks (lazy_target_ the pool level that ends it): at once, or paced by
-  // gc_batch_pace.
+  // of batch_blocks: at once, or paced by gc_batch_pace (lazy_batch_ while one is under way).
   void LazyGc(uint64_t t);
   uint32_t LazyBatchStart() const {
     return g_.min_free_blocks + 1 + (p_.gc_batch_pace > 0 ? kPacedBatchLeadBlocks : 0);
@@ -472,7 +475,7 @@ class SimDevice {
   uint32_t last_gc_read_ch_ = 0;
   double gc_credit_ = 0;
   double gc_ratio_ = 0;
-  uint32_t lazy_target_ = 0;  // a paced lazy batch in progress ends at this pool level (0: none)
+  bool lazy_batch_ = false;  // a paced lazy batch is under way (LazyGc)
   uint64_t slc_used_ = 0;
   uint64_t slc_pages_ = 0, slc_folded_ = 0, nand_reads_ = 0, fold_seq_ = 0;
   uint64_t host_read_pages_ = 0, unmapped_read_pages_ = 0;

@@ -572,7 +572,7 @@ void SimDevice::VisitState(Ar& ar) {
   ar.Pod(write_hold_until_);
   ar.Pod(gc_ctrl_free_);
   ar.Pod(gc_pending_);
-  ar.Pod(lazy_target_);
+  ar.Pod(lazy_batch_);
   ar.Pod(noise_);
   ar.Span(streams_, kReadStreams);
   ar.Pod(stream_victim_);
@@ -586,8 +586,6 @@ std::string SimDevice::CheckLoaded() const {
   for (const Die& d : dies_)
     if (d.ch >= ch_free_.size()) return "die record";
   if (last_gc_read_ch_ >= ch_free_.size()) return "GC read channel";
-  if (lazy_target_ != 0 && lazy_target_ != LazyBatchStart() + g_.batch_blocks)
-    return "lazy GC batch";
   for (const Group* gr : {&host_group_, &gc_group_}) {
     if (gr->count > g_.units_per_prog) return "program group";
   }
