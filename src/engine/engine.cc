@@ -192,6 +192,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     Direction dir = Direction::kRead;
     bool measured = false;
     bool dirty = false;  // holds read data: re-prepare before the next write
+    bool fill = false;   // one of the fill's I/Os (PhaseRecorder::Issued)
   };
   std::vector<Slot> slots(depth);
   std::vector<uint32_t> free_slots(depth);
@@ -224,11 +225,11 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
       out.intervals.push_back(iv);
     };
   }
-  PhaseRecorder& rec =
-      out.rec.emplace(t0,
-                      PhaseWindow{spec.ramp_ns, Share(spec.ramp_bytes, spec.jobs, job),
-                                  spec.runtime_ns, Share(spec.io_bytes, spec.jobs, job)},
-                      spec.interval_ns, sh.control.io_log, std::move(publish));
+  PhaseRecorder& rec = out.rec.emplace(
+      t0,
+      PhaseWindow{spec.ramp_ns, Share(spec.ramp_bytes, spec.jobs, job), spec.runtime_ns,
+                  Share(spec.io_bytes, spec.jobs, job), FillIos(spec, depth)},
+      spec.interval_ns, sh.control.io_log, std::move(publish));
 
   auto record_error = [&](const Slot& s, int res) {
     ++out.io_errors;
@@ -243,6 +244,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   auto complete = [&](uint32_t idx, int res, uint64_t now) {
     Slot& s = slots[idx];
     free_slots.push_back(idx);
+    if (s.fill) rec.FillCompleted(now);
     int expected = s.dir == Direction::kTrim ? 0 : static_cast<int>(s.bytes);
     if (res != expected) {
       record_error(s, res);
@@ -313,7 +315,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
       uint32_t idx = free_slots.back();
       free_slots.pop_back();
       Slot& s = slots[idx];
-      s = Slot{sched, r.offset, r.bytes, r.dir, measured, s.dirty};
+      s = Slot{sched, r.offset, r.bytes, r.dir, measured, s.dirty, false};
       uint8_t* buf = buffers.data + idx * buf_bytes;
       if (r.dir == Direction::kWrite) {
         if (s.dirty) sh.filler.Prepare(buf, buf_bytes);
@@ -322,7 +324,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
       } else if (r.dir == Direction::kRead) {
         s.dirty = true;
       }
-      rec.Issued(r.bytes, measured);
+      s.fill = rec.Issued(r.bytes, measured);
       if (r.dir == Direction::kTrim && sync_trims) {
         uint64_t start = rated ? sched : MonotonicNs();
         s.submit_ns = start;

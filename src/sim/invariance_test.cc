@@ -142,8 +142,12 @@ double WsatPlateau(double round_s, double total_s) {
       ios += r.dirs[static_cast<size_t>(Direction::kWrite)].ios;
       measured_s += static_cast<double>(r.measured_ns) / kSecond;
     }
-    // Rounds follow each other without gaps: the virtual time is the rounds' runtime.
-    EXPECT_NEAR(static_cast<double>(b->now_ns()) / kSecond, total_s, 1e-6);
+    // Rounds follow each other without gaps: the virtual time is the rounds' runtime and the
+    // first round's fill (its queue starts empty, backend/phase_recorder.h; each later round
+    // takes the I/Os in flight over), a few milliseconds.
+    const double now_s = static_cast<double>(b->now_ns()) / kSecond;
+    EXPECT_GT(now_s, total_s);
+    EXPECT_LT(now_s, total_s + 0.01);
   }
   // The rounds' measured times partition the time line (each I/O's time is counted by the
   // round that issued it, backend/phase_recorder.h) but for the edges of the second half: the
@@ -216,6 +220,38 @@ TEST(Invariance, AlternatingCellsDoNotDependOnTheirLength) {
   RecordProperty("bytes_per_s_0_5s_cells", std::to_string(short_cells));
   EXPECT_GT(long_cells, 100e6);
   EXPECT_NEAR(short_cells / long_cells, 1.0, 0.03) << short_cells << " " << long_cells;
+}
+
+// A window of a closed loop that starts with its queue empty (no ramp, no previous round of
+// the same workload) opens once the queue has turned over (backend/phase_recorder.h): its figures
+// do not depend on its length and never pass the interface. 1 MiB sequential reads, 8 jobs x QD
+// 16 on the 550 MB/s SATA link of a filled drive: before, a 20 ms window read 767 MB/s and a 1 s
+// one 466 MB/s; 4 KiB random writes, 16 jobs x QD 8, fresh: 4 ms read 19% above 1 s.
+TEST(Invariance, AWindowStartedEmptyDoesNotDependOnItsLengthNorPassTheLink) {
+  auto b = Open(LazyTarget("64GiB", 16));
+  RunSpec(*b, Spec(*b, "write", "128KiB", 4, "1x"));
+  auto read_bw = [&](uint64_t runtime_ns, uint64_t seed) {
+    RunSpec(*b,
+            Spec(*b, "randwrite", "4KiB", 1, "", "1ms", "0%-100%", 1, seed));  // breaks the stream
+    WorkloadSpec s = Spec(*b, "read", "1MiB", 16, "", "1s", "0%-100%", 8, seed);
+    s.runtime_ns = runtime_ns;
+    const PhaseResult r = RunSpec(*b, s);
+    return r.BytesPerS(r.Total());
+  };
+  const double short_bw = read_bw(20'000'000, 1), long_bw = read_bw(kSecond, 2);
+  RecordProperty("read_bytes_per_s_20ms", std::to_string(short_bw));
+  RecordProperty("read_bytes_per_s_1s", std::to_string(long_bw));
+  EXPECT_LE(short_bw, 550e6);
+  EXPECT_LE(long_bw, 550e6);
+  EXPECT_NEAR(short_bw / long_bw, 1.0, 0.03) << short_bw << " " << long_bw;
+
+  auto fresh = Open(LazyTarget("64GiB", 16));
+  const double iops_4ms = WriteIops(RunSpec(*fresh, RandomWrites(*fresh, 0.004, 1)));
+  auto fresh2 = Open(LazyTarget("64GiB", 16));
+  const double iops_1s = WriteIops(RunSpec(*fresh2, RandomWrites(*fresh2, 1, 1)));
+  RecordProperty("write_iops_4ms", std::to_string(iops_4ms));
+  RecordProperty("write_iops_1s", std::to_string(iops_1s));
+  EXPECT_NEAR(iops_4ms / iops_1s, 1.0, 0.05) << iops_4ms << " " << iops_1s;
 }
 
 }  // namespace

@@ -48,12 +48,24 @@ class PhaseRunner {
                            : UINT32_MAX),
         start_ns_(start_ns),
         in_flight_(in_flight),
-        rec_(start_ns, {spec.ramp_ns, spec.ramp_bytes, spec.runtime_ns, spec.io_bytes},
+        rec_(start_ns,
+             {spec.ramp_ns, spec.ramp_bytes, spec.runtime_ns, spec.io_bytes,
+              StartsEmpty(spec, *in_flight, start_ns) ? FillIos(spec, spec.jobs * spec.queue_depth)
+                                                      : 0},
              spec.interval_ns, control.io_log, control.on_interval) {}
 
   PhaseResult Run(uint64_t* end_ns);
 
  private:
+  // Whether the phase's queue starts empty: no I/O of the previous phase goes on in its slots
+  // (Run() takes those over only for a closed loop of generated requests).
+  static bool StartsEmpty(const WorkloadSpec& spec, const std::vector<InFlight>& in_flight,
+                          uint64_t start_ns) {
+    if (spec.source || spec.rate_iops > 0) return true;
+    return std::none_of(in_flight.begin(), in_flight.end(),
+                        [start_ns](const InFlight& f) { return f.done_ns > start_ns; });
+  }
+
   struct Slot {
     uint64_t issue_ns = 0;  // scheduled (open loop) or submission time: latency origin
     uint64_t done_ns = 0;   // completion of the last I/O submitted
@@ -61,6 +73,7 @@ class PhaseRunner {
     uint32_t bytes = 0;
     Direction dir = Direction::kRead;
     bool measured = false;
+    bool fill = false;       // one of the fill's I/Os (PhaseRecorder::Issued)
     bool held = false;       // the previous phase's I/O (counted there), holding the slot here
     bool preloaded = false;  // timed source: the request was taken when it was scheduled
     uint32_t job = 0;
@@ -264,7 +277,7 @@ template <bool kFast>
   }
   s.measured = measured;
   s.held = false;
-  rec_.Issued(bytes, measured);
+  s.fill = rec_.Issued(bytes, measured);
   const uint64_t done = bytes > max_cmd_bytes_ ? SubmitSplit(dir, offset, bytes, t)
                                                : dev_->Submit(dir, offset, bytes, t);
   s.done_ns = done;
@@ -278,6 +291,7 @@ template <class Queue, class Dev>
     rec_.HeldCompleted(t);
   } else if (!s.measured) {
     const bool was_measuring = rec_.measuring();
+    if (s.fill) rec_.FillCompleted(t);
     rec_.RampCompleted(s.dir, s.offset, s.bytes, s.issue_ns, t);  // may open the window
     if (!was_measuring && rec_.measuring()) StartMeasuring();
   } else {
