@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -143,6 +144,67 @@ TEST(Lean, AMissingPluginIsOneLineNamingItsPathAndWhatToInstall) {
   EXPECT_TRUE(
       Has(mpi.out, "need the plugin " + t / "lib/ssdlab/ssdlab-mpi.so" + ", which is missing"))
       << mpi.out;
+}
+
+// Completion, generated from the command-line definitions (`ssdlab completion bash|zsh`): the
+// bash script completes commands, subcommands and options as bash calls it; every command and
+// subcommand of the manual pages (written by the same binary) is in both scripts.
+std::string BashComplete(const std::string& script, const std::string& words, int cword) {
+  std::string out;
+  EXPECT_EQ(Shell("bash -c 'source \"" + script + "\"; COMP_WORDS=(" + words + "); COMP_CWORD=" +
+                      std::to_string(cword) + "; _ssdlab; echo \"${COMPREPLY[*]}\"' 2>&1",
+                  &out),
+            0)
+      << out;
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+TEST(Completion, BashCompletesCommandsSubcommandsAndOptions) {
+  TempDir t;
+  Proc p = RunSsdlab({"completion", "bash", "-o", t / "ssdlab"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const std::string script = t / "ssdlab";
+  EXPECT_EQ(BashComplete(script, "ssdlab pt", 1), "pts");
+  EXPECT_EQ(BashComplete(script, "ssdlab run --q", 2), "--qd");
+  EXPECT_EQ(BashComplete(script, "ssdlab sim pre", 2), "presets");
+  EXPECT_EQ(BashComplete(script, "ssdlab sim presets --lo", 3), "--long");
+  EXPECT_EQ(BashComplete(script, "ssdlab db copy --fr", 3), "--from");
+  // After an option taking a value: files, not subcommands.
+  std::ofstream(t / "trace.blk") << "x";
+  EXPECT_EQ(BashComplete(script, "ssdlab pts --db " + t / "trace.b", 3), t / "trace.blk");
+  // Hidden commands are not offered.
+  EXPECT_EQ(BashComplete(script, "ssdlab ma", 1), "");
+}
+
+TEST(Completion, EveryCommandOfTheManualPagesIsInBothScripts) {
+  TempDir t;
+  ASSERT_EQ(RunSsdlab({"man", "--dir", t / "man"}).exit_code, 0);
+  Proc bash = RunSsdlab({"completion", "bash"});
+  Proc zsh = RunSsdlab({"completion", "zsh"});
+  ASSERT_EQ(bash.exit_code, 0) << bash.err;
+  ASSERT_EQ(zsh.exit_code, 0) << zsh.err;
+  EXPECT_TRUE(Has(zsh.out, "#compdef ssdlab\n"));
+  int commands = 0, subcommands = 0;
+  for (const auto& f : fs::directory_iterator(t / "man")) {
+    const std::string page = f.path().stem().string();  // ssdlab-pts
+    if (page == "ssdlab") continue;
+    const std::string command = "ssdlab " + page.substr(7);
+    ++commands;
+    EXPECT_TRUE(Has(bash.out, "\"" + command + "\") ")) << command;
+    EXPECT_TRUE(Has(zsh.out, "(\"" + command + "\")")) << command;
+    // Its subcommands: the page's sections, ".SS "ssdlab sim presets"".
+    std::istringstream in(ReadFile(f.path()));
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind(".SS \"", 0) == 0) {
+        const std::string sub = line.substr(5, line.size() - 6);
+        ++subcommands;
+        EXPECT_TRUE(Has(bash.out, "\"" + sub + "\") ")) << sub;
+        EXPECT_TRUE(Has(zsh.out, "(\"" + sub + "\")")) << sub;
+      }
+  }
+  EXPECT_GE(commands, 15);
+  EXPECT_GE(subcommands, 8);  // sim's five, trace's two, db's one
 }
 
 }  // namespace
