@@ -149,9 +149,12 @@ TEST(Lean, AMissingPluginIsOneLineNamingItsPathAndWhatToInstall) {
 // Completion, generated from the command-line definitions (`ssdlab completion bash|zsh`): the
 // bash script completes commands, subcommands and options as bash calls it; every command and
 // subcommand of the manual pages (written by the same binary) is in both scripts.
+// Runs in the script's directory, so that file names offered where nothing else fits are the
+// test's own (the script and what the test writes), not those of the caller's directory.
 std::string BashComplete(const std::string& script, const std::string& words, int cword) {
   std::string out;
-  EXPECT_EQ(Shell("bash -c 'source \"" + script + "\"; COMP_WORDS=(" + words + "); COMP_CWORD=" +
+  EXPECT_EQ(Shell("cd \"" + fs::path(script).parent_path().string() + "\" && bash -c 'source \"" +
+                      script + "\"; COMP_WORDS=(" + words + "); COMP_CWORD=" +
                       std::to_string(cword) + "; _ssdlab; echo \"${COMPREPLY[*]}\"' 2>&1",
                   &out),
             0)
