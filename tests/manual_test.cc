@@ -195,6 +195,10 @@ TEST(Install, AFreshPrefixRunsABatteryAndFindsItsClaimsFiles) {
   ASSERT_TRUE(fs::exists(bin)) << out;
   EXPECT_TRUE(fs::exists(prefix + "/share/man/man1/ssdlab-pts.1"));
   EXPECT_TRUE(fs::exists(prefix + "/share/ssdlab/specs/kingston-dc400-1600gb.toml"));
+  EXPECT_TRUE(fs::exists(prefix + "/share/bash-completion/completions/ssdlab"));
+  EXPECT_TRUE(fs::exists(prefix + "/share/zsh/vendor-completions/_ssdlab"));
+  for (const char* plugin : {"ssdlab-pg.so", "ssdlab-mpi.so"})
+    EXPECT_TRUE(fs::exists(prefix + "/lib/ssdlab/" + plugin)) << plugin;
   // Stripped: no debug sections, a link to the split-off debug file instead.
   std::string sections;
   ASSERT_EQ(Shell("readelf -S '" + bin + "'", &sections), 0);
@@ -214,6 +218,14 @@ TEST(Install, AFreshPrefixRunsABatteryAndFindsItsClaimsFiles) {
   EXPECT_TRUE(Has(ReadFile(t / "r.html"), "DC400")) << "claims not in the report";
   EXPECT_NE(Shell(run + "report r --db r.db -o r2.html --spec no-such-drive", &out), 0);
   EXPECT_TRUE(Has(out, "no-such-drive")) << out;
+  // The installed binary finds its PostgreSQL plugin in PREFIX/lib/ssdlab: a server that is not
+  // there is what fails, not the plugin.
+  EXPECT_EQ(Shell("env -u SSDLAB_PLUGIN_DIR " + run.substr(run.find("&& ") + 3) +
+                      "ls --db 'postgresql://nobody@/none?host=" + t / "nosocket" + "' 2>&1",
+                  &out),
+            3)
+      << out;
+  EXPECT_FALSE(Has(out, "plugin")) << out;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "base/secrets.h"
 #include "cli/commands.h"
+#include "cli/completion.h"
 #include "cli/device_cmds.h"
 #include "cli/examples.h"
 #include "cli/fio_names.h"
@@ -97,6 +98,7 @@ int main(int argc, char** argv) {
   AddHelpCommand(app, &exit_code);
   AddExamples(app);
   AddManCommand(app, &exit_code, kVersion);
+  AddCompletionCommand(app, &exit_code);
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
   sigemptyset(&sa.sa_mask);

@@ -1,32 +1,12 @@
 #include "lab/mpi.h"
 
-#include <mpi.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
-#include <thread>
+
+#include "lab/mpi_plugin.h"
 
 namespace ssdlab {
-namespace {
-
-// Polls a non-blocking collective to completion, sleeping between tests.
-void Wait(MPI_Request& req) {
-  int done = 0;
-  auto nap = std::chrono::microseconds(20);
-  while (MPI_Test(&req, &done, MPI_STATUS_IGNORE), !done) {
-    std::this_thread::sleep_for(nap);
-    if (nap < std::chrono::milliseconds(20)) nap *= 2;
-  }
-}
-
-void Finalize() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
-}
-
-}  // namespace
 
 bool StartedByMpirun() {
   return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") || std::getenv("PMI_SIZE");
@@ -38,44 +18,26 @@ Result<MpiWorld*> MpiWorld::Get() {
   if (!StartedByMpirun())
     return Status::Error(Code::kUnsupported,
                          "not started by mpirun (start it as: mpirun -n N ssdlab ...)");
-  if (MPI_Init(nullptr, nullptr) != MPI_SUCCESS) return Status::Io("MPI_Init failed");
-  std::atexit(Finalize);
-  // Errors come back as return codes (a failed collective is reported, not an abort here).
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  SSDLAB_ASSIGN_OR_RETURN(void* init, PluginSymbol(kMpiPlugin, kMpiInitSymbol));
+  std::string error;
+  MpiComm* comm = reinterpret_cast<MpiInitFn>(init)(&error);
+  if (!comm) return Status::Io(error);
   world = new MpiWorld();
-  MPI_Comm_rank(MPI_COMM_WORLD, &world->rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &world->size_);
+  world->comm_ = comm;
+  world->rank_ = comm->rank();
+  world->size_ = comm->size();
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   world->host_ = host;
   return world;
 }
 
-void MpiWorld::Barrier() {
-  // Blocking (Open MPI spins): the ranks leave it within the network's latency of each other,
-  // not within a polling period.
-  MPI_Barrier(MPI_COMM_WORLD);
-}
+void MpiWorld::Barrier() { comm_->Barrier(); }
 
-std::vector<std::string> MpiWorld::Gather(const std::string& mine) {
-  int n = static_cast<int>(mine.size());
-  std::vector<int> sizes(rank_ == 0 ? size_ : 0);
-  MPI_Request req;
-  MPI_Igather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
-  Wait(req);
-  std::vector<int> offsets(sizes.size());
-  int total = 0;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    offsets[i] = total;
-    total += sizes[i];
-  }
-  std::string all(static_cast<size_t>(total), '\0');
-  MPI_Igatherv(mine.data(), n, MPI_CHAR, all.data(), sizes.data(), offsets.data(), MPI_CHAR, 0,
-               MPI_COMM_WORLD, &req);
-  Wait(req);
-  std::vector<std::string> out;
-  for (size_t i = 0; i < sizes.size(); ++i) out.push_back(all.substr(offsets[i], sizes[i]));
-  return out;
+std::vector<std::string> MpiWorld::Gather(const std::string& mine) { return comm_->Gather(mine); }
+
+std::string MpiWorld::Broadcast(const std::string& from_root) {
+  return comm_->Broadcast(from_root);
 }
 
 std::vector<std::string> MpiWorld::AllGather(const std::string& mine) {
@@ -91,17 +53,6 @@ std::vector<std::string> MpiWorld::AllGather(const std::string& mine) {
     at = colon + 1 + n;
   }
   return out;
-}
-
-std::string MpiWorld::Broadcast(const std::string& from_root) {
-  long n = static_cast<long>(from_root.size());
-  MPI_Request req;
-  MPI_Ibcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD, &req);
-  Wait(req);
-  std::string s = rank_ == 0 ? from_root : std::string(static_cast<size_t>(n), '\0');
-  MPI_Ibcast(s.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD, &req);
-  Wait(req);
-  return s;
 }
 
 Status MpiWorld::Agree(const Status& mine) {

@@ -7,6 +7,9 @@
 // early does not take a CPU from the ranks still measuring; the start barrier spins, so that
 // the ranks leave it together.
 //
+// Open MPI itself is in a plugin, ssdlab-mpi.so (mpi_plugin.h), opened by the first Get under
+// mpirun: a process not started by mpirun never loads libmpi.
+//
 // Not thread-safe: call from the main thread only.
 #pragma once
 
@@ -17,13 +20,15 @@
 
 namespace ssdlab {
 
+class MpiComm;  // mpi_plugin.h
+
 // True when mpirun (or srun with PMIx) started this process.
 bool StartedByMpirun();
 
 class MpiWorld {
  public:
   // The world, initialising MPI on first use (finalised at exit); kUnsupported, saying how to
-  // start it, when not started by mpirun.
+  // start it, when not started by mpirun; kIoError naming the plugin when it cannot be loaded.
   static Result<MpiWorld*> Get();
 
   int rank() const { return rank_; }
@@ -43,6 +48,7 @@ class MpiWorld {
 
  private:
   MpiWorld() = default;
+  MpiComm* comm_ = nullptr;  // the plugin's, alive until the process ends
   int rank_ = 0;
   int size_ = 1;
   std::string host_;

@@ -59,6 +59,9 @@ std::string Tail(const std::string& path) {
 }  // namespace
 
 Result<std::unique_ptr<PgTestServer>> PgTestServer::Start() {
+  // The test process opens the server's databases through the build's plugin (Store::Open);
+  // its ssdlab children inherit the same directory, the one the build's binary looks in.
+  setenv("SSDLAB_PLUGIN_DIR", SSDLAB_BUILD_PLUGIN_DIR, 0);
   const std::string bin = FindBin();
   if (bin.empty())
     return Status::Error(

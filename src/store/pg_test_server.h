@@ -14,6 +14,8 @@ namespace ssdlab {
 
 class PgTestServer {
  public:
+  // Sets SSDLAB_PLUGIN_DIR, unless set, to the build's plugins (base/plugin.h), so that
+  // Store::Open reaches the server from the test process.
   // kUnsupported naming what is missing (the postgresql package's binaries, or the postgres
   // account when root); kIoError when the server does not come up (its log's tail attached).
   static Result<std::unique_ptr<PgTestServer>> Start();

@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include "stats/histogram_codec.h"
-#include "store/pg_store.h"
+#include "store/pg_plugin.h"
 #include "store/schema.h"
 #include "store/sqlite_store.h"
 #include "workload/spec.h"
@@ -680,7 +680,10 @@ bool Store::IsUrl(const std::string& where) {
 }
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& where, Mode mode) {
-  if (IsUrl(where)) return PgStore::Open(where, mode);
+  if (IsUrl(where)) {
+    SSDLAB_ASSIGN_OR_RETURN(void* open, PluginSymbol(kPgPlugin, kPgOpenSymbol));
+    return reinterpret_cast<PgOpenFn>(open)(where, mode);
+  }
   return SqliteStore::Open(where, mode);
 }
 

@@ -66,7 +66,7 @@ Result<std::vector<twin::Figure>> LoadFigures(Store& store, const std::vector<st
       SSDLAB_ASSIGN_OR_RETURN(results::RunContext ctx,
                               results::RunContextFromJson(doc.value("context", nlohmann::json()),
                                                           "run '" + runs[i] + "': context"));
-      if (ctx.target_path.rfind("sim:", 0) == 0) *sim_target = ctx.target_path;
+      if (ctx.target_path.starts_with("sim:")) *sim_target = ctx.target_path;
     }
     all.insert(all.end(), f.begin(), f.end());
   }
