@@ -106,6 +106,11 @@ json BarSpec(const std::string& title, json values, json x, json y, json color, 
   json s = Spec(title, std::move(values), width, height);
   s["mark"] = {{"type", "bar"}, {"tooltip", true}};
   const bool horizontal = Str(x, "type") == "quantitative";
+  // Category names under vertical bars ("SEQ1M Q8T1") break at their spaces, one word a line,
+  // so neighbours in narrow bands never run together.
+  if (!horizontal && x.is_object() && !x.contains("axis")) x["axis"] = json::object();
+  if (!horizontal && x["axis"].is_object() && !x["axis"].contains("labelExpr"))
+    x["axis"]["labelExpr"] = "split(datum.label, ' ')";
   json enc = {{"x", std::move(x)}, {"y", std::move(y)}};
   if (!column.empty()) enc["column"] = {{"field", column}, {"type", "nominal"}, {"title", nullptr}};
   if (ctx.multi) {
@@ -796,6 +801,7 @@ json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& o
   add(report::OverviewSection(ctx));
   pts.next_id = ctx.next_id;
   if (options.claims) add(report::ClaimsSection(pts_runs.empty() ? ctx : pts, *options.claims));
+  add(report::pts::CompareSection(pts));
   for (const report::PtsSectionDef& t : report::PtsSections()) add(t.build(pts, t.name));
   ctx.next_id = std::max(ctx.next_id, pts.next_id);
   for (json& s : report::ProfileSections(ctx)) add(std::move(s));

@@ -94,7 +94,8 @@ json LineSpec(const std::string& title, json values, json x, json y, const std::
 // Bars of `y` by `x`, coloured by `color` (null: one colour). With several runs the drives
 // stand side by side (xOffset, or yOffset when `x` is the quantitative axis of horizontal
 // bars) and colour the bars unless `keep_color` (then `color` stacks within a drive's bar).
-// `column`: a field to facet by ("" none).
+// `column`: a field to facet by ("" none). Category names along the x axis of vertical bars
+// break at their spaces, one word a line (axis labelExpr), unless `x` sets its own.
 json BarSpec(const std::string& title, json values, json x, json y, json color, const Ctx& ctx,
              const std::string& column = "", bool keep_color = false, int width = 220,
              int height = kTall);
