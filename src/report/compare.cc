@@ -136,10 +136,12 @@ json CompareSection(Ctx& ctx) {
   json y = N("figure", "", figure_order);
   y["title"] = nullptr;
   y["axis"] = {{"labelLimit", 320}};
+  json order = json::array();  // the drives in the report's order, the first on top
+  for (const ReportRun& r : ctx.runs) order.push_back(r.label);
   s["encoding"] = {
       {"y", y},
-      {"yOffset", DriveEnc()},
-      {"color", DriveEnc()},
+      {"yOffset", N("drive", "Drive", order)},
+      {"color", N("drive", "Drive", order)},
       {"tooltip", json::array({N("figure", "Figure"), DriveEnc(), Q("pct", "% of " + first.label),
                                Q("lo", "lowest round"), Q("hi", "highest round")})}};
   s["layer"] = json::array(
@@ -147,7 +149,8 @@ json CompareSection(Ctx& ctx) {
         {"encoding",
          {{"x", Q("pct", "% of " + first.label + " (line: the steady rounds' range)")}}}},
        {{"mark", {{"type", "rule"}, {"color", "#222222"}}},
-        {"encoding", {{"x", Q("lo", "")}, {"x2", {{"field", "hi"}}}}}}});
+        {"encoding",
+         {{"x", Q("lo", "")}, {"x2", {{"field", "hi"}}}, {"color", {{"value", "#222222"}}}}}}});
   s["config"] = {{"legend", {{"orient", "bottom"}}}};
   blocks.push_back(
       ChartBlock(ctx.Id("compare-bars"),
