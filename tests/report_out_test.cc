@@ -6,6 +6,7 @@
 // every figure is deterministic.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -216,6 +217,51 @@ TEST_F(ReportOut, ReplaySectionChartsRecordedAgainstReplayedLatencyInMicrosecond
   // The trace's recorded response times are 100.0-104.9 µs (1000-1049 ticks of 100 ns).
   EXPECT_NEAR(series["read, recorded"].back().first, 104.9, 0.01);
   EXPECT_EQ(cdf["encoding"]["x"]["title"], "Latency, µs");
+}
+
+// The page's size: the main job's battery on one drive was a 2.8 MB page, most of it the charts'
+// data (every field of every round, every point); each chart now carries the fields it draws
+// and at most 300 points a series, while the export keeps every round.
+TEST_F(ReportOut, LongSeriesAreThinnedForTheChartsAndKeptInTheExport) {
+  std::string html = Report({"ri"}, "size.html");
+  EXPECT_LT(html.size(), 2000000u);
+  json wsat_lat = ChartSpec(SpecsOf(html), "wsat-lat");
+  ASSERT_TRUE(wsat_lat.is_object());
+  std::map<std::string, size_t> per_stat;
+  for (const json& v : wsat_lat["data"]["values"]) {
+    per_stat[v["stat"].get<std::string>()]++;
+    EXPECT_EQ(v.size(), 3u) << "time, statistic and latency only: " << v.dump();
+  }
+  ASSERT_FALSE(per_stat.empty());
+  for (const auto& [stat, n] : per_stat) EXPECT_LE(n, 302u) << stat;
+  EXPECT_TRUE(Has(html,
+                  " points, the lowest and highest of each run of neighbours; every point "
+                  "is in the CSV and JSON export)"));
+  Proc p = RunSsdlab({"export", "ri", "--db", db_, "--json", "-"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json doc = json::parse(p.out, nullptr, false);
+  const json* wsat = FindTest(doc, "wsat");
+  ASSERT_NE(wsat, nullptr);
+  EXPECT_GT((*wsat)["rounds"].size(), 600u) << "every round in the export";
+}
+
+// `ls --json`: the runs as one JSON array, null where a run has no damage.
+TEST_F(ReportOut, LsJsonListsTheRunsAsOneDocument) {
+  Proc p = RunSsdlab({"ls", "--db", db_, "--json"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json runs = json::parse(p.out, nullptr, false);
+  ASSERT_TRUE(runs.is_array()) << p.out;
+  std::vector<std::string> names;
+  for (const json& r : runs) {
+    names.push_back(r["name"]);
+    if (r["kind"] != "pts") continue;
+    EXPECT_EQ(r["status"], "done") << r.dump();
+    EXPECT_TRUE(r["damage"].is_null()) << r.dump();
+    EXPECT_TRUE(Has(r["target"].get<std::string>(), "sim:dc-sata-")) << r.dump();
+    EXPECT_TRUE(r["created_at"].is_string()) << r.dump();
+  }
+  for (const char* n : {"ri", "ri-again", "mixed"})
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n << " in " << p.out;
 }
 
 // `report --pdf FILE` prints the report through the headless Chromium found on PATH.
