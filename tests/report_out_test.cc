@@ -264,6 +264,34 @@ TEST_F(ReportOut, LsJsonListsTheRunsAsOneDocument) {
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n << " in " << p.out;
 }
 
+// `--progress json`: "none" is null, never -1 (no ETA or steady-state distance yet, no cell).
+TEST_F(ReportOut, ProgressJsonSaysNoneWithNull) {
+  std::string err_path = *dir_ / "progress.err";
+  pid_t pid = StartSsdlab(
+      {"pts", "--target", "sim:dc-sata-read-intensive", "--spec", "review", "--tests", "iops",
+       "--db", *dir_ / "progress.db", "--time-scale", "4096", "--progress", "json"},
+      *dir_ / "progress.out", err_path);
+  ASSERT_EQ(Wait(pid), 0) << ReadFile(err_path);
+  std::string err = ReadFile(err_path);
+  size_t events = 0, nulls = 0;
+  for (size_t b = 0, e; b < err.size(); b = e + 1) {
+    e = err.find('\n', b);
+    if (e == std::string::npos) e = err.size();
+    json j = json::parse(err.substr(b, e - b), nullptr, false);
+    if (!j.is_object()) continue;  // the run's plain start, end and verdict lines (not done)
+    ++events;
+    for (const char* k : {"steady_distance_pct", "eta_test_s", "eta_battery_s"}) {
+      ASSERT_TRUE(j.contains(k)) << j.dump();
+      EXPECT_TRUE(j[k].is_null() || j[k].get<double>() >= 0) << k << ": " << j.dump();
+      nulls += j[k].is_null();
+    }
+    for (const char* k : {"cell", "message"})
+      EXPECT_TRUE(j[k].is_null() || !j[k].get<std::string>().empty()) << k << ": " << j.dump();
+  }
+  EXPECT_GT(events, 10u);
+  EXPECT_GT(nulls, 0u) << "the purge and preconditioning have no ETA";
+}
+
 // `report --pdf FILE` prints the report through the headless Chromium found on PATH.
 TEST_F(ReportOut, PdfThroughHeadlessChromium) {
   if (!fs::exists("/usr/bin/chromium"))
