@@ -1,8 +1,9 @@
 // Browser tests of how the report reads: the main job's report (scripts/main.sh: the review
 // battery on the simulated DC400-class drive run as the full drive with --time-scale, here at a
 // scale that takes seconds) alone and beside a second drive, opened in headless Chromium at
-// 1,000 and 1,400 px. Each must fit the window (no horizontal scroll), draw every chart, print
-// nothing to the console, and have no two text boxes of axis labels, legends or titles of one
+// 1,000 and 1,400 px, and a CrystalDiskMark-style report at 1,000 px. Each must fit the window
+// (no horizontal scroll), draw every chart with its PNG/SVG export, print nothing to the
+// console, and have no two text boxes of axis labels, legends or titles of one
 // chart overlapping (from the rendered SVG's bounding boxes). Screenshots of each go to the
 // build's test-output directory. Nothing depends on timing: the page reports when it has drawn
 // every chart, and Chromium runs it in virtual time.
@@ -33,9 +34,14 @@ const char* kCheckScript = R"JS(<script>
     var st = document.getElementById('render-status');
     if (!st || st.getAttribute('data-done') !== '1') { setTimeout(check, 20); return; }
     var out = { innerWidth: window.innerWidth, scrollWidth: document.scrollingElement.scrollWidth,
-                vis: 0, svgs: 0, overlaps: [], wide: [] };
+                vis: 0, svgs: 0, exports: 0, overlaps: [], wide: [] };
     document.querySelectorAll('.vis').forEach(function (v) {
       out.vis++;
+      // vega-embed's menu with export only: Save as SVG, Save as PNG.
+      var links = Array.prototype.map.call(v.querySelectorAll('.vega-actions a'),
+                                           function (a) { return a.textContent.trim(); });
+      if (links.length === 2 && links.indexOf('Save as SVG') >= 0 &&
+          links.indexOf('Save as PNG') >= 0) out.exports++;
       var svg = v.querySelector('svg');
       if (!svg) return;
       out.svgs++;
@@ -130,6 +136,12 @@ class ReportView : public ::testing::Test {
       Proc p = RunSsdlab(args);
       ASSERT_EQ(p.exit_code, 0) << p.err;
     }
+    // CrystalDiskMark's four tests on one drive: the narrowest bands of test names.
+    Proc p = RunSsdlab({"profile", "cdm", "--target", "sim:dc-sata-read-intensive", "--time-scale",
+                        "auto", "--db", db_, "--run", "cdm", "--progress", "none"});
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    p = RunSsdlab({"report", "cdm", "--db", db_, "-o", *dir_ / "cdm.html"});
+    ASSERT_EQ(p.exit_code, 0) << p.err;
   }
   static void TearDownTestSuite() {
     delete dir_;
@@ -137,12 +149,13 @@ class ReportView : public ::testing::Test {
   }
 
   // Opens `file` (a report in the temp dir) at `width` px, checks the layout, saves a screenshot.
-  static void CheckView(const std::string& file, int width) {
+  // `min_charts`: the charts the page has at least.
+  static void CheckView(const std::string& file, int width, size_t min_charts = 31) {
     if (!fs::exists(kChromium))
       GTEST_SKIP() << "Debian's chromium is not installed (scripts/deps.sh installs it)";
     std::string html = ReadFile(*dir_ / file);
     size_t charts = CountCharts(html);
-    ASSERT_GT(charts, 30u);
+    ASSERT_GE(charts, min_charts);
     std::string checked = *dir_ / ("checked-" + std::to_string(width) + "-" + file);
     size_t end = html.rfind("</body>");
     ASSERT_NE(end, std::string::npos);
@@ -164,6 +177,7 @@ class ReportView : public ::testing::Test {
     EXPECT_EQ(view["vis"].get<size_t>(), charts) << at;
     EXPECT_EQ(view["svgs"].get<size_t>(), charts) << at << "charts not drawn";
     EXPECT_EQ(status["rendered"].get<size_t>(), charts) << at << status["failed"].dump(1);
+    EXPECT_EQ(view["exports"].get<size_t>(), charts) << at << "charts without PNG/SVG export";
     EXPECT_TRUE(view["overlaps"].empty())
         << at << view["overlaps"].size() << " overlapping labels: " << view["overlaps"].dump(1);
     std::vector<std::string> console = ConsoleLines(ReadFile(log));
@@ -257,6 +271,8 @@ TEST_F(ReportView, MainJobReportFitsAndReadsAt1000px) { CheckView("main.html", 1
 TEST_F(ReportView, MainJobReportFitsAndReadsAt1400px) { CheckView("main.html", 1400); }
 TEST_F(ReportView, TwoDriveComparisonFitsAndReadsAt1000px) { CheckView("compare.html", 1000); }
 TEST_F(ReportView, TwoDriveComparisonFitsAndReadsAt1400px) { CheckView("compare.html", 1400); }
+// The CrystalDiskMark-style bars' test names ("SEQ1M Q8T1", "SEQ1M Q1T1") in their narrow bands.
+TEST_F(ReportView, CdmReportFitsAndReadsAt1000px) { CheckView("cdm.html", 1000, 1); }
 
 }  // namespace
 }  // namespace ssdlab::test

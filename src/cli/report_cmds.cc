@@ -1,12 +1,15 @@
 #include "cli/report_cmds.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 
 #include "base/output_file.h"
+#include "base/process.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "report/report.h"
@@ -58,7 +61,68 @@ struct ReportArgs {
   uint32_t twin_scale = 1;
   bool what_if = false;
   std::string units = "decimal";
+  std::string pdf;  // --pdf FILE: also printed to PDF through a headless Chromium
 };
+
+// The headless Chromium that `report --pdf` prints with: the first of chromium,
+// chromium-browser, google-chrome and google-chrome-stable in a directory of $PATH (PATH only:
+// emptying it of them is how to say there is none); "" when none is.
+std::string FindChromium() {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (const char* name :
+       {"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}) {
+    size_t start = 0;
+    while (start <= dirs.size()) {
+      size_t end = dirs.find(':', start);
+      if (end == std::string::npos) end = dirs.size();
+      const std::string dir = dirs.substr(start, end - start);
+      const std::string cand = dir + "/" + name;
+      if (!dir.empty() && access(cand.c_str(), X_OK) == 0 && !fs::is_directory(cand)) return cand;
+      start = end + 1;
+    }
+  }
+  return "";
+}
+
+// Prints the report `html` (written) to `pdf` with `chromium` headless, after its charts are
+// drawn (in virtual time, as the page reports when it is done), A4 by the page's print
+// stylesheet, without the browser's header and footer. Chromium writes into a directory beside
+// `pdf`, removed afterwards; the PDF is then written through base/output_file.h.
+Status PrintPdf(const std::string& chromium, const std::string& html, const std::string& pdf) {
+  const fs::path dest = fs::absolute(pdf);
+  const fs::path work =
+      dest.parent_path() / fmt::format(".{}.ssdlab-{}.d", dest.filename().string(), getpid());
+  std::error_code ec;
+  fs::create_directories(work, ec);
+  if (ec)
+    return Status::Io("--pdf " + pdf + ": cannot create " + work.string() + ": " + ec.message());
+  std::vector<std::string> argv = {chromium,
+                                   "--headless",
+                                   "--disable-gpu",
+                                   "--no-first-run",
+                                   "--disable-background-networking",
+                                   "--disable-sync",
+                                   "--disable-component-update",
+                                   "--no-pdf-header-footer",
+                                   "--virtual-time-budget=300000",
+                                   "--user-data-dir=" + (work / "profile").string(),
+                                   "--print-to-pdf=" + (work / "out.pdf").string()};
+  if (geteuid() == 0) argv.push_back("--no-sandbox");  // Chromium refuses root otherwise
+  argv.push_back("file://" + fs::absolute(html).string());
+  auto run = RunProcess(argv, 600, "chromium");
+  std::string bytes;
+  if (run.ok() && run->exit_code == 0) {
+    std::ifstream in(work / "out.pdf", std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  fs::remove_all(work, ec);
+  if (!run.ok()) return Status::Io("--pdf " + pdf + ": " + run.status().message());
+  if (run->exit_code != 0 || bytes.rfind("%PDF", 0) != 0)
+    return Status::Io(
+        fmt::format("--pdf {}: {} printed no PDF (exit status {})", pdf, chromium, run->exit_code));
+  return WriteOutputFile("--pdf", pdf, bytes);
+}
 
 // The twin's part of the report (--twin): figures measured vs simulated (exact: the run's tests
 // re-run on the twin, whose run is returned in `twin_run` to stand beside the measured one;
@@ -119,7 +183,15 @@ int RunReport(ReportArgs a) {
   paths.AddInput("--spec " + a.spec, a.spec);
   paths.AddInput("--twin " + a.twin, sim::PresetFileOf(a.twin));
   paths.AddOutput(a.flag, a.out);
+  paths.AddOutput("--pdf", a.pdf);
   if (!CheckPaths(paths)) return kExitUsage;
+  const std::string chromium = a.pdf.empty() ? "" : FindChromium();
+  if (!a.pdf.empty() && chromium.empty()) {
+    PrintError("--pdf " + a.pdf +
+               ": no headless Chromium on PATH (chromium, chromium-browser, google-chrome); "
+               "install one, or print the HTML report from a browser");
+    return kExitFailed;
+  }
   ReportOptions options;
   options.title = a.title;
   if (a.units != "decimal" && a.units != "binary")
@@ -165,6 +237,10 @@ int RunReport(ReportArgs a) {
     return kExitFailed;
   }
   if (!WriteFile(a.flag, a.out, html)) return kExitFailed;
+  if (!a.pdf.empty()) {
+    if (Status s = PrintPdf(chromium, a.out, a.pdf); !s.ok()) return Fail(s);
+    std::cerr << fmt::format("ssdlab report: {} (PDF)\n", a.pdf);
+  }
   size_t charts = html.size();
   std::cerr << fmt::format("ssdlab report: {} ({:.1f} MB, {} run{})\n", a.out,
                            static_cast<double>(charts) / 1e6, a.runs.size(),
@@ -255,6 +331,9 @@ void AddReportCommands(CLI::App& app, int* exit_code) {
   rep->add_option("--units", r->units,
                   "decimal (MB/s and GB, as datasheets give them; the default) or binary "
                   "(throughput in MiB/s)");
+  rep->add_option("--pdf", r->pdf,
+                  "Also print the report to this PDF file through a headless Chromium found on "
+                  "PATH (chromium, chromium-browser, google-chrome); exit status 3 when none is");
   rep->add_option("--twin", r->twin,
                   "A simulated drive (sim:TWIN.toml from sim fit) to compare the run with: a "
                   "'Measured vs twin' section");

@@ -68,14 +68,41 @@ std::vector<std::string> TestsWithoutSteadyState(const json& doc) {
   return out;
 }
 
+// `ls --json`: the runs as one JSON array, oldest first, each {"name", "kind", "status",
+// "created_at", "target", "damage"}: target null when unknown (a damaged context), damage null
+// for a readable run, else why it is not.
+static nlohmann::json RunsJson(const std::vector<RunRecord>& runs) {
+  json out = json::array();
+  for (const RunRecord& r : runs) {
+    auto c = results::RunContextFromJson(r.context, "context");
+    std::string damage = !r.damage.empty() ? r.damage : c.ok() ? "" : c.status().message();
+    out.push_back({{"name", r.name},
+                   {"kind", r.kind},
+                   {"status", r.status},
+                   {"created_at", r.created_at},
+                   {"target", c.ok() ? json(c->target_path) : json()},
+                   {"damage", damage.empty() ? json() : json(damage)}});
+  }
+  return out;
+}
+
 void AddRunsCommands(CLI::App& app, int* exit_code) {
   auto db = std::make_shared<std::string>();
+  auto ls_json = std::make_shared<bool>(false);
   CLI::App* ls = app.add_subcommand("ls", "List the runs in a results database");
   ls->add_option("--db", *db, "Results database")->required();
-  ls->callback([db, exit_code] {
+  ls->add_flag("--json", *ls_json,
+               "Print the runs as one JSON array (name, kind, status, created_at, target, damage; "
+               "null where none)");
+  ls->callback([db, ls_json, exit_code] {
     auto store = Store::Open(*db, Store::Mode::kReadOnly);
     if (!store.ok()) {
       *exit_code = Fail(store.status());
+      return;
+    }
+    if (*ls_json) {
+      std::cout << RunsJson((*store)->ListRuns()).dump(1) << "\n";
+      *exit_code = kExitOk;
       return;
     }
     std::cout << fmt::format("{:<28} {:<8} {:<12} {:<22} {}\n", "run", "kind", "status", "created",

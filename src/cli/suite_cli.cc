@@ -18,18 +18,21 @@ using nlohmann::json;
 
 void CliProgress::OnEvent(const ProgressEvent& e) {
   if (json_) {
+    // "None" is null: no cell, no message, no steady-state distance or ETA yet (the event's -1).
+    auto text = [](const std::string& s) { return s.empty() ? json() : json(s); };
+    auto known = [](double v) { return v < 0 ? json() : json(v); };
     json j = {{"test", e.test},
               {"stage", e.stage},
               {"round", e.round},
               {"max_rounds", e.max_rounds},
-              {"cell", e.cell},
+              {"cell", text(e.cell)},
               {"iops", e.iops},
               {"mean_ns", e.mean_ns},
               {"p99_ns", e.p99_ns},
-              {"steady_distance_pct", e.steady_distance_pct},
-              {"eta_test_s", e.eta_test_s},
-              {"eta_battery_s", e.eta_battery_s},
-              {"message", e.message},
+              {"steady_distance_pct", known(e.steady_distance_pct)},
+              {"eta_test_s", known(e.eta_test_s)},
+              {"eta_battery_s", known(e.eta_battery_s)},
+              {"message", text(e.message)},
               {"t_s", UnixTimeS()}};
     std::cerr << j.dump() << "\n" << std::flush;
     return;

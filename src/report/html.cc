@@ -56,7 +56,7 @@ footer { color: var(--muted); font-size: 12px; padding: 20px 40px; border-top: 1
   section > h2 { break-after: avoid; }
   figure.chart, .table-wrap, tr { break-inside: avoid; }
   figure.chart .vis { overflow: visible; }
-  .vega-bindings { display: none; }
+  .vega-bindings, .vega-embed details { display: none; }
 }
 )CSS";
 
@@ -112,7 +112,7 @@ constexpr const char* kRender = R"JS(
       var el = document.getElementById(id);
       if (!el) { status.failed.push(id + ': no element'); return; }
       if (typeof vegaEmbed !== 'function') { status.failed.push(id + ': vega-embed not loaded'); return; }
-      return vegaEmbed(el, specs[id], { renderer: 'svg', actions: false, config: config }).then(function (res) {
+      return vegaEmbed(el, specs[id], { renderer: 'svg', actions: { export: true, source: false, compiled: false, editor: false }, downloadFileName: id, config: config }).then(function (res) {
         var n = countMarks(res.view.scenegraph().root);
         status.marks[id] = n;
         if (n > 0) status.rendered++; else status.failed.push(id + ': no data marks');

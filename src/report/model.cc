@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -106,6 +107,11 @@ json BarSpec(const std::string& title, json values, json x, json y, json color, 
   json s = Spec(title, std::move(values), width, height);
   s["mark"] = {{"type", "bar"}, {"tooltip", true}};
   const bool horizontal = Str(x, "type") == "quantitative";
+  // Category names under vertical bars ("SEQ1M Q8T1") break at their spaces, one word a line,
+  // so neighbours in narrow bands never run together.
+  if (!horizontal && x.is_object() && !x.contains("axis")) x["axis"] = json::object();
+  if (!horizontal && x["axis"].is_object() && !x["axis"].contains("labelExpr"))
+    x["axis"]["labelExpr"] = "split(datum.label, ' ')";
   json enc = {{"x", std::move(x)}, {"y", std::move(y)}};
   if (!column.empty()) enc["column"] = {{"field", column}, {"type", "nominal"}, {"title", nullptr}};
   if (ctx.multi) {
@@ -760,6 +766,126 @@ Result<std::vector<ReportRun>> LoadReportRuns(const RunLoader& load,
   return runs;
 }
 
+namespace report {
+namespace {
+
+// ---------------------------------------------------------------- the page's size
+
+// Every string of `j` but its data values (field names, expressions), for LeanChart's search.
+void SpecStrings(const json& j, std::string& out) {
+  if (j.is_string()) {
+    out += j.get<std::string>() + '\x1f';
+  } else if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.key() == "data") continue;
+      out += it.key() + '\x1f';
+      SpecStrings(it.value(), out);
+    }
+  } else if (j.is_array()) {
+    for (const json& x : j) SpecStrings(x, out);
+  }
+}
+
+// True when field `f` is named anywhere in the spec's strings: as a field, in an expression
+// ("datum.f", "datum['f']") or a tooltip.
+bool Named(const std::string& strings, const std::string& f) {
+  for (size_t p = strings.find(f); p != std::string::npos; p = strings.find(f, p + 1)) {
+    const char before = p == 0 ? '\x1f' : strings[p - 1];
+    const char after = p + f.size() < strings.size() ? strings[p + f.size()] : '\x1f';
+    auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    if (!word(before) && !word(after)) return true;
+  }
+  return false;
+}
+
+bool DrawsLines(const json& spec) {
+  auto line = [](const json& s) {
+    const json& m = Get(s, "mark");
+    return m == "line" || Str(m, "type") == "line";
+  };
+  if (line(spec)) return true;
+  for (const json& l : Get(spec, "layer"))
+    if (line(l)) return true;
+  return false;
+}
+
+}  // namespace
+
+json LeanChart(json spec, size_t max_per_series, size_t* drawn, size_t* total) {
+  *drawn = *total = 0;
+  if (!spec.is_object() || !Get(Get(spec, "data"), "values").is_array()) return spec;
+  json& values = spec["data"]["values"];
+  *drawn = *total = values.size();
+  if (values.empty()) return spec;
+  std::string strings;
+  SpecStrings(spec, strings);
+  // Fields nothing in the spec names are never drawn (a mark's tooltip shows its encodings).
+  std::set<std::string> unused;
+  for (const json& row : values)
+    for (auto it = row.begin(); it != row.end(); ++it)
+      if (!unused.count(it.key()) && !Named(strings, it.key())) unused.insert(it.key());
+  for (json& row : values)
+    for (const std::string& f : unused) row.erase(f);
+  // Lines: each series (the rows sharing every text field) at most `max_per_series` points, the
+  // lowest and highest y of each run of neighbours, and its first and last.
+  const std::string y = Str(Get(Get(spec, "encoding"), "y"), "field");
+  if (y.empty() || !DrawsLines(spec) || spec.contains("params") || values.size() <= max_per_series)
+    return spec;
+  std::map<std::string, std::vector<size_t>> series;
+  for (size_t i = 0; i < values.size(); ++i) {
+    std::string key;
+    for (auto it = values[i].begin(); it != values[i].end(); ++it)
+      if (it.value().is_string()) key += it.key() + '=' + it.value().get<std::string>() + '\x1f';
+    series[key].push_back(i);
+  }
+  std::vector<bool> keep(values.size(), false);
+  const size_t buckets = std::max<size_t>(1, max_per_series / 2);
+  for (const auto& [key, rows] : series) {
+    if (rows.size() <= max_per_series) {
+      for (size_t i : rows) keep[i] = true;
+      continue;
+    }
+    keep[rows.front()] = keep[rows.back()] = true;
+    const size_t k = (rows.size() + buckets - 1) / buckets;
+    for (size_t b = 0; b < rows.size(); b += k) {
+      size_t lo = rows[b], hi = rows[b];
+      for (size_t j = b; j < std::min(rows.size(), b + k); ++j) {
+        if (Num(values[rows[j]], y) < Num(values[lo], y)) lo = rows[j];
+        if (Num(values[rows[j]], y) > Num(values[hi], y)) hi = rows[j];
+      }
+      keep[lo] = keep[hi] = true;
+    }
+  }
+  json kept = json::array();
+  for (size_t i = 0; i < values.size(); ++i)
+    if (keep[i]) kept.push_back(std::move(values[i]));
+  *drawn = kept.size();
+  values = std::move(kept);
+  return spec;
+}
+
+namespace {
+
+// LeanChart on every chart of `blocks` (rows too), its caption saying how many points it draws
+// when it draws fewer than it has.
+void LeanCharts(json& blocks) {
+  for (json& b : blocks) {
+    if (Str(b, "kind") == "row") LeanCharts(b["blocks"]);
+    if (Str(b, "kind") != "chart") continue;
+    size_t drawn = 0, total = 0;
+    b["spec"] = LeanChart(std::move(b["spec"]), kMaxPointsPerSeries, &drawn, &total);
+    if (drawn < total)
+      b["caption"] = Str(b, "caption") +
+                     fmt::format(
+                         " (drawn: {} of {} points, the lowest and highest of each run of "
+                         "neighbours; every point is in the CSV and JSON export)",
+                         FmtInt(static_cast<double>(drawn)), FmtInt(static_cast<double>(total)));
+  }
+}
+
+}  // namespace
+}  // namespace report
+
 json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& options) {
   report::Ctx ctx{runs, runs.size() > 1};
   ctx.binary_units = options.binary_units;
@@ -796,6 +922,7 @@ json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& o
   add(report::OverviewSection(ctx));
   pts.next_id = ctx.next_id;
   if (options.claims) add(report::ClaimsSection(pts_runs.empty() ? ctx : pts, *options.claims));
+  add(report::pts::CompareSection(pts));
   for (const report::PtsSectionDef& t : report::PtsSections()) add(t.build(pts, t.name));
   ctx.next_id = std::max(ctx.next_id, pts.next_id);
   for (json& s : report::ProfileSections(ctx)) add(std::move(s));
@@ -808,6 +935,7 @@ json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& o
     for (json& s : report::TwinSections(ctx, *options.twin)) add(std::move(s));
   add(report::SimSection(ctx));
   add(report::TemperatureSection(ctx));
+  for (json& s : sections) report::LeanCharts(s["blocks"]);
   model["sections"] = sections;
   return model;
 }

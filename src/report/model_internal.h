@@ -73,6 +73,14 @@ void Append(json& blocks, const json& more);
 // run of consecutive samples, at the run's last `t_key`. Shorter series come back as they are.
 json ThinSeries(const json& series, const std::string& t_key, const std::string& v_key, size_t n);
 
+// The page's size: a chart's spec as drawn. Its rows lose the fields nothing in the spec names;
+// a line chart without selections keeps at most `max_per_series` points of each series (the
+// rows sharing every text field): the lowest and highest y of each run of neighbours, and the
+// first and last point. `drawn` and `total`: its rows after and before. The run's documents
+// and exports keep every point.
+inline constexpr size_t kMaxPointsPerSeries = 300;
+json LeanChart(json spec, size_t max_per_series, size_t* drawn, size_t* total);
+
 // ---- Vega-Lite spec helpers (chart sizes in pixels) ----
 
 inline constexpr int kWide = 620, kTall = 300, kNarrow = 400, kShort = 240;
@@ -94,7 +102,8 @@ json LineSpec(const std::string& title, json values, json x, json y, const std::
 // Bars of `y` by `x`, coloured by `color` (null: one colour). With several runs the drives
 // stand side by side (xOffset, or yOffset when `x` is the quantitative axis of horizontal
 // bars) and colour the bars unless `keep_color` (then `color` stacks within a drive's bar).
-// `column`: a field to facet by ("" none).
+// `column`: a field to facet by ("" none). Category names along the x axis of vertical bars
+// break at their spaces, one word a line (axis labelExpr), unless `x` sets its own.
 json BarSpec(const std::string& title, json values, json x, json y, json color, const Ctx& ctx,
              const std::string& column = "", bool keep_color = false, int width = 220,
              int height = kTall);

@@ -50,6 +50,10 @@ json HirSection(Ctx& ctx, const std::string& name);    // pts_hir.cc
 json XsrSection(Ctx& ctx, const std::string& name);    // pts_xsr.cc
 json SweepSection(Ctx& ctx, const std::string& name);  // pts_sweep.cc: dirth and ecw
 json OpSection(Ctx& ctx, const std::string& name);     // pts_op.cc
+// With two or more runs: the table of each test's headline figures (steady-state means) with
+// every run's difference from the first beside the spread of the steady rounds, marked when
+// within it, and bars of the figures relative to the first run (compare.cc). Null otherwise.
+json CompareSection(Ctx& ctx);
 
 // The section title of a stored test name (the name itself when unknown).
 std::string TestTitle(const std::string& name);

@@ -3,6 +3,8 @@
 // statistics (`ssdlab trace stats --db`, cli/trace_cmd.cc) with shares, sizes and skew.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "report/model_internal.h"
 
 namespace ssdlab::report {
@@ -22,8 +24,45 @@ json ReplayRunFacts(const ReportRun& run) {
           {"steady_state", "not applicable (trace replay)"}};
 }
 
+namespace {
+
+// The cumulative share of I/Os at or below each latency, in points {lat_us, pct, series}: the
+// replayed latency from its histogram (buckets [lower_ns, count]), the recorded one from the
+// trace's percentiles (all the replay stores of it: p50, p90, p99, p99.9 and the maximum).
+void AddCdfPoints(const json& histogram, const json& recorded, const std::string& direction,
+                  const std::string& drive, json& out) {
+  auto point = [&](double ns, double pct, const char* what) {
+    json p = {{"lat_us", R6(ns / 1000.0)},
+              {"pct", R6(pct)},
+              {"series", direction + ", " + what},
+              {"order", R6(pct)}};
+    if (!drive.empty()) p["drive"] = drive;
+    out.push_back(std::move(p));
+  };
+  double total = 0;
+  for (const json& b : histogram)
+    if (b.is_array() && b.size() == 2 && b[1].is_number()) total += b[1].get<double>();
+  double seen = 0;
+  for (const json& b : histogram) {
+    if (!(total > 0) || !b.is_array() || b.size() != 2 || !b[0].is_number() || !b[1].is_number())
+      continue;
+    seen += b[1].get<double>();
+    point(std::max(1.0, b[0].get<double>()), seen / total * 100, "replayed");
+  }
+  for (const auto& [key, pct] : {std::pair<const char*, double>{"p50", 50},
+                                 {"p90", 90},
+                                 {"p99", 99},
+                                 {"p99_9", 99.9},
+                                 {"max", 100}}) {
+    if (Num(recorded, key) > 0) point(Num(recorded, key), pct, "recorded");
+  }
+}
+
+}  // namespace
+
 json ReplaySection(Ctx& ctx) {
   json rows = json::array(), lat_rows = json::array(), bars = json::array();
+  json cdf = json::array();
   for (const ReportRun& r : ctx.runs) {
     for (const json& t : Get(r.doc, "tests")) {
       if (!IsReplayTest(t)) continue;
@@ -58,6 +97,8 @@ json ReplaySection(Ctx& ctx) {
         }
         lat_rows.push_back(row);
         if (std::string(d) == "total") continue;
+        AddCdfPoints(Get(Get(Get(res, "results"), d), "histogram"), rec, d,
+                     ctx.multi ? r.label : "", cdf);
         for (const char* p : {"p50", "p90", "p99", "p99_9"}) {
           for (const auto& [what, h] :
                {std::pair<const char*, const json*>{"recorded", &rec}, {"replayed", &rep}}) {
@@ -73,7 +114,7 @@ json ReplaySection(Ctx& ctx) {
   if (rows.empty()) return nullptr;
   json blocks = json::array();
   blocks.push_back(TableBlock(
-      ctx.Id("replay-table"), "Trace replays (latency in us)",
+      ctx.Id("replay-table"), "Trace replays (latency in µs)",
       json::array({"Drive", "Trace", "Records", "Timing", "IOPS", "Mean", "p99",
                    "Submission lag p50 / p99 / max", "Kept up"}),
       rows,
@@ -83,7 +124,7 @@ json ReplaySection(Ctx& ctx) {
                    "afap replays run closed loop and have no lag."})));
   if (!lat_rows.empty()) {
     blocks.push_back(TableBlock(
-        ctx.Id("replay-lat"), "Recorded (in the trace) against replayed latency, us",
+        ctx.Id("replay-lat"), "Recorded (in the trace) against replayed latency, µs",
         json::array({"Drive", "Direction", "Recorded p50", "p99", "p99.9", "max", "Replayed p50",
                      "p99", "p99.9", "max"}),
         lat_rows,
@@ -92,7 +133,16 @@ json ReplaySection(Ctx& ctx) {
     blocks.push_back(ChartBlock(
         ctx.Id("replay-lat-chart"), "Latency percentiles, recorded and replayed",
         BarSpec("Recorded vs replayed latency", bars, O("pct", "Percentile"),
-                Q("lat_us", "Latency, us"), N("what", "Latency"), ctx, "direction", true)));
+                Q("lat_us", "Latency, µs"), N("what", "Latency"), ctx, "direction", true)));
+  }
+  if (!cdf.empty()) {
+    blocks.push_back(ChartBlock(
+        ctx.Id("replay-cdf"),
+        "Latency distribution, recorded (the trace's percentiles: p50, p90, p99, p99.9, max) and "
+        "replayed (every I/O's latency, from its histogram)",
+        LineSpec("Recorded vs replayed latency, cumulative", cdf, Q("lat_us", "Latency, µs", true),
+                 Q("pct", "I/Os at or below, %"), "series", "Direction, latency", ctx, nullptr,
+                 "order")));
   }
   return Section("replay", "Trace replays",
                  "Block traces replayed against the drive (ssdlab replay).", blocks);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "report/model_internal.h"
 #include "store/store.h"
 
 namespace ssdlab {
@@ -556,8 +558,9 @@ TEST_F(ReportTest, EveryTestHasItsSectionAndChartsCarryData) {
   json model = BuildReportModel(Runs({"dc400", "sim-fast"}), {});
   std::vector<std::string> ids;
   for (const json& s : model["sections"]) ids.push_back(s["id"]);
-  EXPECT_EQ(ids, (std::vector<std::string>{"overview", "iops", "tp", "lat", "lvi", "wsat", "hir",
-                                           "xsr", "dirth", "op", "sim", "temperature"}));
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{"overview", "compare", "iops", "tp", "lat", "lvi", "wsat",
+                                      "hir", "xsr", "dirth", "op", "sim", "temperature"}));
   int charts = 0;
   std::set<std::string> chart_ids;
   for (const json& s : model["sections"]) {
@@ -956,7 +959,9 @@ TEST_F(ReportTest, ProfileAndPtsRunsShareAReport) {
   // PTS sections hold the PTS run only; the profile section the profile run only.
   const json* iops = Block(Blocks(model, "iops"), "iops-2d");
   ASSERT_NE(iops, nullptr);
-  for (const json& v : (*iops)["spec"]["data"]["values"]) EXPECT_EQ(v["drive"], "DC400");
+  // (One run's rows carry no drive: nothing draws it, LeanChart drops it.)
+  for (const json& v : (*iops)["spec"]["data"]["values"])
+    EXPECT_EQ(v.value("drive", std::string("DC400")), "DC400");
   EXPECT_FALSE(Blocks(model, "profile-cdm").empty());
   const json* params = Block(Blocks(model, "iops"), "params-iops");
   ASSERT_NE(params, nullptr);
@@ -1110,6 +1115,55 @@ TEST(ReportDamaged, DamagedOptionsAreNamedInTheSetUpAndParameterCells) {
   EXPECT_GT(n, 6u) << text.substr(0, 2000);
   // The other run's set-up is read as before.
   EXPECT_NE(text.find("SNIA PTS Enterprise 1.1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ssdlab
+
+namespace ssdlab {
+namespace {
+
+// The page's size: a chart keeps the fields its spec names and, for lines, at most the given
+// points of each series, its extremes and ends among them; bars keep every row.
+TEST(LeanChart, DropsUnnamedFieldsAndThinsEachSeriesKeepingItsExtremes) {
+  using nlohmann::json;
+  json values = json::array();
+  for (int i = 0; i < 1000; ++i) {
+    for (const char* s : {"a", "b"}) {
+      double y = s[0] == 'a' ? i : -i;
+      if (i == 537) y = s[0] == 'a' ? 1e6 : -1e6;  // a spike in the middle
+      values.push_back({{"t", i}, {"y", y}, {"s", s}, {"unused", 42}, {"note", "x"}});
+    }
+  }
+  json spec = {{"mark", {{"type", "line"}}},
+               {"data", {{"values", values}}},
+               {"encoding",
+                {{"x", {{"field", "t"}}}, {"y", {{"field", "y"}}}, {"color", {{"field", "s"}}}}}};
+  size_t drawn = 0, total = 0;
+  json lean = report::LeanChart(spec, 100, &drawn, &total);
+  EXPECT_EQ(total, 2000u);
+  const json& rows = lean["data"]["values"];
+  EXPECT_EQ(rows.size(), drawn);
+  std::map<std::string, std::vector<double>> t_of, y_of;
+  for (const json& r : rows) {
+    EXPECT_FALSE(r.contains("unused")) << r.dump();
+    EXPECT_FALSE(r.contains("note")) << r.dump();
+    t_of[r["s"]].push_back(r["t"]);
+    y_of[r["s"]].push_back(r["y"]);
+  }
+  for (const char* s : {"a", "b"}) {
+    EXPECT_LE(t_of[s].size(), 102u) << s;
+    EXPECT_GE(t_of[s].size(), 50u) << s;
+    EXPECT_EQ(t_of[s].front(), 0) << s;
+    EXPECT_EQ(t_of[s].back(), 999) << s;
+    EXPECT_TRUE(std::is_sorted(t_of[s].begin(), t_of[s].end())) << s;
+    const double spike = s[0] == 'a' ? 1e6 : -1e6;
+    EXPECT_NE(std::find(y_of[s].begin(), y_of[s].end(), spike), y_of[s].end()) << s;
+  }
+  // Bars are never thinned.
+  spec["mark"] = "bar";
+  lean = report::LeanChart(spec, 100, &drawn, &total);
+  EXPECT_EQ(drawn, 2000u);
 }
 
 }  // namespace
