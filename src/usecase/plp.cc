@@ -352,7 +352,6 @@ Result<std::unique_ptr<PlpRig>> OpenRealRig(const PlpRequest& a,
   o.power_on = a.power_on;
   SSDLAB_RETURN_IF_ERROR(DurationFlag("--settle", a.settle, o.settle_ns));
   SSDLAB_RETURN_IF_ERROR(DurationFlag("--ready-timeout", a.ready_timeout, o.ready_timeout_ns));
-  SSDLAB_RETURN_IF_ERROR(CheckJournalOffTarget(a.journal, a.target));
   SSDLAB_RETURN_IF_ERROR(CheckBlockDeviceWritable(a.target, a.destructive));
   o.nonce = Mix64(a.seed ^ Mix64(static_cast<uint64_t>(
                                std::chrono::system_clock::now().time_since_epoch().count())));
@@ -385,7 +384,7 @@ Status StoreCampaign(Store& store, const PlpRequest& a, const PlpOutcome& o) {
                           store.CreateRun(o.run, "plp", o.doc["config"], context, target));
   auto t = store.BeginTest(id, 0, "plp", o.doc["config"]);
   Status st = t.ok() ? store.FinishTest(t.value(), json::object(), o.doc) : t.status();
-  if (st.ok()) st = store.SetRunStatus(id, "done");
+  if (st.ok()) st = store.SetRunStatus(id, o.failed.ok() ? "done" : "failed");
   if (!st.ok()) return Status::Io("cannot store the campaign in " + a.db + ": " + st.message());
   return Status::Ok();
 }
@@ -404,6 +403,11 @@ Result<PlpOutcome> RunPlp(const PlpRequest& a) {
   }
   AddDatabasePath(paths, "--db", a.db, true);
   for (const auto& [what, path] : a.outputs) paths.AddOutput(what, path);
+  if (struct stat st;
+      !a.journal.empty() && stat(a.target.c_str(), &st) == 0 && S_ISBLK(st.st_mode)) {
+    // First: a journal on the drive is refused as such, not as a block device output.
+    SSDLAB_RETURN_IF_ERROR(CheckJournalOffTarget(a.journal, a.target));
+  }
   if (!a.journal.empty() && !IsJournalStream(a.journal)) paths.AddOutput("--journal", a.journal);
   SSDLAB_RETURN_IF_ERROR(paths.Check());
   if (!a.run.empty() && a.db.empty()) return Status::Invalid("--run needs --db");
