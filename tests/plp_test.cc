@@ -126,7 +126,9 @@ TEST(PlpE2E, BadInputIsOneLineAndExit2) {
       {{"--target", "sim:tiny", "--flush", "sometimes"}, "--flush: unknown policy 'sometimes'"},
       {{"--target", "sim:tiny", "--flush", "every:0"}, "--flush every:0"},
       {{"--target", "sim:tiny", "--cuts", "0"}, "--cuts: at least 1"},
-      {{"--target", t / "disk.img"}, "is not a simulated drive (sim:PRESET); real rigs need power"},
+      {{"--target", t / "disk.img"},
+       "is neither a simulated drive (sim:PRESET) nor a block device"},
+      {{"--target", "sim:tiny", "--power-off", "true"}, "are for real rigs"},
       {{"--target", "sim:tiny", "--bs", "6KiB"}, "--bs: '6KiB' is not a multiple of 4KiB"},
       {{"--target", "sim:tiny?mem_limit=1MiB"}, "mem_limit"},
   };

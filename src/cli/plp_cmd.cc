@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "usecase/plp.h"
+#include "usecase/plp_rig.h"
 
 namespace ssdlab {
 namespace {
@@ -48,11 +49,13 @@ void PrintCampaign(const PlpArgs& a, const usecase::PlpOutcome& o) {
 }
 
 int Plp(PlpArgs& a) {
+  if (a.q.target.empty()) return Fail(Status::Invalid("plp: give --target"));
   a.q.outputs = {{"--json", a.json}};
   a.q.stop = &StopFlag();
   auto outcome = usecase::RunPlp(a.q);
   if (!outcome.ok()) return Fail(outcome.status());
   int code = kExitOk;
+  if (!outcome->failed.ok()) code = Fail(outcome->failed);  // the cuts before it are kept
   if (!outcome->stored.ok()) {
     PrintError(outcome->stored.message());
     code = kExitFailed;
@@ -74,7 +77,9 @@ void AddPlpCommand(CLI::App& app, int* exit_code) {
   usecase::PlpRequest& q = a->q;
   CLI::App* cmd = app.add_subcommand(
       "plp", "Power-loss integrity: cut power under load, verify what the drive kept");
-  cmd->add_option("--target", q.target, "Drive under test: sim:PRESET[?key=value&...]")->required();
+  cmd->add_option("--target", q.target,
+                  "Drive under test: sim:PRESET[?key=value&...], or a block device (a real rig: "
+                  "--power-off, --power-on, --journal, --destructive)");
   cmd->add_option("--cuts", q.cuts, "Power cuts, each at a random time within its load segment")
       ->capture_default_str();
   cmd->add_option("--flush", q.flush, "Flush policy: none, every:N (a flush after N writes), fua")
@@ -91,7 +96,45 @@ void AddPlpCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--json", a->json, "Write the campaign document to FILE (- for stdout)");
   cmd->add_option("--db", q.db, "Store the campaign as a run of kind plp in this database");
   cmd->add_option("--run", q.run, "Run name in --db (default plp-YYYYMMDD-HHMMSS)");
-  cmd->callback([a, exit_code] { *exit_code = Plp(*a); });
+  cmd->add_option("--power-off", q.power_off,
+                  "Real rig: shell command that cuts the drive's power (SSDLAB_PLP_CUT=N set)");
+  cmd->add_option("--power-on", q.power_on, "Real rig: shell command that restores it");
+  cmd->add_option("--settle", q.settle, "Real rig: time between power off and power on")
+      ->capture_default_str();
+  cmd->add_option("--ready-timeout", q.ready_timeout,
+                  "Real rig: how long the drive may take to come back after --power-on")
+      ->capture_default_str();
+  cmd->add_option("--journal", q.journal,
+                  "Real rig: the journal of acknowledgements, a FILE on another disk or "
+                  "HOST:PORT of 'ssdlab plp journal'");
+  cmd->add_flag("--destructive", q.destructive,
+                "Allow writing the block device (its data is lost)");
+
+  struct JournalArgs {
+    uint16_t port = 0;
+    std::string out;
+  };
+  auto j = std::make_shared<JournalArgs>();
+  CLI::App* jcmd = cmd->add_subcommand(
+      "journal", "Receive a real rig's journal (--journal HOST:PORT) on this host, into a file");
+  jcmd->add_option("--listen", j->port, "TCP port (0: any; the port is printed)")->required();
+  jcmd->add_option("--out", j->out, "Append the journal's records to FILE")->required();
+  jcmd->callback([j, exit_code] {
+    uint64_t records = 0;
+    Status s = usecase::ReceivePlpJournal(
+        j->port, j->out,
+        [](uint16_t port) { std::cout << "listening on port " << port << std::endl; }, &records);
+    if (!s.ok()) {
+      *exit_code = Fail(s);
+      return;
+    }
+    std::cout << records << " records received into " << j->out << std::endl;
+    *exit_code = kExitOk;
+  });
+  cmd->callback([a, exit_code, jcmd] {
+    if (jcmd->parsed()) return;
+    *exit_code = Plp(*a);
+  });
 }
 
 }  // namespace ssdlab

@@ -1,5 +1,8 @@
 // `ssdlab sim serve`: the simulated drive in real time over FUSE and a loop device
 // (serve/serve.h; docs/serve.md). Flags in, text out.
+#include <signal.h>
+
+#include <atomic>
 #include <iostream>
 #include <memory>
 
@@ -8,14 +11,69 @@
 #include "serve/serve.h"
 
 namespace ssdlab {
+namespace {
+
+std::atomic<bool> g_power_cut{false};
+
+void OnPowerCut(int) { g_power_cut.store(true); }
+
+struct ServeFlags {
+  std::string target, fuse, cleanup, json, power_switch;
+  bool loop = false, ublk = false;
+  double late_us = 100, late_pct = 1;
+};
+
+// Serves (or cleans up) as the flags say; the exit status.
+int RunServe(const ServeFlags* f) {
+  if (!f->cleanup.empty()) {
+    std::vector<std::string> done;
+    Status s = serve::Cleanup(f->cleanup, &done);
+    for (const std::string& line : done) std::cout << line << "\n";
+    if (done.empty() && s.ok()) std::cout << "nothing to clean up at " << f->cleanup << "\n";
+    return s.ok() ? kExitOk : Fail(s);
+  }
+  if (f->target.empty() && !f->ublk)
+    return Fail(Status::Invalid("sim serve: give the target, sim:PRESET"));
+  serve::ServeOptions o;
+  o.target = f->target;
+  o.fuse_dir = f->fuse;
+  o.loop = f->loop;
+  o.ublk = f->ublk;
+  o.late_threshold_ns = static_cast<uint64_t>(f->late_us * 1e3);
+  o.late_share_limit = f->late_pct / 100;
+  o.stop = &StopFlag();
+  if (!f->power_switch.empty()) {
+    if (Status s = CheckOutputDestination("--power-switch", f->power_switch); !s.ok())
+      return Fail(s);
+    o.power_cut = &g_power_cut;
+    struct sigaction sa {};
+    sa.sa_handler = OnPowerCut;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, nullptr);
+  }
+  o.say = [](const std::string& line) { std::cout << line << std::endl; };
+  o.progress = [](const std::string& line) { std::cerr << line << std::endl; };
+  if (!f->json.empty()) {
+    if (Status s = CheckOutputDestination("--json", f->json); !s.ok()) return Fail(s);
+  }
+  auto r = serve::Serve(o);
+  if (!r.ok()) return Fail(r.status());
+  std::cout << serve::SummaryText(*r, o) << std::flush;
+  if (r->power_cut) {
+    Status s = WriteOutputFile("--power-switch", f->power_switch, serve::PowerCutJson(*r));
+    if (!s.ok()) return Fail(s);
+  }
+  if (!f->json.empty()) {
+    Status s = WriteOutputFile("--json", f->json, serve::ReportJson(*r, o));
+    if (!s.ok()) return Fail(s);
+  }
+  return kExitOk;
+}
+
+}  // namespace
 
 void AddSimServeCommand(CLI::App& sim, int* exit_code) {
-  struct Flags {
-    std::string target, fuse, cleanup, json;
-    bool loop = false, ublk = false;
-    double late_us = 100, late_pct = 1;
-  };
-  auto f = std::make_shared<Flags>();
+  auto f = std::make_shared<ServeFlags>();
   CLI::App* cmd = sim.add_subcommand(
       "serve",
       "Serve a simulated drive in real time as DIR/drive.img on a FUSE mount (and a loop "
@@ -24,6 +82,10 @@ void AddSimServeCommand(CLI::App& sim, int* exit_code) {
       "Examples:\n  ssdlab sim serve 'sim:dc-sata-mixed?state=dc.st' --fuse /tmp/drive --loop\n"
       "      the simulated drive in real time as /tmp/drive/drive.img and a loop device; prints\n"
       "      'loop: /dev/loopN' and 'ready'; SIGINT or SIGTERM stops it cleanly (docs/serve.md)\n"
+      "  ssdlab sim serve 'sim:tiny?plp=0&state=t.st' --fuse /tmp/drive --loop --power-switch "
+      "cut.json\n"
+      "      with a power switch: SIGUSR1 cuts the power (the drive keeps what the model says\n"
+      "      survives), writes the model's account to cut.json and exits; restart it to power on\n"
       "  ssdlab sim serve --cleanup /tmp/drive\n"
       "      after a killed server: detach its loop device and unmount the directory");
   cmd->add_option("target", f->target, "sim:PRESET[?key=value&...&state=FILE]");
@@ -37,54 +99,13 @@ void AddSimServeCommand(CLI::App& sim, int* exit_code) {
                   "A reply later than this after its due time counts as late (default 100)");
   cmd->add_option("--late-limit-pct", f->late_pct,
                   "Above this share late the serve was not paced (default 1)");
+  cmd->add_option("--power-switch", f->power_switch,
+                  "Give the drive a power switch: SIGUSR1 cuts its power and FILE receives the "
+                  "model's account of the cut (docs/serve.md)");
   cmd->add_option("--cleanup", f->cleanup,
                   "After a killed server: detach the loop devices over DIR/drive.img and "
                   "unmount DIR");
-  cmd->callback([f, exit_code] {
-    if (!f->cleanup.empty()) {
-      std::vector<std::string> done;
-      Status s = serve::Cleanup(f->cleanup, &done);
-      for (const std::string& line : done) std::cout << line << "\n";
-      if (done.empty() && s.ok()) std::cout << "nothing to clean up at " << f->cleanup << "\n";
-      *exit_code = s.ok() ? kExitOk : Fail(s);
-      return;
-    }
-    if (f->target.empty() && !f->ublk) {
-      *exit_code = Fail(Status::Invalid("sim serve: give the target, sim:PRESET"));
-      return;
-    }
-    serve::ServeOptions o;
-    o.target = f->target;
-    o.fuse_dir = f->fuse;
-    o.loop = f->loop;
-    o.ublk = f->ublk;
-    o.late_threshold_ns = static_cast<uint64_t>(f->late_us * 1e3);
-    o.late_share_limit = f->late_pct / 100;
-    o.stop = &StopFlag();
-    o.say = [](const std::string& line) { std::cout << line << std::endl; };
-    o.progress = [](const std::string& line) { std::cerr << line << std::endl; };
-    if (!f->json.empty()) {
-      Status s = CheckOutputDestination("--json", f->json);
-      if (!s.ok()) {
-        *exit_code = Fail(s);
-        return;
-      }
-    }
-    auto r = serve::Serve(o);
-    if (!r.ok()) {
-      *exit_code = Fail(r.status());
-      return;
-    }
-    std::cout << serve::SummaryText(*r, o) << std::flush;
-    if (!f->json.empty()) {
-      Status s = WriteOutputFile("--json", f->json, serve::ReportJson(*r, o));
-      if (!s.ok()) {
-        *exit_code = Fail(s);
-        return;
-      }
-    }
-    *exit_code = kExitOk;
-  });
+  cmd->callback([f, exit_code] { *exit_code = RunServe(f.get()); });
 }
 
 }  // namespace ssdlab

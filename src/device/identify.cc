@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -260,6 +261,16 @@ Result<DiskIdentity> IdentifyDisk(dev_t devno, const std::string& sys_root, bool
     case Transport::kLoop:
       d.loop_backing_file = ReadSysLine(disk / "loop/backing_file");
       d.model = "loop device";
+      if (use_ioctls) {
+        // Over a drive served by `ssdlab sim serve` (docs/serve.md): its serial, as a drive's.
+        char serial[256];
+        const ssize_t n =
+            getxattr(d.loop_backing_file.c_str(), "user.ssdlab.serial", serial, sizeof serial);
+        if (n > 0) {
+          d.serial.assign(serial, static_cast<size_t>(n));
+          d.model = "loop device over an ssdlab served drive";
+        }
+      }
       break;
     case Transport::kDeviceMapper:
       d.model = "device-mapper " + ReadSysLine(disk / "dm/name");

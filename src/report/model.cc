@@ -930,6 +930,7 @@ json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& o
   add(report::AppSection(ctx));
   add(report::RunSection(ctx));
   add(report::ReplaySection(ctx));
+  add(report::PlpSection(ctx));
   add(report::TraceStatsSection(ctx));
   if (options.twin)
     for (json& s : report::TwinSections(ctx, *options.twin)) add(std::move(s));

@@ -140,6 +140,11 @@ json ReplayRunFacts(const ReportRun& run);
 // The replays of every run: what was replayed, lag and whether it kept up, recorded against
 // replayed latency (table and bars). Null when no run holds one.
 json ReplaySection(Ctx& ctx);
+// Power-loss campaigns (report/plp.cc): a stored `ssdlab plp` run's test, its run facts, and
+// the section of findings by cut and class with power-on-to-ready.
+bool IsPlpTest(const json& test);
+json PlpRunFacts(const ReportRun& run);
+json PlpSection(Ctx& ctx);
 // The same for `ssdlab trace stats` runs: a table of the figures and the suggested run flags,
 // bars of the block-size histogram and of the skew. Null when no run holds one.
 bool IsTraceStatsTest(const json& test);

@@ -257,6 +257,7 @@ json ProfileRunFacts(const ReportRun& run) {
   if (Get(config, "trace").is_string() && Get(config, "timing").is_string())
     return ReplayRunFacts(run);
   if (Get(config, "trace_stats").is_string()) return TraceStatsRunFacts(run);
+  if (Get(config, "cuts").is_number() && Get(config, "flush").is_string()) return PlpRunFacts(run);
   if (Get(config, "run").is_string() && Get(config, "workload").is_object())
     return RunRunFacts(run);
   if (!Get(config, "profile").is_string()) return nullptr;

@@ -7,6 +7,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,7 +29,8 @@ namespace ssdlab::serve {
 namespace {
 
 constexpr fuse_ino_t kImageIno = 2;
-constexpr double kAttrTimeoutS = 3600;  // the file never changes size
+constexpr const char* kPowerOffXattr = "user.ssdlab.power-off";  // FuseDrive::PowerOff's
+constexpr double kAttrTimeoutS = 3600;                           // the file never changes size
 
 // One request between its arrival and its reply (on the pacer's thread).
 struct Ctx {
@@ -88,6 +90,9 @@ struct FuseDrive::Impl {
   std::string dir;
   uint64_t capacity = 0;
   DataStore* data = nullptr;
+  std::atomic<VersionLog*> versions{nullptr};  // the power switch's (set before Attach)
+  std::string serial;                          // the drive's, as xattr user.ssdlab.serial
+  pid_t pid = getpid();                        // PowerOff's request comes from this process
   std::atomic<Pacer*> pacer{nullptr};
   fuse_session* se = nullptr;
   std::thread loop;
@@ -112,12 +117,12 @@ struct FuseDrive::Impl {
     }
   }
   // Through the pacer once attached; at once (the transport alone) before.
-  void Pace(Ctx* c, uint64_t offset, uint64_t arrival) {
+  void Pace(Ctx* c, uint64_t offset, uint64_t arrival, uint32_t tag = 0) {
     Pacer* p = pacer.load(std::memory_order_acquire);
     if (p == nullptr) {
       ReplyCtx(c, 0);
     } else {
-      p->Submit(c->op, offset, c->bytes, arrival, ReplyCtx, c);
+      p->Submit(c->op, offset, c->bytes, arrival, ReplyCtx, c, tag);
     }
   }
 };
@@ -228,11 +233,20 @@ void OpWrite(fuse_req_t req, fuse_ino_t, const char* in, size_t size, off_t off,
     return;
   }
   const auto bytes = static_cast<uint32_t>(size);
+  uint32_t tag = 0;
+  if (VersionLog* log = d->versions.load(std::memory_order_acquire)) {
+    auto t = log->Record(*d->data, offset, bytes, in);
+    if (!t.ok()) {
+      fuse_reply_err(req, EIO);
+      return;
+    }
+    tag = *t;
+  }
   if (!d->data->Write(offset, bytes, in).ok()) {
     fuse_reply_err(req, EIO);
     return;
   }
-  d->Pace(new Ctx{req, Op::kWrite, bytes, nullptr}, offset, arrival);
+  d->Pace(new Ctx{req, Op::kWrite, bytes, nullptr}, offset, arrival, tag);
 }
 
 // A loop device's discard is PUNCH_HOLE, its write-zeroes ZERO_RANGE (or PUNCH_HOLE): both
@@ -276,6 +290,27 @@ void OpFsync(fuse_req_t req, fuse_ino_t, int, fuse_file_info*) {
 
 void OpFlush(fuse_req_t req, fuse_ino_t, fuse_file_info*) { fuse_reply_err(req, 0); }
 
+// drive.img's one extended attribute, user.ssdlab.serial: the served drive's serial, which the
+// device layer reads for a loop device over it (device/identify.h), as a drive's own.
+void OpGetxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
+  if (ino == kImageIno && std::strcmp(name, kPowerOffXattr) == 0 &&
+      fuse_req_ctx(req)->pid == Self(req)->pid) {
+    fuse_session_exit(Self(req)->se);  // FuseDrive::PowerOff: this is the session's last request
+    fuse_reply_err(req, ENODATA);
+    return;
+  }
+  const std::string& serial = Self(req)->serial;
+  if (ino != kImageIno || std::strcmp(name, kSerialXattr) != 0 || serial.empty()) {
+    fuse_reply_err(req, ENODATA);
+  } else if (size == 0) {
+    fuse_reply_xattr(req, serial.size());
+  } else if (size < serial.size()) {
+    fuse_reply_err(req, ERANGE);
+  } else {
+    fuse_reply_buf(req, serial.data(), serial.size());
+  }
+}
+
 const fuse_lowlevel_ops& Ops() {
   static const fuse_lowlevel_ops ops = [] {
     fuse_lowlevel_ops o{};
@@ -290,6 +325,7 @@ const fuse_lowlevel_ops& Ops() {
     o.fallocate = OpFallocate;
     o.fsync = OpFsync;
     o.flush = OpFlush;
+    o.getxattr = OpGetxattr;
     return o;
   }();
   return ops;
@@ -340,12 +376,13 @@ FuseDrive::~FuseDrive() {
 std::string FuseDrive::image_path() const { return impl_->dir + "/" + kImageName; }
 
 Result<std::unique_ptr<FuseDrive>> FuseDrive::Mount(const std::string& dir, uint64_t capacity_bytes,
-                                                    DataStore* data) {
+                                                    DataStore* data, const std::string& serial) {
   SSDLAB_RETURN_IF_ERROR(CheckFuseMountable(dir));
   auto impl = std::make_unique<Impl>();
   impl->dir = Resolved(dir);
   impl->capacity = capacity_bytes;
   impl->data = data;
+  impl->serial = serial;
   std::vector<std::string> words = {"ssdlab", "-o", "fsname=ssdlab-serve,subtype=ssdlab"};
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());
@@ -377,6 +414,10 @@ bool FuseDrive::alive() const { return !impl_->loop_ended.load(); }
 
 void FuseDrive::Attach(Pacer* pacer) { impl_->pacer.store(pacer, std::memory_order_release); }
 
+void FuseDrive::RecordVersions(VersionLog* log) {
+  impl_->versions.store(log, std::memory_order_release);
+}
+
 Status FuseDrive::Unmount() {
   Impl& im = *impl_;
   if (!im.mounted) return Status::Ok();
@@ -397,6 +438,26 @@ Status FuseDrive::Unmount() {
   } else {
     fuse_session_unmount(im.se);
   }
+  if (im.loop.joinable()) im.loop.join();
+  return s;
+}
+
+Status FuseDrive::PowerOff() {
+  Impl& im = *impl_;
+  if (!im.mounted) return Status::Ok();
+  im.mounted = false;
+  // A request the kernel never caches, whose handler ends the session loop: answered for sure
+  // (the loop runs until it has handled it).
+  char none;
+  (void)getxattr((im.dir + "/" + kImageName).c_str(), kPowerOffXattr, &none, 0);
+  Status s = Status::Ok();
+  if (umount2(im.dir.c_str(), MNT_DETACH) != 0)
+    s = Status::Io("cannot unmount " + im.dir + ": " + std::strerror(errno));
+  // Whoever still holds drive.img (a loop device kept by its users) gets errors: the connection
+  // is aborted (here when fusectl is mounted; otherwise when the session closes /dev/fuse).
+  std::ofstream abort("/sys/fs/fuse/connections/" + std::to_string(minor(im.conn_dev)) + "/abort");
+  abort << "1\n";
+  abort.close();
   if (im.loop.joinable()) im.loop.join();
   return s;
 }

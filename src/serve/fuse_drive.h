@@ -16,11 +16,15 @@
 #include "base/status.h"
 #include "serve/data_store.h"
 #include "serve/pacer.h"
+#include "serve/power_switch.h"
 
 namespace ssdlab::serve {
 
 // The name of the one file in the mounted directory.
 inline constexpr const char* kImageName = "drive.img";
+// drive.img's extended attribute holding the served drive's serial (device/identify.h reads it
+// for a loop device over a served drive).
+inline constexpr const char* kSerialXattr = "user.ssdlab.serial";
 
 // Ok when `dir` may be mounted on: an existing empty directory that is not a mount point, and
 // /dev/fuse can be opened. Invalid naming `dir` (missing, not a directory, not empty, already
@@ -32,20 +36,28 @@ class FuseDrive {
   // Mounts the filesystem at `dir` (CheckFuseMountable first) and starts the session loop.
   // Until Attach(), requests are answered at once, at no cost: the transport's own time can be
   // measured then (serve.h).
-  // `data` is not owned and must outlive the FuseDrive. Errors as CheckFuseMountable, or Io
-  // when the mount fails.
+  // `data` is not owned and must outlive the FuseDrive; `serial`, the drive's, is drive.img's
+  // xattr kSerialXattr. Errors as CheckFuseMountable, or Io when the mount fails.
   static Result<std::unique_ptr<FuseDrive>> Mount(const std::string& dir, uint64_t capacity_bytes,
-                                                  DataStore* data);
+                                                  DataStore* data, const std::string& serial);
   ~FuseDrive();  // Unmount() if still mounted
 
   // From now on requests go through `pacer` (not owned; it must outlive the session loop, i.e.
   // be stopped after Unmount()). REQUIRES: pacer started.
   void Attach(Pacer* pacer);
+  // The power switch: from now on every write is recorded in `log` (not owned; it must outlive
+  // the session loop) and reaches the pacer tagged. REQUIRES: before Attach().
+  void RecordVersions(VersionLog* log);
   // Unmounts the directory and waits for the session loop to end. When the mount is busy (a
   // loop device or a process still uses drive.img) it is detached lazily and the FUSE
   // connection aborted: whoever still uses it gets errors. Ok, or Io naming the directory.
   // Idempotent.
   Status Unmount();
+
+  // A power cut: the directory is unmounted lazily and the FUSE connection aborted at once, so
+  // that the session ends even while a loop device's users still hold drive.img (their requests
+  // fail). Ok, or Io naming the directory. REQUIRES: root (the connection's abort file).
+  Status PowerOff();
 
   std::string image_path() const;
   // False once the session has ended (the directory was unmounted from outside).

@@ -48,12 +48,16 @@ Status Pacer::Start() {
 }
 
 void Pacer::Submit(Op op, uint64_t offset, uint32_t bytes, uint64_t arrival_ns, ReplyFn reply,
-                   void* ctx) {
+                   void* ctx, uint32_t tag) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    incoming_.push_back(Pending{op, bytes, offset, arrival_ns, reply, ctx});
+    if (!cut_) {
+      incoming_.push_back(Pending{op, bytes, offset, arrival_ns, reply, ctx, tag});
+      cv_.notify_one();
+      return;
+    }
   }
-  cv_.notify_one();
+  reply(ctx, EIO);  // the drive is off
 }
 
 void Pacer::Admit(const Pending& p) {
@@ -76,7 +80,8 @@ void Pacer::Admit(const Pending& p) {
       const Direction dir = p.op == Op::kRead    ? Direction::kRead
                             : p.op == Op::kWrite ? Direction::kWrite
                                                  : Direction::kTrim;
-      auto r = drive_->SubmitAt(dir, p.offset, p.bytes, t);
+      auto r = p.tag != 0 ? drive_->SubmitTaggedWrite(p.offset, p.bytes, t, p.tag, false)
+                          : drive_->SubmitAt(dir, p.offset, p.bytes, t);
       if (!r.ok()) {
         ++report_.errors;
         err = EIO;
@@ -101,7 +106,7 @@ void Pacer::Admit(const Pending& p) {
   const uint64_t credit = std::min(service, o_.transport_ns);
   if (service <= o_.transport_ns) ++report_.shorter_than_transport;
   const uint64_t due = start_wall_ns_ + (done - start_virtual_ns_) - credit;
-  due_.push(Due{due, seq_++, p.reply, p.ctx, err});
+  due_.push(Due{due, done, seq_++, p.reply, p.ctx, err});
 }
 
 void Pacer::Answer(const Due& d, uint64_t now_ns) {
@@ -130,6 +135,7 @@ void Pacer::Loop() {
           }
         }
       }
+      if (cut_) return;
       batch_.swap(incoming_);
       stopping = stopping_;
     }
@@ -142,7 +148,7 @@ void Pacer::Loop() {
       if (due_.top().due_ns > now) {
         {
           std::lock_guard<std::mutex> lock(mu_);
-          if (!incoming_.empty()) break;
+          if (!incoming_.empty() || cut_) break;
         }
         now = MonotonicNs();
         continue;
@@ -169,10 +175,40 @@ void Pacer::Stop() {
   thread_.join();
   running_ = false;
   const uint64_t end_wall = MonotonicNs();
-  report_.wall_ns = end_wall - start_wall_ns_;
   // The host was idle from the last request to the end: background work runs in that time.
-  const uint64_t end_virtual = start_virtual_ns_ + report_.wall_ns;
+  const uint64_t end_virtual = start_virtual_ns_ + (end_wall - start_wall_ns_);
   if (end_virtual > drive_->now_ns()) (void)drive_->Idle(end_virtual - drive_->now_ns(), {});
+  Finish(end_wall);
+}
+
+Result<SimBackend::PowerCut> Pacer::Cut() {
+  std::vector<Pending> never;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    cut_ = stopping_ = true;
+  }
+  cv_.notify_one();
+  thread_.join();
+  running_ = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    never.swap(incoming_);  // arrived, never reached the drive
+  }
+  const uint64_t end_wall = MonotonicNs();
+  const uint64_t t = std::max(
+      {start_virtual_ns_ + (end_wall - start_wall_ns_), last_virtual_ns_, drive_->now_ns()});
+  for (; !due_.empty(); due_.pop()) {
+    const Due& d = due_.top();
+    d.reply(d.ctx, d.done_ns <= t ? d.err : EIO);
+  }
+  for (const Pending& p : never) p.reply(p.ctx, EIO);
+  auto cut = drive_->PowerCutAt(t);
+  Finish(end_wall);
+  return cut;
+}
+
+void Pacer::Finish(uint64_t end_wall_ns) {
+  report_.wall_ns = end_wall_ns - start_wall_ns_;
   const SimCounters c = drive_->counters();
   report_.host_pages_written = c.host_pages_written - start_counters_.host_pages_written;
   report_.nand_pages_written = c.nand_pages_written - start_counters_.nand_pages_written;

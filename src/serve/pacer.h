@@ -81,12 +81,23 @@ class Pacer {
   // Queues a request that arrived at wall time `arrival_ns` (MonotonicNs()); `reply(ctx, err)`
   // is called once, on the pacer's thread, at its due time. Thread-safe; no allocation once the
   // queues have grown. REQUIRES: Start() returned Ok and Stop() has not been called.
-  void Submit(Op op, uint64_t offset, uint32_t bytes, uint64_t arrival_ns, ReplyFn reply,
-              void* ctx);
+  // `tag` (> 0, increasing from write to write; power-loss tracking on) marks a write's data
+  // for the model's power-loss account (SimBackend::SubmitTaggedWrite); 0: untagged. After
+  // Cut(), a request is answered at once with EIO (the drive is off).
+  void Submit(Op op, uint64_t offset, uint32_t bytes, uint64_t arrival_ns, ReplyFn reply, void* ctx,
+              uint32_t tag = 0);
   // Answers every queued request at its due time, stops the thread and moves the drive's clock
   // to the end of the serve (host idle since the last request). Idempotent.
   void Stop();
-  // The figures so far; complete after Stop(). REQUIRES: Stop() has been called.
+  // A power cut now (the drive's power switch; power-loss tracking on): stops the thread at
+  // once, answers every request the model completed by the cut (virtual time T: the wall
+  // clock's, at least the last submission's) as done and every other one, queued or not yet
+  // admitted, with EIO, then applies the model's cut at T (SimBackend::PowerCutAt). Answers
+  // are exact only without a transport credit (PacerOptions::transport_ns 0): a reply then
+  // never leaves before the model's completion. Errors as PowerCutAt. REQUIRES: Start()
+  // returned Ok and neither Stop() nor Cut() has been called.
+  Result<SimBackend::PowerCut> Cut();
+  // The figures so far; complete after Stop() or Cut(). REQUIRES: one of them was called.
   const PacerReport& report() const { return report_; }
 
   // CLOCK_MONOTONIC in ns.
@@ -105,9 +116,11 @@ class Pacer {
     uint64_t arrival_ns;
     ReplyFn reply;
     void* ctx;
+    uint32_t tag;
   };
   struct Due {
-    uint64_t due_ns;  // wall
+    uint64_t due_ns;   // wall
+    uint64_t done_ns;  // virtual: the model's completion
     uint64_t seq;
     ReplyFn reply;
     void* ctx;
@@ -119,6 +132,8 @@ class Pacer {
   void Loop();
   void Admit(const Pending& p);  // into the simulator, then the due heap
   void Answer(const Due& d, uint64_t now_ns);
+  // The figures at the end (Stop() or Cut()), from the drive's counters.
+  void Finish(uint64_t end_wall_ns);
 
   SimBackend* drive_;
   const PacerOptions o_;
@@ -127,6 +142,7 @@ class Pacer {
   std::condition_variable cv_;
   std::vector<Pending> incoming_;  // guarded by mu_
   bool stopping_ = false;          // guarded by mu_
+  bool cut_ = false;               // guarded by mu_: Cut() called, the thread ends at once
   bool running_ = false;
   // The pacer thread's own.
   std::vector<Pending> batch_;

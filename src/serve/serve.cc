@@ -85,6 +85,9 @@ Result<ServeReport> Serve(const ServeOptions& o) {
   ServeReport r;
   r.target = o.target;
   r.capacity_bytes = drive->info().size_bytes;
+  r.serial = drive->info().serial;
+  VersionLog versions;
+  if (o.power_cut != nullptr) SSDLAB_RETURN_IF_ERROR(drive->EnablePowerLossTracking());
   std::unique_ptr<DataStore> data;
   if (!drive->state_paths().empty()) {
     r.state = drive->state_paths().front();
@@ -95,7 +98,7 @@ Result<ServeReport> Serve(const ServeOptions& o) {
     data = MemoryStore(r.capacity_bytes);
   }
   SSDLAB_ASSIGN_OR_RETURN(std::unique_ptr<FuseDrive> fuse,
-                          FuseDrive::Mount(o.fuse_dir, r.capacity_bytes, data.get()));
+                          FuseDrive::Mount(o.fuse_dir, r.capacity_bytes, data.get(), r.serial));
   r.image = fuse->image_path();
   auto say = [&](const std::string& line) {
     if (o.say) o.say(line);
@@ -114,7 +117,7 @@ Result<ServeReport> Serve(const ServeOptions& o) {
     r.transport_ns = *rtt;
   }
   PacerOptions po;
-  po.transport_ns = r.transport_ns;
+  po.transport_ns = o.power_cut != nullptr ? 0 : r.transport_ns;
   po.late_threshold_ns = o.late_threshold_ns;
   po.late_share_limit = o.late_share_limit;
   Pacer pacer(drive.get(), po);
@@ -122,6 +125,7 @@ Result<ServeReport> Serve(const ServeOptions& o) {
     if (o.loop) (void)DetachLoop(r.loop_device);
     return s;
   }
+  if (o.power_cut != nullptr) fuse->RecordVersions(&versions);
   fuse->Attach(&pacer);
   if (o.progress) {
     o.progress(fmt::format("serving {} ({}) at {}{}; transport round trip {:.1f} us; data: {}",
@@ -131,19 +135,35 @@ Result<ServeReport> Serve(const ServeOptions& o) {
   }
   if (o.loop) say("loop: " + r.loop_device);
   say("ready");
-  while (!o.stop->load() && fuse->alive())
+  auto cut_now = [&] { return o.power_cut != nullptr && o.power_cut->load(); };
+  while (!o.stop->load() && fuse->alive() && !cut_now())
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   if (!fuse->alive()) r.warnings.push_back(r.image + "'s mount went away: stopped");
+  Status cut_status = Status::Ok();
+  if (cut_now() && fuse->alive()) {
+    auto cut = pacer.Cut();  // first: nothing more is acknowledged
+    if (cut.ok()) {
+      r.power_cut = true;
+      r.cut = *cut;
+    } else {
+      cut_status = cut.status();
+    }
+  }
   // Stop: the loop device first (its last requests are still answered), then the mount.
   if (!r.loop_device.empty()) {
     Status s = DetachLoop(r.loop_device);
     if (!s.ok()) r.warnings.push_back(s.message());
   }
-  Status s = fuse->Unmount();
+  Status s = r.power_cut ? fuse->PowerOff() : fuse->Unmount();
   if (!s.ok()) r.warnings.push_back(s.message());
   pacer.Stop();
-  fuse.reset();
+  fuse.reset();  // the session has ended: the data is this thread's alone
   r.pacer = pacer.report();
+  SSDLAB_RETURN_IF_ERROR(cut_status);
+  if (r.power_cut) {
+    SSDLAB_RETURN_IF_ERROR(versions.Revert(
+        *data, [&](uint64_t lpn) { return drive->HeldTag(lpn); }, &r.units_reverted));
+  }
   s = data->Sync();
   if (!s.ok()) r.warnings.push_back(s.message());
   SSDLAB_RETURN_IF_ERROR(drive->Close());  // saves the state (state=)
@@ -188,6 +208,15 @@ std::string SummaryText(const ServeReport& r, const ServeOptions& o) {
         "clients saw are not the model's\n",
         100 * p.late_share(), static_cast<double>(o.late_threshold_ns) / 1e3,
         100 * o.late_share_limit);
+  }
+  if (r.power_cut) {
+    t += fmt::format(
+        "power cut at {:.3f} s (virtual): the model lost {} flushed and {} unflushed units ({} "
+        "by lost mapping updates; {} of {} buffered units saved by the capacitors); {} units "
+        "put back to what the drive holds; ready {:.3f} ms after the cut\n",
+        static_cast<double>(r.cut.cut_ns) / 1e9, r.cut.lost_flushed, r.cut.lost_unflushed,
+        r.cut.mapping, r.cut.units_saved, r.cut.units_in_buffer, r.units_reverted,
+        static_cast<double>(r.cut.ready_ns - r.cut.cut_ns) / 1e6);
   }
   for (const std::string& w : r.warnings) t += "warning: " + w + "\n";
   return t;
@@ -241,6 +270,22 @@ std::string ReportJson(const ServeReport& r, const ServeOptions& o) {
       {"erases", p.erases},
       {"warnings", r.warnings},
   };
+  return doc.dump(1) + "\n";
+}
+
+std::string PowerCutJson(const ServeReport& r) {
+  const nlohmann::json doc = {{"schema_version", 1},
+                              {"kind", "power_cut"},
+                              {"target", r.target},
+                              {"serial", r.serial},
+                              {"cut_ns", r.cut.cut_ns},
+                              {"ready_ns", r.cut.ready_ns},
+                              {"lost_flushed", r.cut.lost_flushed},
+                              {"lost_unflushed", r.cut.lost_unflushed},
+                              {"mapping", r.cut.mapping},
+                              {"units_in_buffer", r.cut.units_in_buffer},
+                              {"units_saved", r.cut.units_saved},
+                              {"units_reverted", r.units_reverted}};
   return doc.dump(1) + "\n";
 }
 

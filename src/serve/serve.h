@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "serve/pacer.h"
+#include "sim/sim.h"
 
 namespace ssdlab::serve {
 
@@ -24,6 +25,10 @@ struct ServeOptions {
   int transport_rounds = 64;  // no-cost round trips measured at start
   // Set (e.g. by SIGINT/SIGTERM) to stop; polled every 50 ms. REQUIRES: not null.
   const std::atomic<bool>* stop = nullptr;
+  // The power switch (--power-switch): power-loss tracking on, every write's versions kept
+  // (serve/power_switch.h), no transport credit (a reply never leaves before the model's
+  // completion); setting *power_cut (e.g. SIGUSR1) cuts the power. Null: no switch.
+  const std::atomic<bool>* power_cut = nullptr;
   // Lines for the user as the serve starts: "loop: /dev/loopN" then "ready" (stdout), and
   // progress (stderr). Either may be empty.
   std::function<void(const std::string&)> say;
@@ -40,6 +45,12 @@ struct ServeReport {
   uint64_t transport_ns = 0;  // no-cost round trip measured at start (10th percentile)
   PacerReport pacer;
   std::vector<std::string> warnings;  // what went wrong while stopping
+  std::string serial;                 // the drive's (drive.img's xattr user.ssdlab.serial)
+  // A power cut (the serve ended by *power_cut): the model's account of it, and the units
+  // whose data was put back to what the model holds.
+  bool power_cut = false;
+  SimBackend::PowerCut cut;
+  uint64_t units_reverted = 0;
 };
 
 // Refuses --ublk: Unsupported, one line: the kernel has no ublk driver, or this build serves
@@ -47,17 +58,25 @@ struct ServeReport {
 Status CheckUblk();
 
 // Serves until *o.stop is set or the mount goes away, then detaches the loop device, unmounts,
-// saves the data and the state (state=) and returns the figures. Errors before serving, each
-// one line: --ublk (CheckUblk), a target that is not one simulated drive or fails to open
-// (OpenSimBackend's errors; Refused when another process holds its state), the directory
-// (CheckFuseMountable), a data file of another drive, losetup's failure. While stopping, a
-// failure to save the state is returned (Io) after everything else was undone.
+// saves the data and the state (state=) and returns the figures. With a power switch, until
+// *o.power_cut is set too: then the model's cut is applied at that moment (Pacer::Cut: the
+// requests it had not completed fail with EIO), the loop device and the mount go away, each
+// unit's data is put back to what the model holds (VersionLog::Revert), and the data and the
+// state are saved as at a stop: a restart with the same state is the drive powered on. Errors
+// before serving, each one line: --ublk (CheckUblk), a target that is not one simulated drive or
+// fails to open (OpenSimBackend's errors; Refused when another process holds its state), the
+// directory (CheckFuseMountable), a data file of another drive, losetup's failure. While stopping,
+// a failure to save the state is returned (Io) after everything else was undone.
 Result<ServeReport> Serve(const ServeOptions& o);
 
 // The stop summary, a few lines; says when the figures were not paced.
 std::string SummaryText(const ServeReport& r, const ServeOptions& o);
 // The figures as a JSON document (schema_version 1).
 std::string ReportJson(const ServeReport& r, const ServeOptions& o);
+// A power cut's account (kind "power_cut", schema_version 1): the model's cut_ns, ready_ns,
+// lost_flushed, lost_unflushed, mapping, units_in_buffer, units_saved (sim/power_loss.h), the
+// units reverted in the data and the drive's serial. REQUIRES: r.power_cut.
+std::string PowerCutJson(const ServeReport& r);
 
 // `sim serve --cleanup DIR` after a server was killed: detaches the loop devices backed by
 // DIR/drive.img and unmounts DIR (lazily when busy). `done`: one line per thing undone

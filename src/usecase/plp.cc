@@ -1,15 +1,20 @@
 #include "usecase/plp.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <chrono>
 #include <queue>
 #include <unordered_map>
 
 #include "base/units.h"
+#include "device/safety.h"
 #include "sim/sim.h"
 #include "store/store.h"
 #include "usecase/documents.h"
 #include "usecase/options.h"
 #include "usecase/paths.h"
+#include "usecase/plp_rig.h"
 #include "usecase/runs.h"
 
 namespace ssdlab::usecase {
@@ -314,12 +319,53 @@ json CampaignDoc(const PlpRequest& a, const PlpLoad& load, const PlpOutcome& o) 
           {"cuts", cuts}};
 }
 
-Result<std::unique_ptr<PlpRig>> OpenRig(const PlpRequest& a) {
-  if (!IsSimTarget(a.target) || a.target.rfind("sim:", 0) != 0) {
-    return Status::Error(Code::kUnsupported,
-                         "plp: --target " + a.target +
-                             " is not a simulated drive (sim:PRESET); real rigs need power "
-                             "commands and a journal off the drive, not supported yet");
+// The rig of a real target (its power commands and journal), the failure that ended the
+// campaign early: added to the document.
+void AddRigJson(const PlpRequest& a, const PlpOutcome& o, json* doc) {
+  if (!IsSimTarget(a.target)) {
+    (*doc)["rig"] = {{"power_off", a.power_off},
+                     {"power_on", a.power_on},
+                     {"settle", a.settle},
+                     {"journal", a.journal}};
+  }
+  if (!o.failed.ok()) (*doc)["failed"] = o.failed.message();
+}
+
+// A real rig: a block device, both power commands, a journal off it; the destructive-write
+// checks of every command that writes a device.
+Result<std::unique_ptr<PlpRig>> OpenRealRig(const PlpRequest& a,
+                                            std::unique_ptr<PlpJournalSink>* journal) {
+  struct stat st;
+  if (stat(a.target.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) {
+    return Status::Invalid("plp: --target " + a.target +
+                           " is neither a simulated drive (sim:PRESET) nor a block device");
+  }
+  if (a.power_off.empty() || a.power_on.empty())
+    return Status::Invalid("plp on " + a.target + " needs --power-off CMD and --power-on CMD");
+  if (a.journal.empty()) {
+    return Status::Invalid("plp on " + a.target +
+                           " needs --journal FILE (on another disk) or --journal HOST:PORT");
+  }
+  RealRigOptions o;
+  o.target = a.target;
+  o.power_off = a.power_off;
+  o.power_on = a.power_on;
+  SSDLAB_RETURN_IF_ERROR(DurationFlag("--settle", a.settle, o.settle_ns));
+  SSDLAB_RETURN_IF_ERROR(DurationFlag("--ready-timeout", a.ready_timeout, o.ready_timeout_ns));
+  SSDLAB_RETURN_IF_ERROR(CheckBlockDeviceWritable(a.target, a.destructive));
+  o.nonce = Mix64(a.seed ^ Mix64(static_cast<uint64_t>(
+                               std::chrono::system_clock::now().time_since_epoch().count())));
+  SSDLAB_ASSIGN_OR_RETURN(*journal, OpenPlpJournal(a.journal));
+  return OpenRealPlpRig(o, journal->get());
+}
+
+Result<std::unique_ptr<PlpRig>> OpenRig(const PlpRequest& a,
+                                        std::unique_ptr<PlpJournalSink>* journal) {
+  if (!IsSimTarget(a.target) || a.target.rfind("sim:", 0) != 0) return OpenRealRig(a, journal);
+  if (!a.power_off.empty() || !a.power_on.empty() || !a.journal.empty()) {
+    return Status::Invalid(
+        "plp: --power-off, --power-on and --journal are for real rigs; a simulated drive's "
+        "power is cut in virtual time");
   }
   SimOpenOptions so;
   so.lock_state = false;  // the campaign leaves any state= file as it was
@@ -331,14 +377,14 @@ Result<std::unique_ptr<PlpRig>> OpenRig(const PlpRequest& a) {
 Status StoreCampaign(Store& store, const PlpRequest& a, const PlpOutcome& o) {
   TargetInfo target;
   target.path = a.target;
-  target.kind = "sim";
+  target.kind = IsSimTarget(a.target) ? "sim" : "block";
   json context = PlatformJson();
   context["target"] = TargetJson(target);
   SSDLAB_ASSIGN_OR_RETURN(int64_t id,
                           store.CreateRun(o.run, "plp", o.doc["config"], context, target));
   auto t = store.BeginTest(id, 0, "plp", o.doc["config"]);
   Status st = t.ok() ? store.FinishTest(t.value(), json::object(), o.doc) : t.status();
-  if (st.ok()) st = store.SetRunStatus(id, "done");
+  if (st.ok()) st = store.SetRunStatus(id, o.failed.ok() ? "done" : "failed");
   if (!st.ok()) return Status::Io("cannot store the campaign in " + a.db + ": " + st.message());
   return Status::Ok();
 }
@@ -357,9 +403,16 @@ Result<PlpOutcome> RunPlp(const PlpRequest& a) {
   }
   AddDatabasePath(paths, "--db", a.db, true);
   for (const auto& [what, path] : a.outputs) paths.AddOutput(what, path);
+  if (struct stat st;
+      !a.journal.empty() && stat(a.target.c_str(), &st) == 0 && S_ISBLK(st.st_mode)) {
+    // First: a journal on the drive is refused as such, not as a block device output.
+    SSDLAB_RETURN_IF_ERROR(CheckJournalOffTarget(a.journal, a.target));
+  }
+  if (!a.journal.empty() && !IsJournalStream(a.journal)) paths.AddOutput("--journal", a.journal);
   SSDLAB_RETURN_IF_ERROR(paths.Check());
   if (!a.run.empty() && a.db.empty()) return Status::Invalid("--run needs --db");
-  SSDLAB_ASSIGN_OR_RETURN(std::unique_ptr<PlpRig> rig, OpenRig(a));
+  std::unique_ptr<PlpJournalSink> journal;
+  SSDLAB_ASSIGN_OR_RETURN(std::unique_ptr<PlpRig> rig, OpenRig(a, &journal));
   PlpLoad load;
   uint64_t segment_ns = 0;
   SSDLAB_RETURN_IF_ERROR(ParseLoad(a, rig->units(), &load, &segment_ns));
@@ -376,16 +429,20 @@ Result<PlpOutcome> RunPlp(const PlpRequest& a) {
     PlpJournal journal;
     PlpCut c;
     const uint64_t cut_after = 1 + rng.Below(segment_ns);
-    SSDLAB_RETURN_IF_ERROR(
-        rig->RunAndCut(load, cut_after, rng, &seq, &journal, &c.load, &c.cut_ns));
-    SSDLAB_RETURN_IF_ERROR(rig->Restore(&c.ready_ns));
-    SSDLAB_ASSIGN_OR_RETURN(c.findings,
-                            ClassifyCut(*rig, journal, c.cut_ns, load.range_units, &baseline));
+    out.failed = rig->RunAndCut(load, cut_after, rng, &seq, &journal, &c.load, &c.cut_ns);
+    if (out.failed.ok()) out.failed = rig->Restore(&c.ready_ns);
+    if (out.failed.ok()) {
+      auto found = ClassifyCut(*rig, journal, c.cut_ns, load.range_units, &baseline);
+      if (found.ok()) c.findings = *found;
+      out.failed = found.status();
+    }
+    if (!out.failed.ok()) break;  // the cuts before it are kept
     if (const json* t = rig->Truth()) c.truth = *t;
     for (int k = 0; k < kPlpClasses; ++k) out.totals[k] += c.findings[k];
     out.cuts.push_back(std::move(c));
   }
   out.doc = CampaignDoc(a, load, out);
+  AddRigJson(a, out, &out.doc);
   if (store) {
     out.run = a.run.empty() ? DefaultRunName("plp") : a.run;
     out.stored = StoreCampaign(*store, a, out);

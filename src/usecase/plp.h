@@ -118,6 +118,15 @@ struct PlpRequest {
   std::string segment = "100ms";  // load before each cut (the cut falls at random within it)
   std::string size;               // the range from offset 0 ("" = the whole drive)
   uint64_t seed = 1;
+  // A real rig (a block device): the power commands (shell, with SSDLAB_PLP_CUT=N in their
+  // environment), the time between them, how long the drive may take to come back, the
+  // journal (a file off the drive under test, or HOST:PORT of `ssdlab plp journal`) and the
+  // permission to write the device (docs/plp.md "Real rigs").
+  std::string power_off, power_on;
+  std::string settle = "0s";
+  std::string ready_timeout = "120s";
+  std::string journal;
+  bool destructive = false;
   std::string db, run;  // db "" = not stored
   std::vector<std::pair<std::string, std::string>> outputs;
   const std::atomic<bool>* stop = nullptr;
@@ -129,6 +138,10 @@ struct PlpOutcome {
   nlohmann::json doc;  // the campaign document (schema_version 1)
   std::string run;     // the stored run ("" when not stored)
   Status stored;       // storing it (ok when not asked)
+  // A cut that could not be completed (a power command failed, the drive came back as another
+  // one or not at all, the journal failed): the campaign stops there, and the cuts before it
+  // are kept (in doc and the stored run).
+  Status failed;
 };
 
 // Parses --flush: "none", "every:N" (N >= 1) or "fua"; Invalid naming the flag otherwise.
@@ -141,9 +154,10 @@ Result<std::array<uint64_t, kPlpClasses>> ClassifyCut(PlpRig& rig, const PlpJour
                                                       uint64_t cut_ns, uint64_t range_units,
                                                       std::vector<uint32_t>* baseline);
 
-// Runs the campaign. Errors: bad input (Invalid naming the flag), a target that is not a
-// simulated drive (Unsupported: real rigs are not supported yet), tracking memory over the
-// model's mem_limit, a database that cannot be opened, Interrupted.
+// Runs the campaign. Errors: bad input (Invalid naming the flag), a real target without the
+// power commands or the journal, a journal on the drive under test, a block device the safety
+// checks refuse (--destructive), tracking memory over the model's mem_limit, a database that
+// cannot be opened, Interrupted. A cut that fails part-way is PlpOutcome::failed.
 Result<PlpOutcome> RunPlp(const PlpRequest& r);
 
 }  // namespace ssdlab::usecase
