@@ -136,17 +136,20 @@ Result<Identity> ReadIdentity(const std::string& target) {
   return Identity{id.disk->serial, id.disk->model, id.size_bytes};
 }
 
-// Runs a power command with SSDLAB_PLP_CUT=cut; Io naming it when it cannot run or fails.
+// Runs a power command with SSDLAB_PLP_CUT=cut; Invalid naming it when it cannot run or fails
+// (the rig's command is the user's input: exit status 2, as the other refusals of a rig).
 Status RunPowerCommand(const char* flag, const std::string& cmd, uint32_t cut) {
   setenv("SSDLAB_PLP_CUT", std::to_string(cut).c_str(), 1);
   auto r = RunProcess({"sh", "-c", cmd}, 600, "dash");
-  if (!r.ok()) return Status::Io(std::string(flag) + " '" + cmd + "': " + r.status().message());
+  if (!r.ok()) {
+    return Status::Invalid(std::string(flag) + " '" + cmd + "': " + r.status().message());
+  }
   if (r->exit_code != 0) {
     std::string why = r->err.empty() ? r->out : r->err;
     while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
     if (const size_t nl = why.rfind('\n'); nl != std::string::npos) why = why.substr(nl + 1);
-    return Status::Io(fmt::format("{} '{}' failed (exit {}){}{} at cut {}", flag, cmd, r->exit_code,
-                                  why.empty() ? "" : ": ", why, cut));
+    return Status::Invalid(fmt::format("{} '{}' failed (exit {}){}{} at cut {}", flag, cmd,
+                                       r->exit_code, why.empty() ? "" : ": ", why, cut));
   }
   return Status::Ok();
 }
