@@ -94,6 +94,9 @@ json SweepSection(Ctx& ctx, const std::string& name) {
              {{"field", "iops"},
               {"type", "quantitative"},
               {"title", "IOPS"},
+              // Room between the title and the gradient's top label (which stands centred on
+              // the gradient's end, half above it).
+              {"legend", {{"titlePadding", 10}, {"format", "~s"}}},
               {"scale", {{"scheme", "viridis"}, {"zero", true}}}}}}}},
          {{"mark", {{"type", "text"}, {"fontSize", 9}}},
           {"transform",
