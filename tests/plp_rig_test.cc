@@ -291,6 +291,8 @@ TEST(PlpReportE2E, AStoredCampaignHasItsSectionWithFindingsByCutAndClass) {
   const std::string html = ReadFile(t / "r.html");
   EXPECT_TRUE(Has(html, "Power-loss integrity")) << rep.err;
   EXPECT_TRUE(Has(html, "plp-summary"));
+  EXPECT_TRUE(Has(html, "sim:dc-sata-mixed")) << "the drive is named by its preset";
+  EXPECT_FALSE(Has(html, "sim:sim:")) << "the drive is named by its preset";
   EXPECT_TRUE(Has(html, "plp-cuts"));
   EXPECT_TRUE(Has(html, "Ready p50 / max, ms"));
   EXPECT_TRUE(Has(html, "ssdlab plp: 6 cuts, --flush every:64"));

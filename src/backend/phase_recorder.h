@@ -205,8 +205,10 @@ class PhaseRecorder {
       Begin(std::max(ramp_end_ns_, fill_end_ns_));
     }
     if (!measuring_ || t_ns <= measure_start_ns_) return;
-    ++edge_.from_ramp;
-    ramp_lead_ns_ += measure_start_ns_ - std::min(issue_ns, measure_start_ns_);
+    if (!Abandoned(t_ns)) {  // (an abandoned one is not counted, nor its time before the start)
+      ++edge_.from_ramp;
+      ramp_lead_ns_ += measure_start_ns_ - std::min(issue_ns, measure_start_ns_);
+    }
     Record(dir, offset, bytes, issue_ns, t_ns);
   }
   // An I/O of the previous window (which counted it) completed at t_ns: its slot was held until
@@ -354,11 +356,13 @@ class PhaseRecorder {
     measure_start_ns_ = t;
     if (window_.runtime_ns) end_ns_ = t + window_.runtime_ns;
   }
+  // Whether a completion at t_ns comes too long after the window's end to be counted.
+  bool Abandoned(uint64_t t_ns) const { return t_ns > end_ns_ && t_ns - end_ns_ > kEdgeWaitNs; }
   // A measured completion at t_ns after the window's end (issued at issue_ns, latency lat):
   // counted at the edge (true) or, beyond the bound, abandoned (false: not to be counted).
   [[gnu::noinline]] bool AtEdge(uint64_t issue_ns, uint64_t t_ns, uint64_t lat) {
     ++edge_.in_flight;
-    if (t_ns - end_ns_ > kEdgeWaitNs) {
+    if (Abandoned(t_ns)) {
       ++edge_.abandoned;
       const uint64_t bound = end_ns_ + kEdgeWaitNs;
       edge_.abandoned_age_ns =

@@ -487,6 +487,35 @@ TEST(PhaseRecorder, TheFillIsForClosedLoopsEndedByTime) {
   EXPECT_EQ(rec.Open(50), Admit::kMeasure);
 }
 
+// A ramp I/O abandoned at the window's edge (still not done kEdgeWaitNs after it) is not counted,
+// nor is its time before the measured start: the measured length stays the window's.
+TEST(PhaseRecorder, ARampIoAbandonedAtTheEdgeAddsNoTimeBeforeTheStart) {
+  PhaseRecorder rec(0, PhaseWindow{.runtime_ns = 1000, .fill_ios = 2}, 0);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(rec.Open(0), Admit::kRamp);
+    ASSERT_TRUE(rec.Issued(4096, false));
+  }
+  rec.FillCompleted(10);
+  rec.RampCompleted(Direction::kRead, 0, 4096, 0, 10);
+  ASSERT_EQ(rec.Open(10), Admit::kRamp);
+  ASSERT_FALSE(rec.Issued(4096, false));  // a ramp I/O that hangs
+  rec.FillCompleted(20);
+  rec.RampCompleted(Direction::kRead, 0, 4096, 0, 20);
+  ASSERT_EQ(rec.Open(20), Admit::kMeasure);
+  rec.Issued(4096, true);
+  rec.Record(Direction::kRead, 0, 4096, 20, 500);
+  ASSERT_EQ(rec.Open(1020), Admit::kStop);
+  rec.RampCompleted(Direction::kRead, 0, 4096, 10, 1020 + PhaseRecorder::kEdgeWaitNs + 1);
+  rec.Finish(rec.MeasuredEnd());
+  PhaseResult r;
+  rec.MoveInto(r);
+  EXPECT_EQ(r.edge.from_ramp, 0u);
+  EXPECT_EQ(r.edge.in_flight, 1u);
+  EXPECT_EQ(r.edge.abandoned, 1u);
+  EXPECT_EQ(r.dirs[0].ios, 1u);
+  EXPECT_EQ(r.measured_ns, 1000u);
+}
+
 // A round held throughout by the previous round's I/Os (a stall longer than it) issued nothing:
 // no I/O and no measured time of its own, said in edge.held_all (not an error).
 TEST(PhaseRecorder, ARoundHeldThroughoutHasNoIoOfItsOwnAndSaysSo) {

@@ -9,6 +9,7 @@
 
 #include "base/units.h"
 #include "device/safety.h"
+#include "sim/params.h"
 #include "sim/sim.h"
 #include "store/store.h"
 #include "usecase/documents.h"
@@ -378,6 +379,7 @@ Status StoreCampaign(Store& store, const PlpRequest& a, const PlpOutcome& o) {
   TargetInfo target;
   target.path = a.target;
   target.kind = IsSimTarget(a.target) ? "sim" : "block";
+  if (auto sim = sim::ParseSimTarget(a.target); sim.ok()) target.model = sim->preset;
   json context = PlatformJson();
   context["target"] = TargetJson(target);
   SSDLAB_ASSIGN_OR_RETURN(int64_t id,
