@@ -129,17 +129,30 @@ class PlpRigE2E : public ::testing::Test {
     }
   }
 
+  // 20 cuts of the served drive `params` (flushing every 32 writes, the journal in d_): the
+  // campaign's document, or null (the failure reported) when the drive or the campaign failed.
+  json TwentyCuts(const std::string& params) {
+    const std::string target = Target(params);
+    if (!PowerOn(target)) {
+      ADD_FAILURE() << "the served drive did not start: " << ReadFile(d_ + "/serve.err");
+      return nullptr;
+    }
+    Proc p = Campaign(target, {"--cuts", "20", "--flush", "every:32", "--journal", d_ + "/journal",
+                               "--json", d_ + "/plp.json"});
+    if (p.exit_code != 0) {
+      ADD_FAILURE() << p.out << p.err << ReadFile(d_ + "/serve.err");
+      return nullptr;
+    }
+    return ReadJson(d_ + "/plp.json");
+  }
+
   TempDir tmp_;
   std::string d_;
 };
 
 TEST_F(PlpRigE2E, TwentyCutsOfAServedDriveWithoutPlpFindExactlyWhatTheModelLost) {
-  const std::string target = Target("plp=0");
-  ASSERT_TRUE(PowerOn(target));
-  Proc p = Campaign(target, {"--cuts", "20", "--flush", "every:32", "--journal", d_ + "/journal",
-                             "--json", d_ + "/plp.json"});
-  ASSERT_EQ(p.exit_code, 0) << p.out << p.err << ReadFile(d_ + "/serve.err");
-  const json doc = ReadJson(d_ + "/plp.json");
+  const json doc = TwentyCuts("plp=0");
+  ASSERT_FALSE(doc.is_null());
   ASSERT_EQ(doc["cuts"].size(), 20u);
   uint64_t unflushed = 0;
   ExpectFindingsEqualTheModelsLosses(doc, &unflushed);
@@ -161,12 +174,8 @@ TEST_F(PlpRigE2E, TwentyCutsOfAServedDriveWithoutPlpFindExactlyWhatTheModelLost)
 }
 
 TEST_F(PlpRigE2E, TwentyCutsOfAServedPlpDriveLoseNoAcknowledgedWrite) {
-  const std::string target = Target("plp=1");
-  ASSERT_TRUE(PowerOn(target));
-  Proc p = Campaign(target, {"--cuts", "20", "--flush", "every:32", "--journal", d_ + "/journal",
-                             "--json", d_ + "/plp.json"});
-  ASSERT_EQ(p.exit_code, 0) << p.out << p.err << ReadFile(d_ + "/serve.err");
-  const json doc = ReadJson(d_ + "/plp.json");
+  const json doc = TwentyCuts("plp=1");
+  ASSERT_FALSE(doc.is_null());
   ASSERT_EQ(doc["cuts"].size(), 20u);
   uint64_t unflushed = 0;
   ExpectFindingsEqualTheModelsLosses(doc, &unflushed);
