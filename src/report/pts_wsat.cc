@@ -30,6 +30,16 @@ static std::vector<ParamFact<results::WsatResults>> WsatFacts() {
   };
 }
 
+// The statistic (field "stat", in `order`) as one channel of the encoding, each value mapped
+// to the same place of `range` (a colour, a dash pattern).
+static json StatChannel(const json& order, json range) {
+  return {{"field", "stat"},
+          {"type", "nominal"},
+          {"title", "Statistic"},
+          {"sort", order},
+          {"scale", {{"domain", order}, {"range", std::move(range)}}}};
+}
+
 // Latency statistics against time [{time_min, stat, us}]: each statistic its own colour and
 // dash, from the maximum (solid) down to the mean.
 static json PercentileLines(const std::string& title, json lat, int width) {
@@ -40,22 +50,10 @@ static json PercentileLines(const std::string& title, json lat, int width) {
       {"x", Q("time_min", "Time, minutes")},
       {"y", Q("us", "Latency, µs", true)},
       {"color",
-       {{"field", "stat"},
-        {"type", "nominal"},
-        {"title", "Statistic"},
-        {"sort", order},
-        {"scale",
-         {{"domain", order},
-          {"range", json::array({"#000000", "#d55e00", "#e69f00", "#009e73", "#0072b2"})}}}}},
-      {"strokeDash",
-       {{"field", "stat"},
-        {"type", "nominal"},
-        {"title", "Statistic"},
-        {"sort", order},
-        {"scale",
-         {{"domain", order},
-          {"range", json::array({json::array({1, 0}), json::array({8, 3}), json::array({4, 3}),
-                                 json::array({1, 3}), json::array({10, 3, 2, 3})})}}}}}};
+       StatChannel(order, json::array({"#000000", "#d55e00", "#e69f00", "#009e73", "#0072b2"}))},
+      {"strokeDash", StatChannel(order, json::array({json::array({1, 0}), json::array({8, 3}),
+                                                     json::array({4, 3}), json::array({1, 3}),
+                                                     json::array({10, 3, 2, 3})}))}};
   return s;
 }
 
