@@ -127,7 +127,7 @@ class PhaseRecorder {
     if (!measuring_) {
       if (fill_done_ < window_.fill_ios) return Admit::kRamp;
       if (t >= ramp_end_ns_) {
-        Begin(std::max(ramp_end_ns_, fill_end_ns_));
+        Begin(ramp_end_ns_);  // (a fill that ended after the ramp opened the window then)
       } else if (window_.ramp_bytes ? ramp_issued_bytes_ >= window_.ramp_bytes : !window_.ramp_ns) {
         Begin(t);
       } else {
@@ -152,9 +152,7 @@ class PhaseRecorder {
   // One of the fill's I/Os ended at t_ns (before its RampCompleted(), if it succeeded). The
   // last of them opens the window, when the ramp is over too, at t_ns.
   void FillCompleted(uint64_t t_ns) {
-    if (++fill_done_ < window_.fill_ios) return;
-    fill_end_ns_ = t_ns;
-    if (t_ns >= ramp_end_ns_) Begin(t_ns);
+    if (++fill_done_ == window_.fill_ios && t_ns >= ramp_end_ns_) Begin(t_ns);
   }
 
   // A measured request issued at issue_ns completed at t_ns (t_ns >= the measured start). A
@@ -201,9 +199,7 @@ class PhaseRecorder {
   // even before the next Open()), its time before the start added to the measured length.
   void RampCompleted(Direction dir, uint64_t offset, uint32_t bytes, uint64_t issue_ns,
                      uint64_t t_ns) {
-    if (!measuring_ && t_ns > ramp_end_ns_ && fill_done_ >= window_.fill_ios) {
-      Begin(std::max(ramp_end_ns_, fill_end_ns_));
-    }
+    if (!measuring_ && t_ns > ramp_end_ns_ && fill_done_ >= window_.fill_ios) Begin(ramp_end_ns_);
     if (!measuring_ || t_ns <= measure_start_ns_) return;
     if (!Abandoned(t_ns)) {  // (an abandoned one is not counted, nor its time before the start)
       ++edge_.from_ramp;
@@ -425,7 +421,6 @@ class PhaseRecorder {
   uint64_t ramp_issued_bytes_ = 0;
   uint64_t fill_issued_ = 0;  // of the fill's I/Os
   uint64_t fill_done_ = 0;    // of them ended
-  uint64_t fill_end_ns_ = 0;  // when the last of them ended (0: not yet or no fill)
   uint64_t measured_issued_bytes_ = 0;
   uint64_t last_completion_ns_ = 0;
   uint64_t measured_ns_ = 0;
