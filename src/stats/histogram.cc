@@ -5,7 +5,7 @@
 
 namespace ssdlab {
 
-Histogram::Histogram() : counts_(kBucketCount, 0) {}
+Histogram::Histogram() = default;
 
 uint64_t Histogram::BucketLow(int index) {
   if (index < static_cast<int>(kLinearLimit)) return static_cast<uint64_t>(index);
@@ -23,7 +23,11 @@ uint64_t Histogram::BucketWidth(int index) {
 }
 
 void Histogram::Merge(const Histogram& other) {
-  for (int i = 0; i < kBucketCount; ++i) counts_[i] += other.counts_[i];
+  if (counts_.empty()) {
+    counts_ = other.counts_;
+  } else if (!other.counts_.empty()) {
+    for (int i = 0; i < kBucketCount; ++i) counts_[i] += other.counts_[i];
+  }
   count_ += other.count_;
   sum_ += other.sum_;
   sum_sq_ += other.sum_sq_;
@@ -32,7 +36,7 @@ void Histogram::Merge(const Histogram& other) {
 }
 
 void Histogram::Reset() {
-  std::fill(counts_.begin(), counts_.end(), 0);
+  std::fill(counts_.begin(), counts_.end(), 0);  // keeps the allocation for the next values
   count_ = 0;
   sum_ = 0;
   sum_sq_ = 0;
@@ -80,7 +84,7 @@ double Histogram::Percentile(double p) const {
 
 std::vector<std::pair<uint64_t, uint64_t>> Histogram::NonEmptyBuckets() const {
   std::vector<std::pair<uint64_t, uint64_t>> out;
-  for (int i = 0; i < kBucketCount; ++i) {
+  for (int i = 0; i < static_cast<int>(counts_.size()); ++i) {
     if (counts_[i]) out.emplace_back(BucketLow(i), counts_[i]);
   }
   return out;
@@ -90,6 +94,7 @@ Histogram Histogram::FromBuckets(const std::vector<std::pair<uint64_t, uint64_t>
                                  uint64_t min_ns, uint64_t max_ns, uint64_t sum_ns,
                                  double sum_sq_ns2) {
   Histogram h;
+  if (!buckets.empty()) h.Allocate();
   for (auto [low, c] : buckets) {
     h.counts_[BucketOf(low)] += c;
     h.count_ += c;
