@@ -81,6 +81,10 @@ class ServeAppE2E : public ::testing::Test {
     } else {
       setenv("TMPDIR", old_tmpdir_.c_str(), 1);
     }
+    // A daemon a failed test left running, then whatever it left mounted.
+    const pid_t daemon = std::atoi(ReadFile(tmp_ / "serve.pid").c_str());
+    if (daemon > 0) kill(daemon, SIGKILL);
+    RunSsdlab({"sim", "serve", "--cleanup", tmp_ / "fuse"});
     for (const std::string& m : MountsUnder(work_)) Unmount(m);
     for (const auto& e : fs::directory_iterator(work_, ec_))
       RunSsdlab({"sim", "serve", "--cleanup", (e.path() / "drive").string()});
@@ -192,6 +196,100 @@ TEST_F(ServeAppE2E, AMissingMkfsIsOneLineAndExit3) {
   EXPECT_EQ(CountLines(out), 1) << out;
   EXPECT_TRUE(Has(out, "mkfs.ext4 not found; install e2fsprogs")) << out;
   ExpectNothingLeft();
+}
+
+// Whether `pid` is gone (or a zombie nobody reaped yet: it has exited).
+bool Gone(pid_t pid) {
+  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  if (stat.empty()) return true;
+  const size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z';
+}
+
+// Polls until `pid` is gone, for up to 60 s; false if it is still there.
+bool WaitGone(pid_t pid) {
+  for (int i = 0; i < 600; ++i) {
+    if (Gone(pid)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return Gone(pid);
+}
+
+// `sim serve --daemon --pid-file`: the command returns once the device is usable (its lines
+// printed), the pid file names the server; data written to the loop device, SIGTERM to that pid
+// stops it cleanly (nothing mounted, the pid file removed, the state and --json written), and a
+// second daemon on the same state finds the data.
+TEST_F(ServeAppE2E, DaemonReturnsWhenUsableAndStopsCleanlyOnSigterm) {
+  const std::string dir = tmp_ / "fuse", pid_file = tmp_ / "serve.pid", state = tmp_ / "d.st";
+  const std::string json_path = tmp_ / "serve.json", data = tmp_ / "data";
+  fs::create_directories(dir);
+  const std::vector<std::string> args = {"sim",      "serve",      "sim:tiny?state=" + state,
+                                         "--fuse",   dir,          "--loop",
+                                         "--daemon", "--pid-file", pid_file,
+                                         "--json",   json_path};
+  Proc p = RunSsdlab(args);
+  ASSERT_EQ(p.exit_code, 0) << p.out << p.err;
+  std::string dev;
+  std::istringstream lines(p.out);
+  for (std::string l; std::getline(lines, l);)
+    if (l.rfind("loop: ", 0) == 0) dev = l.substr(6);
+  ASSERT_EQ(dev.rfind("/dev/loop", 0), 0u) << p.out;
+  EXPECT_TRUE(Has(p.out, "\nready\n")) << p.out;
+  EXPECT_TRUE(Has(p.out, "mount: " + dir)) << p.out;
+  const pid_t pid = std::atoi(ReadFile(pid_file).c_str());
+  ASSERT_GT(pid, 0) << ReadFile(pid_file);
+  EXPECT_TRUE(Has(p.out, "pid: " + std::to_string(pid))) << p.out;
+  EXPECT_FALSE(Gone(pid));
+  EXPECT_FALSE(MountsUnder(dir).empty());
+
+  // The device is usable now: 1 MiB written through it (direct), read back.
+  std::string out;
+  ASSERT_EQ(Shell("head -c 1048576 /dev/urandom > " + data + " && dd if=" + data + " of=" + dev +
+                      " bs=64k oflag=direct status=none && cmp -n 1048576 " + data + " " + dev,
+                  &out),
+            0)
+      << out;
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  ASSERT_TRUE(WaitGone(pid));
+  EXPECT_TRUE(MountsUnder(dir).empty());
+  EXPECT_TRUE(LoopsUnder(dir).empty());
+  EXPECT_FALSE(fs::exists(pid_file));
+  const json doc = ReadJson(json_path);
+  EXPECT_EQ(doc["state"], state) << doc.dump();
+  EXPECT_GE(doc["write_bytes"].get<uint64_t>(), 1048576u) << doc.dump();
+  EXPECT_TRUE(fs::exists(state));
+
+  // The same state served again: the data is there.
+  Proc again = RunSsdlab(args);
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  std::string dev2;
+  std::istringstream lines2(again.out);
+  for (std::string l; std::getline(lines2, l);)
+    if (l.rfind("loop: ", 0) == 0) dev2 = l.substr(6);
+  EXPECT_EQ(Shell("cmp -n 1048576 " + data + " " + dev2, &out), 0) << out;
+  const pid_t pid2 = std::atoi(ReadFile(pid_file).c_str());
+  ASSERT_GT(pid2, 0);
+  ASSERT_EQ(kill(pid2, SIGTERM), 0);
+  ASSERT_TRUE(WaitGone(pid2));
+  EXPECT_TRUE(MountsUnder(dir).empty());
+}
+
+// A daemon that fails before it is ready: the command's own exit status and the one-line error
+// (here a directory that is not empty), and no pid file left.
+TEST_F(ServeAppE2E, DaemonFailingBeforeReadyExitsWithItsError) {
+  const std::string dir = tmp_ / "full", pid_file = tmp_ / "serve.pid";
+  fs::create_directories(dir);
+  std::ofstream(dir + "/x") << "x";
+  Proc p = RunSsdlab(
+      {"sim", "serve", "sim:tiny", "--fuse", dir, "--loop", "--daemon", "--pid-file", pid_file});
+  EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
+  EXPECT_EQ(CountLines(p.err), 1) << p.err;
+  EXPECT_TRUE(Has(p.err, "is not an empty directory")) << p.err;
+  EXPECT_FALSE(Has(p.out, "ready")) << p.out;
+  EXPECT_FALSE(fs::exists(pid_file));
+  Proc alone = RunSsdlab({"sim", "serve", "sim:tiny", "--fuse", dir, "--daemon"});
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_TRUE(Has(alone.err, "--daemon and --pid-file FILE go together")) << alone.err;
 }
 
 // --target and --dir: exactly one; --target only a simulated drive (exit 2, one line).
