@@ -536,6 +536,8 @@ Status CheckApp(const AppOptions& o) {
   return ServerBinary(o).status();
 }
 
+Status CheckAppPrograms(const AppOptions& o) { return ServerBinary(o).status(); }
+
 AppOutcome RunApp(const AppOptions& o, const DeviceIdentity& identity,
                   const std::atomic<bool>* stop, const AppProgress& progress) {
   AppOutcome out;

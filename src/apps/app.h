@@ -71,6 +71,11 @@ struct AppOutcome {
 // NoSpace, Permission, Unsupported.
 Status CheckApp(const AppOptions& options);
 
+// The programs alone (the server, its setup tool and the client), for a run whose directory
+// does not exist yet (a served drive's filesystem). Unsupported naming what is missing and its
+// package.
+Status CheckAppPrograms(const AppOptions& options);
+
 // Runs one app in `dir` (already identified; `identity.disk` may be absent with --any-dir).
 // CheckApp first (nothing started when it fails). Returns what was measured even when failing or
 // interrupted part-way.

@@ -57,6 +57,20 @@ constexpr auto kDevice =
                          f::Sub("summary", &AppDevice::summary, kSummary),
                          f::Sub("temperature", &AppDevice::temperature, kTemperature));
 
+constexpr auto kSimDrive = f::Object<AppSimulatedDrive>(
+    f::Text("target", &AppSimulatedDrive::target),
+    f::Count("capacity_bytes", &AppSimulatedDrive::capacity_bytes),
+    f::Count("host_pages_written", &AppSimulatedDrive::host_pages_written),
+    f::Count("nand_pages_written", &AppSimulatedDrive::nand_pages_written),
+    f::Number("write_amplification", &AppSimulatedDrive::write_amplification),
+    f::Count("gc_page_copies", &AppSimulatedDrive::gc_page_copies),
+    f::Count("erases", &AppSimulatedDrive::erases),
+    f::Count("host_read_pages", &AppSimulatedDrive::host_read_pages),
+    f::Count("nand_page_reads", &AppSimulatedDrive::nand_page_reads),
+    f::Flag("paced", &AppSimulatedDrive::paced),
+    f::Number("late_share", &AppSimulatedDrive::late_share),
+    f::Count("transport_round_trip_ns", &AppSimulatedDrive::transport_round_trip_ns));
+
 constexpr auto kApp = f::Object<AppResults>(
     f::Text("app", &AppResults::app), f::Flag("measured", &AppResults::measured),
     f::Flag("complete", &AppResults::complete), f::Number("tps", &AppResults::tps),
@@ -67,7 +81,8 @@ constexpr auto kApp = f::Object<AppResults>(
     f::List("per_second", &AppResults::per_second, kSecond),
     f::Text("per_second_latency", &AppResults::per_second_latency),
     f::Nullable("device", &AppResults::device, kDevice), f::Raw("settings", &AppResults::settings),
-    f::Nullable("error", &AppResults::error, f::TextOf()));
+    f::Nullable("error", &AppResults::error, f::TextOf()),
+    f::Sub("simulated_drive", &AppResults::simulated_drive, kSimDrive));
 
 }  // namespace
 

@@ -61,6 +61,22 @@ struct AppDevice {
   DeviceTemperature temperature;
 };
 
+// The simulated drive under an app run on a served drive (`app --target sim:...`,
+// serve/served_fs.h): its counters over the app's run (from just before the server started to
+// after the filesystem was synced once it stopped: server start, data load, warm-up and the
+// measured run), and the serve's pacing over the whole serve.
+struct AppSimulatedDrive {
+  std::string target;  // "sim:PRESET[?...]"
+  uint64_t capacity_bytes = 0;
+  uint64_t host_pages_written = 0, nand_pages_written = 0;  // 4 KiB pages
+  double write_amplification = 0;                           // NAND / host pages written
+  uint64_t gc_page_copies = 0, erases = 0;
+  uint64_t host_read_pages = 0, nand_page_reads = 0;
+  bool paced = true;  // the serve's share late stayed under its limit (docs/serve.md)
+  double late_share = 0;
+  uint64_t transport_round_trip_ns = 0;
+};
+
 struct AppResults {
   std::string app;               // "sysbench-oltp", "pgbench"
   std::optional<bool> measured;  // the measured run started (absent in older documents)
@@ -75,6 +91,8 @@ struct AppResults {
   // app wrote them.
   nlohmann::json settings;
   std::optional<std::string> error;  // why the run failed or stopped; null when complete
+  // On a served simulated drive only (absent otherwise).
+  std::optional<AppSimulatedDrive> simulated_drive;
 };
 
 // {"stat_path", "per_second": [...], "summary": {...}, "temperature": {...}}
@@ -82,7 +100,10 @@ nlohmann::json ToJson(const AppDevice& d);
 Result<AppDevice> AppDeviceFromJson(const nlohmann::json& j, const std::string& where);
 // {"app", "measured", "complete", "tps", "qps", "transactions", "queries", "errors",
 // "duration_s", "latency_ms": {"mean", "min", "p50", "p95", "p99", "p99_9", "max", "samples"},
-// "per_second": [...], "per_second_latency", "device", "settings", "error"}
+// "per_second": [...], "per_second_latency", "device", "settings", "error"}, and on a served
+// simulated drive "simulated_drive": {"target", "capacity_bytes", "host_pages_written",
+// "nand_pages_written", "write_amplification", "gc_page_copies", "erases", "host_read_pages",
+// "nand_page_reads", "paced", "late_share", "transport_round_trip_ns"}
 nlohmann::json ToJson(const AppResults& a);
 // `where` names the object in errors ("pgbench.results"); Invalid naming a wrongly typed key.
 Result<AppResults> AppResultsFromJson(const nlohmann::json& j, const std::string& where);

@@ -154,7 +154,35 @@ TEST(AppResults, DamagedDocumentsAreRefusedNamingTheKey) {
        {R"({"per_second": [{"tps": []}]})", ".per_second[0].tps"},
        {R"({"device": {"per_second": [{"util_pct": "busy"}]}})", ".device.per_second[0].util_pct"},
        {R"({"device": {"temperature": {"peak_c": "hot"}}})", ".device.temperature.peak_c"},
-       {R"({"error": 1})", ".error"}});
+       {R"({"error": 1})", ".error"},
+       {R"({"simulated_drive": {"erases": -1}})", ".simulated_drive.erases"}});
+}
+
+// A run on a served simulated drive (app --target sim:...) keeps the drive's counters; a run
+// on a directory writes no simulated_drive key at all.
+TEST(AppResults, TheSimulatedDrivesCountersRoundTripAndAreAbsentOtherwise) {
+  AppResults a;
+  a.app = "pgbench";
+  EXPECT_FALSE(ToJson(a).contains("simulated_drive"));
+  AppSimulatedDrive d;
+  d.target = "sim:dc-sata-mixed";
+  d.host_pages_written = 100;
+  d.nand_pages_written = 130;
+  d.write_amplification = 1.3;
+  d.gc_page_copies = 30;
+  d.erases = 2;
+  d.paced = false;
+  d.late_share = 0.02;
+  a.simulated_drive = d;
+  const json j = ToJson(a);
+  ASSERT_TRUE(j.contains("simulated_drive"));
+  EXPECT_EQ(j["simulated_drive"]["nand_pages_written"], 130u);
+  auto back = AppResultsFromJson(j, "app.results");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_TRUE(back->simulated_drive.has_value());
+  EXPECT_EQ(back->simulated_drive->gc_page_copies, 30u);
+  EXPECT_FALSE(back->simulated_drive->paced);
+  EXPECT_EQ(ToJson(*back).dump(), j.dump());
 }
 
 }  // namespace

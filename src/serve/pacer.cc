@@ -116,31 +116,60 @@ void Pacer::Answer(const Due& d, uint64_t now_ns) {
   d.reply(d.ctx, d.err);
 }
 
+SimCounters Pacer::Counters() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (thread_ended_) return drive_->counters();
+  const uint64_t want = ++snapshots_wanted_;
+  cv_.notify_one();
+  snapshot_cv_.wait(lock, [&] { return snapshots_answered_ >= want || thread_ended_; });
+  return snapshots_answered_ >= want ? snapshot_ : drive_->counters();
+}
+
 void Pacer::Loop() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // sleeps end as close to their deadline as can be
   report_.realtime = RaiseToRealTime();
+  struct Ended {  // Counters() callers waiting when the thread ends read the drive themselves
+    Pacer* p;
+    ~Ended() {
+      std::lock_guard<std::mutex> lock(p->mu_);
+      p->thread_ended_ = true;
+      p->snapshot_cv_.notify_all();
+    }
+  } ended{this};
   for (;;) {
     bool stopping;
+    uint64_t snapshot_wanted;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      if (incoming_.empty() && !stopping_) {
+      auto woken = [&] {
+        return !incoming_.empty() || stopping_ || snapshots_wanted_ > snapshots_answered_;
+      };
+      if (!woken()) {
         if (due_.empty()) {
-          cv_.wait(lock, [&] { return !incoming_.empty() || stopping_; });
+          cv_.wait(lock, woken);
         } else {
           const uint64_t now = MonotonicNs(), due = due_.top().due_ns;
           if (due > now + kSpinNs) {
             const auto until =
                 std::chrono::steady_clock::time_point(std::chrono::nanoseconds(due - kSpinNs / 2));
-            cv_.wait_until(lock, until, [&] { return !incoming_.empty() || stopping_; });
+            cv_.wait_until(lock, until, woken);
           }
         }
       }
       if (cut_) return;
       batch_.swap(incoming_);
       stopping = stopping_;
+      snapshot_wanted = snapshots_wanted_;
     }
     for (const Pending& p : batch_) Admit(p);
     batch_.clear();
+    if (snapshot_wanted > snapshots_answered_) {
+      const SimCounters c = drive_->counters();
+      std::lock_guard<std::mutex> lock(mu_);
+      snapshot_ = c;
+      snapshots_answered_ = snapshot_wanted;
+      snapshot_cv_.notify_all();
+    }
     // Replies due within the spin window: spin to each one's due time, unless new requests
     // arrive meanwhile (they are admitted first: one may be due sooner).
     uint64_t now = MonotonicNs();

@@ -97,6 +97,11 @@ class Pacer {
   // never leaves before the model's completion. Errors as PowerCutAt. REQUIRES: Start()
   // returned Ok and neither Stop() nor Cut() has been called.
   Result<SimBackend::PowerCut> Cut();
+  // The drive's counters now, read on the pacer's thread between two batches of admissions
+  // (it waits for that thread; as of the last request admitted: the idle time since then is
+  // not simulated yet). Thread-safe. After Stop() or Cut(): the counters at the end.
+  // REQUIRES: Start() returned Ok.
+  SimCounters Counters();
   // The figures so far; complete after Stop() or Cut(). REQUIRES: one of them was called.
   const PacerReport& report() const { return report_; }
 
@@ -143,6 +148,12 @@ class Pacer {
   std::vector<Pending> incoming_;  // guarded by mu_
   bool stopping_ = false;          // guarded by mu_
   bool cut_ = false;               // guarded by mu_: Cut() called, the thread ends at once
+  // Counters(): asked (wanted_) and answered (answered_) snapshots, the last one taken, and
+  // whether the thread has ended (then Counters() reads the drive itself). Guarded by mu_.
+  uint64_t snapshots_wanted_ = 0, snapshots_answered_ = 0;
+  SimCounters snapshot_;
+  bool thread_ended_ = false;
+  std::condition_variable snapshot_cv_;
   bool running_ = false;
   // The pacer thread's own.
   std::vector<Pending> batch_;

@@ -41,6 +41,23 @@ struct Waiter {
   }
 };
 
+// Counters() reads the drive's counters on the pacer's thread while it serves: after a write's
+// reply they include it, and after the stop they are the drive's own.
+TEST(Pacer, CountersWhileServingIncludeEveryAdmittedRequest) {
+  auto drive = Open("sim:tiny?capacity=64MiB");
+  Pacer pacer(drive.get(), PacerOptions{});
+  ASSERT_TRUE(pacer.Start().ok());
+  const SimCounters before = pacer.Counters();
+  Waiter w;
+  pacer.Submit(Op::kWrite, 0, 64 << 10, Pacer::MonotonicNs(), Waiter::Reply, &w);
+  w.Wait(1);
+  const SimCounters after = pacer.Counters();
+  EXPECT_EQ(after.host_pages_written - before.host_pages_written, 16u);
+  EXPECT_GE(after.nand_pages_written, before.nand_pages_written);
+  pacer.Stop();
+  EXPECT_EQ(pacer.Counters().host_pages_written, drive->counters().host_pages_written);
+}
+
 // A request is never answered before the model's completion time, less the transport's credit:
 // a 1 MiB write on the tiny drive takes milliseconds of model time, and the reply waits for it.
 TEST(Pacer, AnswersNoSoonerThanTheModelCompletes) {

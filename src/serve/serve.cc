@@ -134,6 +134,7 @@ Result<ServeReport> Serve(const ServeOptions& o) {
                            static_cast<double>(r.transport_ns) / 1e3, r.data));
   }
   if (o.loop) say("loop: " + r.loop_device);
+  if (o.ready) o.ready([&pacer] { return pacer.Counters(); });
   say("ready");
   auto cut_now = [&] { return o.power_cut != nullptr && o.power_cut->load(); };
   while (!o.stop->load() && fuse->alive() && !cut_now())

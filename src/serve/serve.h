@@ -33,6 +33,10 @@ struct ServeOptions {
   // progress (stderr). Either may be empty.
   std::function<void(const std::string&)> say;
   std::function<void(const std::string&)> progress;
+  // Called on Serve's thread once the drive can be used, just before "ready" is said, with a
+  // function that returns the drive's counters now (Pacer::Counters): callable from any thread
+  // until *stop is set. May be empty.
+  std::function<void(const std::function<SimCounters()>& counters)> ready;
 };
 
 struct ServeReport {
