@@ -49,7 +49,8 @@ def problems(validator, kind, path, doc):
 
 
 def check_one(kind, doc_path, schema_path) -> int:
-    validator = validator_of(json.loads(Path(schema_path).read_text()))
+    schema = json.loads(Path(schema_path).read_text())
+    validator = validator_of(schema)
     path = Path(doc_path)
     bad = problems(validator, kind, path, json.loads(path.read_text()))
     print(f"{path.name}: {bad} problem(s) against {kind}")
@@ -97,7 +98,9 @@ def main() -> int:
                 bad += 1
         pts = json.loads((t / "pts.json").read_text())
         names = sorted(x["name"] for x in pts["tests"])
-        if names != sorted(["iops", "tp", "lat", "lvi", "wsat", "hir", "xsr", "dirth", "ecw", "op"]):
+        # The schema's list of names is the catalogue's (results_test: PtsTests.*).
+        listed = schema["$defs"]["pts_test"]["allOf"][1]["properties"]["name"]["enum"]
+        if names != sorted(listed):
             print(f"pts.json: the battery ran {names}, not every test")
             bad += 1
         cdm = json.loads((t / "profile-cdm.json").read_text())

@@ -10,6 +10,7 @@
 #include "base/units.h"
 #include "device/device_json.h"
 #include "device/safety.h"
+#include "results/pts_tests.h"
 #include "sim/params.h"
 #include "usecase/documents.h"
 #include "usecase/paths.h"
@@ -107,7 +108,7 @@ const std::vector<PtsDef>& PtsOptionDefs() {
          DivideDurations(o, n);
          return Status::Ok();
        }},
-      {"--tests", "Comma list: iops,tp,lat,lvi,wsat,hir,xsr,dirth,ecw,op (default: all)",
+      {"--tests", "Comma list: " + results::JoinedPtsTestNames(",") + " (default: all)",
        [](S, S t, PtsOptions& o) {
          o.tests = SplitNonEmpty(t, ',');
          return Status::Ok();
