@@ -49,8 +49,7 @@ def problems(validator, kind, path, doc):
 
 
 def check_one(kind, doc_path, schema_path) -> int:
-    schema = json.loads(Path(schema_path).read_text())
-    validator = validator_of(schema)
+    validator = validator_of(json.loads(Path(schema_path).read_text()))
     path = Path(doc_path)
     bad = problems(validator, kind, path, json.loads(path.read_text()))
     print(f"{path.name}: {bad} problem(s) against {kind}")
@@ -61,7 +60,8 @@ def main() -> int:
     if sys.argv[1] == "--doc":
         return check_one(sys.argv[2], sys.argv[3], sys.argv[4])
     binary, schema_path = sys.argv[1], sys.argv[2]
-    validator = validator_of(json.loads(Path(schema_path).read_text()))
+    schema = json.loads(Path(schema_path).read_text())
+    validator = validator_of(schema)
 
     bad = 0
     with tempfile.TemporaryDirectory(prefix="ssdlab_schema_") as tmp:
