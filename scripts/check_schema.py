@@ -60,7 +60,8 @@ def main() -> int:
     if sys.argv[1] == "--doc":
         return check_one(sys.argv[2], sys.argv[3], sys.argv[4])
     binary, schema_path = sys.argv[1], sys.argv[2]
-    validator = validator_of(json.loads(Path(schema_path).read_text()))
+    schema = json.loads(Path(schema_path).read_text())
+    validator = validator_of(schema)
 
     bad = 0
     with tempfile.TemporaryDirectory(prefix="ssdlab_schema_") as tmp:
@@ -97,7 +98,9 @@ def main() -> int:
                 bad += 1
         pts = json.loads((t / "pts.json").read_text())
         names = sorted(x["name"] for x in pts["tests"])
-        if names != sorted(["iops", "tp", "lat", "lvi", "wsat", "hir", "xsr", "dirth", "ecw", "op"]):
+        # The schema's list of names is the catalogue's (results_test: PtsTests.*).
+        listed = schema["$defs"]["pts_test"]["allOf"][1]["properties"]["name"]["enum"]
+        if names != sorted(listed):
             print(f"pts.json: the battery ran {names}, not every test")
             bad += 1
         cdm = json.loads((t / "profile-cdm.json").read_text())

@@ -30,9 +30,11 @@ class DevicePurgeBackend : public Backend {
   bool persistent_state() const override { return true; }
   Status Close() override { return inner_->Close(); }
 
+  // Either spelling of the one PurgeMethod (device/purge.h); a transport-neutral one
+  // (--purge format) is resolved by the drive's transport when the plan is built.
   Result<std::string> Purge(const std::string& method, const RunControl& control) override {
-    if (method == "none") return std::string("none");
-    SSDLAB_ASSIGN_OR_RETURN(PurgeMethod m, Map(method));
+    SSDLAB_ASSIGN_OR_RETURN(PurgeMethod m, ParseAnyPurgeMethod(method));
+    if (m == PurgeMethod::kNone) return std::string(PurgeMethodName(m));
     SSDLAB_ASSIGN_OR_RETURN(PurgePlan plan, PlanPurge(id_.path, m));
     PurgeOptions options;
     // A file given to `pts` is the user's scratch file (as with `run`): no flag needed.
@@ -44,29 +46,6 @@ class DevicePurgeBackend : public Backend {
   }
 
  private:
-  // PTS names by transport; device-layer names pass through.
-  Result<PurgeMethod> Map(const std::string& method) const {
-    Transport t = id_.disk ? id_.disk->transport : Transport::kUnknown;
-    if (method == "auto") return PurgeMethod::kAuto;
-    if (method == "secure-erase") {
-      if (t == Transport::kSata) return PurgeMethod::kAtaEnhanced;
-      return Status::Error(Code::kUnsupported, "--purge secure-erase is an ATA method; " +
-                                                   id_.path + " is " + TransportName(t));
-    }
-    if (method == "format") {
-      if (t == Transport::kSas || t == Transport::kScsi) return PurgeMethod::kSasFormat;
-      if (t == Transport::kNvme) return PurgeMethod::kNvmeFormat;
-      return Status::Error(Code::kUnsupported, "--purge format needs a SAS or NVMe drive; " +
-                                                   id_.path + " is " + TransportName(t));
-    }
-    if (method == "sanitize") {
-      if (t == Transport::kNvme) return PurgeMethod::kNvmeSanitize;
-      return Status::Error(Code::kUnsupported, "--purge sanitize needs an NVMe drive; " + id_.path +
-                                                   " is " + TransportName(t));
-    }
-    return ParsePurgeMethod(method);
-  }
-
   std::unique_ptr<Backend> inner_;
   DeviceIdentity id_;
   bool destructive_;

@@ -34,18 +34,38 @@ constexpr uint64_t kChunkBytes = kGiB;
 struct MethodName {
   PurgeMethod m;
   const char* name;
+  bool device, flag;
 };
+// Every spelling, once; `device`: `purge --method` takes it, `flag`: --purge takes it. In an
+// order that lists each command's choices as its help always has.
 constexpr MethodName kMethods[] = {
-    {PurgeMethod::kAuto, "auto"},
-    {PurgeMethod::kAtaSecureErase, "ata-secure-erase"},
-    {PurgeMethod::kAtaEnhanced, "ata-enhanced"},
-    {PurgeMethod::kSasFormat, "sas-format"},
-    {PurgeMethod::kNvmeFormat, "nvme-format"},
-    {PurgeMethod::kNvmeSanitize, "nvme-sanitize"},
-    {PurgeMethod::kDiscard, "discard"},
-    {PurgeMethod::kZero, "zero"},
-    {PurgeMethod::kPunchHole, "punch-hole"},
+    {PurgeMethod::kAuto, "auto", true, true},
+    {PurgeMethod::kAtaSecureErase, "ata-secure-erase", true, false},
+    {PurgeMethod::kAtaEnhanced, "ata-enhanced", true, false},
+    {PurgeMethod::kSecureErase, "secure-erase", false, true},
+    {PurgeMethod::kSasFormat, "sas-format", true, false},
+    {PurgeMethod::kNvmeFormat, "nvme-format", true, false},
+    {PurgeMethod::kFormat, "format", false, true},
+    {PurgeMethod::kNvmeSanitize, "nvme-sanitize", true, false},
+    {PurgeMethod::kSanitize, "sanitize", false, true},
+    {PurgeMethod::kDiscard, "discard", true, true},
+    {PurgeMethod::kZero, "zero", true, false},
+    {PurgeMethod::kPunchHole, "punch-hole", true, false},
+    {PurgeMethod::kNone, "none", false, true},
 };
+
+// The entry spelled `name` among those `takes`, and the list of those (joined by `sep`).
+template <class Takes>
+const MethodName* FindMethod(std::string_view name, Takes takes, std::string* all,
+                             std::string_view sep) {
+  const MethodName* found = nullptr;
+  for (const auto& e : kMethods) {
+    if (!takes(e)) continue;
+    if (name == e.name) found = &e;
+    if (all) *all += (all->empty() ? "" : std::string(sep)) + e.name;
+  }
+  return found;
+}
 
 std::string PackageOf(const std::string& tool) {
   if (tool == "nvme") return "nvme-cli";
@@ -198,12 +218,55 @@ const char* PurgeMethodName(PurgeMethod m) {
 
 Result<PurgeMethod> ParsePurgeMethod(std::string_view name) {
   std::string all;
-  for (const auto& e : kMethods) {
-    if (name == e.name) return e.m;
-    all += (all.empty() ? "" : ", ") + std::string(e.name);
-  }
+  const MethodName* e = FindMethod(
+      name, [](const MethodName& m) { return m.device; }, &all, ", ");
+  if (e) return e->m;
   return Status::Invalid("unknown purge method '" + std::string(name) + "' (choose from " + all +
                          ")");
+}
+
+Result<PurgeMethod> ParsePurgeFlag(const std::string& flag, std::string_view text) {
+  std::string all;
+  const MethodName* e = FindMethod(
+      text, [](const MethodName& m) { return m.flag; }, &all, ", ");
+  if (e) return e->m;
+  return Status::Invalid(flag + ": unknown method '" + std::string(text) + "' (" + all + ")");
+}
+
+std::string PurgeFlagNames(std::string_view sep) {
+  std::string all;
+  FindMethod(
+      "", [](const MethodName& m) { return m.flag; }, &all, sep);
+  return all;
+}
+
+Result<PurgeMethod> ParseAnyPurgeMethod(std::string_view name) {
+  if (const MethodName* e = FindMethod(
+          name, [](const MethodName&) { return true; }, nullptr, ""))
+    return e->m;
+  return ParsePurgeMethod(name);  // Invalid listing the device methods, as before
+}
+
+Result<PurgeMethod> ResolvePurgeMethod(PurgeMethod m, const DeviceIdentity& id) {
+  const Transport t = id.disk ? id.disk->transport : Transport::kUnknown;
+  auto refuse = [&](const std::string& what) {
+    return Status::Error(Code::kUnsupported, std::string("--purge ") + PurgeMethodName(m) + " " +
+                                                 what + "; " + id.path + " is " + TransportName(t));
+  };
+  switch (m) {
+    case PurgeMethod::kSecureErase:
+      if (t == Transport::kSata) return PurgeMethod::kAtaEnhanced;
+      return refuse("is an ATA method");
+    case PurgeMethod::kFormat:
+      if (t == Transport::kSas || t == Transport::kScsi) return PurgeMethod::kSasFormat;
+      if (t == Transport::kNvme) return PurgeMethod::kNvmeFormat;
+      return refuse("needs a SAS or NVMe drive");
+    case PurgeMethod::kSanitize:
+      if (t == Transport::kNvme) return PurgeMethod::kNvmeSanitize;
+      return refuse("needs an NVMe drive");
+    default:
+      return m;
+  }
 }
 
 void ParseHdparmSecurity(const std::string& text, PurgeCapabilities* caps) {
@@ -309,6 +372,9 @@ Result<PurgePlan> BuildPurgePlan(const DeviceIdentity& id, const PurgeCapabiliti
   PurgePlan p;
   p.target = id;
   p.requested = method;
+  if (method == PurgeMethod::kNone)
+    return Status::Invalid("--purge none: there is nothing to plan");
+  SSDLAB_ASSIGN_OR_RETURN(method, ResolvePurgeMethod(method, id));
   const bool file = id.kind == "file";
   if (file) {
     if (method == PurgeMethod::kAuto || method == PurgeMethod::kDiscard)
@@ -466,6 +532,7 @@ Result<PurgePlan> BuildPurgePlan(const DeviceIdentity& id, const PurgeCapabiliti
 
 Result<PurgePlan> PlanPurge(const std::string& path, PurgeMethod method) {
   SSDLAB_ASSIGN_OR_RETURN(DeviceIdentity id, IdentifyTarget(path));
+  SSDLAB_ASSIGN_OR_RETURN(method, ResolvePurgeMethod(method, id));
   PurgeCapabilities caps;
   if (method == PurgeMethod::kAuto || method == PurgeMethod::kAtaSecureErase ||
       method == PurgeMethod::kAtaEnhanced || method == PurgeMethod::kSasFormat ||

@@ -16,6 +16,10 @@
 
 namespace ssdlab {
 
+// Every purge method, in one enum with one table of spellings (purge.cc): the device methods
+// `ssdlab purge --method` takes, and the transport-neutral names the battery's and the
+// profiles' `--purge` takes, which a plan resolves by the drive's transport
+// (ResolvePurgeMethod).
 enum class PurgeMethod {
   kAuto,            // the strongest method the target supports (see BuildPurgePlan)
   kAtaSecureErase,  // hdparm --security-erase (SATA)
@@ -26,12 +30,27 @@ enum class PurgeMethod {
   kDiscard,         // BLKDISCARD over the range (on a file: punch-hole)
   kZero,            // BLKZEROOUT over the range (on a file: FALLOC_FL_ZERO_RANGE)
   kPunchHole,       // fallocate(FALLOC_FL_PUNCH_HOLE) over a regular file
+  kSecureErase,     // --purge secure-erase: kAtaEnhanced on a SATA drive
+  kFormat,          // --purge format: kSasFormat on SAS / SCSI, kNvmeFormat on NVMe
+  kSanitize,        // --purge sanitize: kNvmeSanitize on NVMe
+  kNone,            // --purge none: the battery does not purge
 };
-// "auto", "ata-secure-erase", "ata-enhanced", "sas-format", "nvme-format", "nvme-sanitize",
-// "discard", "zero", "punch-hole".
+// The spelling of m: "auto", "ata-secure-erase", "ata-enhanced", "secure-erase", "sas-format",
+// "nvme-format", "format", "nvme-sanitize", "sanitize", "discard", "zero", "punch-hole", "none".
 const char* PurgeMethodName(PurgeMethod m);
-// Invalid listing the choices for an unknown name.
+// `ssdlab purge --method`: the device methods (auto, ata-secure-erase, ata-enhanced,
+// sas-format, nvme-format, nvme-sanitize, discard, zero, punch-hole); Invalid listing them.
 Result<PurgeMethod> ParsePurgeMethod(std::string_view name);
+// The battery's and the profiles' `flag` (--purge): auto, secure-erase, format, sanitize,
+// discard, none; Invalid naming the flag and listing them.
+Result<PurgeMethod> ParsePurgeFlag(const std::string& flag, std::string_view text);
+// The --purge spellings joined by `sep` ("auto|secure-erase|...|none"), for help texts.
+std::string PurgeFlagNames(std::string_view sep);
+// Either spelling (a backend's Purge takes both): Invalid for any other.
+Result<PurgeMethod> ParseAnyPurgeMethod(std::string_view name);
+// A transport-neutral method (kSecureErase, kFormat, kSanitize) as the method of the drive's
+// transport, any other unchanged; kUnsupported naming the target when its transport has none.
+Result<PurgeMethod> ResolvePurgeMethod(PurgeMethod m, const DeviceIdentity& id);
 
 // What the target supports, as probed by ProbePurgeCapabilities. Plain data so that method
 // choice is testable without hardware.

@@ -63,6 +63,71 @@ TEST(ParsePurgeMethod, NamesRoundTrip) {
   EXPECT_NE(bad.status().message().find("nvme-sanitize"), std::string::npos);
 }
 
+// The one PurgeMethod: each spelling is one method, taken by `purge --method` (device), by
+// --purge (flag), or both; the flag's transport-neutral names resolve by the drive's transport.
+TEST(PurgeMethod, EachSpellingIsOneMethodOfItsCommands) {
+  using M = PurgeMethod;
+  struct Spelling {
+    const char* name;
+    M method;
+    bool device, flag;
+  };
+  for (const Spelling& s :
+       std::vector<Spelling>{{"auto", M::kAuto, true, true},
+                             {"ata-secure-erase", M::kAtaSecureErase, true, false},
+                             {"ata-enhanced", M::kAtaEnhanced, true, false},
+                             {"sas-format", M::kSasFormat, true, false},
+                             {"nvme-format", M::kNvmeFormat, true, false},
+                             {"nvme-sanitize", M::kNvmeSanitize, true, false},
+                             {"discard", M::kDiscard, true, true},
+                             {"zero", M::kZero, true, false},
+                             {"punch-hole", M::kPunchHole, true, false},
+                             {"secure-erase", M::kSecureErase, false, true},
+                             {"format", M::kFormat, false, true},
+                             {"sanitize", M::kSanitize, false, true},
+                             {"none", M::kNone, false, true}}) {
+    EXPECT_STREQ(PurgeMethodName(s.method), s.name);
+    ASSERT_TRUE(ParseAnyPurgeMethod(s.name).ok()) << s.name;
+    EXPECT_EQ(ParseAnyPurgeMethod(s.name).value(), s.method) << s.name;
+    EXPECT_EQ(ParsePurgeMethod(s.name).ok(), s.device) << s.name;
+    EXPECT_EQ(ParsePurgeFlag("--purge", s.name).ok(), s.flag) << s.name;
+    if (s.flag) EXPECT_EQ(ParsePurgeFlag("--purge", s.name).value(), s.method) << s.name;
+  }
+  EXPECT_EQ(PurgeFlagNames("|"), "auto|secure-erase|format|sanitize|discard|none");
+  auto bad = ParsePurgeFlag("--purge", "zero");
+  EXPECT_EQ(bad.status().message(),
+            "--purge: unknown method 'zero' (auto, secure-erase, format, sanitize, discard, none)");
+  EXPECT_FALSE(ParseAnyPurgeMethod("shred").ok());
+}
+
+TEST(PurgeMethod, FlagNamesResolveByTransport) {
+  using M = PurgeMethod;
+  const DeviceIdentity sata = Disk("sda", Transport::kSata), sas = Disk("sdb", Transport::kSas),
+                       nvme = Disk("nvme0n1", Transport::kNvme);
+  EXPECT_EQ(ResolvePurgeMethod(M::kSecureErase, sata).value(), M::kAtaEnhanced);
+  EXPECT_EQ(ResolvePurgeMethod(M::kFormat, sas).value(), M::kSasFormat);
+  EXPECT_EQ(ResolvePurgeMethod(M::kFormat, nvme).value(), M::kNvmeFormat);
+  EXPECT_EQ(ResolvePurgeMethod(M::kSanitize, nvme).value(), M::kNvmeSanitize);
+  for (M m : {M::kAuto, M::kDiscard, M::kZero, M::kAtaSecureErase, M::kNone})
+    EXPECT_EQ(ResolvePurgeMethod(m, sata).value(), m) << PurgeMethodName(m);
+  auto refused = ResolvePurgeMethod(M::kFormat, sata);
+  EXPECT_EQ(refused.status().code(), Code::kUnsupported);
+  EXPECT_EQ(refused.status().message(),
+            "--purge format needs a SAS or NVMe drive; /dev/sda is sata");
+  EXPECT_EQ(ResolvePurgeMethod(M::kSanitize, sas).status().message(),
+            "--purge sanitize needs an NVMe drive; /dev/sdb is sas");
+  EXPECT_EQ(ResolvePurgeMethod(M::kSecureErase, nvme).status().message(),
+            "--purge secure-erase is an ATA method; /dev/nvme0n1 is nvme");
+  // A plan of a flag name is the resolved method's plan.
+  PurgeCapabilities c;
+  c.nvme_probed = c.nvme_format_supported = true;
+  c.nvme_namespaces = 1;
+  auto p = BuildPurgePlan(nvme, c, M::kFormat);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->method, M::kNvmeFormat);
+  EXPECT_FALSE(BuildPurgePlan(nvme, {}, M::kNone).ok());
+}
+
 TEST(BuildPurgePlan, FileIsPunchHole) {
   DeviceIdentity f;
   f.path = f.resolved_path = "/data/f";

@@ -14,6 +14,7 @@
 #include "results/op.h"
 #include "results/phase_metrics.h"
 #include "results/profile.h"
+#include "results/pts_tests.h"
 #include "results/sweep.h"
 #include "results/tp.h"
 #include "results/wsat.h"
@@ -197,24 +198,15 @@ Status TestRows(const std::string& name, const json& res, std::map<std::string, 
 
 namespace {
 
-// Every table ExportRunCsv writes: the shared ones, and those of the tests TestRows knows.
+// Every table ExportRunCsv writes: the shared ones, one per test of the catalogue
+// (results/pts_tests.h), and the sweeps' histograms TestRows adds.
 const std::vector<std::string>& CsvTableNames() {
-  static const std::vector<std::string> names = {"summary",
-                                                 "rounds",
-                                                 "profile_summary",
-                                                 "run",
-                                                 "iops",
-                                                 "lat",
-                                                 "tp",
-                                                 "lvi",
-                                                 "op",
-                                                 "wsat",
-                                                 "hir",
-                                                 "xsr",
-                                                 "dirth",
-                                                 "dirth_histograms",
-                                                 "ecw",
-                                                 "ecw_histograms"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out = {"summary", "rounds", "profile_summary", "run"};
+    for (const std::string& t : results::PtsTestNames()) out.push_back(t);
+    for (const char* t : {"dirth_histograms", "ecw_histograms"}) out.push_back(t);
+    return out;
+  }();
   return names;
 }
 

@@ -250,7 +250,7 @@ Result<results::PtsOptions> OptionsOf(const ReportRun& r) {
   const json& config = Get(Ctxt(r), "config");
   if (!Str(config, "kind").empty() || !config.contains("options"))
     return Status::NotFound("run '" + r.label + "' is not a PTS run");
-  return results::PtsOptionsFromJson(config["options"], {});
+  return results::PtsOptionsFromJson(config["options"]);
 }
 
 std::string PurgeOf(const ReportRun& r) {
@@ -326,12 +326,11 @@ json VerdictCell(const json& ss) {
   return Cell(t, results::MissedSteadyState(*s) ? "bad" : "muted");
 }
 
-// One PTS test's section of the report, mirroring the suite's registry (suite/tests.h):
-// adding a test adds one entry here, in battery order.
+// One PTS test's section of the report: its title from the catalogue (results/pts_tests.h).
 
 std::string TestTitle(const std::string& name) {
   for (const PtsSectionDef& t : PtsSections()) {
-    if (name == t.name) return t.title;
+    if (name == t.name()) return t.title();
   }
   return name;
 }
@@ -340,8 +339,8 @@ std::vector<std::string> TestsPresent(const Ctx& ctx) {
   std::vector<std::string> out;
   for (const PtsSectionDef& t : PtsSections()) {
     for (const ReportRun& r : ctx.runs) {
-      if (FindTest(r.doc, t.name)) {
-        out.push_back(t.name);
+      if (FindTest(r.doc, t.name())) {
+        out.push_back(t.name());
         break;
       }
     }
@@ -923,7 +922,7 @@ json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& o
   pts.next_id = ctx.next_id;
   if (options.claims) add(report::ClaimsSection(pts_runs.empty() ? ctx : pts, *options.claims));
   add(report::pts::CompareSection(pts));
-  for (const report::PtsSectionDef& t : report::PtsSections()) add(t.build(pts, t.name));
+  for (const report::PtsSectionDef& t : report::PtsSections()) add(t.build(pts, t.name()));
   ctx.next_id = std::max(ctx.next_id, pts.next_id);
   for (json& s : report::ProfileSections(ctx)) add(std::move(s));
   for (json& s : report::ImportedSections(ctx)) add(std::move(s));

@@ -204,30 +204,13 @@ std::vector<MatrixCell> MatrixCells(const std::vector<results::CellResult>& cell
 
 // ---------------------------------------------------------------- the registry
 
-namespace {
-
-// The registry's check of a test read by `From` (a results/ FromJson).
-template <auto From>
-Status Check(const json& results, const std::string& where) {
-  return From(results, where).status();
-}
-
-}  // namespace
-
 const std::vector<PtsSectionDef>& PtsSections() {
-  using namespace results;  // NOLINT: the FromJson of each test's results
+  using T = results::PtsTest;
   static const std::vector<PtsSectionDef> kSections = {
-      {"iops", "IOPS", Check<MatrixResultsFromJson>, IopsSection},
-      {"tp", "Throughput", Check<TpResultsFromJson>, TpSection},
-      {"lat", "Latency", Check<MatrixResultsFromJson>, LatSection},
-      {"lvi", "Latency vs IOPS", Check<LviResultsFromJson>, LviSection},
-      {"wsat", "Write saturation", Check<WsatResultsFromJson>, WsatSection},
-      {"hir", "Host idle recovery", Check<HirResultsFromJson>, HirSection},
-      {"xsr", "Cross-stimulus recovery", Check<XsrResultsFromJson>, XsrSection},
-      {"dirth", "Demand intensity / response time histogram", Check<SweepResultsFromJson>,
-       SweepSection},
-      {"ecw", "Enterprise composite workload", Check<SweepResultsFromJson>, SweepSection},
-      {"op", "Over-provisioning study", Check<OpResultsFromJson>, OpSection},
+      {T::kIops, IopsSection}, {T::kTp, TpSection},       {T::kLat, LatSection},
+      {T::kLvi, LviSection},   {T::kWsat, WsatSection},   {T::kHir, HirSection},
+      {T::kXsr, XsrSection},   {T::kDirth, SweepSection}, {T::kEcw, SweepSection},
+      {T::kOp, OpSection},
   };
   return kSections;
 }
@@ -236,7 +219,7 @@ json TestVerdictCell(const json& doc, const std::string& name) {
   const json* t = FindTest(doc, name);
   if (!t) return VerdictOf(nullptr, Status::Ok());
   for (const PtsSectionDef& def : PtsSections()) {
-    if (name == def.name) return VerdictOf(t, def.check(Get(*t, "results"), name + ".results"));
+    if (name == def.name()) return VerdictOf(t, def.check(Get(*t, "results"), name + ".results"));
   }
   return VerdictOf(t, Status::Ok());
 }

@@ -22,21 +22,27 @@
 #include "results/lvi.h"
 #include "results/matrix.h"
 #include "results/pts_options.h"
+#include "results/pts_tests.h"
 #include "results/steady_state.h"
 
 namespace ssdlab::report::pts {
 
 using results::PtsOptions;
 
-// One PTS test's section of the report, mirroring the suite's registry (suite/tests.h):
-// adding a test adds one entry to PtsSections(), in battery order, and its builder's file.
+// One PTS test's section of the report, keyed by the catalogue (results/pts_tests.h: name,
+// title, the check of its stored results): adding a test adds one entry to PtsSections(), in
+// battery order, and its builder's file.
 struct PtsSectionDef {
-  const char* name;   // the stored test name
-  const char* title;  // section heading and table labels
+  results::PtsTest id;
+  json (*build)(Ctx& ctx, const std::string& name);
+
+  const char* name() const { return results::PtsTestOf(id).name; }    // the stored test name
+  const char* title() const { return results::PtsTestOf(id).title; }  // heading, table labels
   // Reads the stored results (a results/ FromJson, `where` = "NAME.results"): ok, or the Status
   // naming the damaged key that the verdict tables show.
-  Status (*check)(const json& results, const std::string& where);
-  json (*build)(Ctx& ctx, const std::string& name);
+  Status check(const json& results, const std::string& where) const {
+    return results::PtsTestOf(id).check(results, where);
+  }
 };
 const std::vector<PtsSectionDef>& PtsSections();
 

@@ -18,6 +18,8 @@
 #include <sstream>
 
 #include "report/model_internal.h"
+#include "report/pts_sections.h"
+#include "results/pts_tests.h"
 #include "store/store.h"
 
 namespace ssdlab {
@@ -795,6 +797,14 @@ const json* Block(const std::vector<const json*>& blocks, const std::string& id_
 // PTS runs the real program made on simulated drives (testdata/pts_runs.json, remade by
 // testdata/make_pts_runs.sh): a whole review battery and a PTS-E subset, side by side. The
 // simulator is deterministic, so the suite and the report cannot drift apart unseen.
+// Every test of the catalogue has its section, in the catalogue's (battery) order.
+TEST(PtsSections, FollowTheCatalogue) {
+  ASSERT_EQ(report::pts::PtsSections().size(), results::PtsTests().size());
+  for (size_t i = 0; i < results::PtsTests().size(); ++i)
+    EXPECT_EQ(report::pts::PtsSections()[i].id, results::PtsTests()[i].id)
+        << results::PtsTests()[i].name;
+}
+
 TEST_F(ReportTest, PtsRunsOfTheProgramModelMatchesGolden) {
   std::ifstream in(fs::path(SSDLAB_REPORT_TESTDATA) / "pts_runs.json");
   ASSERT_TRUE(in) << "missing testdata/pts_runs.json";
@@ -802,7 +812,7 @@ TEST_F(ReportTest, PtsRunsOfTheProgramModelMatchesGolden) {
   json model = BuildReportModel(Runs({"review-tiny", "ptse-tiny-op28"}), {});
   std::vector<std::string> ids;
   for (const json& sec : model["sections"]) ids.push_back(sec["id"]);
-  for (const char* t : {"iops", "tp", "lat", "lvi", "wsat", "hir", "xsr", "dirth", "ecw", "op"})
+  for (const std::string& t : results::PtsTestNames())
     EXPECT_NE(std::find(ids.begin(), ids.end(), t), ids.end()) << "no section " << t;
   ExpectGolden(model, "report_pts_sim.json");
 }

@@ -2,6 +2,7 @@
 
 #include "base/units.h"
 #include "results/ids.h"
+#include "results/pts_tests.h"
 
 namespace ssdlab::results {
 
@@ -26,10 +27,10 @@ const char* PtsSpecName(PtsSpec s) {
   return "?";
 }
 
-PtsOptions SpecDefaults(PtsSpec spec, const std::vector<std::string>& all_tests) {
+PtsOptions SpecDefaults(PtsSpec spec) {
   PtsOptions o;
   o.spec = spec;
-  o.tests = all_tests;
+  o.tests = PtsTestNames();
   const std::vector<Mix> kPtsMixes = {{100}, {95}, {65}, {50}, {35}, {5}, {0}};
   o.iops_mixes = kPtsMixes;
   o.iops_block_bytes = {1024 * kKiB, 128 * kKiB, 64 * kKiB, 32 * kKiB,
@@ -189,12 +190,12 @@ json PtsOptionsJson(const PtsOptions& o) {
   return out;
 }
 
-Result<PtsOptions> PtsOptionsFromJson(const json& j, const std::vector<std::string>& all_tests) {
+Result<PtsOptions> PtsOptionsFromJson(const json& j) {
   if (!j.is_object()) return Status::Invalid("the stored options are not an object");
   PtsOptions spec_of;
   if (j.contains("spec") && !FromJson(j["spec"], spec_of.spec))
     return Status::Invalid("the stored options' spec is damaged: " + j["spec"].dump());
-  PtsOptions o = SpecDefaults(spec_of.spec, all_tests);
+  PtsOptions o = SpecDefaults(spec_of.spec);
   std::string bad;
   PtsFields(o, [&](const char* key, auto& member) {
     if (bad.empty() && j.contains(key) && std::string_view(key) != "seed" &&

@@ -24,7 +24,7 @@ struct Mix {
 // can be overridden. Durations are virtual on the simulator.
 struct PtsOptions {
   PtsSpec spec = PtsSpec::kPtsE;
-  std::vector<std::string> tests;      // subset of the suite's PtsTestNames(), in battery order
+  std::vector<std::string> tests;      // subset of PtsTestNames() (pts_tests.h), in battery order
   uint64_t round_ns = 60'000'000'000;  // duration of one cell of a round
   // Duration of one cell of an IOPS round; 0: round_ns. A lab that runs the whole IOPS matrix
   // in one minute (rather than a minute per cell) measures a drive still fresh from its
@@ -87,16 +87,16 @@ inline uint64_t IopsCellNs(const PtsOptions& o) {
 void DivideDurations(PtsOptions& o, uint32_t n);
 
 // The defaults of a spec (PTS-E 1.1, PTS-C / PTS 2.0.x client, or the reviewers' variant),
-// with `tests` = `all_tests` (the suite's registry, in battery order).
-PtsOptions SpecDefaults(PtsSpec spec, const std::vector<std::string>& all_tests);
+// with `tests` = every test of the catalogue (pts_tests.h), in battery order.
+PtsOptions SpecDefaults(PtsSpec spec);
 Result<PtsSpec> ParsePtsSpec(const std::string& name);
 const char* PtsSpecName(PtsSpec spec);
 
 // The resolved options as stored in a run's configuration ("options"), and back. A key missing
-// from an older document keeps the default of the stored spec (SpecDefaults(spec,
-// `all_tests`)); a value of the wrong type or a bad value is Invalid naming the key.
+// from an older document keeps the default of the stored spec (SpecDefaults(spec): a
+// missing `tests` is every test); a value of the wrong type or a bad value is Invalid naming the
+// key.
 nlohmann::json PtsOptionsJson(const PtsOptions& o);
-Result<PtsOptions> PtsOptionsFromJson(const nlohmann::json& stored,
-                                      const std::vector<std::string>& all_tests);
+Result<PtsOptions> PtsOptionsFromJson(const nlohmann::json& stored);
 
 }  // namespace ssdlab::results

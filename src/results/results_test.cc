@@ -13,6 +13,7 @@
 #include "results/matrix.h"
 #include "results/op.h"
 #include "results/phase_metrics.h"
+#include "results/pts_tests.h"
 #include "results/steady_state.h"
 #include "results/sweep.h"
 #include "results/tp.h"
@@ -28,6 +29,45 @@ using nlohmann::json;
 json Fixture() {
   std::ifstream in(SSDLAB_PTS_RUNS);
   return json::parse(in);
+}
+
+// The catalogue's entries are in the order of PtsTest, so PtsTestOf(id) is the entry of id.
+TEST(PtsTests, EntriesAreInTheOrderOfTheirIds) {
+  for (size_t i = 0; i < PtsTests().size(); ++i)
+    EXPECT_EQ(static_cast<size_t>(PtsTests()[i].id), i) << PtsTests()[i].name;
+  EXPECT_STREQ(PtsTestOf(PtsTest::kOp).name, "op");
+  ASSERT_NE(FindPtsTest("dirth"), nullptr);
+  EXPECT_EQ(FindPtsTest("dirth")->id, PtsTest::kDirth);
+  EXPECT_EQ(FindPtsTest("nope"), nullptr);
+  std::string joined;
+  for (const std::string& n : PtsTestNames()) joined += (joined.empty() ? "" : ",") + n;
+  EXPECT_EQ(JoinedPtsTestNames(","), joined);
+  EXPECT_EQ(joined.rfind("iops,tp,", 0), 0u) << joined;
+}
+
+// The JSON Schema is written by hand: its list of PTS test names is the catalogue's.
+TEST(PtsTests, TheSchemasTestNamesAreTheCatalogues) {
+  std::ifstream in(SSDLAB_RESULTS_SCHEMA);
+  ASSERT_TRUE(in) << SSDLAB_RESULTS_SCHEMA;
+  const json schema = json::parse(in);
+  const json& names = schema["$defs"]["pts_test"]["allOf"][1]["properties"]["name"]["enum"];
+  ASSERT_TRUE(names.is_array()) << "no $defs.pts_test's name enum in " << SSDLAB_RESULTS_SCHEMA;
+  EXPECT_EQ(names.get<std::vector<std::string>>(), PtsTestNames());
+}
+
+// Every stored test of the fixture is read by its catalogue entry's check.
+TEST(PtsTests, EachChecksTheFixturesStoredResults) {
+  size_t checked = 0;
+  for (const json& run : Fixture()) {
+    for (const json& t : run["tests"]) {
+      const PtsTestInfo* info = FindPtsTest(t["name"].get<std::string>());
+      if (!info || t["status"] != "done") continue;
+      EXPECT_TRUE(info->check(t["results"], info->name).ok()) << info->name;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, PtsTests().size());
+  EXPECT_FALSE(PtsTestOf(PtsTest::kWsat).check(json::array(), "wsat.results").ok());
 }
 
 // Every stored steady state of the fixture reads into the typed form and writes back to the

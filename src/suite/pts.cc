@@ -13,25 +13,13 @@ namespace ssdlab {
 
 using nlohmann::json;
 
-const std::vector<std::string>& PtsTestNames() {
-  static const std::vector<std::string> kNames = [] {
-    std::vector<std::string> out;
-    for (const pts::TestDef& t : pts::Tests()) out.push_back(t.name);
-    return out;
-  }();
-  return kNames;
-}
-
-PtsOptions SpecDefaults(PtsSpec spec) { return results::SpecDefaults(spec, PtsTestNames()); }
-
 Status ValidatePtsOptions(const PtsOptions& o) {
   if (o.tests.empty()) return Status::Invalid("--tests: no test selected");
   std::set<std::string> seen;
   for (const auto& t : o.tests) {
     if (!pts::FindTest(t)) {
-      std::string names;
-      for (const std::string& n : PtsTestNames()) names += (names.empty() ? "" : ", ") + n;
-      return Status::Invalid("--tests: unknown test '" + t + "' (" + names + ")");
+      return Status::Invalid("--tests: unknown test '" + t + "' (" +
+                             results::JoinedPtsTestNames(", ") + ")");
     }
     if (!seen.insert(t).second) return Status::Invalid("--tests names '" + t + "' twice");
   }
@@ -66,7 +54,7 @@ Status CheckPtsTarget(const PtsOptions& o, const TargetInfo& target) {
       std::string fix = *t->block_sizes_flag
                             ? std::string("; give ") + t->block_sizes_flag + " without it" +
                                   (o.spec == PtsSpec::kReview ? "" : " (or --spec review)")
-                            : std::string("; the ") + t->title + " test's mix has blocks of " +
+                            : std::string("; the ") + t->title() + " test's mix has blocks of " +
                                   FormatBytes(b) + ", so leave " + name +
                                   " out of --tests on this target";
       return Status::Invalid(name + ": block size " + FormatBytes(b) + " is not a multiple of " +
@@ -75,10 +63,6 @@ Status CheckPtsTarget(const PtsOptions& o, const TargetInfo& target) {
     }
   }
   return Status::Ok();
-}
-
-Result<PtsOptions> PtsOptionsFromJson(const json& stored) {
-  return results::PtsOptionsFromJson(stored, PtsTestNames());
 }
 
 Status RunPts(Backend& backend, RunJournal& store, int64_t run_id, const PtsOptions& o,

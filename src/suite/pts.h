@@ -16,6 +16,7 @@
 #include "backend/backend.h"
 #include "base/status.h"
 #include "results/pts_options.h"
+#include "results/pts_tests.h"
 #include "stats/steady_state.h"
 #include "suite/journal.h"
 
@@ -29,11 +30,10 @@ using results::PtsOptions;
 using results::PtsSpec;
 using results::PtsSpecName;
 
-// Every test name `--tests` accepts, in the order a battery runs them.
-const std::vector<std::string>& PtsTestNames();
-
-// The defaults of a spec, with every test of the battery.
-PtsOptions SpecDefaults(PtsSpec spec);
+// Every test name `--tests` accepts, in the order a battery runs them (the catalogue,
+// results/pts_tests.h), and the defaults of a spec with every test of the battery.
+using results::PtsTestNames;
+using results::SpecDefaults;
 // Checks test names and cross-field limits (window <= max rounds, ...).
 Status ValidatePtsOptions(const PtsOptions& o);
 // Checks, before anything is written, that the target can do every block size of every
@@ -43,8 +43,8 @@ Status CheckPtsTarget(const PtsOptions& o, const TargetInfo& target);
 // The resolved options as stored in a run's configuration, and back (results/pts_options.h),
 // a missing `tests` key meaning every test of the battery.
 using results::DivideDurations;
+using results::PtsOptionsFromJson;
 using results::PtsOptionsJson;
-Result<PtsOptions> PtsOptionsFromJson(const nlohmann::json& stored);
 
 struct ProgressEvent {
   std::string test;

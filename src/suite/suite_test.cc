@@ -8,6 +8,7 @@
 #include "sim/sim.h"
 #include "suite/pts.h"
 #include "suite/runner.h"
+#include "suite/tests.h"
 
 namespace ssdlab {
 namespace {
@@ -128,6 +129,15 @@ pts::Runner::Body OnePhase(pts::Runner& r, const std::string& cell) {
                             r.Phase(r.Spec(false, 100, 4096, 1, 1, 1000, 1 << 20, 0), cell));
     return std::vector<StoredPhase>{{0, cell, json::object(), std::move(p)}};
   };
+}
+
+// The battery's registry runs every test of the catalogue, in the catalogue's order.
+TEST(Suite, TestsFollowTheCatalogue) {
+  ASSERT_EQ(pts::Tests().size(), results::PtsTests().size());
+  for (size_t i = 0; i < results::PtsTests().size(); ++i)
+    EXPECT_EQ(pts::Tests()[i].id, results::PtsTests()[i].id) << results::PtsTests()[i].name;
+  EXPECT_EQ(PtsTestNames(), results::PtsTestNames());
+  EXPECT_STREQ(pts::FindTest("ecw")->title(), "Enterprise composite workload");
 }
 
 TEST(Runner, CommitsEachStepAndSkipsStoredStepsOnAPersistentTarget) {

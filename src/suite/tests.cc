@@ -564,29 +564,25 @@ std::vector<uint64_t> EcwSizes(const PtsOptions&) {
 }  // namespace
 
 const std::vector<TestDef>& Tests() {
+  using T = results::PtsTest;
   static const std::vector<TestDef> kTests = {
-      {"iops", "IOPS", Iops, [](const PtsOptions& o) { return o.iops_block_bytes; }, "--iops-bs"},
-      {"tp", "Throughput", Throughput, [](const PtsOptions& o) { return o.tp_block_bytes; },
-       "--tp-bs"},
-      {"lat", "Latency", Latency, [](const PtsOptions& o) { return o.lat_block_bytes; },
-       "--lat-bs"},
-      {"lvi", "Latency vs IOPS", Lvi, [](const PtsOptions& o) { return o.lvi_block_bytes; },
-       "--lvi-bs"},
-      {"wsat", "Write saturation", Wsat, NoSizes, ""},
-      {"hir", "Host idle recovery", Hir, NoSizes, ""},
-      {"xsr", "Cross-stimulus recovery", Xsr, NoSizes, ""},
-      {"dirth", "Demand intensity / response time histogram",
-       [](Runner& r) { return Sweep(r, false); }, NoSizes, ""},
-      {"ecw", "Enterprise composite workload", [](Runner& r) { return Sweep(r, true); }, EcwSizes,
-       ""},
-      {"op", "Over-provisioning study", OpStudy, NoSizes, ""},
+      {T::kIops, Iops, [](const PtsOptions& o) { return o.iops_block_bytes; }, "--iops-bs"},
+      {T::kTp, Throughput, [](const PtsOptions& o) { return o.tp_block_bytes; }, "--tp-bs"},
+      {T::kLat, Latency, [](const PtsOptions& o) { return o.lat_block_bytes; }, "--lat-bs"},
+      {T::kLvi, Lvi, [](const PtsOptions& o) { return o.lvi_block_bytes; }, "--lvi-bs"},
+      {T::kWsat, Wsat, NoSizes, ""},
+      {T::kHir, Hir, NoSizes, ""},
+      {T::kXsr, Xsr, NoSizes, ""},
+      {T::kDirth, [](Runner& r) { return Sweep(r, false); }, NoSizes, ""},
+      {T::kEcw, [](Runner& r) { return Sweep(r, true); }, EcwSizes, ""},
+      {T::kOp, OpStudy, NoSizes, ""},
   };
   return kTests;
 }
 
 const TestDef* FindTest(const std::string& name) {
   for (const TestDef& t : Tests()) {
-    if (name == t.name) return &t;
+    if (name == t.name()) return &t;
   }
   return nullptr;
 }

@@ -1,5 +1,6 @@
 #include "twin/figures.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -11,10 +12,27 @@
 #include "results/hir.h"
 #include "results/lvi.h"
 #include "results/matrix.h"
+#include "results/pts_tests.h"
 #include "results/tp.h"
 #include "results/wsat.h"
 
 namespace ssdlab::twin {
+
+const std::vector<std::string>& FiguresTests() {
+  using T = results::PtsTest;
+  static const std::vector<std::string> kTests = [] {
+    std::vector<std::string> out;
+    for (T t : {T::kIops, T::kTp, T::kLat, T::kLvi, T::kWsat, T::kHir})
+      out.push_back(results::PtsTestOf(t).name);
+    return out;
+  }();
+  return kTests;
+}
+
+bool HasFigures(const std::string& test) {
+  const std::vector<std::string>& t = FiguresTests();
+  return std::find(t.begin(), t.end(), test) != t.end();
+}
 namespace {
 
 using nlohmann::json;
@@ -167,9 +185,7 @@ Result<std::vector<Figure>> FiguresOfRun(const json& doc, RunShape* shape) {
     if (r.contains("imported_cells")) {
       const double cap = shape && shape->capacity_bytes ? shape->capacity_bytes : 0;
       for (const json& c : r["imported_cells"]) {
-        if (name != "iops" && name != "lat" && name != "tp" && name != "wsat" && name != "hir" &&
-            name != "lvi")
-          break;
+        if (!HasFigures(name)) break;
         // A fio job's figures are its group totals of all directions; its clones' and its
         // directions' cells (twin/import.h) are not figures of their own.
         if (c.value("scope", "group") != "group" || c.value("direction", "total") != "total")

@@ -18,6 +18,11 @@
 
 namespace ssdlab::twin {
 
+// The PTS tests whose figures are read (the catalogue's names, results/pts_tests.h), in
+// battery order: iops, tp, lat, lvi, wsat, hir.
+const std::vector<std::string>& FiguresTests();
+bool HasFigures(const std::string& test);
+
 struct Figure {
   std::string test;    // "iops", "tp", "lat", "wsat", "hir", "lvi"
   std::string metric;  // "iops", "mb_s", "lat_mean_us", "lat_p99_us", "lat_p99_9_us"

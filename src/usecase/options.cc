@@ -1,5 +1,7 @@
 #include "usecase/options.h"
 
+#include "device/purge.h"
+
 namespace ssdlab::usecase {
 
 Status DurationFlag(const std::string& flag, const std::string& text, uint64_t& out_ns) {
@@ -20,16 +22,9 @@ Status BytesFlag(const std::string& flag, const std::string& text, uint64_t& out
 }
 
 Status PurgeFlag(const std::string& flag, const std::string& text, std::string& out) {
-  static const char* const kPurges[] = {"auto",     "secure-erase", "format",
-                                        "sanitize", "discard",      "none"};
-  for (const char* p : kPurges) {
-    if (text == p) {
-      out = text;
-      return Status::Ok();
-    }
-  }
-  return Status::Invalid(flag + ": unknown method '" + text +
-                         "' (auto, secure-erase, format, sanitize, discard, none)");
+  SSDLAB_RETURN_IF_ERROR(ParsePurgeFlag(flag, text).status());
+  out = text;
+  return Status::Ok();
 }
 
 }  // namespace ssdlab::usecase

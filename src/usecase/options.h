@@ -47,7 +47,7 @@ Status CountFlag(const std::string& flag, const std::string& text, T& out,
 template <class O>
 struct OptionDef {
   const char* flag;  // "--max-rounds"
-  const char* help;
+  std::string help;
   // REQUIRES: text is not empty. Invalid naming the flag when the text is bad.
   std::function<Status(const std::string& flag, const std::string& text, O& out)> set;
 };

@@ -9,7 +9,9 @@
 #include "base/strings.h"
 #include "base/units.h"
 #include "device/device_json.h"
+#include "device/purge.h"
 #include "device/safety.h"
+#include "results/pts_tests.h"
 #include "sim/params.h"
 #include "usecase/documents.h"
 #include "usecase/paths.h"
@@ -107,7 +109,7 @@ const std::vector<PtsDef>& PtsOptionDefs() {
          DivideDurations(o, n);
          return Status::Ok();
        }},
-      {"--tests", "Comma list: iops,tp,lat,lvi,wsat,hir,xsr,dirth,ecw,op (default: all)",
+      {"--tests", "Comma list: " + results::JoinedPtsTestNames(",") + " (default: all)",
        [](S, S t, PtsOptions& o) {
          o.tests = SplitNonEmpty(t, ',');
          return Status::Ok();
@@ -122,7 +124,7 @@ const std::vector<PtsDef>& PtsOptionDefs() {
        [](S f, S t, PtsOptions& o) { return SetCount(f, t, o.max_rounds); }},
       {"--window", "Steady-state window in rounds (5; review: 4)",
        [](S f, S t, PtsOptions& o) { return SetCount(f, t, o.steady.window_rounds); }},
-      {"--purge", "auto|secure-erase|format|sanitize|discard|none (auto)",
+      {"--purge", PurgeFlagNames("|") + " (auto)",
        [](S f, S t, PtsOptions& o) { return PurgeFlag(f, t, o.purge); }},
       {"--wipc", "Workload-independent preconditioning amount (2x)",
        [](S f, S t, PtsOptions& o) { return SetMultiple(f, t, o.wipc_multiple, false); }},

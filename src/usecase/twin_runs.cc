@@ -19,6 +19,7 @@
 #include "store/store.h"
 #include "suite/profile.h"
 #include "suite/pts.h"
+#include "twin/figures.h"
 #include "twin/simulate.h"
 #include "usecase/documents.h"
 #include "usecase/targets.h"
@@ -28,9 +29,6 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-// The tests a twin is compared on (twin/figures.h).
-const std::vector<std::string> kTwinTests = {"iops", "tp", "lat", "lvi", "wsat", "hir"};
 
 // A results database in a fresh temporary directory, removed with it.
 class TempStore {
@@ -256,7 +254,7 @@ Result<json> RerunOnTwin(const json& run_doc, const std::string& target,
   SSDLAB_ASSIGN_OR_RETURN(PtsOptions o, PtsOptionsFromJson(OptionsOf(run_doc)));
   o.tests.clear();
   for (const std::string& t : PtsTestNames()) {
-    if (std::find(kTwinTests.begin(), kTwinTests.end(), t) == kTwinTests.end()) continue;
+    if (!twin::HasFigures(t)) continue;
     const json& tests = run_doc.contains("tests") ? run_doc["tests"] : json::array();
     for (const json& test : tests)  // compared as JSON: a damaged entry matches nothing
       if (test.is_object() && test.value("name", json()) == t &&
