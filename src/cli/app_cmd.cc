@@ -87,6 +87,7 @@ void PrintSummary(const results::AppResults& r, std::ostream& out) {
 }
 
 int RunAppCommand(AppArgs a) {
+  if (a.progress == "json") UseJsonLinesOnStderr();
   auto options = Resolve(a);
   if (!options.ok()) {
     return Fail(options.status());
