@@ -2,7 +2,8 @@
 // figures with their units (the figures the report's comparison shows, computed once in
 // report::HeadlineFigures), `show --json` has them too, and `--progress json` makes stderr a
 // stream of JSON lines only (progress events, the end of the run, its verdicts, notes and errors),
-// with null where a field has no value.
+// with null where a field has no value; op-advisor's warning on a drive left fresh by --time-scale
+// auto says the --time that gives a recommendation.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -143,6 +144,43 @@ TEST_F(ReportCli, ProgressJsonEmitsOnlyJsonLines) {
     ++events;
   }
   EXPECT_GT(events, 3);
+}
+
+// op-advisor on a drive that never leaves its fresh state in its windows (dc-sata-mixed at
+// --time-scale auto, the kind's 10 minutes as the full drive's: the same IOPS at 7% and 28%, as
+// in the issue) gives no recommendation, and its warning says the --time that would give one at
+// that scale (no scale can: a time-scaled drive is written the same share of its capacity at any
+// scale). Run so, it recommends what the default scale does (its small drive written 30 times).
+TEST_F(ReportCli, OpAdvisorTimeScaleAutoSaysWhatGivesARecommendation) {
+  auto recommended = [](const std::string& out) {
+    std::smatch m;
+    return std::regex_search(out, m, std::regex("recommendation: OP ([0-9.]+)%")) ? m[1].str() : "";
+  };
+  const std::vector<std::string> op = {"profile",    "op-advisor", "--target", "sim:dc-sata-mixed",
+                                       "--op",       "7,28",       "--db",     db_,
+                                       "--progress", "none"};
+  Proc p = RunSsdlab(Args(op, {"--time-scale", "auto", "--run", "op-auto"}));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_TRUE(Has(p.out, "warning: no recommendation: the drive never left its fresh state"))
+      << p.out;
+  EXPECT_EQ(recommended(p.out), "") << p.out;
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(p.out, m,
+                        std::regex("Run longer: --time ([0-9]+s) with --time-scale ([0-9]+) "
+                                   "writes every range twice")))
+      << p.out;
+  EXPECT_TRUE(Has(p.out, "of the full drive's time). --time-scale does not change the share"))
+      << p.out;
+  const std::string time = m[1], scale = m[2];
+  p = RunSsdlab(Args(op, {"--time-scale", scale, "--time", time, "--run", "op-advised"}));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const std::string advised = recommended(p.out);
+  EXPECT_FALSE(Has(p.out, "no recommendation")) << p.out;
+  p = RunSsdlab(Args(op, {"--run", "op-default"}));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(recommended(p.out), "28") << p.out;
+  EXPECT_EQ(advised, recommended(p.out));
 }
 
 }  // namespace
