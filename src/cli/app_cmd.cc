@@ -144,7 +144,9 @@ int RunAppCommand(AppArgs a) {
   if (a.progress != "none") {
     progress = [json_lines](const std::string& line) {
       if (json_lines) {
-        std::cerr << json{{"event", "app"}, {"message", line}}.dump() << "\n";
+        std::cerr << json{{"stage", "app"}, {"event", "app"}, {"message", line}}.dump(
+                         -1, ' ', false, json::error_handler_t::replace)
+                  << "\n";
       } else {
         std::cerr << "  " << line << "\n";
       }
