@@ -3,6 +3,7 @@
 #include <atomic>
 #include <csignal>
 #include <iostream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <streambuf>
 #include <string>
@@ -30,6 +31,8 @@ std::atomic<bool> json_lines_on_stderr{false};
 
 // std::cerr's buffer under UseJsonLinesOnStderr: each line that is not already a JSON object goes
 // out as one; blank lines are dropped. Restores the terminal's buffer when destroyed (at exit).
+// Thread-safe: a write from another thread waits for the one under way (each piece of a line,
+// not whole lines: pieces of lines written by two threads at once may mix, as on a terminal).
 class JsonLinesBuf : public std::streambuf {
  public:
   explicit JsonLinesBuf(std::streambuf* out) : out_(out) {}
@@ -40,6 +43,18 @@ class JsonLinesBuf : public std::streambuf {
 
  protected:
   int_type overflow(int_type c) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return Put(c);
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (std::streamsize i = 0; i < n; ++i) Put(traits_type::to_int_type(s[i]));
+    return n;
+  }
+  int sync() override { return out_->pubsync(); }
+
+ private:
+  int_type Put(int_type c) {
     if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
     if (traits_type::to_char_type(c) == '\n') {
       EmitLine();
@@ -48,13 +63,6 @@ class JsonLinesBuf : public std::streambuf {
     }
     return c;
   }
-  std::streamsize xsputn(const char* s, std::streamsize n) override {
-    for (std::streamsize i = 0; i < n; ++i) overflow(traits_type::to_int_type(s[i]));
-    return n;
-  }
-  int sync() override { return out_->pubsync(); }
-
- private:
   void EmitLine() {
     static const std::string kError = "ssdlab: error: ";
     std::string out;
@@ -72,6 +80,7 @@ class JsonLinesBuf : public std::streambuf {
     line_.clear();
   }
 
+  std::mutex mu_;
   std::streambuf* out_;
   std::string line_;
 };
