@@ -87,7 +87,6 @@ void PrintSummary(const results::AppResults& r, std::ostream& out) {
 }
 
 int RunAppCommand(AppArgs a) {
-  if (a.progress == "json") UseJsonLinesOnStderr();
   auto options = Resolve(a);
   if (!options.ok()) {
     return Fail(options.status());
@@ -198,7 +197,10 @@ void AddAppCommand(CLI::App& app, int* exit_code) {
                   "Server program (default: mariadbd, /usr/lib/postgresql/N/bin/postgres)");
   cmd->add_flag("--keep-data", a->keep_data, "Keep the server's data directory afterwards");
   cmd->add_option("--interval", a->interval, "Device sampling interval (1s)");
-  cmd->callback([a, exit_code] { *exit_code = RunAppCommand(*a); });
+  cmd->callback([a, exit_code] {
+    if (a->progress == "json") UseJsonLinesOnStderr();
+    *exit_code = RunAppCommand(*a);
+  });
 }
 
 }  // namespace ssdlab
