@@ -398,10 +398,11 @@ TEST_F(ReportView, MainJobReportFitsAndReadsAt1000px) { CheckView("main.html", 1
 // when a channel differs by more than 40 of 255, and at most 1% of them may. A scaled pixel
 // averages 8 x 8 of the page's: a glyph that another Chromium, FreeType or font version
 // antialiases or hints a pixel aside changes at most 8 of its 64 by the text's contrast, 32 of
-// 255, so text drawn a little differently stays under the threshold; what changes from build
-// to build (the header's version) stays under the share (0 pixels over the threshold between
-// two runs here); a chart missing or moved shifts everything below it: 11% of the
-// scaled pixels without the IOPS section's first chart (MainJobGoldenSeesAChartMissing).
+// 255, so text drawn a little differently stays under the threshold; what changes from
+// run to run (the header's version and time of generation) stays under the threshold too (0
+// pixels over it between runs 20 minutes apart); a chart missing or moved shifts everything below
+// it: 11% of the scaled pixels without the IOPS section's first chart
+// (MainJobGoldenSeesAChartMissing).
 TEST_F(ReportView, MainJobReportMatchesItsGoldenScreenshotAt1000px) {
   if (!fs::exists(kChromium)) GTEST_SKIP() << "Debian's chromium is not installed";
   std::string shot =
