@@ -204,7 +204,9 @@ AppProgress ProgressPrinter(const std::string& mode) {
   const bool json_lines = mode == "json";
   return [json_lines](const std::string& line) {
     if (json_lines) {
-      std::cerr << json{{"event", "app"}, {"message", line}}.dump() << "\n";
+      std::cerr << json{{"stage", "app"}, {"event", "app"}, {"message", line}}.dump(
+                       -1, ' ', false, json::error_handler_t::replace)
+                << "\n";
     } else {
       std::cerr << "  " << line << "\n";
     }
@@ -293,7 +295,10 @@ void AddAppCommand(CLI::App& app, int* exit_code) {
                   "Server program (default: mariadbd, /usr/lib/postgresql/N/bin/postgres)");
   cmd->add_flag("--keep-data", a->keep_data, "Keep the server's data directory afterwards");
   cmd->add_option("--interval", a->interval, "Device sampling interval (1s)");
-  cmd->callback([a, exit_code] { *exit_code = RunAppCommand(*a); });
+  cmd->callback([a, exit_code] {
+    if (a->progress == "json") UseJsonLinesOnStderr();
+    *exit_code = RunAppCommand(*a);
+  });
 }
 
 }  // namespace ssdlab

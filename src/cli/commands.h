@@ -63,4 +63,12 @@ usecase::Console& CliConsole();
 // The one way a command fails on a Status: prints it (PrintError) and returns ExitCodeFor(it).
 int Fail(const Status& status);
 
+// `--progress json`: from now on stderr carries JSON lines only, one object a line. The progress
+// events and the commands' own events ("end", "verdict") are written as such; every other line
+// written to std::cerr (notes, warnings, errors) goes out as {"stage": "note", "message": LINE}
+// or, for PrintError's, {"stage": "error", "message": MESSAGE}; blank lines are dropped.
+void UseJsonLinesOnStderr();
+// True after UseJsonLinesOnStderr.
+bool JsonLinesOnStderr();
+
 }  // namespace ssdlab

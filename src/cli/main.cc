@@ -3,6 +3,10 @@
 #include <atomic>
 #include <csignal>
 #include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <streambuf>
+#include <string>
 
 #include "base/secrets.h"
 #include "cli/commands.h"
@@ -23,6 +27,64 @@ std::atomic<bool>& StopFlag() {
 }
 
 namespace {
+std::atomic<bool> json_lines_on_stderr{false};
+
+// std::cerr's buffer under UseJsonLinesOnStderr: each line that is not already a JSON object goes
+// out as one; blank lines are dropped. Restores the terminal's buffer when destroyed (at exit).
+// Thread-safe: a write from another thread waits for the one under way (each piece of a line,
+// not whole lines: pieces of lines written by two threads at once may mix, as on a terminal).
+class JsonLinesBuf : public std::streambuf {
+ public:
+  explicit JsonLinesBuf(std::streambuf* out) : out_(out) {}
+  ~JsonLinesBuf() override {
+    if (!line_.empty()) EmitLine();
+    std::cerr.rdbuf(out_);
+  }
+
+ protected:
+  int_type overflow(int_type c) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return Put(c);
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (std::streamsize i = 0; i < n; ++i) Put(traits_type::to_int_type(s[i]));
+    return n;
+  }
+  int sync() override { return out_->pubsync(); }
+
+ private:
+  int_type Put(int_type c) {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    if (traits_type::to_char_type(c) == '\n') {
+      EmitLine();
+    } else {
+      line_.push_back(traits_type::to_char_type(c));
+    }
+    return c;
+  }
+  void EmitLine() {
+    static const std::string kError = "ssdlab: error: ";
+    std::string out;
+    if (line_.empty()) return;
+    if (line_.front() == '{' && nlohmann::json::accept(line_)) {
+      out = line_;
+    } else {
+      const bool error = line_.rfind(kError, 0) == 0;
+      out = nlohmann::json{{"stage", error ? "error" : "note"},
+                           {"message", error ? line_.substr(kError.size()) : line_}}
+                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+    out += '\n';
+    out_->sputn(out.data(), static_cast<std::streamsize>(out.size()));
+    line_.clear();
+  }
+
+  std::mutex mu_;
+  std::streambuf* out_;
+  std::string line_;
+};
+
 std::string& LastErrorSlot() {
   static std::string last;
   return last;
@@ -35,6 +97,14 @@ void PrintError(const std::string& message) {
 }
 
 const std::string& LastError() { return LastErrorSlot(); }
+
+void UseJsonLinesOnStderr() {
+  static JsonLinesBuf buf(std::cerr.rdbuf());
+  std::cerr.rdbuf(&buf);
+  json_lines_on_stderr = true;
+}
+
+bool JsonLinesOnStderr() { return json_lines_on_stderr; }
 
 int ExitCodeFor(const Status& s) { return usecase::ExitStatusFor(s); }
 
@@ -68,7 +138,12 @@ void OnSignal(int) {
   if (count.fetch_add(1) == 1) {
     constexpr char kMsg[] =
         "ssdlab: already stopping; saving what was measured (SIGKILL aborts without saving)\n";
-    ssize_t ignored = write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
+    constexpr char kJson[] =
+        "{\"stage\":\"note\",\"message\":\"ssdlab: already stopping; saving what was measured "
+        "(SIGKILL aborts without saving)\"}\n";
+    const bool json = ssdlab::JsonLinesOnStderr();
+    ssize_t ignored =
+        write(STDERR_FILENO, json ? kJson : kMsg, json ? sizeof kJson - 1 : sizeof kMsg - 1);
     (void)ignored;
   }
 }

@@ -113,10 +113,7 @@ usecase::ProfileRequest ProfileRequestOf(const ProfileArgs& a) {
 int RunProfileCommand(const ProfileArgs& a, std::unique_ptr<Backend> opened = nullptr) {
   usecase::ProfileRequest r = ProfileRequestOf(a);
   r.opened = std::move(opened);
-  std::unique_ptr<CliProgress> progress;
-  if (a.progress != "none")
-    progress = std::make_unique<CliProgress>(a.progress == "json",
-                                             isatty(STDERR_FILENO) && a.progress != "json");
+  std::unique_ptr<CliProgress> progress = MakeProgress(a.progress);
   r.progress = progress.get();
   r.ended = [&] {
     if (progress) progress->Done();
@@ -228,6 +225,7 @@ void AddProfileCommand(CLI::App& app, int* exit_code) {
   AddOptionDefs(cmd, usecase::ProfileOptionDefs(), a->options);
   cmd->add_option("--files", a->files, "fileio: number of files (64)");
   cmd->callback([a, exit_code] {
+    if (a->progress == "json") UseJsonLinesOnStderr();
     if (Status s = ApplyProfileTimeScale(*a); !s.ok()) {
       *exit_code = Fail(s);
       return;

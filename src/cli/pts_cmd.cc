@@ -116,17 +116,15 @@ int RunPtsCommand(PtsArgs a, usecase::PtsLaunch* launch = nullptr) {
   auto temp_interval = ParseDurationNs(a.temp_interval);
   if (!temp_interval.ok()) return Fail(temp_interval.status().WithContext("--temp-interval"));
   usecase::PtsRequest r = PtsRequestOf(a, temp_interval.value(), launch);
-  std::unique_ptr<CliProgress> progress;
-  if (a.progress != "none")
-    progress = std::make_unique<CliProgress>(a.progress == "json",
-                                             isatty(STDERR_FILENO) && a.progress != "json");
+  std::unique_ptr<CliProgress> progress = MakeProgress(a.progress);
   r.progress = progress.get();
   Status st;
   int report_code = kExitOk;
   std::vector<std::string> missed;  // the tests that did not reach steady state
   r.write_outputs = [&](usecase::PtsOutcome& o) {
     st = PrintStoredRun(o.run, a.db, o.battery, o.doc, a.json_path, [&missed](const json& doc) {
-      if (Status v = PrintVerdicts(doc, std::cerr); !v.ok()) PrintError(v.message());
+      if (Status v = PrintVerdicts(doc, std::cerr, JsonLinesOnStderr()); !v.ok())
+        PrintError(v.message());
       missed = TestsWithoutSteadyState(doc);
     });
     if (st.ok() && !a.report.empty())
@@ -245,6 +243,7 @@ namespace {
 // over the ranks of mpirun, or a fleet (one drive per rank); its exit status.
 int DispatchPts(PtsArgs* a, const CLI::App* cmd) {
   a->given = GivenOptions(cmd);
+  if (a->progress == "json") UseJsonLinesOnStderr();
   if (Status s = ApplyPtsTimeScale(*a); !s.ok()) return Fail(s);
   usecase::FleetOptions f{a->db,         a->targets.size() == 1 ? a->targets[0] : "",
                           a->target_map, a->run,

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/verdicts.h"
+#include "report/report.h"
 #include "results/run_context.h"
 #include "results/steady_state.h"
 #include "store/store.h"
@@ -16,9 +17,9 @@ namespace ssdlab {
 
 using nlohmann::json;
 
-// One-line verdicts of a run's tests; Invalid naming the run's test and key when the document
-// is damaged (nothing of that test printed).
-Status PrintVerdicts(const json& doc, std::ostream& out) {
+// One-line verdicts of a run's tests with their headline figures; Invalid naming the run's test and
+// key when the document is damaged (nothing of that test printed).
+Status PrintVerdicts(const json& doc, std::ostream& out, bool json_lines) {
   auto text = [](const json& j, const char* key) {
     return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>()
                                                                   : std::string();
@@ -51,9 +52,39 @@ Status PrintVerdicts(const json& doc, std::ostream& out) {
     } else if (ss->required) {
       verdict = results::VerdictLine(*ss);  // with the evidence stored in the verdict
     }
+    const std::vector<HeadlineFigure> figures =
+        status == "done" ? HeadlineFigures(t) : std::vector<HeadlineFigure>{};
+    if (json_lines) {
+      json headlines = json::array();
+      for (const HeadlineFigure& f : figures) headlines.push_back(HeadlineJson(f));
+      out << json{{"stage", "verdict"},
+                  {"test", name},
+                  {"status", status},
+                  {"verdict", verdict},
+                  {"headlines", headlines}}
+                 .dump(-1, ' ', false, json::error_handler_t::replace)
+          << "\n";
+      continue;
+    }
     out << fmt::format("  {:<6} {:<8} {}\n", name, status, verdict);
+    for (const HeadlineFigure& f : figures)
+      out << fmt::format("  {:<6} {:<8} {}: {} (steady-state mean, rounds within {:.1f}%)\n", "",
+                         "", f.cell, HeadlineValue(f), f.spread_pct);
   }
   return Status::Ok();
+}
+
+// The run document with each test's headline figures beside its results ("headlines": a list,
+// empty when the test has none); a test that is not an object is left as it is.
+static json WithHeadlines(json doc) {
+  if (!doc.is_object() || !doc.contains("tests") || !doc["tests"].is_array()) return doc;
+  for (json& t : doc["tests"]) {
+    if (!t.is_object()) continue;
+    json figures = json::array();
+    for (const HeadlineFigure& f : HeadlineFigures(t)) figures.push_back(HeadlineJson(f));
+    t["headlines"] = figures;
+  }
+  return doc;
 }
 
 std::vector<std::string> TestsWithoutSteadyState(const json& doc) {
@@ -120,10 +151,12 @@ void AddRunsCommands(CLI::App& app, int* exit_code) {
   auto show_db = std::make_shared<std::string>();
   auto show_name = std::make_shared<std::string>();
   auto show_json = std::make_shared<bool>(false);
-  CLI::App* show = app.add_subcommand("show", "Show one run with its steady-state verdicts");
+  CLI::App* show = app.add_subcommand(
+      "show", "Show one run with its steady-state verdicts and headline figures");
   show->add_option("name", *show_name, "Run name")->required();
   show->add_option("--db", *show_db, "Results database")->required();
-  show->add_flag("--json", *show_json, "Print the whole run as JSON");
+  show->add_flag("--json", *show_json,
+                 "Print the whole run as JSON, each test with its headline figures (headlines)");
   show->callback([show_db, show_name, show_json, exit_code] {
     auto store = Store::Open(*show_db, Store::Mode::kReadOnly);
     if (!store.ok()) {
@@ -136,7 +169,7 @@ void AddRunsCommands(CLI::App& app, int* exit_code) {
       return;
     }
     if (*show_json) {
-      std::cout << doc->dump(1) << "\n";
+      std::cout << WithHeadlines(std::move(doc.value())).dump(1) << "\n";
     } else {
       auto c = results::RunContextFromJson(doc->value("context", json()), "context");
       if (!c.ok()) {

@@ -1,6 +1,7 @@
 #include "cli/suite_cli.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <ctime>
 #include <iostream>
@@ -21,14 +22,17 @@ void CliProgress::OnEvent(const ProgressEvent& e) {
     // "None" is null: no cell, no message, no steady-state distance or ETA yet (the event's -1).
     auto text = [](const std::string& s) { return s.empty() ? json() : json(s); };
     auto known = [](double v) { return v < 0 ? json() : json(v); };
+    const bool measured = e.iops > 0 || e.mean_ns > 0;
+    const bool a_round = e.round > 0 || e.max_rounds > 0;
+    auto if_so = [](bool so, auto v) { return so ? json(v) : json(); };
     json j = {{"test", e.test},
               {"stage", e.stage},
-              {"round", e.round},
-              {"max_rounds", e.max_rounds},
+              {"round", if_so(a_round, e.round)},
+              {"max_rounds", if_so(a_round, e.max_rounds)},
               {"cell", text(e.cell)},
-              {"iops", e.iops},
-              {"mean_ns", e.mean_ns},
-              {"p99_ns", e.p99_ns},
+              {"iops", if_so(measured, e.iops)},
+              {"mean_ns", if_so(measured, e.mean_ns)},
+              {"p99_ns", if_so(measured, e.p99_ns)},
               {"steady_distance_pct", known(e.steady_distance_pct)},
               {"eta_test_s", known(e.eta_test_s)},
               {"eta_battery_s", known(e.eta_battery_s)},
@@ -64,6 +68,12 @@ void CliProgress::Done() {
   if (tty_ && !json_) std::cerr << "\r\x1b[K" << std::flush;
 }
 
+std::unique_ptr<CliProgress> MakeProgress(const std::string& mode) {
+  if (mode == "none") return nullptr;
+  if (mode == "json") UseJsonLinesOnStderr();
+  return std::make_unique<CliProgress>(mode == "json", isatty(STDERR_FILENO) && mode != "json");
+}
+
 std::vector<std::string> GivenOptions(const CLI::App* cmd) {
   std::vector<std::string> out;
   for (const CLI::Option* opt : cmd->get_options()) {
@@ -88,8 +98,17 @@ void AddStoredRunOptions(CLI::App* cmd, std::string* db, std::string* run,
 Status PrintStoredRun(const std::string& run, const std::string& db, Status st,
                       const Result<json>& doc, const std::string& json_path,
                       const std::function<void(const json& doc)>& print) {
-  std::cerr << fmt::format("run '{}' {} (database {})\n", run, usecase::RunStatusName(st),
-                           MaskSecrets(db));
+  if (JsonLinesOnStderr()) {
+    std::cerr << json{{"stage", "end"},
+                      {"run", run},
+                      {"status", usecase::RunStatusName(st)},
+                      {"database", MaskSecrets(db)}}
+                     .dump(-1, ' ', false, json::error_handler_t::replace)
+              << "\n";
+  } else {
+    std::cerr << fmt::format("run '{}' {} (database {})\n", run, usecase::RunStatusName(st),
+                             MaskSecrets(db));
+  }
   if (doc.ok()) print(doc.value());
   if (!json_path.empty()) {
     const Status w = doc.ok() ? WriteJsonOutput(json_path, doc.value()) : doc.status();

@@ -17,7 +17,10 @@
 namespace ssdlab {
 
 // A status line on a terminal (one line per round and point otherwise), or one JSON event per
-// line with --progress json; everything on stderr.
+// line with --progress json; everything on stderr. A JSON event's fields that have no value
+// (no cell or message yet, no steady-state distance or ETA, no measurement: iops, mean_ns and
+// p99_ns of an event that measured nothing; round and max_rounds of one that is not a round)
+// are null.
 class CliProgress : public ProgressSink {
  public:
   CliProgress(bool json_lines, bool tty) : json_(json_lines), tty_(tty) {}
@@ -28,6 +31,10 @@ class CliProgress : public ProgressSink {
  private:
   bool json_, tty_;
 };
+
+// The progress of --progress MODE: nullptr for "none", JSON lines for "json" (UseJsonLinesOnStderr
+// too), else the status line (a terminal) or a line per round.
+std::unique_ptr<CliProgress> MakeProgress(const std::string& mode);
 
 // The long names ("--round") of the options given on `cmd`'s command line.
 std::vector<std::string> GivenOptions(const CLI::App* cmd);

@@ -12,64 +12,90 @@
 namespace ssdlab::report::pts {
 namespace {
 
-// One headline figure of one run: the steady window's mean, lowest and highest round (in the
-// report's unit) and its data excursion (max - min as a percent of the mean).
-struct Headline {
-  double mean = 0, lo = 0, hi = 0, spread_pct = 0;
-};
-
-// The report's unit of a tracking variable and its value in it.
-std::string FigureUnit(const Ctx& ctx, const std::string& var) {
-  if (EndsWith(var, " bw")) return ctx.RateUnit();
-  if (EndsWith(var, " mean_ns")) return "µs";
-  if (EndsWith(var, " iops")) return "IOPS";
-  return "";
+// A test's headline figures (HeadlineFigures) by variable, in the report's unit.
+std::map<std::string, HeadlineFigure> HeadlinesOf(const Ctx& ctx, const json& test) {
+  std::map<std::string, HeadlineFigure> out;
+  for (HeadlineFigure& f : HeadlineFigures(test, ctx.binary_units)) out[f.variable] = f;
+  return out;
 }
-double InUnit(const Ctx& ctx, const std::string& var, double v) {
-  return EndsWith(var, " bw") ? ctx.Rate(v) : VarScale(var) * v;
-}
-// Latencies are better lower; rates higher.
-bool LowerIsBetter(const std::string& var) { return EndsWith(var, "_ns"); }
 
-// The headline figures of a run's test: its own window's variables (DefaultWindows).
-std::map<std::string, Headline> HeadlinesOf(const Ctx& ctx, const json& test) {
-  std::map<std::string, Headline> out;
-  for (const SteadyWindow& w : DefaultWindows(test)) {
+// "+238.5%: larger than the noise (29.8%)" / "+2.0%: within the noise (29.8%)", classed good or
+// bad by whether the difference is better or worse, muted when within the noise.
+json DifferenceCell(const HeadlineFigure& base, const HeadlineFigure& h) {
+  const double diff_pct = (h.mean / base.mean - 1) * 100;
+  const double noise_pct = std::max(base.spread_pct, h.spread_pct);
+  const std::string diff = fmt::format("{}{}", diff_pct >= 0 ? "+" : "", FmtPct(diff_pct, 1));
+  if (std::fabs(diff_pct) <= noise_pct)
+    return Cell(diff + ": within the noise (" + FmtPct(noise_pct, 1) + ")", "muted");
+  const bool better = base.lower_is_better ? diff_pct < 0 : diff_pct > 0;
+  return Cell(diff + ": larger than the noise (" + FmtPct(noise_pct, 1) + ")",
+              better ? "good" : "bad");
+}
+
+}  // namespace
+
+}  // namespace ssdlab::report::pts
+
+namespace ssdlab {
+
+using nlohmann::json;
+
+std::vector<HeadlineFigure> HeadlineFigures(const json& test, bool binary_units) {
+  using report::pts::EndsWith;
+  std::vector<HeadlineFigure> out;
+  for (const report::pts::SteadyWindow& w : report::pts::DefaultWindows(test)) {
     for (const auto& [var, v] : w.variables) {
       if (!(v.mean > 0)) continue;
-      Headline h{InUnit(ctx, var, v.mean), 0, 0, v.range_pct};
-      h.lo = h.hi = h.mean;
+      const bool bw = EndsWith(var, " bw");
+      auto in_unit = [&](double x) {
+        return bw ? x / (binary_units ? 1048576.0 : 1e6) : report::pts::VarScale(var) * x;
+      };
+      HeadlineFigure f;
+      f.variable = var;
+      f.cell = var.substr(0, var.rfind(' '));
+      f.label = report::pts::VarLabel(var);
+      f.unit = bw                          ? (binary_units ? "MiB/s" : "MB/s")
+               : EndsWith(var, " mean_ns") ? "µs"
+               : EndsWith(var, " iops")    ? "IOPS"
+                                           : "";
+      f.lower_is_better = EndsWith(var, "_ns");
+      f.mean = f.lo = f.hi = in_unit(v.mean);
+      f.spread_pct = v.range_pct;
       auto it = w.series.find(var);
       if (it != w.series.end()) {
         const std::vector<double>& y = it->second;
         const size_t first = v.window_first_round;
         const size_t end = std::min(y.size(), first + v.window_rounds);
         for (size_t i = first; i < end; ++i) {
-          if (i == first) h.lo = h.hi = InUnit(ctx, var, y[i]);
-          h.lo = std::min(h.lo, InUnit(ctx, var, y[i]));
-          h.hi = std::max(h.hi, InUnit(ctx, var, y[i]));
+          if (i == first) f.lo = f.hi = in_unit(y[i]);
+          f.lo = std::min(f.lo, in_unit(y[i]));
+          f.hi = std::max(f.hi, in_unit(y[i]));
         }
       }
-      out[var] = h;
+      out.push_back(f);
     }
   }
   return out;
 }
 
-// "+238.5%: larger than the noise (29.8%)" / "+2.0%: within the noise (29.8%)", classed good or
-// bad by whether the difference is better or worse, muted when within the noise.
-json DifferenceCell(const std::string& var, const Headline& base, const Headline& h) {
-  const double diff_pct = (h.mean / base.mean - 1) * 100;
-  const double noise_pct = std::max(base.spread_pct, h.spread_pct);
-  const std::string diff = fmt::format("{}{}", diff_pct >= 0 ? "+" : "", FmtPct(diff_pct, 1));
-  if (std::fabs(diff_pct) <= noise_pct)
-    return Cell(diff + ": within the noise (" + FmtPct(noise_pct, 1) + ")", "muted");
-  const bool better = LowerIsBetter(var) ? diff_pct < 0 : diff_pct > 0;
-  return Cell(diff + ": larger than the noise (" + FmtPct(noise_pct, 1) + ")",
-              better ? "good" : "bad");
+std::string HeadlineValue(const HeadlineFigure& f) {
+  const std::string v = report::FmtNum(f.mean, 4);
+  return f.unit.empty() ? v : v + " " + f.unit;
 }
 
-}  // namespace
+json HeadlineJson(const HeadlineFigure& f) {
+  return {{"variable", f.variable},
+          {"label", f.label},
+          {"unit", f.unit},
+          {"mean", report::R6(f.mean)},
+          {"lo", report::R6(f.lo)},
+          {"hi", report::R6(f.hi)},
+          {"spread_pct", report::R6(f.spread_pct)}};
+}
+
+}  // namespace ssdlab
+
+namespace ssdlab::report::pts {
 
 json CompareSection(Ctx& ctx) {
   if (ctx.runs.size() < 2) return nullptr;
@@ -84,14 +110,14 @@ json CompareSection(Ctx& ctx) {
   for (const std::string& name : TestsPresent(ctx)) {
     // Each run's figures of this test; the figures are the first run's (a figure only another
     // run tracks has nothing to be compared with).
-    std::vector<std::map<std::string, Headline>> of_run;
+    std::vector<std::map<std::string, HeadlineFigure>> of_run;
     for (const ReportRun& r : ctx.runs) {
       const json* t = FindTest(r.doc, name);
-      of_run.push_back(t ? HeadlinesOf(ctx, *t) : std::map<std::string, Headline>{});
+      of_run.push_back(t ? HeadlinesOf(ctx, *t) : std::map<std::string, HeadlineFigure>{});
     }
     for (const auto& [var, base] : of_run.front()) {
-      const std::string unit = FigureUnit(ctx, var);
-      const std::string figure = VarLabel(var);
+      const std::string unit = base.unit;
+      const std::string figure = base.label;
       json row = json::array({TestTitle(name), figure});
       for (const auto& figures : of_run) {
         auto it = figures.find(var);
@@ -103,7 +129,7 @@ json CompareSection(Ctx& ctx) {
       for (size_t i = 1; i < of_run.size(); ++i) {
         auto it = of_run[i].find(var);
         row.push_back(it == of_run[i].end() ? Cell("not run", "muted")
-                                            : DifferenceCell(var, base, it->second));
+                                            : DifferenceCell(base, it->second));
       }
       rows.push_back(row);
       const std::string bar_label = name + ": " + figure;

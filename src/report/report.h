@@ -122,6 +122,28 @@ std::string RenderReportHtml(const nlohmann::json& model);
 // Versions of the embedded charting libraries, e.g. {"vega": "6.4.0", ...}.
 nlohmann::json EmbeddedLibraryVersions();
 
+// ---- Headline figures (the comparison section and `ssdlab show`) ----
+
+// One headline figure of a PTS test: a tracked variable's mean over the steady-state window its
+// verdict judged, in the report's unit, with the window's lowest and highest round and its data
+// excursion (highest minus lowest round as a percent of the mean).
+struct HeadlineFigure {
+  std::string variable;  // as tracked: "rw=0/100 bs=4KiB iops"
+  std::string cell;      // the variable without its metric: "rw=0/100 bs=4KiB"
+  std::string label;     // "rw=0/100 bs=4KiB IOPS", "rw=100/0 bs=128KiB MB/s"
+  std::string unit;      // "IOPS", "MB/s" ("MiB/s" with binary units), "µs"
+  double mean = 0, lo = 0, hi = 0, spread_pct = 0;
+  bool lower_is_better = false;  // latencies
+};
+// The headline figures of one test of a run document (its `tests[i]`), ordered by variable:
+// none when it has no steady-state verdict (or a damaged one) or no positive mean. The figures
+// the comparison table shows and `show` prints, computed here once.
+std::vector<HeadlineFigure> HeadlineFigures(const nlohmann::json& test, bool binary_units = false);
+// "23,759 IOPS", "535.4 MB/s", "74.5 µs": the mean with 4 significant digits and its unit.
+std::string HeadlineValue(const HeadlineFigure& f);
+// {"variable", "label", "unit", "mean", "lo", "hi", "spread_pct"} (`show --json`).
+nlohmann::json HeadlineJson(const HeadlineFigure& f);
+
 // ---- Exports ----
 
 // Writes one CSV per table of the run into `dir` (created if missing; its parent must exist):

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <numeric>
 
@@ -99,19 +100,47 @@ Result<results::CurveResults> Curve(Ctx& c, bool filled, Summary& sum) {
 // Why the points cannot rank the OP settings: every point's measured window has a write
 // amplification of at most 1.02 (the simulator's counter; garbage collection never ran), so
 // the drive never left its fresh state. "" when any point left it or a point has no counter.
-static std::string FreshStateNote(const std::vector<results::OpAdvisorPoint>& points) {
-  double max_wa = 0;
+// Says how much of its range each window wrote (at `time_ns` per point) and the --time that
+// writes every range twice at the measured rate (a drive leaves its fresh state about once it
+// has written its range), in simulated time at this `time_scale` and as the full drive's time.
+// The share does not depend on the scale: a time-scaled drive has its capacity and its
+// durations divided alike, so --time-scale (auto or a number) cannot change it; --time can.
+static std::string FreshStateNote(const std::vector<results::OpAdvisorPoint>& points,
+                                  uint64_t time_ns, uint32_t time_scale) {
+  double max_wa = 0, max_share = 0, need_s = 0;
   for (const results::OpAdvisorPoint& p : points) {
     auto it = p.metrics.counters.find("write_amplification");
     if (it == p.metrics.counters.end()) return "";
     max_wa = std::max(max_wa, it->second);
+    const double bytes_per_s = p.mean_iops * 4096.0;
+    if (!(bytes_per_s > 0) || p.range_bytes == 0) continue;
+    max_share = std::max(max_share, bytes_per_s * static_cast<double>(time_ns) / 1e9 /
+                                        static_cast<double>(p.range_bytes));
+    need_s = std::max(need_s, 2 * static_cast<double>(p.range_bytes) / bytes_per_s);
   }
   if (points.empty() || max_wa > 1.02) return "";
-  return fmt::format(
+  std::string note = fmt::format(
       "the drive never left its fresh state (write amplification at most {:.2f} in every "
-      "measured window: no garbage collection), so every OP setting measured the fresh drive; "
-      "run longer (--time) or at a smaller --time-scale",
+      "measured window: no garbage collection), so every OP setting measured the fresh drive",
       max_wa);
+  if (!(need_s > 0)) return note + "; run longer (--time)";
+  const uint32_t scale = std::max<uint32_t>(1, time_scale);
+  auto full = [](double s) {
+    return s >= 3600 ? fmt::format("{:.1f} h", s / 3600)
+           : s >= 60 ? fmt::format("{:.0f} min", s / 60)
+                     : fmt::format("{:.0f} s", s);
+  };
+  note += fmt::format(
+      ": each window wrote at most {:.2f} of its range, and a drive leaves that state once it has "
+      "written about its range. Run longer: --time {:.0f}s{} writes every range twice at the "
+      "measured rate",
+      max_share, std::ceil(need_s), scale > 1 ? fmt::format(" with --time-scale {}", scale) : "");
+  if (scale > 1)
+    note += fmt::format(
+        " ({} of the full drive's time). --time-scale does not change the share: a time-scaled "
+        "drive has its capacity and durations divided alike",
+        full(std::ceil(need_s) * scale));
+  return note;
 }
 
 Result<results::OpAdvisorResults> OpAdvisor(Ctx& c, Summary& sum) {
@@ -176,7 +205,8 @@ Result<results::OpAdvisorResults> OpAdvisor(Ctx& c, Summary& sum) {
   }
   // A drive that never left its fresh state (write amplification about 1 in every measured
   // window: no garbage collection) measures the same IOPS at every OP: no recommendation.
-  if (const std::string fresh = FreshStateNote(out.points); !fresh.empty()) {
+  if (const std::string fresh = FreshStateNote(out.points, out.time_ns, c.o.time_scale);
+      !fresh.empty()) {
     out.recommendation.no_recommendation = fresh;
     out.recommendation.rule = "none: " + fresh;
     return out;
