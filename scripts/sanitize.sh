@@ -2,7 +2,7 @@
 # The unit tests (src/*/*_test.cc, CTest label `unit`: the trace fuzz test among them) under
 # AddressSanitizer and UndefinedBehaviorSanitizer, in a build of their own (build-sanitize/: -O1,
 # assertions on, frame pointers kept); any sanitizer report fails the test that made it.
-# scripts/test.sh runs it after the main suite; alone, after scripts/deps.sh:
+# Not yet part of scripts/test.sh (docs/testing.md); run it after scripts/deps.sh:
 #   scripts/sanitize.sh [ctest arguments, e.g. -R 'TraceFuzz']
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
