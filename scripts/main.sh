@@ -16,7 +16,7 @@ run="dc400-$(date -u +%Y%m%d-%H%M%S)"
 # (--wdpc-capacity 2x), as the real drive needs them to leave its fresh state.
 "$here/build/ssdlab" pts --target sim:dc-sata-read-intensive --spec review \
   --db "$out/results.db" --run "$run" --json "$out/pts.json" \
-  --time-scale 32 --wdpc-capacity 2x
+  --time-scale 32 --wdpc-capacity 2x --sim-threads 0
 "$here/build/ssdlab" report "$run" --db "$out/results.db" -o "$out/report.html" \
   --spec "$here/specs/kingston-dc400-1600gb.toml" --title "Simulated DC400-class SATA SSD (sim:dc-sata-read-intensive)"
 echo "report: $out/report.html; results: $out/results.db (run $run), $out/pts.json"

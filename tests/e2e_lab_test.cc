@@ -318,6 +318,47 @@ TEST(LabE2E, PtsOnOneSimulatedDriveUnderMpirunStoresWhatOneProcessStores) {
   for (const json& test : doc["tests"]) EXPECT_EQ(test["status"], "done") << test["name"];
 }
 
+TEST(LabE2E, PtsOnSeveralSimThreadsStoresWhatOneThreadStores) {
+  TempDir t;
+  std::vector<std::string> args = {"pts",
+                                   "--target",
+                                   "sim:tiny?seed=7",
+                                   "--run",
+                                   "x",
+                                   "--spec",
+                                   "review",
+                                   "--tests",
+                                   "iops,tp,lat,hir",
+                                   "--round",
+                                   "1s",
+                                   "--iops-bs",
+                                   "4KiB",
+                                   "--iops-mixes",
+                                   "0/100",
+                                   "--tp-bs",
+                                   "128KiB",
+                                   "--lat-bs",
+                                   "4KiB",
+                                   "--lat-mixes",
+                                   "0/100",
+                                   "--hir-cycles",
+                                   "3",
+                                   "--temp-interval",
+                                   "0",
+                                   "--progress",
+                                   "none"};
+  for (const char* n : {"1", "3"}) {
+    Proc p = RunSsdlab(Args(args, {"--sim-threads", n, "--db", t / (std::string(n) + ".db"),
+                                   "--json", t / (std::string(n) + ".json")}));
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    EXPECT_EQ(Has(p.err, "4 tests on 3 threads at once"), std::string(n) == "3") << p.err;
+  }
+  std::vector<std::string> one = StoredContent(t / "1.db"), three = StoredContent(t / "3.db");
+  EXPECT_GT(one.size(), 20u);
+  EXPECT_EQ(one, three);
+  EXPECT_EQ(ReadJson(t / "1.json")["tests"].dump(), ReadJson(t / "3.json")["tests"].dump());
+}
+
 TEST(LabE2E, OpAdvisorUnderMpirunSpreadsItsPointsAndStoresWhatOneProcessStores) {
   TempDir t;
   // Long enough (virtual time) for garbage collection: each OP point sustains its own IOPS.

@@ -51,6 +51,7 @@ struct PtsArgs {
   std::string clients_log;            // with --mpi: every phase's per-rank results (JSON lines)
   std::string report;                 // --report FILE: the run's HTML report at the end
   bool require_steady_state = false;  // exit kExitNotSteady when a test missed steady state
+  int sim_threads = 1;                // PtsRequest::sim_threads
 };
 
 // --time-scale: "auto" becomes the number (ApplyTimeScale: from the spec's round), and every
@@ -84,6 +85,7 @@ usecase::PtsRequest PtsRequestOf(const PtsArgs& a, uint64_t temp_interval_ns,
   r.stop = &StopFlag();
   r.console = &CliConsole();
   r.launch = launch;
+  r.sim_threads = a.sim_threads;
   return r;
 }
 
@@ -325,6 +327,12 @@ void AddPtsCommands(CLI::App& app, int* exit_code) {
   cmd->add_option("--report", a->report,
                   "Write the run's HTML report to this file at the end (a fleet: rank 0 writes "
                   "the comparison report of every drive)");
+  cmd->add_option("--sim-threads", a->sim_threads,
+                  "A simulated drive: run the tests on this many threads at once, each on its "
+                  "own copy of the drive (the stored results are the same); 0: the CPUs, as "
+                  "memory allows; 1: one thread")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->callback([a, exit_code, cmd] { *exit_code = DispatchPts(a.get(), cmd); });
 }
 

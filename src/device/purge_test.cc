@@ -91,7 +91,9 @@ TEST(PurgeMethod, EachSpellingIsOneMethodOfItsCommands) {
     EXPECT_EQ(ParseAnyPurgeMethod(s.name).value(), s.method) << s.name;
     EXPECT_EQ(ParsePurgeMethod(s.name).ok(), s.device) << s.name;
     EXPECT_EQ(ParsePurgeFlag("--purge", s.name).ok(), s.flag) << s.name;
-    if (s.flag) EXPECT_EQ(ParsePurgeFlag("--purge", s.name).value(), s.method) << s.name;
+    if (s.flag) {
+      EXPECT_EQ(ParsePurgeFlag("--purge", s.name).value(), s.method) << s.name;
+    }
   }
   EXPECT_EQ(PurgeFlagNames("|"), "auto|secure-erase|format|sanitize|discard|none");
   auto bad = ParsePurgeFlag("--purge", "zero");

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <atomic>
 #include <sstream>
 
 #include "base/strings.h"
@@ -16,6 +17,7 @@
 #include "usecase/documents.h"
 #include "usecase/paths.h"
 #include "usecase/runs.h"
+#include "usecase/sim_spread.h"
 #include "usecase/targets.h"
 
 namespace ssdlab::usecase {
@@ -385,6 +387,25 @@ Status CreatePtsRun(const PtsRequest& r, Store& store, const PtsOptions& options
   return Status::Ok();
 }
 
+// The other threads' simulators when r asks for its tests on several threads and they may be
+// spread (a new run, no launch of its own, WhyNotSpread), else none.
+Result<std::vector<std::unique_ptr<Backend>>> DriveCopies(const PtsRequest& r,
+                                                          const PtsOptions& options,
+                                                          const TargetInfo& info) {
+  std::vector<std::unique_ptr<Backend>> copies;
+  const bool resume = !r.given.resume.empty();
+  if (r.sim_threads == 1 || r.launch || !WhyNotSpread(r.target, options.purge, resume).empty())
+    return copies;
+  const int threads = r.sim_threads > 0
+                          ? std::min<int>(r.sim_threads, static_cast<int>(options.tests.size()))
+                          : SpreadThreadsFor(info.size_bytes, options.tests.size());
+  for (int k = 1; k < threads; ++k) {
+    SSDLAB_ASSIGN_OR_RETURN(OpenedTarget t, OpenPtsTarget(r.target, r.destructive, r.confirm));
+    copies.push_back(std::move(t.backend));
+  }
+  return copies;
+}
+
 }  // namespace
 
 Result<json> EndStoredRun(Store& store, int64_t run_id, const std::string& run, const Status& st,
@@ -423,6 +444,8 @@ Result<PtsOutcome> RunPts(PtsRequest r) {
   if (r.launch && r.launch->wrap) {
     SSDLAB_ASSIGN_OR_RETURN(backend, r.launch->wrap(std::move(backend), run.context, launched));
   }
+  SSDLAB_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Backend>> copies,
+                          DriveCopies(r, options, backend->info()));
   if (!resume) {
     SSDLAB_RETURN_IF_ERROR(
         CreatePtsRun(r, *store, options, *backend, identity, launched, run, lock));
@@ -433,13 +456,27 @@ Result<PtsOutcome> RunPts(PtsRequest r) {
                            r.target, FormatBytes(backend->info().size_bytes),
                            PtsSpecName(options.spec), fmt::join(options.tests, ","),
                            resume ? " (resumed)" : ""));
+  std::atomic<bool> replay_stop{false};
+  const std::atomic<bool>* battery_stop = r.stop;
+  if (!copies.empty()) {
+    console.Note(fmt::format(
+        "ssdlab pts: {} tests on {} threads at once, each on its own copy of the simulated "
+        "drive; progress follows when they are done, the results are what one thread gives",
+        options.tests.size(), copies.size() + 1));
+    auto pass = [&](Backend& b, RunJournal& j, TestHooks* h) {
+      return ssdlab::RunPts(b, j, 1, options, nullptr, r.stop, h);
+    };
+    backend = SpreadOverThreads(std::move(backend), std::move(copies), SpreadUnit::kTests,
+                                options.tests, pass, r.stop);
+    battery_stop = &replay_stop;  // pass 1 took any Ctrl-C; the replay stores what it measured
+  }
   HealthHooks hooks(identity ? &*identity : nullptr, r.temp_interval_ns);
   PtsOutcome out;
   out.run = run.name;
   out.run_id = run.id;
   out.target = r.target;
   out.resumed = resume;
-  out.battery = ssdlab::RunPts(*backend, *store, run.id, options, r.progress, r.stop, &hooks);
+  out.battery = ssdlab::RunPts(*backend, *store, run.id, options, r.progress, battery_stop, &hooks);
   out.doc = EndStoredRun(*store, run.id, run.name, out.battery, console);
   if (r.write_outputs) out.outputs = r.write_outputs(out);
   // A simulated drive with state= saves it, also after an interruption, but not when the

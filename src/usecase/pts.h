@@ -98,6 +98,10 @@ struct PtsRequest {
   std::vector<std::pair<std::string, std::string>> inputs;
   const std::atomic<bool>* stop = nullptr;
   ProgressSink* progress = nullptr;
+  // A new battery on a simulated drive (no state=, a purge): its tests run on this many
+  // threads at once, each on its own copy of the drive, and are stored as one thread stores
+  // them (SpreadOverThreads); 0 = SpreadThreadsFor's choice, 1 = one thread.
+  int sim_threads = 1;
   Console* console = nullptr;  // the start line and notes (REQUIRED)
   PtsLaunch* launch = nullptr;
   // Called once the battery has ended and its status is recorded, before the target's use ends:

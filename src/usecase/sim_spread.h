@@ -4,7 +4,8 @@
 //
 // The work falls into segments that start from a factory-fresh drive (a purge on the
 // simulator): a PTS test (each begins with its own purge), an op-advisor point (a purge, then
-// its phase). Segment k belongs to rank k mod N.
+// its phase). A PTS test belongs to the rank SpreadOwners gives it (the
+// longest tests spread first); op-advisor segment k belongs to rank k mod N.
 //
 // Pass 1, on every rank: the suite runs on the rank's own simulator (the same preset and seed)
 // into an in-memory journal, through a recorder that keeps every result of the segments the
@@ -20,6 +21,8 @@
 // `state=` file (WantSpread says why not).
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -39,6 +42,12 @@ enum class SpreadUnit {
   kPurges,  // a segment from each purge to the next (op-advisor points)
 };
 
+// Which worker runs each of the battery's `tests` (kTests) when `workers` share them: the
+// longest first, each to the worker with the least work so far (by the tests' usual shares of
+// a battery's time), so that the workers end close together. Any assignment stores the same
+// run; this one only makes it sooner.
+std::vector<int> SpreadOwners(const std::vector<std::string>& tests, int workers);
+
 // Whether work on `target` with purge method `purge` may be spread over ranks; "" when it
 // may, else why not (for a note: the work then runs on rank 0 alone).
 std::string WhyNotSpread(const std::string& target, const std::string& purge, bool resume);
@@ -53,6 +62,22 @@ Result<std::unique_ptr<Backend>> SpreadOverRanks(MpiWorld& world, std::unique_pt
                                                  SpreadUnit unit,
                                                  const std::vector<std::string>& tests,
                                                  const SpreadPass& pass);
+
+// The same in one process: pass 1 on 1 + others.size() threads at once, worker 0 on `local`
+// and worker k on others[k - 1] (simulators of the same preset and seed: copies of the drive),
+// then pass 2's replayer over `local`. The stored run is what one thread stores; the replayer
+// checks every call. `stop` set during pass 1 (Ctrl-C) ends each worker's segments where they
+// stopped; pass 2 then replays what was measured and ends as interrupted at the first call no
+// worker made. REQUIRES: `pass` may run on several threads at once (each on its own backend).
+std::unique_ptr<Backend> SpreadOverThreads(std::unique_ptr<Backend> local,
+                                           std::vector<std::unique_ptr<Backend>> others,
+                                           SpreadUnit unit, const std::vector<std::string>& tests,
+                                           const SpreadPass& pass, const std::atomic<bool>* stop);
+
+// Threads for SpreadOverThreads on a simulated drive of `drive_bytes` (its scaled size) with
+// `segments` segments: the CPUs, at most the segments, and no more copies of the drive than
+// fit in half the memory available now (at least 1).
+int SpreadThreadsFor(uint64_t drive_bytes, size_t segments);
 
 // A command spread over the ranks (`pts`, `profile`), as RunSpread runs it.
 struct SpreadCommand {

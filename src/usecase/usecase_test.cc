@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "store/store.h"
@@ -14,6 +15,7 @@
 #include "usecase/pts.h"
 #include "usecase/replay.h"
 #include "usecase/run.h"
+#include "usecase/sim_spread.h"
 #include "usecase/trace_stats.h"
 #include "usecase/twin_fit.h"
 
@@ -383,6 +385,26 @@ TEST(ExitStatusFor, MapsAsTheCliSays) {
   RecordingConsole c;
   EXPECT_EQ(c.Fail(Status::NotFound("gone")), kExitUsage);
   EXPECT_EQ(c.LastError(), "gone");
+}
+
+TEST(SpreadOwners, TheReviewBatteryIsSharedSoTheWorkersEndTogether) {
+  const std::vector<std::string> tests = {"iops", "tp",  "lat",   "lvi", "wsat",
+                                          "hir",  "xsr", "dirth", "ecw", "op"};
+  // The shares SpreadOwners weighs the tests by (per mille of the battery's time).
+  const std::map<std::string, int> share = {
+      {"op", 267},   {"hir", 182}, {"wsat", 159}, {"lvi", 135}, {"xsr", 102},
+      {"dirth", 65}, {"ecw", 48},  {"iops", 29},  {"tp", 10},   {"lat", 5}};
+  const std::vector<int> owners = SpreadOwners(tests, 2);
+  ASSERT_EQ(owners.size(), tests.size());
+  int load[2] = {0, 0};
+  for (size_t i = 0; i < tests.size(); ++i) {
+    ASSERT_TRUE(owners[i] == 0 || owners[i] == 1) << tests[i];
+    load[owners[i]] += share.at(tests[i]);
+  }
+  // Test i on rank i mod 2 gives 343 against 659; longest first, 501 and 501.
+  EXPECT_LE(std::max(load[0], load[1]), 510) << load[0] << " " << load[1];
+  EXPECT_EQ(SpreadOwners({"iops"}, 4), std::vector<int>{0});
+  EXPECT_EQ(SpreadOwners({"new1", "new2"}, 2), (std::vector<int>{0, 1}));
 }
 
 }  // namespace
