@@ -55,13 +55,11 @@ Status PrintVerdicts(const json& doc, std::ostream& out, bool json_lines) {
     const std::vector<HeadlineFigure> figures =
         status == "done" ? HeadlineFigures(t) : std::vector<HeadlineFigure>{};
     if (json_lines) {
-      json headlines = json::array();
-      for (const HeadlineFigure& f : figures) headlines.push_back(HeadlineJson(f));
       out << json{{"stage", "verdict"},
                   {"test", name},
                   {"status", status},
                   {"verdict", verdict},
-                  {"headlines", headlines}}
+                  {"headlines", HeadlinesJson(figures)}}
                  .dump(-1, ' ', false, json::error_handler_t::replace)
           << "\n";
       continue;
@@ -79,10 +77,7 @@ Status PrintVerdicts(const json& doc, std::ostream& out, bool json_lines) {
 static json WithHeadlines(json doc) {
   if (!doc.is_object() || !doc.contains("tests") || !doc["tests"].is_array()) return doc;
   for (json& t : doc["tests"]) {
-    if (!t.is_object()) continue;
-    json figures = json::array();
-    for (const HeadlineFigure& f : HeadlineFigures(t)) figures.push_back(HeadlineJson(f));
-    t["headlines"] = figures;
+    if (t.is_object()) t["headlines"] = HeadlinesJson(HeadlineFigures(t));
   }
   return doc;
 }

@@ -70,7 +70,6 @@ void CliProgress::Done() {
 
 std::unique_ptr<CliProgress> MakeProgress(const std::string& mode) {
   if (mode == "none") return nullptr;
-  if (mode == "json") UseJsonLinesOnStderr();
   return std::make_unique<CliProgress>(mode == "json", isatty(STDERR_FILENO) && mode != "json");
 }
 

@@ -32,8 +32,8 @@ class CliProgress : public ProgressSink {
   bool json_, tty_;
 };
 
-// The progress of --progress MODE: nullptr for "none", JSON lines for "json" (UseJsonLinesOnStderr
-// too), else the status line (a terminal) or a line per round.
+// The progress of --progress MODE: nullptr for "none", JSON lines for "json" (the command's
+// callback has called UseJsonLinesOnStderr), else the status line (a terminal) or a line per round.
 std::unique_ptr<CliProgress> MakeProgress(const std::string& mode);
 
 // The long names ("--round") of the options given on `cmd`'s command line.

@@ -83,14 +83,17 @@ std::string HeadlineValue(const HeadlineFigure& f) {
   return f.unit.empty() ? v : v + " " + f.unit;
 }
 
-json HeadlineJson(const HeadlineFigure& f) {
-  return {{"variable", f.variable},
-          {"label", f.label},
-          {"unit", f.unit},
-          {"mean", report::R6(f.mean)},
-          {"lo", report::R6(f.lo)},
-          {"hi", report::R6(f.hi)},
-          {"spread_pct", report::R6(f.spread_pct)}};
+json HeadlinesJson(const std::vector<HeadlineFigure>& figures) {
+  json out = json::array();
+  for (const HeadlineFigure& f : figures)
+    out.push_back({{"variable", f.variable},
+                   {"label", f.label},
+                   {"unit", f.unit},
+                   {"mean", report::R6(f.mean)},
+                   {"lo", report::R6(f.lo)},
+                   {"hi", report::R6(f.hi)},
+                   {"spread_pct", report::R6(f.spread_pct)}});
+  return out;
 }
 
 }  // namespace ssdlab

@@ -141,8 +141,9 @@ struct HeadlineFigure {
 std::vector<HeadlineFigure> HeadlineFigures(const nlohmann::json& test, bool binary_units = false);
 // "23,759 IOPS", "535.4 MB/s", "74.5 µs": the mean with 4 significant digits and its unit.
 std::string HeadlineValue(const HeadlineFigure& f);
-// {"variable", "label", "unit", "mean", "lo", "hi", "spread_pct"} (`show --json`).
-nlohmann::json HeadlineJson(const HeadlineFigure& f);
+// The figures as a JSON array of {"variable", "label", "unit", "mean", "lo", "hi",
+// "spread_pct"} (`show --json`, `--progress json`'s verdicts).
+nlohmann::json HeadlinesJson(const std::vector<HeadlineFigure>& figures);
 
 // ---- Exports ----
 
