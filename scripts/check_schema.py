@@ -97,12 +97,6 @@ def main() -> int:
                 print(f"{path.name}: a copy without its context passed the {kind} schema")
                 bad += 1
         pts = json.loads((t / "pts.json").read_text())
-        names = sorted(x["name"] for x in pts["tests"])
-        # The schema's list of names is the catalogue's (results_test: PtsTests.*).
-        listed = schema["$defs"]["pts_test"]["allOf"][1]["properties"]["name"]["enum"]
-        if names != sorted(listed):
-            print(f"pts.json: the battery ran {names}, not every test")
-            bad += 1
         cdm = json.loads((t / "profile-cdm.json").read_text())
         cdm["tests"][0]["results"]["levels"][0]["results"]["items"][0]["read"]["mb_s"] = "fast"
         if validator("profile").is_valid(cdm):

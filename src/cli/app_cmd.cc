@@ -2,24 +2,14 @@
 // (apps/app.h), stored in the results database as a run of kind "app" with one test.
 // `--target sim:PRESET` runs them on a served simulated drive (serve/served_fs.h) instead.
 #include <fmt/format.h>
-#include <sys/statvfs.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <iostream>
 
 #include "apps/app.h"
-#include "base/output_file.h"
-#include "base/units.h"
 #include "cli/commands.h"
-#include "cli/flags.h"
-#include "cli/output.h"
 #include "cli/suite_cli.h"
-#include "device/device_json.h"
-#include "serve/served_fs.h"
-#include "store/store.h"
-#include "suite/pts.h"
-#include "usecase/paths.h"
+#include "usecase/app.h"
+#include "usecase/options.h"
 
 namespace ssdlab {
 namespace {
@@ -50,33 +40,7 @@ Result<AppOptions> Resolve(const AppArgs& a) {
   SSDLAB_RETURN_IF_ERROR(usecase::BytesFlag("--buffer", a.buffer, o.buffer_bytes));
   if (a.progress != "auto" && a.progress != "json" && a.progress != "none")
     return Status::Invalid("--progress must be auto, json or none");
-  if (a.dir.empty() == a.target.empty())
-    return Status::Invalid("app: give either --dir DIR or --target sim:PRESET");
-  if (!a.target.empty() && a.target.rfind("sim:", 0) != 0)
-    return Status::Invalid("--target serves a simulated drive, sim:PRESET[?...], not " + a.target +
-                           " (a real drive: --dir on its filesystem)");
-  AppOptions check = o;
-  if (!a.target.empty()) check.dir = "/";  // the served filesystem's, made later
-  SSDLAB_RETURN_IF_ERROR(ValidateAppOptions(check));
   return o;
-}
-
-TargetInfo DirectoryTarget(const DeviceIdentity& id) {
-  TargetInfo t;
-  t.path = id.path;
-  t.kind = "directory";
-  struct statvfs v;
-  if (statvfs(id.path.c_str(), &v) == 0)
-    t.size_bytes = static_cast<uint64_t>(v.f_blocks) * v.f_frsize;
-  if (id.disk) {
-    t.model = id.disk->model;
-    t.serial = id.disk->serial;
-    t.firmware = id.disk->firmware;
-    t.details.emplace_back("device", id.disk->dev_path);
-  }
-  t.details.emplace_back("filesystem", id.filesystem);
-  t.details.emplace_back("mount_point", id.mount_point);
-  return t;
 }
 
 void PrintSummary(const results::AppResults& r, std::ostream& out) {
@@ -107,98 +71,6 @@ void PrintSummary(const results::AppResults& r, std::ostream& out) {
   }
 }
 
-// The simulated drive's part of the results: the counters' difference over the test and the
-// serve's pacing.
-results::AppSimulatedDrive SimulatedDriveOf(const serve::ServedFsReport& r) {
-  results::AppSimulatedDrive d;
-  d.target = r.serve.target;
-  d.capacity_bytes = r.serve.capacity_bytes;
-  d.host_pages_written = r.after.host_pages_written - r.before.host_pages_written;
-  d.nand_pages_written = r.after.nand_pages_written - r.before.nand_pages_written;
-  d.write_amplification = d.host_pages_written ? static_cast<double>(d.nand_pages_written) /
-                                                     static_cast<double>(d.host_pages_written)
-                                               : 0.0;
-  d.gc_page_copies = r.after.gc_page_copies - r.before.gc_page_copies;
-  d.erases = r.after.erases - r.before.erases;
-  d.host_read_pages = r.after.host_read_pages - r.before.host_read_pages;
-  d.nand_page_reads = r.after.nand_page_reads - r.before.nand_page_reads;
-  d.paced = r.serve.pacer.paced;
-  d.late_share = r.serve.pacer.late_share();
-  d.transport_round_trip_ns = r.serve.transport_ns;
-  return d;
-}
-
-// The app on a served simulated drive: its filesystem made, mounted, used and undone
-// (serve/served_fs.h); the drive's figures into `res`.
-AppOutcome RunOnServedDrive(AppOptions o, const std::string& target, const AppProgress& progress,
-                            std::optional<results::AppSimulatedDrive>* drive,
-                            std::vector<std::string>* warnings) {
-  AppOutcome outcome;
-  serve::ServedFsOptions so;
-  so.target = target;
-  so.stop = &StopFlag();
-  so.progress = progress;
-  auto served = serve::WithServedFilesystem(so, [&](const std::string& mnt) {
-    o.dir = mnt;
-    auto id = IdentifyDirectory(mnt);
-    DeviceIdentity none;
-    none.path = mnt;
-    outcome = RunApp(o, id.ok() ? *id : none, &StopFlag(), progress);
-  });
-  if (!served.ok()) {
-    if (outcome.status.ok()) outcome.status = served.status();
-    return outcome;
-  }
-  *drive = SimulatedDriveOf(*served);
-  *warnings = served->warnings;
-  return outcome;
-}
-
-// What is checked before anything starts: the options, then with --dir the directory (and the
-// drive under it), with --target the programs (missing ones: exit 3, the host cannot proceed).
-// The directory's identity (--dir only) into `identity`.
-Status CheckBeforeStart(const AppArgs& a, const AppOptions& o, DeviceIdentity* identity) {
-  if (!a.target.empty()) {
-    SSDLAB_RETURN_IF_ERROR(serve::CheckServedFsTools());
-    Status s = CheckAppPrograms(o);
-    return s.ok() || s.code() != Code::kUnsupported ? s : Status::Io(s.message());
-  }
-  SSDLAB_RETURN_IF_ERROR(CheckApp(o));
-  SSDLAB_ASSIGN_OR_RETURN(*identity, IdentifyDirectory(a.dir));
-  if (!identity->disk && !a.any_dir) {
-    return Status::Invalid("cannot tell which drive holds " + a.dir + " (" + identity->disk_note +
-                           "); give a directory on the drive under test, or --any-dir to run "
-                           "anyway");
-  }
-  return Status::Ok();
-}
-
-// The stored run's target: the directory's drive, or the simulated drive served.
-TargetInfo StoredTarget(const AppArgs& a, const DeviceIdentity& identity) {
-  if (a.target.empty()) return DirectoryTarget(identity);
-  TargetInfo t;
-  t.path = a.target;
-  t.kind = "sim";
-  t.details.emplace_back("served", "FUSE and a loop device, ext4 (docs/serve.md)");
-  return t;
-}
-
-json ConfigJson(const AppArgs& a, const AppOptions& o) {
-  return {{"app", a.name},
-          {"dir", a.dir},
-          {"target", a.target},
-          {"threads", o.threads},
-          {"time_s", o.time_ns / 1'000'000'000},
-          {"warmup_s", o.warmup_ns / 1'000'000'000},
-          {"tables", o.tables},
-          {"table_rows", o.table_rows},
-          {"scale", o.scale},
-          {"buffer_bytes", o.buffer_bytes},
-          {"port", o.port},
-          {"any_dir", a.any_dir},
-          {"keep_data", a.keep_data}};
-}
-
 AppProgress ProgressPrinter(const std::string& mode) {
   if (mode == "none") return {};
   const bool json_lines = mode == "json";
@@ -213,49 +85,26 @@ AppProgress ProgressPrinter(const std::string& mode) {
   };
 }
 
-int RunAppCommand(AppArgs a) {
+int RunAppCommand(const AppArgs& a) {
   auto options = Resolve(a);
   if (!options.ok()) return Fail(options.status());
-  DeviceIdentity identity;
-  if (Status s = CheckBeforeStart(a, *options, &identity); !s.ok()) return Fail(s);
-  PathRegistry paths = usecase::CommandPaths();
-  usecase::AddDatabasePath(paths, "--db", a.db, true);
-  paths.AddOutput("--json", a.json_path);
-  if (Status s = paths.Check(); !s.ok()) return Fail(s);
-  auto store = Store::Open(a.db);
-  if (!store.ok()) return Fail(store.status());
-  if (a.run.empty()) a.run = usecase::DefaultRunName("app-" + a.name);
-  const TargetInfo target = StoredTarget(a, identity);
-  const json config = ConfigJson(a, *options);
-  json context = usecase::PlatformJson();
-  context["target"] = usecase::TargetJson(target);
-  context["device"] = a.target.empty() ? IdentityJson(identity) : json(nullptr);
-  auto run_id = (*store)->CreateRun(a.run, "app", config, context, target);
-  if (!run_id.ok()) return Fail(run_id.status());
-  auto test_id = (*store)->BeginTest(run_id.value(), 0, a.name, config);
-  if (!test_id.ok()) return Fail(test_id.status());
-  std::cerr << fmt::format("ssdlab app: run '{}', {} {}\n", a.run, a.name,
-                           a.target.empty()
-                               ? fmt::format("in {} ({})", a.dir, DescribeTarget(identity))
-                               : "on a served " + a.target);
-  const AppProgress progress = ProgressPrinter(a.progress);
-  std::optional<results::AppSimulatedDrive> drive;
-  std::vector<std::string> warnings;
-  AppOutcome outcome = a.target.empty()
-                           ? RunApp(*options, identity, &StopFlag(), progress)
-                           : RunOnServedDrive(*options, a.target, progress, &drive, &warnings);
-  Status st = outcome.status;
-  results::AppResults res = AppResultsOf(outcome, a.name);
-  res.simulated_drive = drive;
-  if (Status s = (*store)->FinishTest(test_id.value(), nullptr, ToJson(res)); !s.ok())
-    PrintError("cannot store the results: " + s.message());
-  for (const std::string& w : warnings) PrintError("warning: " + w);
-  st = FinishStoredRun(**store, run_id.value(), a.run, a.db, st, a.json_path, [&](const json&) {
-    PrintSummary(res, a.json_path == "-" ? std::cerr : std::cout);
+  auto out = usecase::RunAppTest({.options = *options,
+                                  .target = a.target,
+                                  .any_dir = a.any_dir,
+                                  .db = a.db,
+                                  .run = a.run,
+                                  .json_path = a.json_path,
+                                  .stop = &StopFlag(),
+                                  .progress = ProgressPrinter(a.progress),
+                                  .console = &CliConsole()});
+  if (!out.ok()) return Fail(out.status());
+  for (const std::string& e : out->errors) PrintError(e);
+  Status st = PrintStoredRun(out->run, a.db, out->status, out->doc, a.json_path, [&](const json&) {
+    PrintSummary(out->results, a.json_path == "-" ? std::cerr : std::cout);
   });
   if (!st.ok()) {
     PrintError(st.code() == Code::kInterrupted
-                   ? "interrupted; what was measured is stored in run " + a.run
+                   ? "interrupted; what was measured is stored in run " + out->run
                    : st.message());
     return ExitCodeFor(st);
   }

@@ -3,8 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
-#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -16,18 +14,13 @@
 #include "device/purge.h"
 #include "device/safety.h"
 #include "device/smart.h"
-#include "sim/params.h"
 #include "sim/sim.h"
-#include "sim/state.h"
+#include "usecase/device.h"
 
 namespace ssdlab {
 namespace {
 
 using nlohmann::json;
-
-inline constexpr int kDeviceSchemaVersion = 1;
-
-bool IsSim(const std::string& t) { return t.rfind("sim:", 0) == 0; }
 
 std::string Or(const std::string& s) { return s.empty() ? "-" : s; }
 
@@ -115,77 +108,11 @@ void PrintSmart(const SmartHealth& h) {
   for (const std::string& n : h.notes) row("note", n);
 }
 
-// The state=PATH of a simulated drive: its summary (header only, sim/state.h), or null when the
-// target has none; "exists": false when PATH does not exist yet.
-Result<json> SimStateJson(const std::string& target) {
-  SSDLAB_ASSIGN_OR_RETURN(sim::SimParams p, sim::ParseSimTarget(target));
-  if (p.state_path.empty()) return json(nullptr);
-  std::error_code ec;
-  if (!std::filesystem::exists(p.state_path, ec))
-    return json{{"path", p.state_path}, {"exists", false}};
-  SSDLAB_ASSIGN_OR_RETURN(sim::StateSummary s, sim::ReadStateHeader(p.state_path, p));
-  return json{{"path", p.state_path},
-              {"exists", true},
-              {"fill_pct", s.fill_pct()},
-              {"mapped_bytes", s.mapped_pages * sim::kUnitBytes},
-              {"user_bytes", s.user_pages * sim::kUnitBytes},
-              {"write_amplification", s.write_amplification()},
-              {"host_bytes_written", s.host_pages * sim::kUnitBytes},
-              {"nand_bytes_written", s.nand_pages * sim::kUnitBytes},
-              {"gc_page_copies", s.gc_copies},
-              {"erases", s.erases},
-              {"erase_count_mean", s.erase_count_mean},
-              {"erase_count_max", s.erase_count_max},
-              {"free_blocks", s.free_blocks},
-              {"blocks", s.blocks},
-              {"virtual_time_s", static_cast<double>(s.virtual_time_ns) * 1e-9}};
-}
-
-// A simulated drive answers with its model's figures; it has no SMART and no sensor.
-int SimInfo(const InfoArgs& a) {
-  // A look at the state's header only: no lock, so `info` works while a command uses the drive.
-  auto sim = OpenSimBackend(a.target, SimOpenOptions{.load_state = false, .lock_state = false});
-  if (!sim.ok()) return Fail(sim.status());
-  auto figures = DescribeSim(a.target);
-  if (!figures.ok()) return Fail(figures.status());
-  auto state = SimStateJson(a.target);
-  if (!state.ok()) return Fail(state.status());
-  const TargetInfo& t = (*sim)->info();
-  if (a.json) {
-    json params = json::object(), figs = json::array();
-    for (const auto& [k, v] : t.details) params[k] = v;
-    for (const SimFigure& f : *figures)
-      figs.push_back({{"key", f.key}, {"value", f.value}, {"unit", f.unit}});
-    json doc = {{"schema_version", kDeviceSchemaVersion},
-                {"target",
-                 {{"path", t.path},
-                  {"kind", "sim"},
-                  {"size_bytes", t.size_bytes},
-                  {"size_gb", DecimalGb(t.size_bytes)},
-                  {"size_gib", BinaryGib(t.size_bytes)},
-                  {"model", t.model},
-                  {"serial", t.serial},
-                  {"firmware", t.firmware},
-                  {"logical_block_bytes", t.logical_block_bytes},
-                  {"physical_block_bytes", t.physical_block_bytes},
-                  {"params", params}}},
-                {"figures", figs},
-                {"state", *state},
-                {"smart",
-                 {{"available", false},
-                  {"reason", "simulated drive: no SMART (figures come from the model)"},
-                  {"health", nullptr}}},
-                {"temperature",
-                 {{"source", "simulated"},
-                  {"available", false},
-                  {"reason", "a simulated drive models no temperature"},
-                  {"sample", nullptr}}}};
-    std::cout << doc.dump(1) << "\n";
-    return kExitOk;
-  }
+int PrintSimInfo(const usecase::InfoOutcome& o) {
   auto row = [](const std::string& k, const std::string& v) {
     std::cout << fmt::format("{:<34}{}\n", k, v);
   };
+  const TargetInfo& t = o.sim_target;
   row("target", t.path);
   row("kind", "sim (simulated drive, virtual time)");
   row("model", t.model);
@@ -194,8 +121,9 @@ int SimInfo(const InfoArgs& a) {
   row("capacity (simulated)", Bytes(t.size_bytes));
   row("sectors",
       fmt::format("{} B logical, {} B physical", t.logical_block_bytes, t.physical_block_bytes));
-  for (const SimFigure& f : *figures) row(f.key, f.value + (f.unit.empty() ? "" : " " + f.unit));
-  const json& st = *state;
+  for (const SimFigure& f : o.sim_figures)
+    row(f.key, f.value + (f.unit.empty() ? "" : " " + f.unit));
+  const json& st = o.doc["state"];
   if (!st.is_null()) {
     row("state", st["path"].get<std::string>());
     if (!st["exists"].get<bool>()) {
@@ -222,47 +150,23 @@ int SimInfo(const InfoArgs& a) {
 }
 
 int Info(const InfoArgs& a) {
-  if (IsSim(a.target)) return SimInfo(a);
-  auto id = IdentifyTarget(a.target);
-  if (!id.ok()) return Fail(id.status());
-  HealthSampler sampler = HealthSampler::ForTarget(id.value());
-  HealthSample sample = sampler.Sample();
-  json smart = {{"available", false}, {"reason", ""}, {"health", nullptr}};
-  std::optional<SmartHealth> health;
-  if (a.no_smart) {
-    smart["reason"] = "not read (--no-smart)";
-  } else {
-    auto h = sampler.Snapshot();
-    if (h.ok()) {
-      health = h.value();
-      smart["available"] = true;
-      smart["health"] = SmartJson(*health);
-    } else {
-      smart["reason"] = h.status().message();
-    }
-  }
+  auto o = usecase::Info({.target = a.target, .no_smart = a.no_smart});
+  if (!o.ok()) return Fail(o.status());
   if (a.json) {
-    json doc = {{"schema_version", kDeviceSchemaVersion},
-                {"target", IdentityJson(id.value())},
-                {"smart", smart},
-                {"temperature",
-                 {{"source", sampler.source()},
-                  {"available", sampler.available()},
-                  {"reason", sampler.reason()},
-                  {"sample", HealthSampleJson(sample)}}}};
-    std::cout << doc.dump(1) << "\n";
+    std::cout << o->doc.dump(1) << "\n";
     return kExitOk;
   }
-  PrintIdentity(id.value());
-  if (health) {
-    PrintSmart(*health);
+  if (o->simulated) return PrintSimInfo(*o);
+  PrintIdentity(o->identity);
+  if (o->health) {
+    PrintSmart(*o->health);
   } else {
     std::cout << fmt::format("{:<20}not available: {}\n", "smart",
-                             smart["reason"].get<std::string>());
+                             o->doc["smart"]["reason"].get<std::string>());
   }
-  if (!health && sample.temperature_c)
-    std::cout << fmt::format("{:<20}{:g} C ({})\n", "temperature", *sample.temperature_c,
-                             sample.source);
+  if (!o->health && o->sample.temperature_c)
+    std::cout << fmt::format("{:<20}{:g} C ({})\n", "temperature", *o->sample.temperature_c,
+                             o->sample.source);
   return kExitOk;
 }
 
@@ -287,127 +191,43 @@ void PrintPlan(const PurgePlan& p, const Status& allowed, std::ostream& out) {
   if (!allowed.ok()) out << "refused  " << allowed.message() << "\n";
 }
 
-// A simulated drive with state=PATH: its state becomes a factory-fresh drive (mapping empty, all
-// blocks erased, clock 0; wear kept, as a secure erase keeps it), saved to PATH. A state of
-// ssdlab's that is damaged or truncated is replaced (no wear to keep); a foreign file, or a state
-// another command is using, is refused.
-int SimPurge(const PurgeArgs& a) {
-  auto p = sim::ParseSimTarget(a.target);
-  if (!p.ok() && a.target.find("state=") != std::string::npos) return Fail(p.status());
-  if (!p.ok() || p->state_path.empty()) {
-    return Fail(
-        Status::Error(Code::kUnsupported,
-                      "a simulated drive without state= lives inside one ssdlab process and starts "
-                      "factory-fresh; add ?state=PATH to keep (and purge) it between commands (" +
-                          a.target + ")"));
+// What a dry run says it would do, on `out`.
+void PrintDryRun(const PurgeArgs& a, const usecase::PurgeOutcome& o, std::ostream& out) {
+  if (o.plan) {
+    PrintPlan(*o.plan, o.allowed, out);
+  } else {
+    out << "target   " << a.target << "\n"
+        << "step 1   reset the simulated drive's state in " << o.sim_state
+        << " to factory-fresh (mapping empty, blocks erased, clock 0; wear kept)\n";
+    if (!o.allowed.ok()) out << "refused  " << o.allowed.message() << "\n";
   }
-  if (a.method != "auto")
-    return Fail(Status::Invalid("--method " + a.method +
-                                ": a simulated drive is purged with --method auto (a secure "
-                                "erase of the model)"));
-  std::ostream& human = a.json ? std::cerr : std::cout;
-  json doc = {{"schema_version", kDeviceSchemaVersion},
-              {"dry_run", a.dry_run},
-              {"target", a.target},
-              {"method", "sim-reset"},
-              {"state", p->state_path}};
-  if (a.dry_run) {
-    // Checks the state as the purge would (a foreign file, or one in use, is refused) without
-    // changing it.
-    auto b =
-        OpenSimBackend(a.target, SimOpenOptions{.load_state = false, .reset_damaged_state = true});
-    doc["allowed"] = b.ok();
-    doc["refusal"] = b.ok() ? "" : b.status().message();
-    doc["completed"] = false;
-    human << "target   " << a.target << "\n"
-          << "step 1   reset the simulated drive's state in " << p->state_path
-          << " to factory-fresh (mapping empty, blocks erased, clock 0; wear kept)\n";
-    if (!b.ok()) human << "refused  " << b.status().message() << "\n";
-    human << "dry run: nothing was written\n";
-    if (a.json) std::cout << doc.dump(1) << "\n";
-    return kExitOk;
-  }
-  if (!a.destructive) {
-    return Fail(Status::Refused("purge would reset the simulated drive's state in " +
-                                p->state_path + "; pass --destructive to allow it"));
-  }
-  auto start = std::chrono::steady_clock::now();
-  // Loads it (wear survives the purge), holding its lock; a damaged state of ssdlab's is
-  // replaced (its wear is lost), a foreign file refused.
-  auto b = OpenSimBackend(a.target, SimOpenOptions{.reset_damaged_state = true});
-  if (!b.ok()) return Fail(b.status());
-  bool was_damaged = false;
-  for (const auto& [k, v] : (*b)->info().details)
-    if (k == "state_origin") was_damaged = v.rfind("damaged", 0) == 0;
-  RunControl control;
-  control.stop = &StopFlag();
-  auto done = (*b)->Purge("auto", control);
-  if (!done.ok()) return Fail(done.status());
-  Status s = (*b)->Close();
-  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  doc["allowed"] = true;
-  doc["refusal"] = "";
-  doc["completed"] = s.ok();
-  doc["elapsed_s"] = elapsed;
-  doc["error"] = s.ok() ? "" : s.message();
-  if (a.json) std::cout << doc.dump(1) << "\n";
-  if (!s.ok()) return Fail(s);
-  human << fmt::format("purged {}: state {} is a factory-fresh drive ({}) in {:.1f} s\n", a.target,
-                       p->state_path,
-                       was_damaged ? "it was damaged: its wear is lost" : "wear kept", elapsed);
-  return kExitOk;
+  out << "dry run: nothing was written\n";
 }
 
 int Purge(const PurgeArgs& a) {
-  auto method = ParsePurgeMethod(a.method);
-  if (!method.ok()) return Fail(method.status());
-  if (IsSim(a.target)) return SimPurge(a);
-  if (!a.confirm.empty() && !a.destructive && !a.dry_run) {
-    return Fail(Status::Invalid("--confirm needs --destructive"));
-  }
-  auto plan = PlanPurge(a.target, method.value());
-  if (!plan.ok()) return Fail(plan.status());
-  PurgeOptions o;
-  o.destructive = a.destructive;
-  o.confirm = a.confirm;
-  o.stop = &StopFlag();
-  json doc = {{"schema_version", kDeviceSchemaVersion},
-              {"dry_run", a.dry_run},
-              {"plan", PurgePlanJson(plan.value())}};
-  std::ostream& human = a.json ? std::cerr : std::cout;
-  if (a.dry_run) {
-    // Judge the safety checks as if --destructive and --confirm were right, unless given.
-    PurgeOptions judged = o;
-    if (!a.destructive) judged.destructive = true;
-    if (a.confirm.empty()) {
-      auto tokens = ConfirmationTokens(plan->target);
-      if (!tokens.empty()) judged.confirm = tokens.front();
-    }
-    Status allowed = CheckPurgeAllowed(plan.value(), judged);
-    doc["allowed"] = allowed.ok();
-    doc["refusal"] = allowed.ok() ? "" : allowed.message();
-    doc["completed"] = false;
-    doc["elapsed_s"] = 0.0;
-    doc["error"] = "";
-    PrintPlan(plan.value(), allowed, human);
-    human << "dry run: nothing was written\n";
-    if (a.json) std::cout << doc.dump(1) << "\n";
-    return kExitOk;
-  }
+  usecase::PurgeRequest r{.target = a.target,
+                          .method = a.method,
+                          .dry_run = a.dry_run,
+                          .destructive = a.destructive,
+                          .confirm = a.confirm,
+                          .stop = &StopFlag()};
   if (!a.json)
-    o.on_progress = [](const std::string& line) { std::cerr << "ssdlab: " << line << std::endl; };
-  auto start = std::chrono::steady_clock::now();
-  Status s = ExecutePurge(plan.value(), o);
-  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  doc["allowed"] = s.code() != Code::kPermission;
-  doc["refusal"] = s.code() == Code::kPermission ? s.message() : "";
-  doc["completed"] = s.ok();
-  doc["elapsed_s"] = elapsed;
-  doc["error"] = s.ok() ? "" : s.message();
-  if (a.json) std::cout << doc.dump(1) << "\n";
-  if (!s.ok()) return Fail(s);
-  human << fmt::format("purged {} with {} in {:.1f} s\n", DescribeTarget(plan->target),
-                       PurgeMethodName(plan->method), elapsed);
+    r.on_progress = [](const std::string& line) { std::cerr << "ssdlab: " << line << std::endl; };
+  auto o = usecase::Purge(r);
+  if (!o.ok()) return Fail(o.status());
+  std::ostream& human = a.json ? std::cerr : std::cout;
+  if (a.dry_run) PrintDryRun(a, *o, human);
+  if (a.json) std::cout << o->doc.dump(1) << "\n";
+  if (a.dry_run) return kExitOk;
+  if (!o->done.ok()) return Fail(o->done);
+  if (o->plan) {
+    human << fmt::format("purged {} with {} in {:.1f} s\n", DescribeTarget(o->plan->target),
+                         PurgeMethodName(o->plan->method), o->elapsed_s);
+  } else {
+    human << fmt::format(
+        "purged {}: state {} is a factory-fresh drive ({}) in {:.1f} s\n", a.target, o->sim_state,
+        o->sim_state_was_damaged ? "it was damaged: its wear is lost" : "wear kept", o->elapsed_s);
+  }
   return kExitOk;
 }
 

@@ -45,16 +45,6 @@ TEST(PtsTests, EntriesAreInTheOrderOfTheirIds) {
   EXPECT_EQ(joined.rfind("iops,tp,", 0), 0u) << joined;
 }
 
-// The JSON Schema is written by hand: its list of PTS test names is the catalogue's.
-TEST(PtsTests, TheSchemasTestNamesAreTheCatalogues) {
-  std::ifstream in(SSDLAB_RESULTS_SCHEMA);
-  ASSERT_TRUE(in) << SSDLAB_RESULTS_SCHEMA;
-  const json schema = json::parse(in);
-  const json& names = schema["$defs"]["pts_test"]["allOf"][1]["properties"]["name"]["enum"];
-  ASSERT_TRUE(names.is_array()) << "no $defs.pts_test's name enum in " << SSDLAB_RESULTS_SCHEMA;
-  EXPECT_EQ(names.get<std::vector<std::string>>(), PtsTestNames());
-}
-
 // Every stored test of the fixture is read by its catalogue entry's check.
 TEST(PtsTests, EachChecksTheFixturesStoredResults) {
   size_t checked = 0;
