@@ -23,6 +23,7 @@
 #include "sim/params.h"
 #include "store/store.h"
 #include "suite/pts.h"
+#include "usecase/browse.h"
 #include "usecase/fleet.h"
 #include "usecase/mpi_pts.h"
 #include "usecase/paths.h"
@@ -127,7 +128,7 @@ int RunPtsCommand(PtsArgs a, usecase::PtsLaunch* launch = nullptr) {
     st = PrintStoredRun(o.run, a.db, o.battery, o.doc, a.json_path, [&missed](const json& doc) {
       if (Status v = PrintVerdicts(doc, std::cerr, JsonLinesOnStderr()); !v.ok())
         PrintError(v.message());
-      missed = TestsWithoutSteadyState(doc);
+      missed = usecase::TestsWithoutSteadyState(doc);
     });
     if (st.ok() && !a.report.empty())
       report_code = WriteRunsReport(a.db, {o.run}, a.report, "", "--report");

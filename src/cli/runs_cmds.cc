@@ -9,9 +9,8 @@
 #include "cli/output.h"
 #include "cli/verdicts.h"
 #include "report/report.h"
-#include "results/run_context.h"
 #include "results/steady_state.h"
-#include "store/store.h"
+#include "usecase/browse.h"
 
 namespace ssdlab {
 
@@ -72,46 +71,6 @@ Status PrintVerdicts(const json& doc, std::ostream& out, bool json_lines) {
   return Status::Ok();
 }
 
-// The run document with each test's headline figures beside its results ("headlines": a list,
-// empty when the test has none); a test that is not an object is left as it is.
-static json WithHeadlines(json doc) {
-  if (!doc.is_object() || !doc.contains("tests") || !doc["tests"].is_array()) return doc;
-  for (json& t : doc["tests"]) {
-    if (t.is_object()) t["headlines"] = HeadlinesJson(HeadlineFigures(t));
-  }
-  return doc;
-}
-
-std::vector<std::string> TestsWithoutSteadyState(const json& doc) {
-  std::vector<std::string> out;
-  const json& tests = doc.is_object() && doc.contains("tests") ? doc["tests"] : json();
-  if (!tests.is_array()) return out;
-  for (const json& t : tests) {
-    if (!t.is_object() || t.value("status", "") != "done") continue;
-    auto ss = results::SteadyStateFromJson(t.value("steady_state", json()));
-    if (!ss.ok() || results::MissedSteadyState(*ss)) out.push_back(t.value("name", "?"));
-  }
-  return out;
-}
-
-// `ls --json`: the runs as one JSON array, oldest first, each {"name", "kind", "status",
-// "created_at", "target", "damage"}: target null when unknown (a damaged context), damage null
-// for a readable run, else why it is not.
-static nlohmann::json RunsJson(const std::vector<RunRecord>& runs) {
-  json out = json::array();
-  for (const RunRecord& r : runs) {
-    auto c = results::RunContextFromJson(r.context, "context");
-    std::string damage = !r.damage.empty() ? r.damage : c.ok() ? "" : c.status().message();
-    out.push_back({{"name", r.name},
-                   {"kind", r.kind},
-                   {"status", r.status},
-                   {"created_at", r.created_at},
-                   {"target", c.ok() ? json(c->target_path) : json()},
-                   {"damage", damage.empty() ? json() : json(damage)}});
-  }
-  return out;
-}
-
 void AddRunsCommands(CLI::App& app, int* exit_code) {
   auto db = std::make_shared<std::string>();
   auto ls_json = std::make_shared<bool>(false);
@@ -121,24 +80,22 @@ void AddRunsCommands(CLI::App& app, int* exit_code) {
                "Print the runs as one JSON array (name, kind, status, created_at, target, damage; "
                "null where none)");
   ls->callback([db, ls_json, exit_code] {
-    auto store = Store::Open(*db, Store::Mode::kReadOnly);
-    if (!store.ok()) {
-      *exit_code = Fail(store.status());
+    auto runs = usecase::ListRuns(*db);
+    if (!runs.ok()) {
+      *exit_code = Fail(runs.status());
       return;
     }
     if (*ls_json) {
-      std::cout << RunsJson((*store)->ListRuns()).dump(1) << "\n";
+      std::cout << usecase::ListedRunsJson(*runs).dump(1) << "\n";
       *exit_code = kExitOk;
       return;
     }
     std::cout << fmt::format("{:<28} {:<8} {:<12} {:<22} {}\n", "run", "kind", "status", "created",
                              "target");
-    for (const RunRecord& r : (*store)->ListRuns()) {
-      auto c = results::RunContextFromJson(r.context, "context");
-      std::string damage = !r.damage.empty() ? r.damage : c.ok() ? "" : c.status().message();
+    for (const usecase::ListedRun& r : *runs) {
       std::cout << fmt::format("{:<28} {:<8} {:<12} {:<22} {}\n", r.name, r.kind,
-                               damage.empty() ? r.status : "DAMAGED", r.created_at,
-                               damage.empty() ? c->target_path : damage);
+                               r.damage.empty() ? r.status : "DAMAGED", r.created_at,
+                               r.damage.empty() ? *r.target : r.damage);
     }
     *exit_code = kExitOk;
   });
@@ -153,30 +110,26 @@ void AddRunsCommands(CLI::App& app, int* exit_code) {
   show->add_flag("--json", *show_json,
                  "Print the whole run as JSON, each test with its headline figures (headlines)");
   show->callback([show_db, show_name, show_json, exit_code] {
-    auto store = Store::Open(*show_db, Store::Mode::kReadOnly);
-    if (!store.ok()) {
-      *exit_code = Fail(store.status());
-      return;
-    }
-    auto doc = (*store)->RunJson(*show_name);
-    if (!doc.ok()) {
-      *exit_code = Fail(doc.status());
+    auto run = usecase::ShowRun(*show_db, *show_name);
+    if (!run.ok()) {
+      *exit_code = Fail(run.status());
       return;
     }
     if (*show_json) {
-      std::cout << WithHeadlines(std::move(doc.value())).dump(1) << "\n";
-    } else {
-      auto c = results::RunContextFromJson(doc->value("context", json()), "context");
-      if (!c.ok()) {
-        *exit_code = Fail(c.status().WithContext("run '" + *show_name + "'"));
-        return;
-      }
-      std::cout << fmt::format("run {} ({}), {} .. {}\ntarget {}\n", c->run, c->status,
-                               c->created_at, c->finished_at, c->target_path);
-      if (Status v = PrintVerdicts(doc.value(), std::cout); !v.ok()) {
-        *exit_code = Fail(v.WithContext("run '" + *show_name + "'"));
-        return;
-      }
+      std::cout << usecase::WithHeadlines(std::move(run->doc)).dump(1) << "\n";
+      *exit_code = kExitOk;
+      return;
+    }
+    if (!run->context.ok()) {
+      *exit_code = Fail(run->context.status());
+      return;
+    }
+    const results::RunContext& c = *run->context;
+    std::cout << fmt::format("run {} ({}), {} .. {}\ntarget {}\n", c.run, c.status, c.created_at,
+                             c.finished_at, c.target_path);
+    if (Status v = PrintVerdicts(run->doc, std::cout); !v.ok()) {
+      *exit_code = Fail(v.WithContext("run '" + *show_name + "'"));
+      return;
     }
     *exit_code = kExitOk;
   });

@@ -4,8 +4,6 @@
 
 #include <nlohmann/json.hpp>
 #include <ostream>
-#include <string>
-#include <vector>
 
 #include "base/status.h"
 
@@ -17,9 +15,5 @@ namespace ssdlab {
 // "verdict", "test", "status", "verdict", "headlines": HeadlinesJson}. Invalid naming the
 // run's test and key when the document is damaged (nothing of that test printed).
 Status PrintVerdicts(const nlohmann::json& doc, std::ostream& out, bool json_lines = false);
-
-// The names of the run's finished tests that required steady state and ended without it (the
-// round limit first; not WSAT's own end: results::MissedSteadyState). A damaged test counts.
-std::vector<std::string> TestsWithoutSteadyState(const nlohmann::json& doc);
 
 }  // namespace ssdlab
