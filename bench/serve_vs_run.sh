@@ -5,7 +5,9 @@
 # Prints, per case, both sides' IOPS and mean latency, their ratios (fio / run: 1.00 is
 # agreement; the issue asks for 0.90-1.10 where the transport keeps up) and the serve's share
 # of late replies over the measured fio run alone (the fill is served before it, from the same
-# state, by another serve), with NOT PACED where that share is above the serve's 1% limit.
+# state, by another serve), the serve's verdict (NOT PACED: replies late, or the loop device's
+# clients' mean latency more than 10% from the model's), its credit, that client excess and
+# the share of requests that were waiting for the server (docs/serve.md).
 #
 # Usage (root: loop devices; a quiet machine, see docs/serve.md):
 #   bench/serve_vs_run.sh [PRESET...]     (default: dc-sata-read-intensive dc-sata-mixed)
@@ -70,16 +72,16 @@ for preset in "${presets[@]}"; do
       stop_serve
       fio=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0][sys.argv[2]]; print(j["iops"], j["lat_ns"]["mean"]/1e3)' \
         "$tmp/fio.json" "$([ "$rw" = randread ] && echo read || echo write)")
-      served=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(round(100*d["late_share"],2), "paced" if d["paced"] else "NOT_PACED", round(d["transport_round_trip_ns"]/1e3,1))' "$tmp/s.json")
+      served=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d.get("clients",{}); print(round(100*d["late_share"],2), "paced" if d["paced"] else "NOT_PACED", round(d["transport_round_trip_ns"]/1e3,1), "%+.0f%%" % (100*c["excess"]) if c.get("compared") else "-", round(100*d.get("backlog_share",0)))' "$tmp/s.json")
       read -r riops rlat <<<"$run"
       read -r fiops flat <<<"$fio"
-      read -r lshare paced rtt <<<"$served"
+      read -r lshare paced rtt excess backlog <<<"$served"
       ratios=$(python3 -c 'import sys; a=[float(x) for x in sys.argv[1:]]; print(f"{a[2]/a[0]:.2f} {a[3]/a[1]:.2f}")' \
         "$riops" "$rlat" "$fiops" "$flat")
       read -r iops_r lat_r <<<"$ratios"
-      printf '%-22s %-9s %3s | %9.0f %9.1f | %9.0f %9.1f | %6s %6s | %6s %s (transport %s us)\n' \
+      printf '%-22s %-9s %3s | %9.0f %9.1f | %9.0f %9.1f | %6s %6s | %6s %s (transport %s us; clients %s against the model; %s%% waiting)\n' \
         "$preset" "$rw" "$qd" "$riops" "$rlat" "$fiops" "$flat" "$iops_r" "$lat_r" "$lshare" \
-        "$paced" "$rtt"
+        "$paced" "$rtt" "$excess" "$backlog"
     done
   done
 done

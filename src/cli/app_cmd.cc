@@ -65,8 +65,9 @@ void PrintSummary(const results::AppResults& r, std::ostream& out) {
         s.target, s.host_pages_written, s.nand_pages_written, s.write_amplification,
         s.gc_page_copies, s.erases,
         s.paced ? fmt::format("paced ({:.2f}% late)", 100 * s.late_share)
-                : fmt::format("NOT PACED: {:.2f}% of the serve's requests answered late: the "
-                              "latencies the app saw are partly the host's",
+                : fmt::format("NOT PACED: {:.2f}% of the serve's requests answered late, or the "
+                              "transport did not keep up with the model: the latencies the app "
+                              "saw are partly the host's",
                               100 * s.late_share));
   }
 }

@@ -27,7 +27,7 @@ void OnPowerCut(int) { g_power_cut.store(true); }
 struct ServeFlags {
   std::string target, fuse, cleanup, json, power_switch, pid_file;
   bool loop = false, ublk = false, daemon = false;
-  double late_us = 100, late_pct = 1;
+  double late_us = 100, late_pct = 1, transport_pct = 10, backlog_pct = 50;
 };
 
 // Copies `fd`'s lines to `out` until its end; true when one of them was "ready".
@@ -127,6 +127,8 @@ serve::ServeOptions OptionsOf(const ServeFlags* f) {
   o.ublk = f->ublk;
   o.late_threshold_ns = static_cast<uint64_t>(f->late_us * 1e3);
   o.late_share_limit = f->late_pct / 100;
+  o.transport_excess_limit = f->transport_pct / 100;
+  o.backlog_limit = f->backlog_pct / 100;
   o.stop = &StopFlag();
   if (!f->power_switch.empty()) {
     o.power_cut = &g_power_cut;
@@ -144,17 +146,9 @@ serve::ServeOptions OptionsOf(const ServeFlags* f) {
   return o;
 }
 
-// Serves (or cleans up) as the flags say; the exit status.
-int RunServe(const ServeFlags* f) {
-  if (!f->cleanup.empty()) return RunCleanup(f->cleanup);
-  if (Status s = CheckServeFlags(f); !s.ok()) return Fail(s);
-  const serve::ServeOptions o = OptionsOf(f);
-  if (f->daemon) {
-    if (const int parent = Daemonize(f); parent >= 0) return parent;
-  }
-  auto r = serve::Serve(o);
-  std::error_code ec;
-  if (f->daemon) std::filesystem::remove(f->pid_file, ec);
+// A serve's end: its summary, --power-switch's account and --json written; the exit status.
+int FinishServe(const Result<serve::ServeReport>& r, const ServeFlags* f,
+                const serve::ServeOptions& o) {
   if (!r.ok()) return Fail(r.status());
   std::cout << serve::SummaryText(*r, o) << std::flush;
   if (r->power_cut) {
@@ -166,6 +160,22 @@ int RunServe(const ServeFlags* f) {
     if (!s.ok()) return Fail(s);
   }
   return kExitOk;
+}
+
+// Serves (or cleans up) as the flags say; the exit status.
+int RunServe(const ServeFlags* f) {
+  if (!f->cleanup.empty()) return RunCleanup(f->cleanup);
+  if (Status s = CheckServeFlags(f); !s.ok()) return Fail(s);
+  const serve::ServeOptions o = OptionsOf(f);
+  if (f->daemon) {
+    if (const int parent = Daemonize(f); parent >= 0) return parent;
+  }
+  auto r = serve::Serve(o);
+  const int code = FinishServe(r, f, o);
+  // Last: scripts wait for the pid file to go, then read --json and --power-switch.
+  std::error_code ec;
+  if (f->daemon) std::filesystem::remove(f->pid_file, ec);
+  return code;
 }
 
 }  // namespace
@@ -201,6 +211,14 @@ void AddSimServeCommand(CLI::App& sim, int* exit_code) {
                   "A reply later than this after its due time counts as late (default 100)");
   cmd->add_option("--late-limit-pct", f->late_pct,
                   "Above this share late the serve was not paced (default 1)");
+  cmd->add_option("--transport-limit-pct", f->transport_pct,
+                  "The loop device's clients' mean latency further than this from the model's "
+                  "means the transport did not keep up: NOT PACED (default 10)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--backlog-limit-pct", f->backlog_pct,
+                  "Where clients are not compared: more than this share of requests waiting for "
+                  "the server means a saturated transport: NOT PACED (default 50)")
+      ->check(CLI::Range(0.0, 100.0));
   cmd->add_option("--power-switch", f->power_switch,
                   "Give the drive a power switch: SIGUSR1 cuts its power and FILE receives the "
                   "model's account of the cut (docs/serve.md)");

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
 #include <linux/falloc.h>
+#include <poll.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -99,6 +100,14 @@ struct FuseDrive::Impl {
   bool mounted = false;
   std::atomic<bool> loop_ended{false};
   dev_t conn_dev = 0;  // the mount's device: /sys/fs/fuse/connections/MINOR
+  // The session thread's view of the transport once attached (TransportStats): whether the
+  // request being handled was already queued when the thread came back to read (the session
+  // thread's own; read by the I/O handlers on that thread), and the counts.
+  bool request_was_waiting = false;
+  std::atomic<uint64_t> io_requests{0}, waiting{0}, busy_ns{0};
+  // Asynchronous requests in flight: asked at the connection's start (OpInit), then what the
+  // kernel granted (Attach, from /sys/fs/fuse/connections).
+  std::atomic<unsigned> max_background{0}, congestion_threshold{0};
 
   void Stat(fuse_ino_t ino, struct stat* st) const {
     std::memset(st, 0, sizeof *st);
@@ -122,6 +131,8 @@ struct FuseDrive::Impl {
     if (p == nullptr) {
       ReplyCtx(c, 0);
     } else {
+      io_requests.fetch_add(1, std::memory_order_relaxed);
+      if (request_was_waiting) waiting.fetch_add(1, std::memory_order_relaxed);
       p->Submit(c->op, offset, c->bytes, arrival, ReplyCtx, c, tag);
     }
   }
@@ -134,10 +145,38 @@ FuseDrive::Impl* Self(fuse_req_t req) {
 }
 
 void OpInit(void* userdata, fuse_conn_info* conn) {
-  (void)userdata;
+  auto* d = static_cast<FuseDrive::Impl*>(userdata);
   if (conn->capable & FUSE_CAP_ASYNC_DIO) conn->want |= FUSE_CAP_ASYNC_DIO;
-  conn->max_background = 256;  // requests in flight from the loop device
+  // The loop device's direct I/O reaches FUSE as asynchronous ("background") requests, of
+  // which the kernel lets max_background (12 by default) be in flight: 256, so that a client's
+  // queue depth reaches the server. The kernel grants it to root (CAP_SYS_ADMIN); others get at
+  // most /proc/sys/fs/fuse/max_user_bgreq.
+  conn->max_background = 256;
   conn->congestion_threshold = 192;
+  d->max_background.store(conn->max_background);
+  d->congestion_threshold.store(conn->congestion_threshold);
+}
+
+// fuse_session_loop, and the transport's figures: before each read, whether a request is
+// already queued (poll with no timeout: it waited for this thread), and the time from a read's
+// return to the next one's start (busy).
+void SessionLoop(FuseDrive::Impl* d) {
+  fuse_session* se = d->se;
+  fuse_buf buf{};
+  pollfd pfd{fuse_session_fd(se), POLLIN, 0};
+  while (!fuse_session_exited(se)) {
+    pfd.revents = 0;
+    d->request_was_waiting = poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN);
+    const int n = fuse_session_receive_buf(se, &buf);
+    if (n == -EINTR) continue;
+    if (n <= 0) break;
+    const uint64_t t0 = Pacer::MonotonicNs();
+    fuse_session_process_buf(se, &buf);
+    if (d->pacer.load(std::memory_order_relaxed) != nullptr)
+      d->busy_ns.fetch_add(Pacer::MonotonicNs() - t0, std::memory_order_relaxed);
+  }
+  std::free(buf.mem);
+  fuse_session_reset(se);
 }
 
 void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
@@ -399,7 +438,7 @@ Result<std::unique_ptr<FuseDrive>> FuseDrive::Mount(const std::string& dir, uint
   auto t = StartThread(
       [im] {
         (void)Pacer::RaiseToRealTime();  // arrivals stamped without waiting for a CPU
-        fuse_session_loop(im->se);
+        SessionLoop(im);
         im->loop_ended.store(true);
       },
       "the FUSE session's thread");
@@ -412,7 +451,25 @@ Result<std::unique_ptr<FuseDrive>> FuseDrive::Mount(const std::string& dir, uint
 
 bool FuseDrive::alive() const { return !impl_->loop_ended.load(); }
 
-void FuseDrive::Attach(Pacer* pacer) { impl_->pacer.store(pacer, std::memory_order_release); }
+void FuseDrive::Attach(Pacer* pacer) {
+  // What the kernel granted of OpInit's asks, where /sys/fs/fuse/connections is mounted.
+  const std::string conn = "/sys/fs/fuse/connections/" + std::to_string(minor(impl_->conn_dev));
+  unsigned granted = 0;
+  if (std::ifstream(conn + "/max_background") >> granted) impl_->max_background.store(granted);
+  if (std::ifstream(conn + "/congestion_threshold") >> granted)
+    impl_->congestion_threshold.store(granted);
+  impl_->pacer.store(pacer, std::memory_order_release);
+}
+
+TransportStats FuseDrive::transport() const {
+  TransportStats t;
+  t.io_requests = impl_->io_requests.load();
+  t.waiting = impl_->waiting.load();
+  t.busy_ns = impl_->busy_ns.load();
+  t.max_background = impl_->max_background.load();
+  t.congestion_threshold = impl_->congestion_threshold.load();
+  return t;
+}
 
 void FuseDrive::RecordVersions(VersionLog* log) {
   impl_->versions.store(log, std::memory_order_release);

@@ -31,6 +31,22 @@ inline constexpr const char* kSerialXattr = "user.ssdlab.serial";
 // a mount point); Unsupported when /dev/fuse is missing; Refused when it may not be opened.
 Status CheckFuseMountable(const std::string& dir);
 
+// The session thread's view of the transport since Attach(): it sees its own queue, not the
+// client's. A request "waiting" was already queued in the kernel when the session thread came
+// back to read (it waited for the server, not for the client); busy_ns is the thread's time
+// handling requests rather than waiting for one.
+struct TransportStats {
+  uint64_t io_requests = 0;  // reads, writes, hole punches and fsyncs through the pacer
+  uint64_t waiting = 0;      // of them, already queued when the session thread came to read
+  uint64_t busy_ns = 0;      // the session thread's time handling requests
+  // The connection's limits of asynchronous requests in flight, as the kernel granted them
+  // (its defaults are 12 and 9; 256 and 192 are asked).
+  unsigned max_background = 0, congestion_threshold = 0;
+  double backlog_share() const {
+    return io_requests ? static_cast<double>(waiting) / static_cast<double>(io_requests) : 0.0;
+  }
+};
+
 class FuseDrive {
  public:
   // Mounts the filesystem at `dir` (CheckFuseMountable first) and starts the session loop.
@@ -58,6 +74,9 @@ class FuseDrive {
   // that the session ends even while a loop device's users still hold drive.img (their requests
   // fail). Ok, or Io naming the directory. REQUIRES: root (the connection's abort file).
   Status PowerOff();
+
+  // The transport's figures since Attach(). Thread-safe.
+  TransportStats transport() const;
 
   std::string image_path() const;
   // False once the session has ended (the directory was unmounted from outside).

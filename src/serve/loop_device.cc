@@ -24,6 +24,17 @@ Result<std::string> AttachLoop(const std::string& image) {
   return Trimmed(r.out);
 }
 
+Result<BlockStat> ReadBlockStat(const std::string& device) {
+  const std::string path =
+      "/sys/block/" + std::filesystem::path(device).filename().string() + "/stat";
+  std::ifstream in(path);
+  uint64_t f[8] = {};
+  for (uint64_t& x : f) in >> x;
+  if (!in) return Status::Io("cannot read the block counters of " + device + " (" + path + ")");
+  // Fields: reads, merged, sectors, read ms, writes, merged, sectors, write ms, ...
+  return BlockStat{f[0], f[3], f[4], f[7]};
+}
+
 std::vector<std::string> LoopsBackedBy(const std::string& image) {
   std::vector<std::string> out;
   std::error_code ec;

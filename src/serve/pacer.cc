@@ -103,6 +103,8 @@ void Pacer::Admit(const Pending& p) {
   }
   const uint64_t service = done - t;
   report_.service_ns.Record(service);
+  if (err == 0 && p.op == Op::kRead) report_.read_service_ns += service;
+  if (err == 0 && p.op == Op::kWrite) report_.write_service_ns += service;
   const uint64_t credit = std::min(service, o_.transport_ns);
   if (service <= o_.transport_ns) ++report_.shorter_than_transport;
   const uint64_t due = start_wall_ns_ + (done - start_virtual_ns_) - credit;

@@ -54,6 +54,8 @@ struct PacerReport {
   uint64_t wall_ns = 0;                 // Start() to Stop()
   Histogram lag_ns;                     // reply wall time - due time, every reply
   Histogram service_ns;                 // the model's service time, every request
+  uint64_t read_service_ns = 0;         // the model's service times of the reads, summed
+  uint64_t write_service_ns = 0;        // and of the writes
   double late_share() const {
     return requests ? static_cast<double>(late) / static_cast<double>(requests) : 0.0;
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "serve/fuse_drive.h"
 #include "serve/pacer.h"
 #include "sim/sim.h"
 
@@ -22,7 +23,14 @@ struct ServeOptions {
   bool ublk = false;     // --ublk: refused (this build serves over FUSE only)
   uint64_t late_threshold_ns = 100'000;
   double late_share_limit = 0.01;
-  int transport_rounds = 64;  // no-cost round trips measured at start
+  // A serve whose clients saw a mean latency further than this share from the model's (through
+  // the loop device: Transport below) was not paced: the transport did not keep up.
+  double transport_excess_limit = 0.10;
+  // Without that comparison (no loop device, requests split, too few): a serve where more than
+  // this share of the requests were already waiting when the session thread came to read them
+  // was not paced (transport saturated; TransportStats::backlog_share).
+  double backlog_limit = 0.5;
+  int transport_rounds = 64;  // no-cost round trips measured at start, reads and writes each
   // Set (e.g. by SIGINT/SIGTERM) to stop; polled every 50 ms. REQUIRES: not null.
   const std::atomic<bool>* stop = nullptr;
   // The power switch (--power-switch): power-loss tracking on, every write's versions kept
@@ -46,8 +54,31 @@ struct ServeReport {
   std::string data;         // "memory" or the data file
   std::string state;        // the state file ("" without state=)
   uint64_t capacity_bytes = 0;
-  uint64_t transport_ns = 0;  // no-cost round trip measured at start (10th percentile)
+  // The transport's round trip measured at start: no-cost 4 KiB direct reads and rewrites (of
+  // the data already there) of the loop device, else drive.img, while the drive answers at
+  // once. transport_ns, the credit, is the median of both.
+  uint64_t transport_ns = 0;
+  uint64_t probe_read_p10_ns = 0, probe_read_p50_ns = 0;
+  uint64_t probe_write_p10_ns = 0, probe_write_p50_ns = 0;
   PacerReport pacer;
+  TransportStats transport;  // the session thread's view (backlog_share, busy)
+  // The loop device's clients as its block layer saw them over the serve (reads and writes:
+  // their number and mean latency), against the model's mean service time of the reads and
+  // writes it served. Compared (client_compared) with a loop device when both sides counted
+  // the same requests (within 10%: no splitting), at least 100 of them, 100 ms in all.
+  uint64_t client_ios = 0;
+  double client_mean_ns = 0, model_mean_ns = 0;
+  bool client_compared = false;
+  double client_excess() const {  // client / model - 1
+    return client_compared && model_mean_ns > 0 ? client_mean_ns / model_mean_ns - 1 : 0.0;
+  }
+  // Not paced because the transport did not keep up (|client_excess()| above its limit, or
+  // without that comparison, the backlog above its limit), and why, one sentence. Set by Serve.
+  bool transport_limited = false;
+  std::string transport_reason;
+  // The verdict: the replies left on time (pacer.paced) and the clients saw the model's
+  // latencies (not transport_limited).
+  bool paced() const { return pacer.paced && !transport_limited; }
   std::vector<std::string> warnings;  // what went wrong while stopping
   std::string serial;                 // the drive's (drive.img's xattr user.ssdlab.serial)
   // A power cut (the serve ended by *power_cut): the model's account of it, and the units

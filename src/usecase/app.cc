@@ -96,7 +96,7 @@ results::AppSimulatedDrive SimulatedDriveOf(const serve::ServedFsReport& r) {
   d.erases = r.after.erases - r.before.erases;
   d.host_read_pages = r.after.host_read_pages - r.before.host_read_pages;
   d.nand_page_reads = r.after.nand_page_reads - r.before.nand_page_reads;
-  d.paced = r.serve.pacer.paced;
+  d.paced = r.serve.paced();  // replies on time, and a transport that kept up
   d.late_share = r.serve.pacer.late_share();
   d.transport_round_trip_ns = r.serve.transport_ns;
   return d;
