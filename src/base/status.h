@@ -97,9 +97,7 @@ class [[nodiscard]] Result {
 #define SSDLAB_CONCAT_INNER(a, b) a##b
 #define SSDLAB_CONCAT(a, b) SSDLAB_CONCAT_INNER(a, b)
 // Declares `lhs` from a Result-returning expression, or returns its Status.
-// NOLINTBEGIN(bugprone-macro-parentheses): lhs is a declaration, parentheses would break it
 #define SSDLAB_ASSIGN_OR_RETURN(lhs, expr)                                                  \
   auto SSDLAB_CONCAT(_res_, __LINE__) = (expr);                                             \
   if (!SSDLAB_CONCAT(_res_, __LINE__).ok()) return SSDLAB_CONCAT(_res_, __LINE__).status(); \
   lhs = std::move(SSDLAB_CONCAT(_res_, __LINE__)).value()
-// NOLINTEND(bugprone-macro-parentheses)
