@@ -4,7 +4,7 @@
 # embedded into the binary at build time).
 set -euo pipefail
 pkgs=(
-  build-essential cmake ninja-build pkg-config git clang-format
+  build-essential cmake ninja-build pkg-config git clang-format clang-tidy
   liburing-dev libaio-dev libblkid-dev libxxhash-dev libzstd-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libsqlite3-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev libnlopt-cxx-dev
   fio python3 python3-jsonschema e2fsprogs util-linux chromium

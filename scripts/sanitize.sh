@@ -2,8 +2,9 @@
 # The unit tests (src/*/*_test.cc, CTest label `unit`: the trace fuzz test among them) under
 # AddressSanitizer and UndefinedBehaviorSanitizer, in a build of their own (build-sanitize/: -O1,
 # assertions on, frame pointers kept); any sanitizer report fails the test that made it.
-# Not yet part of scripts/test.sh (docs/testing.md); run it after scripts/deps.sh:
-#   scripts/sanitize.sh [ctest arguments, e.g. -R 'TraceFuzz']
+# scripts/test.sh runs it after the main tests (docs/testing.md: its cost); alone, after
+# scripts/deps.sh:   scripts/sanitize.sh [ctest arguments, e.g. -R 'TraceFuzz']
+# SSDLAB_JOBS: compiles and tests at once (default 2).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 dir="$here/build-sanitize"
@@ -17,7 +18,7 @@ if [ ! -f "$dir/build.ninja" ]; then
     -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -g1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
     >/dev/null
 fi
-ninja -C "$dir" ssdlab_unit_tests >&2
+ninja -C "$dir" -j"${SSDLAB_JOBS:-2}" ssdlab_unit_tests >&2
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir "$dir" -L unit --output-on-failure --timeout 900 -j2 "$@"
+ctest --test-dir "$dir" -L unit --output-on-failure --timeout 900 -j"${SSDLAB_JOBS:-2}" "$@"

@@ -59,6 +59,7 @@ Result<ProcessResult> RunProcess(const std::vector<std::string>& argv, uint64_t 
     return Status::Io(std::string("pipe: ") + strerror(errno));
   }
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = fork();

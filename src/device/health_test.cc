@@ -21,13 +21,18 @@ DeviceIdentity BlockId(const std::string& name, Transport t) {
   return id;
 }
 
-TEST(HealthSampler, NvmeHwmon) {
-  FakeTree t("health_nvme");
-  t.File("sys/block/nvme0n1/device/hwmon2/temp1_input", "43850");
+// The sampler of block device `name` on the fake tree's sysfs, smartctl not allowed.
+HealthSampler SysfsOnly(const FakeTree& t, const std::string& name, Transport tr) {
   HealthSamplerOptions o;
   o.sys_root = t.sys();
   o.allow_smartctl = false;
-  HealthSampler s = HealthSampler::ForTarget(BlockId("nvme0n1", Transport::kNvme), o);
+  return HealthSampler::ForTarget(BlockId(name, tr), o);
+}
+
+TEST(HealthSampler, NvmeHwmon) {
+  FakeTree t("health_nvme");
+  t.File("sys/block/nvme0n1/device/hwmon2/temp1_input", "43850");
+  HealthSampler s = SysfsOnly(t, "nvme0n1", Transport::kNvme);
   EXPECT_TRUE(s.available());
   EXPECT_EQ(s.source(), "hwmon");
   HealthSample x = s.Sample();
@@ -40,10 +45,7 @@ TEST(HealthSampler, NvmeHwmon) {
 TEST(HealthSampler, SataDrivetemp) {
   FakeTree t("health_sata");
   t.File("sys/block/sda/device/hwmon/hwmon4/temp1_input", "31000");
-  HealthSamplerOptions o;
-  o.sys_root = t.sys();
-  o.allow_smartctl = false;
-  HealthSampler s = HealthSampler::ForTarget(BlockId("sda", Transport::kSata), o);
+  HealthSampler s = SysfsOnly(t, "sda", Transport::kSata);
   EXPECT_EQ(s.source(), "hwmon");
   EXPECT_EQ(s.Sample().temperature_c, 31.0);
 }
@@ -73,10 +75,7 @@ TEST(HealthSampler, VirtualDevicesSayNotAvailable) {
 
 TEST(HealthSampler, SataWithoutSensorOrSmartctl) {
   FakeTree t("health_nosensor");
-  HealthSamplerOptions o;
-  o.sys_root = t.sys();
-  o.allow_smartctl = false;
-  HealthSampler s = HealthSampler::ForTarget(BlockId("sdb", Transport::kSata), o);
+  HealthSampler s = SysfsOnly(t, "sdb", Transport::kSata);
   EXPECT_FALSE(s.available());
   EXPECT_NE(s.reason().find("smartctl"), std::string::npos);
 }

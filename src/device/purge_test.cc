@@ -147,12 +147,11 @@ TEST(BuildPurgePlan, FileIsPunchHole) {
 
 TEST(BuildPurgePlan, NvmePrefersSanitizeThenFormat) {
   DeviceIdentity id = Disk("nvme0n1", Transport::kNvme);
-  PurgeCapabilities c;
-  c.nvme_probed = true;
-  c.nvme_format_supported = true;
-  c.nvme_crypto_erase = true;
-  c.nvme_sanitize_crypto = true;
-  c.nvme_namespaces = 1;
+  PurgeCapabilities c{.nvme_probed = true,
+                      .nvme_format_supported = true,
+                      .nvme_crypto_erase = true,
+                      .nvme_sanitize_crypto = true,
+                      .nvme_namespaces = 1};
   auto p = BuildPurgePlan(id, c, PurgeMethod::kAuto);
   ASSERT_TRUE(p.ok()) << p.status().message();
   EXPECT_EQ(p->method, PurgeMethod::kNvmeSanitize);

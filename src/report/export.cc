@@ -110,7 +110,7 @@ void CellRows(CsvTable& t, const std::vector<results::CellResult>& cells) {
   }
 }
 
-void CurveRows(CsvTable& t, const std::vector<results::Curve>& curves, ojson base) {
+void CurveRows(CsvTable& t, const std::vector<results::Curve>& curves, const ojson& base) {
   for (const results::Curve& c : curves) {
     for (const results::CurvePoint& p : c.points) {
       ojson row = base;

@@ -238,7 +238,7 @@ json ArrayBlocks(Ctx& ctx, const TwinReport& tr) {
   json values = json::array(), rows = json::array();
   for (const auto& [role, r] : tr.what_if) {
     if (role != "single" && role != "raid10" && role != "raid5") continue;
-    auto add = [&](const json& cells, bool tp) {
+    auto add = [&, &r = r](const json& cells, bool tp) {  // clang before 16: no binding capture
       for (const json& c : cells) {
         const json& total = Get(c, "total");
         const double v = tp ? Num(total, "bw_bytes_per_s") / 1e6 : Num(total, "iops");

@@ -7,13 +7,8 @@
 
 #include "sim/test_util.h"
 
-namespace ssdlab {
+namespace ssdlab::simtest {
 namespace {
-
-using simtest::Counter;
-using simtest::Open;
-using simtest::RunSpec;
-using simtest::Spec;
 
 std::string Array(const std::string& layout, int n, const std::string& member = "sim:tiny") {
   std::vector<std::string> m(n, member);
@@ -139,4 +134,4 @@ TEST(SimArray, BadArrays) {
 }
 
 }  // namespace
-}  // namespace ssdlab
+}  // namespace ssdlab::simtest

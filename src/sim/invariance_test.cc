@@ -9,14 +9,8 @@
 #include "sim/test_util.h"
 #include "stats/histogram.h"
 
-namespace ssdlab {
+namespace ssdlab::simtest {
 namespace {
-
-using simtest::Counter;
-using simtest::Open;
-using simtest::RunSpec;
-using simtest::Spec;
-using simtest::WriteIops;
 
 constexpr uint64_t kSecond = 1000000000ull;
 
@@ -255,4 +249,4 @@ TEST(Invariance, AWindowStartedEmptyDoesNotDependOnItsLengthNorPassTheLink) {
 }
 
 }  // namespace
-}  // namespace ssdlab
+}  // namespace ssdlab::simtest

@@ -12,14 +12,8 @@
 #include "sim/params.h"
 #include "sim/test_util.h"
 
-namespace ssdlab {
+namespace ssdlab::simtest {
 namespace {
-
-using simtest::Counter;
-using simtest::Open;
-using simtest::ReferenceFtl;
-using simtest::RunSpec;
-using simtest::Spec;
 
 // The three geometries of the issue, scaled to run in seconds: 1 MiB blocks (256 pages) on
 // 1096-1536 blocks; 12 MiB blocks (3072 pages) on 321-466 blocks.
@@ -103,4 +97,4 @@ TEST(SimWaUnfilled, RandomWritesOnAnEmptyDriveMatchTheReferenceOnTheSameWrites) 
 }
 
 }  // namespace
-}  // namespace ssdlab
+}  // namespace ssdlab::simtest

@@ -8,13 +8,8 @@
 #include "sim/test_util.h"
 #include "workload/request_source.h"
 
-namespace ssdlab {
+namespace ssdlab::simtest {
 namespace {
-
-using simtest::Counter;
-using simtest::Open;
-using simtest::RunSpec;
-using simtest::Spec;
 
 TEST(SimBackend, TargetInfo) {
   auto b = Open("sim:dc-sata-read-intensive");
@@ -316,4 +311,4 @@ TEST(SimBackend, DueTimesUpTo2To62NsCountEveryIoInEveryGcMode) {
 }
 
 }  // namespace
-}  // namespace ssdlab
+}  // namespace ssdlab::simtest

@@ -388,7 +388,9 @@ Result<Header> ReadHeader(FILE* f, const std::string& path, uint64_t file_bytes,
 Status CompareParams(const std::string& path, const Pairs& file, const Pairs& want,
                      const char* what) {
   for (size_t i = 0; i < want.size(); ++i) {
-    const auto& [k, v] = want[i];
+    // Named, not a structured binding: clang before 16 cannot capture one in the lambda below.
+    const std::string& k = want[i].first;
+    const std::string& v = want[i].second;
     if (i >= file.size() || file[i].first != k) {
       auto it =
           std::find_if(file.begin(), file.end(), [&](const auto& kv) { return kv.first == k; });

@@ -17,14 +17,10 @@
 #include "sim/state_lock.h"
 #include "sim/test_util.h"
 
-namespace ssdlab {
+namespace ssdlab::simtest {
 namespace {
 
 namespace fs = std::filesystem;
-using simtest::Counter;
-using simtest::Open;
-using simtest::RunSpec;
-using simtest::Spec;
 
 class StateTest : public ::testing::Test {
  protected:
@@ -480,4 +476,4 @@ TEST_F(StateRefusal, APurgeReplacesDamageOfOursOnly) {
 }
 
 }  // namespace
-}  // namespace ssdlab
+}  // namespace ssdlab::simtest

@@ -22,16 +22,15 @@ inline WorkloadSpec Spec(const SimBackend& b, const std::string& rw, const std::
                          uint32_t qd, const std::string& io_size, const std::string& runtime = "",
                          const std::string& range = "0%-100%", uint32_t jobs = 1,
                          uint64_t seed = 1) {
-  WorkloadArgs a;
-  a.rw = rw;
-  a.bs = bs;
-  a.qd = qd;
-  a.jobs = jobs;
-  a.io_size = io_size;
-  a.runtime = runtime;
-  a.range = range;
-  a.interval = "0";
-  a.seed = seed;
+  const WorkloadArgs a{.rw = rw,
+                       .bs = bs,
+                       .qd = qd,
+                       .jobs = jobs,
+                       .runtime = runtime,
+                       .io_size = io_size,
+                       .range = range,
+                       .seed = seed,
+                       .interval = "0"};
   auto s = ResolveWorkload(a, b.info().size_bytes, b.info().logical_block_bytes);
   EXPECT_TRUE(s.ok()) << s.status().message();
   return s.ok() ? s.value() : WorkloadSpec{};

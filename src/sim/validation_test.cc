@@ -10,14 +10,8 @@
 #include "sim/params.h"
 #include "sim/test_util.h"
 
-namespace ssdlab {
+namespace ssdlab::simtest {
 namespace {
-
-using simtest::Counter;
-using simtest::Open;
-using simtest::RunSpec;
-using simtest::Spec;
-using simtest::WriteIops;
 
 // 1 GiB, 4 MiB blocks (1024 pages of 4 KiB), greedy.
 std::string WaTarget(const std::string& op) {
@@ -208,4 +202,4 @@ TEST(Presets, ClientNvmeTlcFallsOffTheSlcCacheCliff) {
 }
 
 }  // namespace
-}  // namespace ssdlab
+}  // namespace ssdlab::simtest

@@ -12,6 +12,7 @@
 #include "store/copy.h"
 #include "store/pg_test_server.h"
 #include "store/store.h"
+#include "store/test_util.h"
 
 namespace ssdlab {
 namespace {
@@ -19,13 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 PhaseResult Sample(uint64_t base) {
-  PhaseResult r;
-  r.measured_ns = 1'000'000'000;
-  for (uint64_t i = 1; i <= 500; ++i) {
-    r.dirs[0].ios++;
-    r.dirs[0].bytes += 4096;
-    r.dirs[0].latency.Record(base + i * 41);
-  }
+  PhaseResult r = storetest::ReadPhase(1'000'000'000, 500, base, 41);
   r.dirs[1].ios = 2;
   r.dirs[1].bytes = 8192;
   r.dirs[1].latency.Record(base * 3);

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "store/test_util.h"
+
 namespace ssdlab {
 namespace {
 
@@ -25,13 +27,7 @@ class StoreTest : public ::testing::Test {
 };
 
 PhaseResult SamplePhase(uint64_t base) {
-  PhaseResult r;
-  r.measured_ns = 2'000'000'000;
-  for (uint64_t i = 1; i <= 1000; ++i) {
-    r.dirs[0].ios++;
-    r.dirs[0].bytes += 4096;
-    r.dirs[0].latency.Record(base + i * 37);
-  }
+  PhaseResult r = storetest::ReadPhase(2'000'000'000, 1000, base, 37);
   r.dirs[1].ios = 1;
   r.dirs[1].bytes = 8192;
   r.dirs[1].latency.Record(123456789);

@@ -140,10 +140,15 @@ TEST(Suite, TestsFollowTheCatalogue) {
   EXPECT_STREQ(pts::FindTest("ecw")->title(), "Enterprise composite workload");
 }
 
-TEST(Runner, CommitsEachStepAndSkipsStoredStepsOnAPersistentTarget) {
+// A runner's tests: a counting backend, a journal in memory and the small options.
+class Runner : public ::testing::Test {
+ protected:
   CountingBackend b;
   MemoryJournal j;
   PtsOptions o = SmallOptions();
+};
+
+TEST_F(Runner, CommitsEachStepAndSkipsStoredStepsOnAPersistentTarget) {
   {
     Fixture f(b, o, j, "iops");
     pts::Runner r(f.env);
@@ -168,10 +173,7 @@ TEST(Runner, CommitsEachStepAndSkipsStoredStepsOnAPersistentTarget) {
   EXPECT_EQ(j.commits, 3);
 }
 
-TEST(Runner, PhaseRefusesIoErrorsAndReportsInterruption) {
-  CountingBackend b;
-  MemoryJournal j;
-  PtsOptions o = SmallOptions();
+TEST_F(Runner, PhaseRefusesIoErrorsAndReportsInterruption) {
   Fixture f(b, o, j, "iops");
   pts::Runner r(f.env);
   b.io_errors = 3;

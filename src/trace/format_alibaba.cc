@@ -48,7 +48,7 @@ bool IsAlibabaLine(std::string_view t) {
   return IsNumber(f[0]) && nf >= 5 && IsRwLetter(TrimBlanks(f[1]));
 }
 
-Result<std::unique_ptr<TraceReader>> OpenAlibaba(std::vector<std::string> files,
+Result<std::unique_ptr<TraceReader>> OpenAlibaba(const std::vector<std::string>& files,
                                                  std::unique_ptr<ByteStream> in, TraceFormat f,
                                                  const TraceOptions& o) {
   return OpenText<AlibabaReader>(std::move(in), f, o);

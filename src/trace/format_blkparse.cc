@@ -129,7 +129,7 @@ bool IsBlkparseLine(std::string_view t) {
          tok[3].find('.') != std::string_view::npos;
 }
 
-Result<std::unique_ptr<TraceReader>> OpenBlkparse(std::vector<std::string> files,
+Result<std::unique_ptr<TraceReader>> OpenBlkparse(const std::vector<std::string>& files,
                                                   std::unique_ptr<ByteStream> in, TraceFormat f,
                                                   const TraceOptions& o) {
   return OpenText<BlkparseReader>(std::move(in), f, o);

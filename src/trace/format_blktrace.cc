@@ -199,11 +199,11 @@ bool IsBlktraceMagic(const char* d, size_t n) {
   return (m & 0xffffff00) == kBlkMagic || (Swap32(m) & 0xffffff00) == kBlkMagic;
 }
 
-Result<std::unique_ptr<TraceReader>> OpenBlktrace(std::vector<std::string> files,
+Result<std::unique_ptr<TraceReader>> OpenBlktrace(const std::vector<std::string>& files,
                                                   std::unique_ptr<ByteStream> in, TraceFormat f,
                                                   const TraceOptions& o) {
   auto r = std::make_unique<BlktraceReader>();
-  SSDLAB_RETURN_IF_ERROR(r->Init(std::move(files), o, std::move(in)));
+  SSDLAB_RETURN_IF_ERROR(r->Init(files, o, std::move(in)));
   return std::unique_ptr<TraceReader>(std::move(r));
 }
 

@@ -135,7 +135,7 @@ class FioReader : public TextReader {
 bool IsFioV2Line(std::string_view t) { return t == kFioV2Header; }
 bool IsFioV3Line(std::string_view t) { return t == kFioV3Header; }
 
-Result<std::unique_ptr<TraceReader>> OpenFio(std::vector<std::string> files,
+Result<std::unique_ptr<TraceReader>> OpenFio(const std::vector<std::string>& files,
                                              std::unique_ptr<ByteStream> in, TraceFormat f,
                                              const TraceOptions& o) {
   return OpenText<FioReader>(std::move(in), f, o);

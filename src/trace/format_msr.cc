@@ -54,7 +54,7 @@ bool IsMsrLine(std::string_view t) {
   return IsNumber(f[0]) && nf >= 7 && !IsNumber(f[1]);
 }
 
-Result<std::unique_ptr<TraceReader>> OpenMsr(std::vector<std::string> files,
+Result<std::unique_ptr<TraceReader>> OpenMsr(const std::vector<std::string>& files,
                                              std::unique_ptr<ByteStream> in, TraceFormat f,
                                              const TraceOptions& o) {
   return OpenText<MsrReader>(std::move(in), f, o);

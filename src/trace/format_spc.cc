@@ -51,7 +51,7 @@ bool IsSpcLine(std::string_view t) {
   return IsNumber(f[0]) && nf >= 5 && IsRwLetter(TrimBlanks(f[3]));
 }
 
-Result<std::unique_ptr<TraceReader>> OpenSpc(std::vector<std::string> files,
+Result<std::unique_ptr<TraceReader>> OpenSpc(const std::vector<std::string>& files,
                                              std::unique_ptr<ByteStream> in, TraceFormat f,
                                              const TraceOptions& o) {
   return OpenText<SpcReader>(std::move(in), f, o);

@@ -55,7 +55,7 @@ bool IsTencentLine(std::string_view t) {
          (op3 == "0" || op3 == "1") && IsNumber(f[4]);
 }
 
-Result<std::unique_ptr<TraceReader>> OpenTencent(std::vector<std::string> files,
+Result<std::unique_ptr<TraceReader>> OpenTencent(const std::vector<std::string>& files,
                                                  std::unique_ptr<ByteStream> in, TraceFormat f,
                                                  const TraceOptions& o) {
   return OpenText<TencentReader>(std::move(in), f, o);

@@ -18,7 +18,7 @@ namespace ssdlab::trace {
 // Opens a format's reader. `files`: what reading opens (a blktrace set: every per-CPU file;
 // else the one path); `in`: the stream of files[0] when already open (always, for a text
 // format; null: the reader opens it); `f`: the format detected or given.
-using OpenReaderFn = Result<std::unique_ptr<TraceReader>> (*)(std::vector<std::string> files,
+using OpenReaderFn = Result<std::unique_ptr<TraceReader>> (*)(const std::vector<std::string>& files,
                                                               std::unique_ptr<ByteStream> in,
                                                               TraceFormat f, const TraceOptions& o);
 
@@ -43,32 +43,32 @@ const FormatDef* FindFormat(TraceFormat f);
 // ---- each format's parts (format_NAME.cc) --------------------------------------------------
 
 bool IsBlktraceMagic(const char* data, size_t n);
-Result<std::unique_ptr<TraceReader>> OpenBlktrace(std::vector<std::string> files,
+Result<std::unique_ptr<TraceReader>> OpenBlktrace(const std::vector<std::string>& files,
                                                   std::unique_ptr<ByteStream> in, TraceFormat f,
                                                   const TraceOptions& o);
 bool IsBlkparseLine(std::string_view t);
-Result<std::unique_ptr<TraceReader>> OpenBlkparse(std::vector<std::string> files,
+Result<std::unique_ptr<TraceReader>> OpenBlkparse(const std::vector<std::string>& files,
                                                   std::unique_ptr<ByteStream> in, TraceFormat f,
                                                   const TraceOptions& o);
 bool IsFioV2Line(std::string_view t);
 bool IsFioV3Line(std::string_view t);
-Result<std::unique_ptr<TraceReader>> OpenFio(std::vector<std::string> files,
+Result<std::unique_ptr<TraceReader>> OpenFio(const std::vector<std::string>& files,
                                              std::unique_ptr<ByteStream> in, TraceFormat f,
                                              const TraceOptions& o);
 bool IsMsrLine(std::string_view t);
-Result<std::unique_ptr<TraceReader>> OpenMsr(std::vector<std::string> files,
+Result<std::unique_ptr<TraceReader>> OpenMsr(const std::vector<std::string>& files,
                                              std::unique_ptr<ByteStream> in, TraceFormat f,
                                              const TraceOptions& o);
 bool IsAlibabaLine(std::string_view t);
-Result<std::unique_ptr<TraceReader>> OpenAlibaba(std::vector<std::string> files,
+Result<std::unique_ptr<TraceReader>> OpenAlibaba(const std::vector<std::string>& files,
                                                  std::unique_ptr<ByteStream> in, TraceFormat f,
                                                  const TraceOptions& o);
 bool IsTencentLine(std::string_view t);
-Result<std::unique_ptr<TraceReader>> OpenTencent(std::vector<std::string> files,
+Result<std::unique_ptr<TraceReader>> OpenTencent(const std::vector<std::string>& files,
                                                  std::unique_ptr<ByteStream> in, TraceFormat f,
                                                  const TraceOptions& o);
 bool IsSpcLine(std::string_view t);
-Result<std::unique_ptr<TraceReader>> OpenSpc(std::vector<std::string> files,
+Result<std::unique_ptr<TraceReader>> OpenSpc(const std::vector<std::string>& files,
                                              std::unique_ptr<ByteStream> in, TraceFormat f,
                                              const TraceOptions& o);
 

@@ -113,7 +113,7 @@ Result<std::unique_ptr<TraceReader>> OpenTrace(const std::string& path, const Tr
   const FormatDef* d = FindFormat(f);
   if (!d) return Status::Invalid("trace " + path + ": no reader for its format");
   if (set.empty()) set = {path};
-  return d->open(std::move(set), std::move(in), f, o);
+  return d->open(set, std::move(in), f, o);
 }
 
 }  // namespace ssdlab::trace

@@ -26,16 +26,24 @@ sim::SimParams Params(const std::string& target) {
 
 Figure Cell(const std::string& test, double read_pct, uint64_t bs, uint32_t t, uint32_t q,
             const std::string& metric, bool seq = false, double x = 0) {
-  Figure f;
-  f.test = test;
-  f.read_pct = read_pct;
-  f.block_bytes = bs;
-  f.threads = t;
-  f.qd = q;
-  f.metric = metric;
-  f.sequential = seq;
-  f.x = x;
-  return f;
+  return Figure{.test = test,
+                .metric = metric,
+                .block_bytes = bs,
+                .read_pct = read_pct,
+                .threads = t,
+                .qd = q,
+                .sequential = seq,
+                .x = x};
+}
+
+// Options fitting the one key `key` to the figures of the one test `test`, without the prior.
+FitOptions OneKeyFit(const std::string& key, const std::string& test, uint32_t max_evals) {
+  FitOptions o;
+  o.keys = {key};
+  o.train_tests = {test};
+  o.prior_weight = 0;
+  o.max_evals = max_evals;
+  return o;
 }
 
 // The figures' measured values: those the drive `target` gives (a test's "real" drive).
@@ -698,12 +706,7 @@ TEST(Twin, FittedLinkStaysWithinTheInterfacesLineRate) {
   ASSERT_NO_FATAL_FAILURE(MeasureOn("sim:tiny?link_mb_s=900", figs, shape));
   const sim::SimParams base = Params("sim:tiny");
   ASSERT_EQ(sim::LineRateMbS(base.interface), 600);
-  FitOptions o;
-  o.keys = {"link_mb_s"};
-  o.train_tests = {"tp"};
-  o.prior_weight = 0;
-  o.max_evals = 30;
-  auto r = Fit(base, figs, shape, o);
+  auto r = Fit(base, figs, shape, OneKeyFit("link_mb_s", "tp", 30));
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_FALSE(r->kept_base);
   EXPECT_GT(r->params.link_mb_s, 590);
@@ -937,12 +940,7 @@ TEST(Twin, PerKibTimeIsFittedFromZero) {
                               Cell("lat", 100, 131072, 1, 1, "lat_mean_us")};
   const RunShape shape;
   ASSERT_NO_FATAL_FAILURE(MeasureOn("sim:tiny?ctrl_read_kib_us=1.5", figs, shape));
-  FitOptions o;
-  o.keys = {"ctrl_read_kib_us"};
-  o.train_tests = {"lat"};
-  o.prior_weight = 0;
-  o.max_evals = 40;
-  auto r = Fit(base, figs, shape, o);
+  auto r = Fit(base, figs, shape, OneKeyFit("ctrl_read_kib_us", "lat", 40));
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_FALSE(r->kept_base);
   EXPECT_NEAR(r->params.ctrl_read_kib_us, 1.5, 0.15);

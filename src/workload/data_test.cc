@@ -22,13 +22,19 @@ WorkloadSpec Spec(const std::string& data, bool verify, const std::string& bs = 
   return ResolveWorkload(a, 1ull << 30, 512).value();
 }
 
-TEST(DataFiller, VerifyHeaderRoundTrip) {
-  WorkloadSpec s = Spec("random", true, "4KiB:50,16KiB:50");
-  DataFiller f(s);
+// 16 KiB as `f` writes them at `offset` for the write numbered `seq` (the first draw of Rng(1)).
+std::vector<uint8_t> Written(const DataFiller& f, uint64_t offset, uint64_t seq) {
   std::vector<uint8_t> buf(16384);
   f.Prepare(buf.data(), buf.size());
   Rng rng(1);
-  f.Fill(buf.data(), 16384, 65536, 7, rng);
+  f.Fill(buf.data(), 16384, offset, seq, rng);
+  return buf;
+}
+
+TEST(DataFiller, VerifyHeaderRoundTrip) {
+  WorkloadSpec s = Spec("random", true, "4KiB:50,16KiB:50");
+  DataFiller f(s);
+  std::vector<uint8_t> buf = Written(f, 65536, 7);
   std::vector<VerifyFailure> fails;
   EXPECT_EQ(f.Check(buf.data(), 16384, 65536, &fails, 10), 0u);
   // A 4 KiB read of the third unit verifies on its own.
@@ -39,10 +45,7 @@ TEST(DataFiller, VerifyHeaderRoundTrip) {
 TEST(DataFiller, DetectsEachKindOfDamage) {
   WorkloadSpec s = Spec("random", true);
   DataFiller f(s);
-  std::vector<uint8_t> buf(16384);
-  f.Prepare(buf.data(), buf.size());
-  Rng rng(1);
-  f.Fill(buf.data(), 16384, 0, 1, rng);
+  std::vector<uint8_t> buf = Written(f, 0, 1);
   std::vector<VerifyFailure> fails;
   // Read back as if at another offset: every unit names the wrong offset.
   EXPECT_EQ(f.Check(buf.data(), 16384, 1 << 20, &fails, 10), 4u);
@@ -62,6 +65,7 @@ TEST(DataFiller, DetectsEachKindOfDamage) {
   DataFiller g(other);
   std::vector<uint8_t> b2(4096);
   g.Prepare(b2.data(), b2.size());
+  Rng rng(1);
   g.Fill(b2.data(), 4096, 0, 1, rng);
   fails.clear();
   EXPECT_EQ(f.Check(b2.data(), 4096, 0, &fails, 10), 1u);

@@ -75,7 +75,7 @@ class JobGenerator {
  private:
   IoRequest NextGeneral();
 
-  const WorkloadSpec& spec_;
+  const WorkloadSpec spec_;  // a copy: callers may pass a temporary
   Rng rng_;
   uint64_t data_seed_;
   OffsetDistribution dist_;
