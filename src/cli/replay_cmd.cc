@@ -59,7 +59,7 @@ Status ParseReplayFlags(const ReplayArgs& a, usecase::ReplayRequest& q) {
   trace::TraceOptions& topt = q.trace_options;
   trace::ReplayOptions& ropt = q.replay_options;
   Status s = Status::Ok();
-  auto check = [&](Status st) {
+  auto check = [&](const Status& st) {
     if (s.ok() && !st.ok()) s = st;
   };
   if (auto f = trace::ParseTraceFormat(a.format); f.ok()) {

@@ -54,7 +54,7 @@ std::string FindChromium() {
       size_t end = dirs.find(':', start);
       if (end == std::string::npos) end = dirs.size();
       const std::string dir = dirs.substr(start, end - start);
-      const std::string cand = dir + "/" + name;
+      std::string cand = dir + "/" + name;
       if (!dir.empty() && access(cand.c_str(), X_OK) == 0 && !fs::is_directory(cand)) return cand;
       start = end + 1;
     }
