@@ -41,4 +41,10 @@ std::string_view TrimRight(std::string_view s, std::string_view chars) {
   return s;
 }
 
+std::string_view LeadingDigits(std::string_view s) {
+  size_t n = 0;
+  while (n < s.size() && s[n] >= '0' && s[n] <= '9') ++n;
+  return s.substr(0, n);
+}
+
 }  // namespace ssdlab

@@ -31,4 +31,9 @@ std::string_view Trim(std::string_view s, std::string_view chars = kSpace);
 // Only the trailing ones.
 std::string_view TrimRight(std::string_view s, std::string_view chars = kSpace);
 
+// The ASCII digits '0'-'9' at the start of `s`, as many as there are ("12ab" -> "12", "ab" ->
+// ""); a view into `s`. For the small matchers of fixed names that std::regex would cost every
+// file using it some seconds of compilation for (ParseCount turns the digits into a number).
+std::string_view LeadingDigits(std::string_view s);
+
 }  // namespace ssdlab

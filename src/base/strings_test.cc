@@ -63,5 +63,13 @@ TEST(Strings, CountsAreDigitsOnlyAndNeverWrap) {
   EXPECT_EQ(ParsePositiveCount("x").status().message(), "'x' is not a count");
 }
 
+TEST(Strings, LeadingDigitsStopAtTheFirstOtherCharacter) {
+  EXPECT_EQ(LeadingDigits("12min"), "12");
+  EXPECT_EQ(LeadingDigits("0042"), "0042");
+  EXPECT_EQ(LeadingDigits("n1"), "");
+  EXPECT_EQ(LeadingDigits(""), "");
+  EXPECT_EQ(LeadingDigits("-3"), "");
+}
+
 }  // namespace
 }  // namespace ssdlab

@@ -23,6 +23,10 @@ using usecase::kExitNotSteady;
 using usecase::kExitOk;
 using usecase::kExitUsage;
 
+// True for a subcommand shown in --help, the manual pages and the completion: a hidden one has
+// an empty group.
+inline bool ShownInHelp(const CLI::App* a) { return !a->get_group().empty(); }
+
 // Set by SIGINT/SIGTERM.
 std::atomic<bool>& StopFlag();
 

@@ -23,8 +23,6 @@ struct Node {
   std::vector<Word> options;
 };
 
-bool Visible(const CLI::App* a) { return !a->get_group().empty(); }
-
 void Collect(const CLI::App& cmd, const std::string& path, std::vector<Node>& out) {
   Node node{.path = path};
   for (const CLI::Option* o : cmd.get_options()) {
@@ -35,7 +33,7 @@ void Collect(const CLI::App& cmd, const std::string& path, std::vector<Node>& ou
     for (const std::string& s : o->get_snames())
       node.options.push_back({"-" + s, o->get_description(), takes_value});
   }
-  const auto subs = cmd.get_subcommands([](const CLI::App* a) { return Visible(a); });
+  const auto subs = cmd.get_subcommands(ShownInHelp);
   for (const CLI::App* s : subs) node.subs.push_back({s->get_name(), s->get_description()});
   out.push_back(node);
   for (const CLI::App* s : subs) Collect(*s, path + " " + s->get_name(), out);

@@ -27,8 +27,6 @@ std::string Roff(const std::string& text) {
   return out;
 }
 
-bool Visible(const CLI::App* a) { return !a->get_group().empty(); }
-
 // The options of `cmd` (help included), as .TP paragraphs: name, value and default, text.
 void Options(const CLI::App& cmd, std::ostringstream& out) {
   for (const CLI::Option* o : cmd.get_options()) {
@@ -60,8 +58,7 @@ void Subcommand(const CLI::App& sub, std::ostringstream& out) {
   std::ostringstream opts;
   Options(sub, opts);
   if (!opts.str().empty()) out << ".PP\nOptions:\n" << opts.str();
-  for (const CLI::App* s : sub.get_subcommands([](const CLI::App* a) { return Visible(a); }))
-    Subcommand(*s, out);
+  for (const CLI::App* s : sub.get_subcommands(ShownInHelp)) Subcommand(*s, out);
 }
 
 }  // namespace
@@ -76,7 +73,7 @@ std::string ManPage(const CLI::App& cmd, const std::string& version) {
   out << ".SH NAME\n" << Roff(page) << " \\- " << Roff(cmd.get_description()) << "\n";
   out << ".SH SYNOPSIS\n.B " << Roff(PathOf(cmd)) << "\n"
       << (top ? "\\fICOMMAND\\fR [\\fIOPTIONS\\fR]\n" : "[\\fIOPTIONS\\fR]\n");
-  const auto subs = cmd.get_subcommands([](const CLI::App* a) { return Visible(a); });
+  const auto subs = cmd.get_subcommands(ShownInHelp);
   if (top) {
     out << ".SH COMMANDS\nEach command has its own page, ssdlab\\-COMMAND(1).\n";
     for (const CLI::App* s : subs)
@@ -114,7 +111,7 @@ Status WriteManPages(const CLI::App& app, const std::string& dir, const std::str
     return WriteOutputFile("--dir", dir + "/" + name + ".1", ManPage(cmd, version));
   };
   SSDLAB_RETURN_IF_ERROR(write(app, "ssdlab"));
-  for (const CLI::App* s : app.get_subcommands([](const CLI::App* a) { return Visible(a); }))
+  for (const CLI::App* s : app.get_subcommands(ShownInHelp))
     SSDLAB_RETURN_IF_ERROR(write(*s, "ssdlab-" + s->get_name()));
   return Status::Ok();
 }

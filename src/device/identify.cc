@@ -15,14 +15,37 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <regex>
+#include <string_view>
 
+#include "base/strings.h"
+#include "base/units.h"
 #include "device/sysfs.h"
 
 namespace ssdlab {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The controller number X and namespace number Y of an NVMe namespace's block device name
+// nvmeXnY or nvmeXcZnY (a multipath controller path); false for any other name.
+bool SplitNvmeName(std::string_view name, std::string_view* controller, uint64_t* nsid) {
+  constexpr std::string_view kNvme = "nvme";
+  if (name.substr(0, kNvme.size()) != kNvme) return false;
+  std::string_view rest = name.substr(kNvme.size());
+  *controller = LeadingDigits(rest);
+  if (controller->empty()) return false;
+  rest.remove_prefix(controller->size());
+  if (!rest.empty() && rest[0] == 'c') {
+    const std::string_view path = LeadingDigits(rest.substr(1));
+    if (path.empty()) return false;
+    rest.remove_prefix(1 + path.size());
+  }
+  if (rest.empty() || rest[0] != 'n') return false;
+  auto n = ParseCount(rest.substr(1));
+  if (!n.ok()) return false;
+  *nsid = n.value();
+  return true;
+}
 
 std::string PciVendorName(const std::string& id) {
   static const std::pair<const char*, const char*> kVendors[] = {
@@ -223,12 +246,11 @@ Result<DiskIdentity> IdentifyDisk(dev_t devno, const std::string& sys_root, bool
       d.firmware = ReadSysLine(ctrl / "firmware_rev");
       d.vendor = PciVendorName(ReadSysLine(ctrl / "device/vendor"));
       d.nvme_namespace_id = static_cast<uint32_t>(ReadSysU64(disk / "nsid"));
-      static const std::regex kNs("nvme([0-9]+)(c[0-9]+)?n([0-9]+)");
-      std::smatch m;
-      if (std::regex_match(d.name, m, kNs)) {
-        d.nvme_controller = "nvme" + m[1].str();
-        if (!d.nvme_namespace_id)
-          d.nvme_namespace_id = static_cast<uint32_t>(std::stoul(m[3].str()));
+      std::string_view controller;
+      uint64_t nsid = 0;
+      if (SplitNvmeName(d.name, &controller, &nsid)) {
+        d.nvme_controller = "nvme" + std::string(controller);
+        if (!d.nvme_namespace_id) d.nvme_namespace_id = static_cast<uint32_t>(nsid);
       }
       std::string eui = ReadSysLine(disk / "eui");
       if (d.wwn.empty() && !eui.empty() && eui.find_first_not_of("0 ") != std::string::npos) {

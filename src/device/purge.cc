@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -269,11 +268,33 @@ Result<PurgeMethod> ResolvePurgeMethod(PurgeMethod m, const DeviceIdentity& id) 
   }
 }
 
+namespace {
+
+// hdparm's "2min for SECURITY ERASE UNIT. 8min for ENHANCED SECURITY ERASE UNIT." (one line,
+// collapsed): each "Nmin for [ENHANCED ]SECURITY ERASE UNIT" in it, into `caps`.
+void ReadEraseTimes(std::string_view line, PurgeCapabilities* caps) {
+  constexpr std::string_view kMin = "min for ", kEnhanced = "ENHANCED ",
+                             kUnit = "SECURITY ERASE UNIT";
+  for (size_t at = line.find(kMin); at != std::string_view::npos; at = line.find(kMin, at + 1)) {
+    size_t first = at;
+    while (first > 0 && line[first - 1] >= '0' && line[first - 1] <= '9') --first;
+    std::string_view rest = line.substr(at + kMin.size());
+    const bool enhanced = rest.substr(0, kEnhanced.size()) == kEnhanced;
+    if (enhanced) rest.remove_prefix(kEnhanced.size());
+    if (first == at || rest.substr(0, kUnit.size()) != kUnit) continue;
+    auto min = ParseCount(line.substr(first, at - first));
+    if (!min.ok()) continue;
+    (enhanced ? caps->ata_enhanced_erase_min : caps->ata_erase_min) =
+        static_cast<uint32_t>(min.value());
+  }
+}
+
+}  // namespace
+
 void ParseHdparmSecurity(const std::string& text, PurgeCapabilities* caps) {
   std::istringstream in(text);
   std::string line;
   bool in_section = false;
-  static const std::regex kTimes("([0-9]+)min for (ENHANCED )?SECURITY ERASE UNIT");
   while (std::getline(in, line)) {
     if (!in_section) {
       if (line.rfind("Security:", 0) == 0) {
@@ -289,10 +310,7 @@ void ParseHdparmSecurity(const std::string& text, PurgeCapabilities* caps) {
     if (l == "locked") caps->ata_locked = true;
     if (l == "frozen") caps->ata_frozen = true;
     if (l == "supported: enhanced erase") caps->ata_enhanced_supported = true;
-    for (std::sregex_iterator it(l.begin(), l.end(), kTimes), end; it != end; ++it) {
-      uint32_t min = static_cast<uint32_t>(std::stoul((*it)[1].str()));
-      ((*it)[2].matched ? caps->ata_enhanced_erase_min : caps->ata_erase_min) = min;
-    }
+    ReadEraseTimes(l, caps);
   }
 }
 

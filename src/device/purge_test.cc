@@ -305,6 +305,20 @@ TEST(ParseHdparmSecurity, NotFrozenAndFrozen) {
   EXPECT_FALSE(none.ata_probed);
 }
 
+TEST(ParseHdparmSecurity, EraseTimesEachAsWritten) {
+  PurgeCapabilities c;
+  ParseHdparmSecurity("Security:\n\t\t120min for ENHANCED SECURITY ERASE UNIT.\n", &c);
+  EXPECT_EQ(c.ata_erase_min, 0u);
+  EXPECT_EQ(c.ata_enhanced_erase_min, 120u);
+  PurgeCapabilities d;
+  ParseHdparmSecurity("Security:\n\tmin for SECURITY ERASE UNIT. 7min for SECURITY ERASE\n", &d);
+  EXPECT_EQ(d.ata_erase_min, 0u);  // no number, then no UNIT: neither is a time
+  PurgeCapabilities e;
+  ParseHdparmSecurity("Security:\n\t30min for SECURITY ERASE UNIT.\n", &e);
+  EXPECT_EQ(e.ata_erase_min, 30u);
+  EXPECT_EQ(e.ata_enhanced_erase_min, 0u);
+}
+
 TEST(ParseNvmeIdCtrl, Fields) {
   PurgeCapabilities c;
   ASSERT_TRUE(

@@ -17,7 +17,7 @@ constexpr auto kSecond =
                          f::Number("lat_stddev_ms", &AppSecond::lat_stddev_ms),
                          f::Number("errors_per_s", &AppSecond::errors_per_s));
 
-constexpr auto kLatency = f::Object<AppLatencyMs>(
+constexpr auto kAppLatencyMs = f::Object<AppLatencyMs>(
     f::Nullable("mean", &AppLatencyMs::mean, kNumber),
     f::Nullable("min", &AppLatencyMs::min, kNumber),
     f::Nullable("p50", &AppLatencyMs::p50, kNumber),
@@ -77,7 +77,7 @@ constexpr auto kApp = f::Object<AppResults>(
     f::Number("qps", &AppResults::qps), f::Count("transactions", &AppResults::transactions),
     f::Count("queries", &AppResults::queries), f::Count("errors", &AppResults::errors),
     f::Number("duration_s", &AppResults::duration_s),
-    f::Sub("latency_ms", &AppResults::latency_ms, kLatency),
+    f::Sub("latency_ms", &AppResults::latency_ms, kAppLatencyMs),
     f::List("per_second", &AppResults::per_second, kSecond),
     f::Text("per_second_latency", &AppResults::per_second_latency),
     f::Nullable("device", &AppResults::device, kDevice), f::Raw("settings", &AppResults::settings),

@@ -19,7 +19,7 @@ bool IsPercentile(const std::string& key, const json& v) {
   return key.size() > 1 && key[0] == 'p' && !v.is_null();
 }
 
-constexpr auto kLatency = f::Object<LatencySummaryNs>(
+constexpr auto kLatencyNs = f::Object<LatencySummaryNs>(
     f::Number("mean", &LatencySummaryNs::mean), f::Count("min", &LatencySummaryNs::min),
     f::Count("max", &LatencySummaryNs::max),
     f::Inline(&LatencySummaryNs::percentiles, f::MapOf(f::NumberOf<double>(), IsPercentile)),
@@ -28,7 +28,7 @@ constexpr auto kLatency = f::Object<LatencySummaryNs>(
 constexpr auto kDirection = f::Object<DirectionMetrics>(
     f::Count("ios", &DirectionMetrics::ios), f::Number("iops", &DirectionMetrics::iops),
     f::Number("bw_bytes_per_s", &DirectionMetrics::bw_bytes_per_s),
-    f::Sub("lat_ns", &DirectionMetrics::lat_ns, kLatency),
+    f::Sub("lat_ns", &DirectionMetrics::lat_ns, kLatencyNs),
     f::Count("bytes", &DirectionMetrics::bytes),
     f::List("histogram", &DirectionMetrics::histogram, f::PairOf<uint64_t, uint64_t>()));
 
@@ -53,7 +53,7 @@ struct CountersCodec {
   }
 };
 
-constexpr auto kMetrics = f::Object<PhaseMetrics>(
+constexpr auto kPhaseMetrics = f::Object<PhaseMetrics>(
     f::Sub("read", &PhaseMetrics::read, kDirection),
     f::Sub("write", &PhaseMetrics::write, kDirection),
     f::Sub("total", &PhaseMetrics::total, kDirection),
@@ -102,10 +102,10 @@ PhaseMetrics MetricsOf(const PhaseResult& r, const std::vector<double>& pcts) {
 
 json ToJson(const DirectionMetrics& d) { return kDirection.Write(d); }
 
-json ToJson(const PhaseMetrics& m) { return kMetrics.Write(m); }
+json ToJson(const PhaseMetrics& m) { return kPhaseMetrics.Write(m); }
 
 Result<PhaseMetrics> PhaseMetricsFromJson(const json& j, const std::string& where) {
-  return kMetrics.Parse(j, where);
+  return kPhaseMetrics.Parse(j, where);
 }
 
 }  // namespace ssdlab::results

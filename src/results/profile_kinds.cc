@@ -9,7 +9,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr auto kMetrics = f::Via<PhaseMetricsFromJson>();
+constexpr auto kMetricsVia = f::Via<PhaseMetricsFromJson>();
 
 // ---- CrystalDiskMark ----
 
@@ -17,7 +17,7 @@ constexpr auto kCdmDirection = f::Object<CdmDirection>(
     f::Number("mb_s", &CdmDirection::mb_s), f::Number("iops", &CdmDirection::iops),
     f::Number("mean_us", &CdmDirection::mean_us), f::Count("best_pass", &CdmDirection::best_pass),
     f::List("passes_mb_s", &CdmDirection::passes_mb_s, f::NumberOf<double>()),
-    f::Sub("metrics", &CdmDirection::metrics, kMetrics));
+    f::Sub("metrics", &CdmDirection::metrics, kMetricsVia));
 
 constexpr auto kCdmItem = f::Object<CdmItem>(
     f::Text("name", &CdmItem::name), f::Count("block_bytes", &CdmItem::block_bytes),
@@ -35,8 +35,8 @@ constexpr auto kCdm = f::Object<CdmResults>(
 constexpr auto kAttoRow = f::Object<AttoRow>(
     f::Count("block_bytes", &AttoRow::block_bytes), f::Number("write_mb_s", &AttoRow::write_mb_s),
     f::Number("read_mb_s", &AttoRow::read_mb_s), f::Number("write_iops", &AttoRow::write_iops),
-    f::Number("read_iops", &AttoRow::read_iops), f::Sub("write", &AttoRow::write, kMetrics),
-    f::Sub("read", &AttoRow::read, kMetrics));
+    f::Number("read_iops", &AttoRow::read_iops), f::Sub("write", &AttoRow::write, kMetricsVia),
+    f::Sub("read", &AttoRow::read, kMetricsVia));
 
 constexpr auto kAttoSkipped = f::Object<AttoSkipped>(
     f::Count("block_bytes", &AttoSkipped::block_bytes), f::Text("reason", &AttoSkipped::reason));
@@ -121,7 +121,7 @@ constexpr auto kFileioMode = f::Object<FileioMode>(
     f::Number("read_mib_s", &FileioMode::read_mib_s),
     f::Number("write_mib_s", &FileioMode::write_mib_s),
     f::Sub("lat_ns", &FileioMode::lat_ns, kFileioLatency),
-    f::Sub("metrics", &FileioMode::metrics, kMetrics));
+    f::Sub("metrics", &FileioMode::metrics, kMetricsVia));
 
 constexpr auto kFileio = f::Object<FileioResults>(
     f::List("modes", &FileioResults::modes, kFileioMode),
@@ -162,7 +162,7 @@ constexpr auto kCurvePoint = f::Object<ProfileCurvePoint>(
     f::Number("write_iops", &ProfileCurvePoint::write_iops),
     f::Number("mean_ns", &ProfileCurvePoint::mean_ns),
     f::Number("p99_ns", &ProfileCurvePoint::p99_ns),
-    f::Sub("metrics", &ProfileCurvePoint::metrics, kMetrics));
+    f::Sub("metrics", &ProfileCurvePoint::metrics, kMetricsVia));
 
 constexpr auto kCurve = f::Object<CurveResults>(
     f::Sub("mix", &CurveResults::mix, kMix),
@@ -177,7 +177,7 @@ constexpr auto kCurve = f::Object<CurveResults>(
 // ---- Fill ----
 
 constexpr auto kFill = f::Object<FillResults>(f::Count("filled_bytes", &FillResults::filled_bytes),
-                                              f::Sub("metrics", &FillResults::metrics, kMetrics),
+                                              f::Sub("metrics", &FillResults::metrics, kMetricsVia),
                                               f::Number("percent", &FillResults::percent),
                                               f::Number("mb_s", &FillResults::mb_s));
 
@@ -208,7 +208,7 @@ constexpr auto kOpPoint =
                               f::Number("drop_at_s", &OpAdvisorPoint::drop_at_s),
                               f::Number("mean_iops", &OpAdvisorPoint::mean_iops),
                               f::List("series", &OpAdvisorPoint::series, kOpSample),
-                              f::Sub("metrics", &OpAdvisorPoint::metrics, kMetrics));
+                              f::Sub("metrics", &OpAdvisorPoint::metrics, kMetricsVia));
 
 constexpr auto kOpRecommendation = f::Object<OpRecommendation>(
     f::Number("op_pct", &OpRecommendation::op_pct),
@@ -233,7 +233,7 @@ constexpr auto kOpAdvisor = f::Object<OpAdvisorResults>(
 constexpr auto kUserPhase = f::Object<UserPhaseResult>(
     f::Text("name", &UserPhaseResult::name), f::Text("workload", &UserPhaseResult::workload),
     f::Count("idle_after_ns", &UserPhaseResult::idle_after_ns),
-    f::Sub("metrics", &UserPhaseResult::metrics, kMetrics),
+    f::Sub("metrics", &UserPhaseResult::metrics, kMetricsVia),
     f::Number("iops", &UserPhaseResult::iops), f::Number("mb_s", &UserPhaseResult::mb_s),
     f::Number("mean_ns", &UserPhaseResult::mean_ns), f::Number("p99_ns", &UserPhaseResult::p99_ns));
 

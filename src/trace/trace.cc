@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <regex>
+#include <string_view>
 
+#include "base/strings.h"
+#include "base/units.h"
 #include "trace/formats.h"
 #include "trace/input.h"
 #include "trace/text_reader.h"
@@ -18,30 +20,49 @@ bool Exists(const std::string& p) {
   return stat(p.c_str(), &st) == 0;
 }
 
+// NAME and N of a per-CPU file name NAME.blktrace.N[.gz|.zst|.zstd] (N: decimal digits; the
+// longest NAME that fits). False for any other name, and when N is beyond 64 bits.
+bool SplitBlktraceName(std::string_view fname, std::string* name, uint64_t* cpu) {
+  constexpr std::string_view kMid = ".blktrace.";
+  for (size_t at = fname.rfind(kMid); at != std::string_view::npos;
+       at = at == 0 ? std::string_view::npos : fname.rfind(kMid, at - 1)) {
+    const std::string_view rest = fname.substr(at + kMid.size());
+    const std::string_view digits = LeadingDigits(rest);
+    const std::string_view tail = rest.substr(digits.size());
+    if (digits.empty() || !(tail.empty() || tail == ".gz" || tail == ".zst" || tail == ".zstd"))
+      continue;
+    auto n = ParseCount(digits);
+    if (!n.ok()) return false;
+    *name = std::string(fname.substr(0, at));
+    *cpu = n.value();
+    return true;
+  }
+  return false;
+}
+
 // NAME.blktrace.N[.gz|.zst]: the per-CPU files of NAME, sorted by N. Empty when `path` is not
 // of a blktrace set.
 std::vector<std::string> BlktraceSet(const std::string& path) {
   namespace fs = std::filesystem;
-  static const std::regex kName(R"((.*)\.blktrace\.(\d+)(\.gz|\.zst|\.zstd)?)");
   fs::path p(path);
   std::string base;
-  std::smatch m;
+  uint64_t cpu = 0;
   const std::string fname = p.filename().string();
-  if (std::regex_match(fname, m, kName)) {
-    base = m[1].str();
-  } else if (!Exists(path) && (Exists(path + ".blktrace.0") || Exists(path + ".blktrace.0.zst") ||
-                               Exists(path + ".blktrace.0.gz"))) {
+  if (!SplitBlktraceName(fname, &base, &cpu)) {
+    const bool set_named =
+        !Exists(path) && (Exists(path + ".blktrace.0") || Exists(path + ".blktrace.0.zst") ||
+                          Exists(path + ".blktrace.0.gz"));
+    if (!set_named) return {};
     base = fname;
-  } else {
-    return {};
   }
   fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
   std::vector<std::pair<uint64_t, std::string>> found;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     std::string n = e.path().filename().string();
-    if (std::regex_match(n, m, kName) && m[1].str() == base) {
-      found.emplace_back(std::stoull(m[2].str()), (p.parent_path() / n).string());
+    std::string name;
+    if (SplitBlktraceName(n, &name, &cpu) && name == base) {
+      found.emplace_back(cpu, (p.parent_path() / n).string());
     }
   }
   std::sort(found.begin(), found.end());

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
-#include <regex>
+#include <string_view>
 #include <tuple>
 
+#include "base/strings.h"
 #include "base/units.h"
 #include "results/hir.h"
 #include "results/lvi.h"
@@ -46,20 +48,69 @@ double Num(const json& j, const char* key) {
   return it != j.end() && it->is_number() ? it->get<double>() : 0;
 }
 
+// The characters of `s` from its start that are digits or dots ("1.5KiB" -> "1.5").
+std::string_view LeadingNumber(std::string_view s) {
+  return s.substr(0, std::min(s.size(), s.find_first_not_of("0123456789.")));
+}
+
+// The first "rw=R/W bs=SIZE" in `cell` (R, W: digits and dots; SIZE: digits and dots, then an
+// optional K, M or G, an optional i, and B): R and SIZE.
+bool FindReadShareAndBlock(std::string_view cell, std::string_view* read, std::string_view* bs) {
+  for (size_t at = cell.find("rw="); at != std::string_view::npos; at = cell.find("rw=", at + 1)) {
+    std::string_view s = cell.substr(at + 3);
+    const std::string_view r = LeadingNumber(s);
+    s.remove_prefix(r.size());
+    if (r.empty() || s.substr(0, 1) != "/") continue;
+    const std::string_view w = LeadingNumber(s.substr(1));
+    s.remove_prefix(1 + w.size());
+    if (w.empty() || s.substr(0, 4) != " bs=") continue;
+    s.remove_prefix(4);
+    size_t n = LeadingNumber(s).size();
+    if (n == 0) continue;
+    if (n < s.size() && (s[n] == 'K' || s[n] == 'M' || s[n] == 'G')) ++n;
+    if (n < s.size() && s[n] == 'i') ++n;
+    if (n >= s.size() || s[n] != 'B') continue;
+    *read = r;
+    *bs = s.substr(0, n + 1);
+    return true;
+  }
+  return false;
+}
+
+// The first "qd=Q jobs=J" in `description` (decimal digits): Q and J.
+bool FindQdAndJobs(std::string_view description, uint64_t* qd, uint64_t* jobs) {
+  for (size_t at = description.find("qd="); at != std::string_view::npos;
+       at = description.find("qd=", at + 1)) {
+    std::string_view s = description.substr(at + 3);
+    const std::string_view q = LeadingDigits(s);
+    s.remove_prefix(q.size());
+    if (q.empty() || s.substr(0, 6) != " jobs=") continue;
+    const std::string_view j = LeadingDigits(s.substr(6));
+    auto qv = ParseCount(q), jv = ParseCount(j);
+    if (!qv.ok() || !jv.ok()) continue;
+    *qd = qv.value();
+    *jobs = jv.value();
+    return true;
+  }
+  return false;
+}
+
 // Reads "rw=65/35 bs=4KiB" (a cell name) and "qd=8 jobs=16", "rand"/"seq " (its workload's
 // description) into `f`. False when the cell is not shaped so.
 bool ParseCell(const std::string& cell, const std::string& description, Figure* f) {
-  static const std::regex cell_re(R"(rw=([0-9.]+)/[0-9.]+ bs=([0-9.]+[KMG]?i?B))");
-  static const std::regex desc_re(R"(qd=([0-9]+) jobs=([0-9]+))");
-  std::smatch m;
-  if (!std::regex_search(cell, m, cell_re)) return false;
-  f->read_pct = std::stod(m[1].str());
-  auto bs = ParseBytes(m[2].str());
+  std::string_view read, block;
+  if (!FindReadShareAndBlock(cell, &read, &block)) return false;
+  const std::string read_text(read);
+  char* end = nullptr;
+  f->read_pct = std::strtod(read_text.c_str(), &end);
+  if (end == read_text.c_str()) return false;
+  auto bs = ParseBytes(block);
   if (!bs.ok()) return false;
   f->block_bytes = bs.value();
-  if (!std::regex_search(description, m, desc_re)) return false;
-  f->qd = static_cast<uint32_t>(std::stoul(m[1].str()));
-  f->threads = static_cast<uint32_t>(std::stoul(m[2].str()));
+  uint64_t qd = 0, jobs = 0;
+  if (!FindQdAndJobs(description, &qd, &jobs)) return false;
+  f->qd = static_cast<uint32_t>(qd);
+  f->threads = static_cast<uint32_t>(jobs);
   f->sequential = description.rfind("seq", 0) == 0;
   return true;
 }

@@ -24,14 +24,12 @@ using nlohmann::json;
 
 namespace {
 
-constexpr uint64_t kUnit = 4096;
-
 // The simulated drive as a rig: the load runs in virtual time, the cut is the model's
 // (SimBackend::PowerCutAt), and a unit reads back as the tag the model says it holds.
 class SimPlpRig : public PlpRig {
  public:
   explicit SimPlpRig(std::unique_ptr<SimBackend> b) : b_(std::move(b)) {}
-  uint64_t units() const override { return b_->info().size_bytes / kUnit; }
+  uint64_t units() const override { return b_->info().size_bytes / kPlpUnitBytes; }
   Status RunAndCut(const PlpLoad& load, uint64_t cut_after_ns, Rng& rng, uint32_t* next_seq,
                    PlpJournal* journal, PlpLoadAtCut* at_cut, uint64_t* cut_ns) override;
   Status Restore(uint64_t* ready_ns) override {
@@ -63,9 +61,9 @@ Result<uint64_t> SimPlpRig::Issue(const PlpLoad& load, Rng& rng, uint64_t t, uin
     return journal->flushes.back().done_ns;
   }
   const uint32_t bytes = load.block_bytes[rng.Below(load.block_bytes.size())];
-  const uint64_t units = std::min<uint64_t>(bytes / kUnit, load.range_units);
-  const uint64_t offset = rng.Below(load.range_units - units + 1) * kUnit;
-  const auto n = static_cast<uint32_t>(units * kUnit);
+  const uint64_t units = std::min<uint64_t>(bytes / kPlpUnitBytes, load.range_units);
+  const uint64_t offset = rng.Below(load.range_units - units + 1) * kPlpUnitBytes;
+  const auto n = static_cast<uint32_t>(units * kPlpUnitBytes);
   if (load.read_pct > 0 && rng.Uniform() * 100 < load.read_pct)
     return b_->SubmitAt(Direction::kRead, offset, n, t);
   PlpJournal::Write w;
@@ -203,7 +201,7 @@ Result<std::array<uint64_t, kPlpClasses>> ClassifyCut(PlpRig& rig, const PlpJour
   for (size_t i = 0; i < j.writes.size(); ++i) {
     const PlpJournal::Write& w = j.writes[i];
     if (w.ack_ns == kPlpNever) continue;
-    for (uint64_t u = w.offset / kUnit; u < (w.offset + w.bytes) / kUnit; ++u) {
+    for (uint64_t u = w.offset / kPlpUnitBytes; u < (w.offset + w.bytes) / kPlpUnitBytes; ++u) {
       Newest& n = newest[u];
       n.acked = w.seq;
       if (sync[i] <= cut_ns) n.synced = w.seq;
@@ -229,7 +227,7 @@ Result<std::array<uint64_t, kPlpClasses>> ClassifyCut(PlpRig& rig, const PlpJour
     if (!ours && r.lpn == u && !j.writes.empty() && r.seq >= first_seq &&
         r.seq - first_seq < j.writes.size()) {
       const PlpJournal::Write& w = j.writes[r.seq - first_seq];
-      ours = u >= w.offset / kUnit && u < (w.offset + w.bytes) / kUnit;
+      ours = u >= w.offset / kPlpUnitBytes && u < (w.offset + w.bytes) / kPlpUnitBytes;
     }
     if (!ours) {
       ++found[r.lpn == u && r.seq < base ? kOldGeneration : kMisdirected];
@@ -266,7 +264,7 @@ Status ParseLoad(const PlpRequest& a, uint64_t drive_units, PlpLoad* load, uint6
     size_t end = a.bs.find(',', at);
     if (end == std::string::npos) end = a.bs.size();
     auto b = ParseBytes(a.bs.substr(at, end - at));
-    if (!b.ok() || b.value() == 0 || b.value() % kUnit != 0 || b.value() > (64u << 20))
+    if (!b.ok() || b.value() == 0 || b.value() % kPlpUnitBytes != 0 || b.value() > (64u << 20))
       return Status::Invalid("--bs: '" + a.bs.substr(at, end - at) +
                              "' is not a multiple of 4KiB up to 64MiB");
     load->block_bytes.push_back(static_cast<uint32_t>(b.value()));
@@ -275,10 +273,10 @@ Status ParseLoad(const PlpRequest& a, uint64_t drive_units, PlpLoad* load, uint6
   load->range_units = drive_units;
   if (!a.size.empty()) {
     auto s = ParseBytes(a.size);
-    if (!s.ok() || s.value() < kUnit || s.value() / kUnit > drive_units)
+    if (!s.ok() || s.value() < kPlpUnitBytes || s.value() / kPlpUnitBytes > drive_units)
       return Status::Invalid("--size: '" + a.size + "' is not a size from 4KiB to the drive's " +
-                             FormatBytes(drive_units * kUnit));
-    load->range_units = s.value() / kUnit;
+                             FormatBytes(drive_units * kPlpUnitBytes));
+    load->range_units = s.value() / kPlpUnitBytes;
   }
   load->read_pct = a.rwmix_read;
   load->qd = a.qd;
@@ -314,7 +312,7 @@ json CampaignDoc(const PlpRequest& a, const PlpLoad& load, const PlpOutcome& o) 
             {"rwmix_read", a.rwmix_read},
             {"qd", a.qd},
             {"segment", a.segment},
-            {"range_bytes", load.range_units * kUnit},
+            {"range_bytes", load.range_units * kPlpUnitBytes},
             {"seed", std::to_string(a.seed)}}},
           {"summary", totals},
           {"cuts", cuts}};

@@ -45,6 +45,9 @@ struct PlpJournal {
   std::vector<Flush> flushes;  // in issue order
 };
 
+// The unit the load writes and the check reads back and classifies: 4 KiB.
+inline constexpr uint64_t kPlpUnitBytes = 4096;
+
 // The load of every segment.
 struct PlpLoad {
   uint64_t range_units = 0;  // 4 KiB units from offset 0 the load writes and the check reads

@@ -30,7 +30,6 @@
 namespace ssdlab::usecase {
 namespace {
 
-constexpr uint64_t kUnit = 4096;
 constexpr uint64_t kChunkUnits = 256;  // verify reads: 1 MiB at a time
 
 uint64_t NowNs() {
@@ -108,7 +107,7 @@ class StreamJournal : public PlpJournalSink {
 // A 64-bit digest of a 4 KiB unit (to recognise data that was there before the campaign).
 uint64_t UnitDigest(const char* p) {
   uint64_t h = 0x5eedULL;
-  for (size_t i = 0; i < kUnit; i += 8) {
+  for (size_t i = 0; i < kPlpUnitBytes; i += 8) {
     uint64_t w;
     std::memcpy(&w, p + i, 8);
     h = Mix64(h ^ w);
@@ -117,7 +116,7 @@ uint64_t UnitDigest(const char* p) {
 }
 
 bool AllZero(const char* p) {
-  for (size_t i = 0; i < kUnit; ++i)
+  for (size_t i = 0; i < kPlpUnitBytes; ++i)
     if (p[i] != 0) return false;
   return true;
 }
@@ -161,11 +160,11 @@ class RealPlpRig : public PlpRig {
     WorkloadSpec spec;
     spec.seed = o.nonce;
     spec.verify = true;
-    spec.verify_unit_bytes = kUnit;
+    spec.verify_unit_bytes = kPlpUnitBytes;
     filler_ = std::make_unique<DataFiller>(spec);
   }
   ~RealPlpRig() override { Close(); }
-  uint64_t units() const override { return id_.size / kUnit; }
+  uint64_t units() const override { return id_.size / kPlpUnitBytes; }
   Status RunAndCut(const PlpLoad& load, uint64_t cut_after_ns, Rng& rng, uint32_t* next_seq,
                    PlpJournal* journal, PlpLoadAtCut* at_cut, uint64_t* cut_ns) override;
   Status Restore(uint64_t* ready_ns) override;
@@ -216,13 +215,15 @@ class RealPlpRig : public PlpRig {
 
 bool RealPlpRig::Fill(uint64_t first, uint64_t n) {
   if (cache_ == nullptr) {
-    cache_raw_.resize(kChunkUnits * kUnit + kUnit);
-    cache_ = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(cache_raw_.data()) + kUnit - 1) &
-                                     ~(uintptr_t{kUnit} - 1));
+    cache_raw_.resize(kChunkUnits * kPlpUnitBytes + kPlpUnitBytes);
+    cache_ = reinterpret_cast<char*>(
+        (reinterpret_cast<uintptr_t>(cache_raw_.data()) + kPlpUnitBytes - 1) &
+        ~(uintptr_t{kPlpUnitBytes} - 1));
   }
   cache_n_ = 0;
-  const ssize_t got = pread(fd_, cache_, n * kUnit, static_cast<off_t>(first * kUnit));
-  if (got != static_cast<ssize_t>(n * kUnit)) return false;
+  const ssize_t got =
+      pread(fd_, cache_, n * kPlpUnitBytes, static_cast<off_t>(first * kPlpUnitBytes));
+  if (got != static_cast<ssize_t>(n * kPlpUnitBytes)) return false;
   cache_first_ = first;
   cache_n_ = n;
   return true;
@@ -233,7 +234,7 @@ Status RealPlpRig::Survey(uint64_t range_units) {
   for (uint64_t u = 0; u < range_units; u += kChunkUnits) {
     const uint64_t n = std::min(kChunkUnits, range_units - u);
     if (!Fill(u, n)) return Status::Io("cannot read " + o_.target + " before the first cut");
-    for (uint64_t i = 0; i < n; ++i) before_[u + i] = UnitDigest(cache_ + i * kUnit);
+    for (uint64_t i = 0; i < n; ++i) before_[u + i] = UnitDigest(cache_ + i * kPlpUnitBytes);
   }
   cache_n_ = 0;
   return Status::Ok();
@@ -243,7 +244,7 @@ void RealPlpRig::LoadThread(const PlpLoad& load, uint64_t seed, PlpJournal* jour
   Rng rng(seed);
   const uint32_t max_bytes = *std::max_element(load.block_bytes.begin(), load.block_bytes.end());
   void* raw = nullptr;
-  if (posix_memalign(&raw, kUnit, max_bytes) != 0) return;
+  if (posix_memalign(&raw, kPlpUnitBytes, max_bytes) != 0) return;
   char* buf = static_cast<char*>(raw);
   while (!stop_.load()) {
     if (load.flush == PlpLoad::Flush::kEvery && writes_since_flush_.load() >= load.flush_every &&
@@ -268,10 +269,10 @@ void RealPlpRig::LoadThread(const PlpLoad& load, uint64_t seed, PlpJournal* jour
       continue;
     }
     const uint32_t bytes = load.block_bytes[rng.Below(load.block_bytes.size())];
-    const uint64_t units = std::min<uint64_t>(bytes / kUnit, load.range_units);
+    const uint64_t units = std::min<uint64_t>(bytes / kPlpUnitBytes, load.range_units);
     if (load.read_pct > 0 && rng.Uniform() * 100 < load.read_pct) {
       const uint64_t at = rng.Below(load.range_units - units + 1);
-      if (pread(fd_, buf, units * kUnit, static_cast<off_t>(at * kUnit)) < 0) break;
+      if (pread(fd_, buf, units * kPlpUnitBytes, static_cast<off_t>(at * kPlpUnitBytes)) < 0) break;
       continue;
     }
     PlpJournal::Write w;
@@ -288,8 +289,8 @@ void RealPlpRig::LoadThread(const PlpLoad& load, uint64_t seed, PlpJournal* jour
       if (!found) continue;
       std::fill_n(busy_.begin() + static_cast<ptrdiff_t>(at), units, 1);
       w.seq = seq_++;
-      w.offset = at * kUnit;
-      w.bytes = static_cast<uint32_t>(units * kUnit);
+      w.offset = at * kPlpUnitBytes;
+      w.bytes = static_cast<uint32_t>(units * kPlpUnitBytes);
       w.fua = load.flush == PlpLoad::Flush::kFua;
     }
     filler_->Fill(reinterpret_cast<uint8_t*>(buf), w.bytes, w.offset, w.seq, rng);
@@ -301,7 +302,7 @@ void RealPlpRig::LoadThread(const PlpLoad& load, uint64_t seed, PlpJournal* jour
     {
       std::lock_guard<std::mutex> lock(mu_);
       journal->writes.push_back(w);
-      std::fill_n(busy_.begin() + static_cast<ptrdiff_t>(w.offset / kUnit), units, 0);
+      std::fill_n(busy_.begin() + static_cast<ptrdiff_t>(w.offset / kPlpUnitBytes), units, 0);
     }
     if (!ok) break;
     ++acked_;
@@ -411,17 +412,18 @@ Result<PlpReading> RealPlpRig::Read(uint64_t lpn) {
       return r;
     }
   }
-  const char* unit = cache_ + (lpn - cache_first_) * kUnit;
+  const char* unit = cache_ + (lpn - cache_first_) * kPlpUnitBytes;
   if (AllZero(unit) || (lpn < before_.size() && UnitDigest(unit) == before_[lpn])) return r;
   std::vector<VerifyFailure> f;
-  if (filler_->Check(reinterpret_cast<const uint8_t*>(unit), kUnit, lpn * kUnit, &f, 1) == 0) {
+  if (filler_->Check(reinterpret_cast<const uint8_t*>(unit), kPlpUnitBytes, lpn * kPlpUnitBytes, &f,
+                     1) == 0) {
     uint64_t generation;
     std::memcpy(&generation, unit + 24, 8);  // the header: magic, offset, seed, generation
     r.seq = static_cast<uint32_t>(generation);
     return r;
   }
   if (f[0].outcome == VerifyOutcome::kWrongOffset) {
-    r.lpn = f[0].found_offset / kUnit;
+    r.lpn = f[0].found_offset / kPlpUnitBytes;
     r.seq = static_cast<uint32_t>(f[0].generation);
     return r;
   }
