@@ -129,9 +129,9 @@ TEST(ReplayLag, AfapReplayHasNoLagSeries) {
 // interval: whatever the machine's speed, the series adds up to the replay's lag summary.
 TEST(ReplayLag, RealEngineSeriesAddsUpToTheLagSummary) {
   TempDir t;
-  std::ofstream(t / "paced.csv") << MsrTrace(3000, 100);  // 10 µs apart: 30 ms
+  std::ofstream(t / "paced.csv") << MsrTrace(3000, 200);  // 20 µs apart: 60 ms
   Proc p = RunSsdlab({"replay", t / "paced.csv", "--target", t / "f", "--size", "16MiB", "--remap",
-                      "modulo", "--jobs", "2", "--interval", "5ms", "--json", t / "r.json"});
+                      "modulo", "--jobs", "2", "--interval", "10ms", "--json", t / "r.json"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
   json doc = ReadJson(t / "r.json");
   EXPECT_EQ(doc["results"]["total"]["ios"], 3000);
