@@ -193,6 +193,18 @@ class ReportView : public ::testing::Test {
     ASSERT_EQ(p.exit_code, 0) << p.err;
     p = RunSsdlab({"report", "cdm", "--db", db_, "-o", *dir_ / "cdm.html"});
     ASSERT_EQ(p.exit_code, 0) << p.err;
+    // A replay that falls behind its trace (a burst at --qd 1): the replay section's charts,
+    // its lag over time among them.
+    std::string csv;
+    for (int i = 0; i < 3000; ++i)
+      csv += "128166372003061629,hm,0," + std::string(i % 3 ? "Read" : "Write") + "," +
+             std::to_string((i * 7919 % 100000) * 4096) + ",4096,1000\n";
+    std::ofstream(*dir_ / "burst.csv") << csv;
+    p = RunSsdlab({"replay", *dir_ / "burst.csv", "--target", "sim:tiny", "--remap", "modulo",
+                   "--qd", "1", "--interval", "10ms", "--db", db_, "--run", "replay"});
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    p = RunSsdlab({"report", "replay", "--db", db_, "-o", *dir_ / "replay.html"});
+    ASSERT_EQ(p.exit_code, 0) << p.err;
   }
   static void TearDownTestSuite() {
     delete dir_;
@@ -443,6 +455,16 @@ TEST_F(ReportView, TwoDriveComparisonFitsAndReadsAt1000px) { CheckView("compare.
 TEST_F(ReportView, TwoDriveComparisonFitsAndReadsAt1400px) { CheckView("compare.html", 1400); }
 // The CrystalDiskMark-style bars' test names ("SEQ1M Q8T1", "SEQ1M Q1T1") in their narrow bands.
 TEST_F(ReportView, CdmReportFitsAndReadsAt1000px) { CheckView("cdm.html", 1000, 1); }
+// The replay section: its table, the lag over time and the IOPS on the same time axis, the
+// recorded against replayed latency (bars and distribution).
+TEST_F(ReportView, ReplayReportWithItsLagChartFitsAndReadsAt1000px) {
+  EXPECT_TRUE(Has(ReadFile(*dir_ / "replay.html"), "id=\"replay-lag-"));
+  CheckView("replay.html", 1000, 4);
+}
+TEST_F(ReportView, ReplayReportWithItsLagChartFitsAndReadsAt1400px) {
+  EXPECT_TRUE(Has(ReadFile(*dir_ / "replay.html"), "id=\"replay-lag-"));
+  CheckView("replay.html", 1400, 4);
+}
 
 }  // namespace
 }  // namespace ssdlab::test

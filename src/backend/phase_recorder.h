@@ -157,9 +157,11 @@ class PhaseRecorder {
 
   // A measured request issued at issue_ns completed at t_ns (t_ns >= the measured start). A
   // backend hands in every measured completion, those after the window's end too (the edge
-  // rule above decides whether it is counted).
+  // rule above decides whether it is counted). `lag_ns`: a timed source's request was
+  // submitted that long after issue_ns (its scheduled time), added to the completion's
+  // interval (IntervalSample::Dir::lag_sum_ns, lag_max_ns); 0 for any other.
   [[gnu::always_inline]] void Record(Direction dir, uint64_t offset, uint32_t bytes,
-                                     uint64_t issue_ns, uint64_t t_ns) {
+                                     uint64_t issue_ns, uint64_t t_ns, uint64_t lag_ns = 0) {
     const uint64_t lat = t_ns > issue_ns ? t_ns - issue_ns : 0;
     if (t_ns > end_ns_) [[unlikely]] {
       if (!AtEdge(issue_ns, t_ns, lat)) return;
@@ -177,6 +179,8 @@ class PhaseRecorder {
       id.bytes += bytes;
       id.lat_sum_ns += lat;
       if (lat > id.lat_max_ns) id.lat_max_ns = lat;
+      id.lag_sum_ns += lag_ns;
+      if (lag_ns > id.lag_max_ns) id.lag_max_ns = lag_ns;
     }
     if (io_log_sink_) {
       // (A backend can hand an I/O issued before this phase over to it: offset 0.)

@@ -138,6 +138,28 @@ TEST(PhaseRecorder, MergeJobsAddsHistogramsAndSeriesByIndex) {
   EXPECT_EQ(r.intervals[1].t_end_ns, 150u);
 }
 
+// A timed source's submission lag goes into the interval its I/O completes in (summed and the
+// largest, per direction), and jobs' series add up.
+TEST(PhaseRecorder, LagOfTimedRequestsIsKeptPerIntervalAndMerged) {
+  PhaseRecorder a(0, PhaseWindow{}, 100), b(0, PhaseWindow{}, 100);
+  a.Record(Direction::kRead, 0, 4096, 0, 50, 7);
+  a.Record(Direction::kRead, 0, 4096, 10, 60, 30);
+  a.Record(Direction::kWrite, 0, 4096, 100, 150, 5);
+  b.Record(Direction::kRead, 0, 4096, 20, 90, 40);
+  b.Record(Direction::kRead, 0, 4096, 120, 180);  // no schedule: no lag
+  a.Finish(150);
+  b.Finish(180);
+  PhaseResult r;
+  PhaseRecorder::MergeJobs({&a, &b}, r);
+  ASSERT_EQ(r.intervals.size(), 2u);
+  EXPECT_EQ(r.intervals[0].dirs[0].lag_sum_ns, 77u);
+  EXPECT_EQ(r.intervals[0].dirs[0].lag_max_ns, 40u);
+  EXPECT_EQ(r.intervals[1].dirs[0].lag_sum_ns, 0u);
+  EXPECT_EQ(r.intervals[1].dirs[0].ios, 1u);
+  EXPECT_EQ(r.intervals[1].dirs[1].lag_sum_ns, 5u);
+  EXPECT_EQ(r.intervals[1].dirs[1].lag_max_ns, 5u);
+}
+
 // The bound of the series (PhaseRecorder::kMaxIntervals), written out so that the tests also
 // build against a recorder without one.
 constexpr uint64_t kMaxSeries = 16384;

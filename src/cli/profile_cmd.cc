@@ -12,6 +12,7 @@
 #include "cli/flags.h"
 #include "cli/suite_cli.h"
 #include "lab/mpi.h"
+#include "report/report.h"
 #include "results/profile.h"
 #include "suite/profile.h"
 #include "usecase/profile.h"
@@ -36,8 +37,11 @@ struct ProfileArgs {
 };
 
 // The human summary: each fill level's figures, then the differences (nothing of a test whose
-// stored results are damaged but the reason).
+// stored results are damaged but the reason). A time-scaled run's capacity cost and cliff
+// position are the full drive's, the simulated figure beside them (report::FullDrive, as the
+// report gives them).
 void PrintSummary(const json& doc, std::ostream& out) {
+  const report::FullDrive full = report::FullDriveOfRun(doc);
   for (const json& t : doc["tests"]) {
     const std::string name = t["name"];
     if (!t["results"].contains("levels")) continue;
@@ -75,13 +79,13 @@ void PrintSummary(const json& doc, std::ostream& out) {
           "recommendation: OP {:g}% ({:.0f} sustained IOPS, {:+.1f}% over {:g}%), costs {} of "
           "capacity\n",
           x.op_pct, x.sustained_iops, x.gain_pct, x.baseline_op_pct,
-          FormatBytes(x.capacity_cost_bytes));
+          full.Capacity(x.capacity_cost_bytes));
     }
     const auto* surface = std::get_if<results::SurfaceResults>(&last);
     if (surface && surface->cliff.found) {
       const results::SurfaceCliff& x = surface->cliff;
-      out << fmt::format("write cliff at {:.1f}% of the surface ({}): {:.0f} -> {:.0f} MB/s\n",
-                         x.position_pct, FormatBytes(x.position_bytes), x.before_mb_s,
+      out << fmt::format("write cliff at {:.1f}% of the surface (at {}): {:.0f} -> {:.0f} MB/s\n",
+                         x.position_pct, full.Capacity(x.position_bytes), x.before_mb_s,
                          x.after_mb_s);
     }
   }

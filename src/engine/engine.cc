@@ -191,8 +191,9 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     uint32_t bytes = 0;
     Direction dir = Direction::kRead;
     bool measured = false;
-    bool dirty = false;  // holds read data: re-prepare before the next write
-    bool fill = false;   // one of the fill's I/Os (PhaseRecorder::Issued)
+    bool dirty = false;   // holds read data: re-prepare before the next write
+    bool fill = false;    // one of the fill's I/Os (PhaseRecorder::Issued)
+    uint64_t lag_ns = 0;  // timed source: submitted this long after submit_ns (its due time)
   };
   std::vector<Slot> slots(depth);
   std::vector<uint32_t> free_slots(depth);
@@ -256,7 +257,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
       out.verify_failures += f;
     }
     if (s.measured) {
-      rec.Record(s.dir, s.offset, s.bytes, s.submit_ns, now);
+      rec.Record(s.dir, s.offset, s.bytes, s.submit_ns, now, s.lag_ns);
     } else {
       rec.RampCompleted(s.dir, s.offset, s.bytes, s.submit_ns, now);
     }
@@ -348,7 +349,8 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
       uint64_t stamp = MonotonicNs();
       for (uint32_t idx : prepared) {
         const uint64_t due = slots[idx].submit_ns;
-        if (slots[idx].measured) out.submit_lag.Record(stamp > due ? stamp - due : 0);
+        slots[idx].lag_ns = stamp > due ? stamp - due : 0;
+        if (slots[idx].measured) out.submit_lag.Record(slots[idx].lag_ns);
       }
     }
     prepared.clear();

@@ -20,7 +20,8 @@ json PhaseWire(const PhaseResult& r) {
   json series = json::array();
   for (const IntervalSample& s : r.intervals) {
     json row = {s.t_begin_ns, s.t_end_ns};
-    for (const auto& d : s.dirs) row.push_back({d.ios, d.bytes, d.lat_sum_ns, d.lat_max_ns});
+    for (const auto& d : s.dirs)
+      row.push_back({d.ios, d.bytes, d.lat_sum_ns, d.lat_max_ns, d.lag_sum_ns, d.lag_max_ns});
     series.push_back(row);
   }
   return {{"dirs", dirs},
@@ -66,7 +67,7 @@ Result<PhaseResult> PhaseFromWire(const json& j) {
       for (size_t d = 0; d < s.dirs.size(); ++d) {
         const json& x = row.at(2 + d);
         s.dirs[d] = {x.at(0).get<uint64_t>(), x.at(1).get<uint64_t>(), x.at(2).get<uint64_t>(),
-                     x.at(3).get<uint64_t>()};
+                     x.at(3).get<uint64_t>(), x.at(4).get<uint64_t>(), x.at(5).get<uint64_t>()};
       }
       r.intervals.push_back(s);
     }

@@ -14,7 +14,8 @@ namespace ssdlab {
 
 // A phase's result in full (every non-empty bucket, the exact moments, the series, the
 // backend's counters), to move it between ranks; PhaseFromWire(PhaseWire(r)) has r's buckets,
-// counts, series and counters (not its verify records nor submit lag: lab phases have none).
+// counts, series (with its lag per interval) and counters (not its verify records nor its
+// submit-lag histogram: lab phases have none).
 nlohmann::json PhaseWire(const PhaseResult& r);
 // kInvalidArgument when `j` is not a PhaseWire document.
 Result<PhaseResult> PhaseFromWire(const nlohmann::json& j);

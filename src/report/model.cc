@@ -150,12 +150,14 @@ json ThinSeries(const json& series, const std::string& t_key, const std::string&
 }
 
 // ---------------------------------------------------------------- the full drive
-FullDrive FullDriveOf(const ReportRun& r) {
-  double n = Num(Get(Get(Get(r.doc, "context"), "config"), "options"), "time_scale", 1);
+FullDrive FullDriveOf(const ReportRun& r) { return FullDriveOfRun(r.doc); }
+
+FullDrive FullDriveOfRun(const json& doc) {
+  double n = Num(Get(Get(Get(doc, "context"), "config"), "options"), "time_scale", 1);
   FullDrive f{n >= 1 && n < 1e9 ? static_cast<uint32_t>(n) : 1u};
   if (!f.Scaled()) return f;
   f.capacity_ratio = f.scale;
-  const json& details = Get(Get(Get(r.doc, "context"), "target"), "details");
+  const json& details = Get(Get(Get(doc, "context"), "target"), "details");
   const double full = std::atof(Str(details, "capacity").c_str());
   const double simulated = std::atof(Str(details, "sim_user_bytes").c_str());
   if (full > 0 && simulated > 0) f.capacity_ratio = full / simulated;

@@ -20,32 +20,7 @@ struct Ctx {
   std::string Id(const std::string& stem) { return stem + "-" + std::to_string(++next_id); }
 };
 
-// The full drive a run stands for. A simulated drive at 1/N of its blocks with every duration
-// of the test divided by N (`--time-scale N`, stored as the run's options' time_scale, PTS and
-// profile runs alike) runs the full drive's test in virtual time: its capacity, data written,
-// positions and durations are N times the simulated ones, its rates and latencies are the full
-// drive's. The report gives the full drive's figures through this type and nowhere multiplies
-// by the scale itself. scale 1: the figures as measured.
-struct FullDrive {
-  uint32_t scale = 1;
-  // The full drive's capacity over the simulated one (the simulator's identity gives both: its
-  // details' capacity and sim_user_bytes; a scaled drive rounds to whole blocks, so this is
-  // near, not at, the scale); the scale when either is missing.
-  double capacity_ratio = 1;
-  bool Scaled() const { return scale > 1; }
-  // Data written, positions and capacities: the full drive's share of the same fraction.
-  double Bytes(double simulated_bytes) const { return simulated_bytes * capacity_ratio; }
-  double Seconds(double simulated_s) const { return simulated_s * scale; }
-  // "60 s (1.88 s simulated)"; FmtDurationNs(simulated_ns) when not scaled.
-  std::string Duration(double simulated_ns) const;
-  // "1,600,321,314,816 bytes (1600.3 GB, 1490.4 GiB; simulated: 50,008,985,600 bytes)".
-  std::string Capacity(uint64_t simulated_bytes) const;
-  // "simulated at 1/32 of its blocks, every duration divided by 32: the full drive's test in
-  // virtual time"; "" when not scaled.
-  std::string Sentence() const;
-};
-// The run's stored options' time_scale (1 when absent or not a number >= 1) and its target's
-// capacities.
+// FullDriveOfRun of the run's document.
 FullDrive FullDriveOf(const ReportRun& r);
 
 // The test of that name in a run document, or nullptr.
@@ -138,7 +113,8 @@ bool IsReplayTest(const json& test);
 // ProfileRunFacts of a replay run.
 json ReplayRunFacts(const ReportRun& run);
 // The replays of every run: what was replayed, lag and whether it kept up, recorded against
-// replayed latency (table and bars). Null when no run holds one.
+// replayed latency (table and bars), a timed replay's lag and IOPS over time (lag_series).
+// Null when no run holds one.
 json ReplaySection(Ctx& ctx);
 // Power-loss campaigns (report/plp.cc): a stored `ssdlab plp` run's test, its run facts, and
 // the section of findings by cut and class with power-on-to-ready.

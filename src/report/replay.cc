@@ -58,11 +58,37 @@ void AddCdfPoints(const json& histogram, const json& recorded, const std::string
   }
 }
 
+// A timed replay's lag and rate over time, one point per interval of its series (the replay's
+// lag_series beside the phase's intervals, the same intervals in the same order): the mean and
+// the largest submission lag, µs, into `lag` {t_s, lag_us, series}; the I/Os completed per
+// second into `rate` {t_s, iops}. Replays stored before lag_series (and afap ones) add nothing.
+void AddLagPoints(const json& res, const std::string& drive, json& lag, json& rate) {
+  const json& series = Get(res, "lag_series");
+  const json& intervals = Get(res, "intervals");
+  if (!series.is_array()) return;
+  for (size_t i = 0; i < series.size(); ++i) {
+    const json& p = series[i];
+    const double t_s = R6(Num(p, "t_end_ns") / 1e9);
+    for (const auto& [key, name] :
+         {std::pair<const char*, const char*>{"lag_mean_ns", "mean"}, {"lag_max_ns", "largest"}}) {
+      json v = {{"t_s", t_s}, {"lag_us", R6(Num(p, key) / 1000.0)}, {"series", name}};
+      if (!drive.empty()) v["drive"] = drive;
+      lag.push_back(std::move(v));
+    }
+    if (!intervals.is_array() || i >= intervals.size()) continue;
+    double iops = 0;
+    for (const char* d : {"read", "write", "trim"}) iops += Num(Get(intervals[i], d), "iops");
+    json v = {{"t_s", t_s}, {"iops", R6(iops)}};
+    if (!drive.empty()) v["drive"] = drive;
+    rate.push_back(std::move(v));
+  }
+}
+
 }  // namespace
 
 json ReplaySection(Ctx& ctx) {
   json rows = json::array(), lat_rows = json::array(), bars = json::array();
-  json cdf = json::array();
+  json cdf = json::array(), lag_points = json::array(), rate_points = json::array();
   for (const ReportRun& r : ctx.runs) {
     for (const json& t : Get(r.doc, "tests")) {
       if (!IsReplayTest(t)) continue;
@@ -84,6 +110,7 @@ json ReplaySection(Ctx& ctx) {
                            : "-",
            kept.is_boolean() ? (kept.get<bool>() ? Cell("yes", "good") : Cell("no", "bad"))
                              : json("-")}));
+      AddLagPoints(res, ctx.multi ? r.label : "", lag_points, rate_points);
       const json& cmp = Get(res, "latency_compare");
       if (!cmp.is_object()) continue;
       for (const char* d : {"read", "write", "trim", "total"}) {
@@ -122,6 +149,20 @@ json ReplaySection(Ctx& ctx) {
                    "scheduled time. Lag: actual submission minus scheduled time; a replay whose "
                    "p99 lag exceeds --lag-limit did not keep up.",
                    "afap replays run closed loop and have no lag."})));
+  if (!lag_points.empty()) {
+    blocks.push_back(ChartBlock(
+        ctx.Id("replay-lag"),
+        "Submission lag over time: of the I/Os completed in each interval, the mean and the "
+        "largest lag behind their scheduled times (a simulated drive replays in virtual time: its "
+        "lag is the wait for one of the --qd slots, zero while the model keeps up with the trace)",
+        LineSpec("Replay lag behind the trace", lag_points, Q("t_s", "Time, s"),
+                 Q("lag_us", "Submission lag, µs"), "series", "Lag", ctx,
+                 json::array({"mean", "largest"}))));
+    blocks.push_back(ChartBlock(ctx.Id("replay-rate"),
+                                "I/Os completed per second, on the same time axis",
+                                LineSpec("Replayed IOPS", rate_points, Q("t_s", "Time, s"),
+                                         Q("iops", "IOPS"), "", "", ctx)));
+  }
   if (!lat_rows.empty()) {
     blocks.push_back(TableBlock(
         ctx.Id("replay-lat"), "Recorded (in the trace) against replayed latency, µs",

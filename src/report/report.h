@@ -122,6 +122,41 @@ std::string RenderReportHtml(const nlohmann::json& model);
 // Versions of the embedded charting libraries, e.g. {"vega": "6.4.0", ...}.
 nlohmann::json EmbeddedLibraryVersions();
 
+// ---- Time-scaled runs (the report, and the terminal summaries of `profile`) ----
+
+namespace report {
+
+// The full drive a run stands for. A simulated drive at 1/N of its blocks with every duration
+// of the test divided by N (`--time-scale N`, stored as the run's options' time_scale, PTS and
+// profile runs alike) runs the full drive's test in virtual time: its capacity, data written,
+// positions and durations are N times the simulated ones, its rates and latencies are the full
+// drive's. The report gives the full drive's figures through this type and nowhere multiplies
+// by the scale itself. scale 1: the figures as measured.
+struct FullDrive {
+  uint32_t scale = 1;
+  // The full drive's capacity over the simulated one (the simulator's identity gives both: its
+  // details' capacity and sim_user_bytes; a scaled drive rounds to whole blocks, so this is
+  // near, not at, the scale); the scale when either is missing.
+  double capacity_ratio = 1;
+  bool Scaled() const { return scale > 1; }
+  // Data written, positions and capacities: the full drive's share of the same fraction.
+  double Bytes(double simulated_bytes) const { return simulated_bytes * capacity_ratio; }
+  double Seconds(double simulated_s) const { return simulated_s * scale; }
+  // "60 s (1.88 s simulated)"; FmtDurationNs(simulated_ns) when not scaled.
+  std::string Duration(double simulated_ns) const;
+  // "1,600,321,314,816 bytes (1600.3 GB, 1490.4 GiB; simulated: 50,008,985,600 bytes)".
+  std::string Capacity(uint64_t simulated_bytes) const;
+  // "simulated at 1/32 of its blocks, every duration divided by 32: the full drive's test in
+  // virtual time"; "" when not scaled.
+  std::string Sentence() const;
+};
+// The full drive a run document (Store::RunJson, or a command's --json document) stands for:
+// its stored options' time_scale (1 when absent or not a number >= 1) and its target's
+// capacities.
+FullDrive FullDriveOfRun(const nlohmann::json& run_doc);
+
+}  // namespace report
+
 // ---- Headline figures (the comparison section and `ssdlab show`) ----
 
 // One headline figure of a PTS test: a tracked variable's mean over the steady-state window its

@@ -151,6 +151,9 @@ class PhaseRunner {
   RequestSource* source_ = nullptr;  // spec_.source
   std::vector<Ahead> ahead_;
   std::vector<Slot> slots_;
+  // A request source's: how long after its scheduled time each slot's request was submitted
+  // (waiting for a free slot: the model's queue full), in virtual time; empty without a source.
+  std::vector<uint64_t> lag_ns_;
   bool open_loop_ = false;
   std::vector<uint64_t> next_index_;  // open loop: next schedule index per job
   double job_interval_ns_ = 0;        // open loop: time between one job's I/Os
@@ -253,6 +256,7 @@ template <bool kFast>
     bytes = s.bytes;
     dir = s.dir;
     s.preloaded = false;
+    lag_ns_[slot] = t - issue;
     result_.submit_lag.Record(t - issue);
   } else {
     const uint32_t job = s.job;
@@ -295,7 +299,7 @@ template <class Queue, class Dev>
     rec_.RampCompleted(s.dir, s.offset, s.bytes, s.issue_ns, t);  // may open the window
     if (!was_measuring && rec_.measuring()) StartMeasuring();
   } else {
-    rec_.Record(s.dir, s.offset, s.bytes, s.issue_ns, t);
+    rec_.Record(s.dir, s.offset, s.bytes, s.issue_ns, t, lag_ns_.empty() ? 0 : lag_ns_[slot]);
   }
 }
 
@@ -313,6 +317,7 @@ PhaseResult PhaseRunner<Queue, Dev>::Run(uint64_t* end_ns) {
   open_loop_ = source_ ? source_->timed() : spec_.rate_iops > 0;
   slots_.assign(n_slots, Slot{});
   for (uint32_t s = 0; s < n_slots; ++s) slots_[s].job = s / qd;
+  lag_ns_.assign(source_ ? n_slots : 0, 0);
   next_index_.assign(jobs, 0);
   if (spec_.rate_iops > 0) job_interval_ns_ = 1e9 * jobs / spec_.rate_iops;
   heap_.Reserve(n_slots);

@@ -34,6 +34,11 @@ struct IntervalSample {
     uint64_t bytes = 0;
     uint64_t lat_sum_ns = 0;
     uint64_t lat_max_ns = 0;
+    // A timed request source's (a replay's) submission lag of these I/Os: how much later than
+    // its scheduled time each was submitted (PhaseResult::submit_lag), summed and the largest.
+    // Zero for every other source, which has no schedule.
+    uint64_t lag_sum_ns = 0;
+    uint64_t lag_max_ns = 0;
   };
   std::array<Dir, 3> dirs;  // indexed by Direction
 
@@ -43,6 +48,8 @@ struct IntervalSample {
       dirs[i].bytes += o.dirs[i].bytes;
       dirs[i].lat_sum_ns += o.dirs[i].lat_sum_ns;
       if (o.dirs[i].lat_max_ns > dirs[i].lat_max_ns) dirs[i].lat_max_ns = o.dirs[i].lat_max_ns;
+      dirs[i].lag_sum_ns += o.dirs[i].lag_sum_ns;
+      if (o.dirs[i].lag_max_ns > dirs[i].lag_max_ns) dirs[i].lag_max_ns = o.dirs[i].lag_max_ns;
     }
   }
 };

@@ -435,13 +435,14 @@ Result<int64_t> PgStore::InsertPhase(int64_t test_id, const StoredPhase& p) {
             .WithContext("storing a histogram"));
   }
   // The time series in statements of up to 1000 rows (one round trip each, not one per row).
+  constexpr size_t kCols = 11;
   std::vector<Param> rows;
   auto flush = [&]() -> Status {
     if (rows.empty()) return Status::Ok();
     std::string sql = "INSERT INTO series VALUES";
-    for (size_t k = 0; k < rows.size(); k += 9) {
+    for (size_t k = 0; k < rows.size(); k += kCols) {
       sql += k ? ",(" : "(";
-      for (size_t c = 0; c < 9; ++c) sql += (c ? ",$" : "$") + std::to_string(k + c + 1);
+      for (size_t c = 0; c < kCols; ++c) sql += (c ? ",$" : "$") + std::to_string(k + c + 1);
       sql += ")";
     }
     Status st = Exec(sql, rows);
@@ -453,10 +454,11 @@ Result<int64_t> PgStore::InsertPhase(int64_t test_id, const StoredPhase& p) {
     for (int d = 0; d < kDirections; ++d) {
       const auto& x = iv.dirs[d];
       if (x.ios == 0 && d != 0) continue;
-      for (Param v : {P(id), P(static_cast<int64_t>(i)), P(iv.t_begin_ns), P(iv.t_end_ns), P(d),
-                      P(x.ios), P(x.bytes), P(x.lat_sum_ns), P(x.lat_max_ns)})
+      for (Param v :
+           {P(id), P(static_cast<int64_t>(i)), P(iv.t_begin_ns), P(iv.t_end_ns), P(d), P(x.ios),
+            P(x.bytes), P(x.lat_sum_ns), P(x.lat_max_ns), P(x.lag_sum_ns), P(x.lag_max_ns)})
         rows.push_back(std::move(v));
-      if (rows.size() >= 9000) SSDLAB_RETURN_IF_ERROR(flush());
+      if (rows.size() >= 1000 * kCols) SSDLAB_RETURN_IF_ERROR(flush());
     }
   }
   SSDLAB_RETURN_IF_ERROR(flush());
@@ -550,9 +552,11 @@ Result<std::vector<StoredPhase>> PgStore::LoadPhases(int64_t test_id, int round)
                                         static_cast<uint64_t>(h.Int(i, 6)), h.Real(i, 7));
   }
   SSDLAB_ASSIGN_OR_RETURN(
-      Rows s, Query("SELECT x.phase_id, x.idx, x.t_begin_ns, x.t_end_ns, x.direction, x.ios, "
-                    "x.bytes, x.lat_sum_ns, x.lat_max_ns FROM series x" +
-                        of_phases + " ORDER BY x.phase_id, x.idx, x.direction",
+      Rows s, Query(std::string("SELECT x.phase_id, x.idx, x.t_begin_ns, x.t_end_ns, x.direction, "
+                                "x.ios, x.bytes, x.lat_sum_ns, x.lat_max_ns, ") +
+                        // A read-only open of an older database (not migrated): no lag columns.
+                        (schema_version_ >= 4 ? "x.lag_sum_ns, x.lag_max_ns" : "0, 0") +
+                        " FROM series x" + of_phases + " ORDER BY x.phase_id, x.idx, x.direction",
                     which));
   for (int i = 0; i < s.size(); ++i) {
     auto at = index.find(s.Int(i, 0));
@@ -567,7 +571,8 @@ Result<std::vector<StoredPhase>> PgStore::LoadPhases(int64_t test_id, int round)
     iv.t_begin_ns = static_cast<uint64_t>(s.Int(i, 2));
     iv.t_end_ns = static_cast<uint64_t>(s.Int(i, 3));
     iv.dirs[d] = {static_cast<uint64_t>(s.Int(i, 5)), static_cast<uint64_t>(s.Int(i, 6)),
-                  static_cast<uint64_t>(s.Int(i, 7)), static_cast<uint64_t>(s.Int(i, 8))};
+                  static_cast<uint64_t>(s.Int(i, 7)), static_cast<uint64_t>(s.Int(i, 8)),
+                  static_cast<uint64_t>(s.Int(i, 9)), static_cast<uint64_t>(s.Int(i, 10))};
   }
   return out;
 }

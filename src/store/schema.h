@@ -22,6 +22,10 @@ struct SchemaMigration {
 inline constexpr SchemaMigration kMigrations[] = {
     {2, "ALTER TABLE runs ADD COLUMN fleet TEXT NOT NULL DEFAULT ''",
      "ALTER TABLE runs ADD COLUMN fleet TEXT NOT NULL DEFAULT ''"},
+    {3, "ALTER TABLE series ADD COLUMN lag_sum_ns INTEGER NOT NULL DEFAULT 0",
+     "ALTER TABLE series ADD COLUMN lag_sum_ns BIGINT NOT NULL DEFAULT 0"},
+    {4, "ALTER TABLE series ADD COLUMN lag_max_ns INTEGER NOT NULL DEFAULT 0",
+     "ALTER TABLE series ADD COLUMN lag_max_ns BIGINT NOT NULL DEFAULT 0"},
 };
 
 // "--db X has schema version 3, newer than this ssdlab's 2; use a newer ssdlab".

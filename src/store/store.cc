@@ -540,7 +540,7 @@ Result<int64_t> SqliteStore::InsertPhase(int64_t test_id, const StoredPhase& p) 
     for (int d = 0; d < kDirections; ++d) {
       const auto& x = iv.dirs[d];
       if (x.ios == 0 && d != 0) continue;
-      Stmt row(db_, "INSERT INTO series VALUES(?,?,?,?,?,?,?,?,?)");
+      Stmt row(db_, "INSERT INTO series VALUES(?,?,?,?,?,?,?,?,?,?,?)");
       row.Bind(1, id)
           .Bind(2, static_cast<int64_t>(i))
           .Bind(3, static_cast<int64_t>(iv.t_begin_ns))
@@ -549,7 +549,9 @@ Result<int64_t> SqliteStore::InsertPhase(int64_t test_id, const StoredPhase& p) 
           .Bind(6, static_cast<int64_t>(x.ios))
           .Bind(7, static_cast<int64_t>(x.bytes))
           .Bind(8, static_cast<int64_t>(x.lat_sum_ns))
-          .Bind(9, static_cast<int64_t>(x.lat_max_ns));
+          .Bind(9, static_cast<int64_t>(x.lat_max_ns))
+          .Bind(10, static_cast<int64_t>(x.lag_sum_ns))
+          .Bind(11, static_cast<int64_t>(x.lag_max_ns));
       SSDLAB_RETURN_IF_ERROR(row.Done("storing a time series"));
     }
   }
@@ -640,9 +642,14 @@ Result<std::vector<StoredPhase>> SqliteStore::LoadPhases(int64_t test_id, int ro
                                                  static_cast<uint64_t>(h.Int(4)),
                                                  static_cast<uint64_t>(h.Int(5)), h.Real(6));
     }));
-    Stmt s(db_,
-           "SELECT idx, t_begin_ns, t_end_ns, direction, ios, bytes, lat_sum_ns, lat_max_ns FROM "
-           "series WHERE phase_id=? ORDER BY idx, direction");
+    // A read-only open of a file older than version 4 (not migrated) has no lag columns.
+    const std::string series_sql =
+        std::string(
+            "SELECT idx, t_begin_ns, t_end_ns, direction, ios, bytes, lat_sum_ns, "
+            "lat_max_ns, ") +
+        (schema_version_ >= 4 ? "lag_sum_ns, lag_max_ns" : "0, 0") +
+        " FROM series WHERE phase_id=? ORDER BY idx, direction";
+    Stmt s(db_, series_sql.c_str());
     s.Bind(1, ids[i]);
     SSDLAB_RETURN_IF_ERROR(EachRow(db_, s, "time series", [&] {
       int64_t idx = s.Int(0);
@@ -657,7 +664,8 @@ Result<std::vector<StoredPhase>> SqliteStore::LoadPhases(int64_t test_id, int ro
       iv.t_begin_ns = static_cast<uint64_t>(s.Int(1));
       iv.t_end_ns = static_cast<uint64_t>(s.Int(2));
       iv.dirs[d] = {static_cast<uint64_t>(s.Int(4)), static_cast<uint64_t>(s.Int(5)),
-                    static_cast<uint64_t>(s.Int(6)), static_cast<uint64_t>(s.Int(7))};
+                    static_cast<uint64_t>(s.Int(6)), static_cast<uint64_t>(s.Int(7)),
+                    static_cast<uint64_t>(s.Int(8)), static_cast<uint64_t>(s.Int(9))};
     }));
     if (!bad.empty()) return Damaged("phases", bad);
   }

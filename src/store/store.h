@@ -1,7 +1,7 @@
 // The results database: SQLite (one file) or PostgreSQL (shared by a lab's hosts), every round
 // committed as it ends so that a killed run loses at most the round in progress.
 //
-// Tables (schema version 2; `meta` marks the file as ssdlab's):
+// Tables (schema version 4; `meta` marks the file as ssdlab's):
 //   meta(key, value)                       app = "ssdlab", schema_version
 //   runs(id, name, kind, status, created_at, finished_at, config, context, fleet)
 //   targets(run_id, path, kind, size_bytes, logical_block_bytes, physical_block_bytes,
@@ -10,7 +10,8 @@
 //   rounds(test_id, round, tracking, committed_at)
 //   phases(id, test_id, round, cell, workload, measured_ns, io_errors, interrupted, counters)
 //   histograms(phase_id, direction, ios, bytes, min_ns, max_ns, sum_ns, sum_sq_ns2, buckets)
-//   series(phase_id, idx, t_begin_ns, t_end_ns, direction, ios, bytes, lat_sum_ns, lat_max_ns)
+//   series(phase_id, idx, t_begin_ns, t_end_ns, direction, ios, bytes, lat_sum_ns, lat_max_ns,
+//          lag_sum_ns, lag_max_ns)
 // JSON columns hold nlohmann::json text. Histograms are stored whole (non-empty buckets as
 // little-endian uint64 pairs) so percentiles of any window can be recomputed.
 //
@@ -35,8 +36,10 @@
 namespace ssdlab {
 
 // Schema versions (migrations are applied on open by a writing mode; a client meeting a newer
-// schema refuses it): 1 the tables above; 2 adds runs.fleet.
-inline constexpr int kStoreSchemaVersion = 2;
+// schema refuses it): 1 the tables above; 2 adds runs.fleet; 3 and 4 add series.lag_sum_ns and
+// series.lag_max_ns (a replay's submission lag per interval, IntervalSample::Dir; 0 in rows
+// stored before them, and in every phase without a timed request source).
+inline constexpr int kStoreSchemaVersion = 4;
 
 struct RunRecord {
   int64_t id = 0;

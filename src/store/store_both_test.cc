@@ -29,8 +29,8 @@ PhaseResult Sample(uint64_t base) {
     IntervalSample iv;
     iv.t_begin_ns = k * 100'000'000ull;
     iv.t_end_ns = (k + 1) * 100'000'000ull;
-    iv.dirs[0] = {100u + k, 409600, 100 * base, base + 7};
-    iv.dirs[1] = {static_cast<uint64_t>(k + 1), 4096ull * (k + 1), 5 * base, base};
+    iv.dirs[0] = {100u + k, 409600, 100 * base, base + 7, 11 * base + k, base + 3};
+    iv.dirs[1] = {static_cast<uint64_t>(k + 1), 4096ull * (k + 1), 5 * base, base, 2 * base, base};
     r.intervals.push_back(iv);
   }
   r.cpu_user_s = 0.125;
@@ -40,7 +40,9 @@ PhaseResult Sample(uint64_t base) {
   return r;
 }
 
-void ExpectSamePhase(const PhaseResult& got, const PhaseResult& want) {
+// `lag`: the series' submission lag was stored (false: a database older than the lag columns,
+// whose rows read as zero lag).
+void ExpectSamePhase(const PhaseResult& got, const PhaseResult& want, bool lag = true) {
   EXPECT_EQ(got.measured_ns, want.measured_ns);
   for (int d = 0; d < 3; ++d) {
     EXPECT_EQ(got.dirs[d].ios, want.dirs[d].ios) << d;
@@ -57,6 +59,10 @@ void ExpectSamePhase(const PhaseResult& got, const PhaseResult& want) {
       EXPECT_EQ(got.intervals[i].dirs[d].ios, want.intervals[i].dirs[d].ios);
       EXPECT_EQ(got.intervals[i].dirs[d].lat_sum_ns, want.intervals[i].dirs[d].lat_sum_ns);
       EXPECT_EQ(got.intervals[i].t_end_ns, want.intervals[i].t_end_ns);
+      EXPECT_EQ(got.intervals[i].dirs[d].lag_sum_ns,
+                lag ? want.intervals[i].dirs[d].lag_sum_ns : 0);
+      EXPECT_EQ(got.intervals[i].dirs[d].lag_max_ns,
+                lag ? want.intervals[i].dirs[d].lag_max_ns : 0);
     }
   EXPECT_DOUBLE_EQ(got.cpu_user_s, want.cpu_user_s);
   EXPECT_EQ(got.counters, want.counters);
@@ -87,8 +93,8 @@ void WriteRun(Store& s, const std::string& name, uint64_t base) {
   ASSERT_TRUE(s.SetRunStatus(*run, "done").ok());
 }
 
-// Checks run `name` as WriteRun(…, base) left it.
-void ExpectRun(Store& s, const std::string& name, uint64_t base) {
+// Checks run `name` as WriteRun(…, base) left it (`lag`: as ExpectSamePhase).
+void ExpectRun(Store& s, const std::string& name, uint64_t base, bool lag = true) {
   auto run = s.FindRun(name);
   ASSERT_TRUE(run.ok()) << run.status().message();
   EXPECT_EQ(run->status, "done");
@@ -109,7 +115,7 @@ void ExpectRun(Store& s, const std::string& name, uint64_t base) {
     ASSERT_EQ(phases->size(), 6u);
     for (const StoredPhase& p : *phases) {
       uint64_t b = (p.cell == "bs=4KiB" ? base : base * 2) + p.round;
-      ExpectSamePhase(p.result, Sample(b));
+      ExpectSamePhase(p.result, Sample(b), lag);
     }
   }
 }
@@ -261,12 +267,14 @@ TYPED_TEST(BothStores, AnOlderSchemaIsMigratedOnOpenAndANewerOneRefused) {
   }
   // Make it a version-1 database, as an older ssdlab left it.
   TypeParam::Raw(where,
-                 "ALTER TABLE runs DROP COLUMN fleet; UPDATE meta SET value='1' WHERE "
+                 "ALTER TABLE runs DROP COLUMN fleet; ALTER TABLE series DROP COLUMN lag_sum_ns; "
+                 "ALTER TABLE series DROP COLUMN lag_max_ns; UPDATE meta SET value='1' WHERE "
                  "key='schema_version'");
   {
     auto ro = this->Open(where, Store::Mode::kReadOnly);  // readable without migrating
     ASSERT_TRUE(ro);
     EXPECT_EQ(ro->FindRun("old")->fleet, "");
+    ExpectRun(*ro, "old", 50, /*lag=*/false);
   }
   {
     auto s = this->Open(where);  // a writing open migrates
@@ -275,7 +283,9 @@ TYPED_TEST(BothStores, AnOlderSchemaIsMigratedOnOpenAndANewerOneRefused) {
     ASSERT_TRUE(run.ok());
     ASSERT_TRUE(s->SetRunFleet(run->id, "rack-a").ok());
     EXPECT_EQ(s->FindRun("old")->fleet, "rack-a");
-    ExpectRun(*s, "old", 50);
+    ExpectRun(*s, "old", 50, /*lag=*/false);
+    WriteRun(*s, "new", 60);  // the migrated series holds the lag
+    ExpectRun(*s, "new", 60);
     EXPECT_EQ(s->RunJson("old")->at("context")["fleet"], "rack-a");
   }
   TypeParam::Raw(where, "UPDATE meta SET value='99' WHERE key='schema_version'");

@@ -130,6 +130,27 @@ void AddReplayNotes(const ReplayRequest& q, ReplayOutcome& o) {
     notes.push_back(fmt::format("{} malformed records skipped (--skip-bad)", c.skipped));
 }
 
+// A timed replay's submission lag over time, one point per interval of the phase's series:
+// [{t_begin_ns, t_end_ns, ios, lag_mean_ns, lag_max_ns}] over the I/Os (all directions) that
+// completed in the interval (IntervalSample::Dir::lag_sum_ns, lag_max_ns).
+json LagSeries(const PhaseResult& r) {
+  json out = json::array();
+  for (const IntervalSample& s : r.intervals) {
+    uint64_t ios = 0, sum = 0, max = 0;
+    for (const auto& d : s.dirs) {
+      ios += d.ios;
+      sum += d.lag_sum_ns;
+      max = std::max(max, d.lag_max_ns);
+    }
+    out.push_back({{"t_begin_ns", s.t_begin_ns},
+                   {"t_end_ns", s.t_end_ns},
+                   {"ios", ios},
+                   {"lag_mean_ns", ios ? static_cast<double>(sum) / static_cast<double>(ios) : 0.0},
+                   {"lag_max_ns", max}});
+  }
+  return out;
+}
+
 // The `replay` object of the document and of the stored test.
 json ReplayObject(const ReplayRequest& q, const std::vector<std::string>& files,
                   const trace::TraceOptions& topt, const trace::ReplayOptions& ropt,
@@ -164,9 +185,11 @@ json ReplayObject(const ReplayRequest& q, const std::vector<std::string>& files,
     rep["lag_ns"] = {{"count", lag.count()},      {"mean", lag.Mean()}, {"p50", lag.Percentile(50)},
                      {"p99", lag.Percentile(99)}, {"max", lag.max()},   {"limit", q.lag_limit_ns}};
     rep["kept_up"] = !o.behind;
+    rep["lag_series"] = LagSeries(o.result);
   } else {
     rep["lag_ns"] = nullptr;
     rep["kept_up"] = nullptr;
+    rep["lag_series"] = nullptr;
   }
   json cmp = json::object();
   for (int d = 0; d < kDirections; ++d) {
