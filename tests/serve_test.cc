@@ -211,6 +211,14 @@ TEST_F(ServeE2E, FioMkfsFilesAndARestartWithTheSameState) {
   EXPECT_GT(doc["reads"].get<uint64_t>(), 0u);
   EXPECT_GT(doc["transport_round_trip_ns"].get<uint64_t>(), 0u);
   EXPECT_TRUE(doc["lag_ns"].contains("p99"));
+  // The round trip measured while serving (at QD 1, where there was a stretch of it): at most
+  // one gap per request, never above the limit, credited to no more requests than served.
+  const nlohmann::json& gap = doc["transport_gap_ns"];
+  const uint64_t requests = doc["requests"].get<uint64_t>();
+  EXPECT_LE(gap["count"].get<uint64_t>() + gap["pauses"].get<uint64_t>(), requests) << gap;
+  EXPECT_LE(gap["estimate"].get<uint64_t>(), gap["limit"].get<uint64_t>()) << gap;
+  EXPECT_LE(gap["credited"].get<uint64_t>(), requests) << gap;
+  EXPECT_TRUE(Has(s.Output(), "transport at QD 1: ")) << s.Output();
   EXPECT_TRUE(std::filesystem::exists(state));
   EXPECT_TRUE(std::filesystem::exists(state + ".data"));
 

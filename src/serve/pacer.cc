@@ -32,6 +32,32 @@ bool Pacer::RaiseToRealTime() {
   return pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
 }
 
+void TransportGap::Arrived(uint64_t arrival_ns, size_t held) {
+  if (held == 0 && have_reply_ && arrival_ns >= reply_ns_) {
+    const uint64_t gap = arrival_ns - reply_ns_;
+    if (gap > limit_ns_) {
+      ++paused_;
+    } else {
+      gaps_ns_.Record(gap);
+      window_[measured_++ % kWindow] = gap;
+      if (measured_ % kRefresh == 0) {
+        const size_t n = std::min<uint64_t>(measured_, kWindow);
+        std::array<uint64_t, kWindow> v = window_;
+        std::nth_element(v.begin(), v.begin() + n / 2, v.begin() + n);
+        estimate_ns_ = v[n / 2];
+      }
+    }
+  }
+  // A request arriving before the last reply left overlapped it: its stretch is not QD 1.
+  alone_ = held == 0 && !(have_reply_ && arrival_ns < reply_ns_);
+  have_reply_ = false;
+}
+
+void TransportGap::Replied(uint64_t reply_ns, size_t held) {
+  have_reply_ = held == 0 && alone_;
+  reply_ns_ = reply_ns;
+}
+
 Pacer::~Pacer() { Stop(); }
 
 Status Pacer::Start() {
@@ -63,6 +89,7 @@ void Pacer::Submit(Op op, uint64_t offset, uint32_t bytes, uint64_t arrival_ns, 
 void Pacer::Admit(const Pending& p) {
   // Arrivals are in order from one transport thread; from several, a late stamp is moved to the
   // latest virtual time already used (the simulator takes commands in time order).
+  gap_.Arrived(p.arrival_ns, due_.size());
   const uint64_t since_start = p.arrival_ns > start_wall_ns_ ? p.arrival_ns - start_wall_ns_ : 0;
   const uint64_t t = std::max(start_virtual_ns_ + since_start, last_virtual_ns_);
   last_virtual_ns_ = t;
@@ -105,8 +132,11 @@ void Pacer::Admit(const Pending& p) {
   report_.service_ns.Record(service);
   if (err == 0 && p.op == Op::kRead) report_.read_service_ns += service;
   if (err == 0 && p.op == Op::kWrite) report_.write_service_ns += service;
-  const uint64_t credit = std::min(service, o_.transport_ns);
-  if (service <= o_.transport_ns) ++report_.shorter_than_transport;
+  const bool by_gap = o_.credit_gap && gap_.estimate_ns() > 0;
+  const uint64_t round_trip = by_gap ? gap_.estimate_ns() : o_.transport_ns;
+  if (by_gap) ++report_.gap_credited;
+  const uint64_t credit = std::min(service, round_trip);
+  if (service <= round_trip) ++report_.shorter_than_transport;
   const uint64_t due = start_wall_ns_ + (done - start_virtual_ns_) - credit;
   due_.push(Due{due, done, seq_++, p.reply, p.ctx, err});
 }
@@ -115,6 +145,7 @@ void Pacer::Answer(const Due& d, uint64_t now_ns) {
   const uint64_t lag = now_ns > d.due_ns ? now_ns - d.due_ns : 0;
   report_.lag_ns.Record(lag);
   if (lag > o_.late_threshold_ns) ++report_.late;
+  gap_.Replied(now_ns, due_.size());
   d.reply(d.ctx, d.err);
 }
 
@@ -245,6 +276,9 @@ void Pacer::Finish(uint64_t end_wall_ns) {
   report_.nand_pages_written = c.nand_pages_written - start_counters_.nand_pages_written;
   report_.gc_page_copies = c.gc_page_copies - start_counters_.gc_page_copies;
   report_.erases = c.erases - start_counters_.erases;
+  report_.gap_ns = gap_.gaps_ns();
+  report_.gap_pauses = gap_.paused();
+  report_.gap_estimate_ns = gap_.estimate_ns();
   report_.paced = report_.late_share() <= o_.late_share_limit;
 }
 

@@ -7,7 +7,9 @@
 // latency (measured by the transport, PacerOptions::transport_ns) or the service time when
 // that is shorter: the client, which pays the transport's round trip on top, then sees the
 // model's service time, as FEMU does. A request whose service time is shorter than the
-// transport is answered at once and counted (shorter_than_transport).
+// transport is answered at once and counted (shorter_than_transport). With credit_gap, the
+// credit is the transport's round trip measured while serving (TransportGap below) once there
+// is one, transport_ns until then.
 //
 // When the host or the transport cannot keep up, replies leave after their due time: each
 // reply's lag (reply wall time minus due time) goes into a histogram, and replies later than
@@ -19,7 +21,9 @@
 // The transport (serve/fuse_drive.h) is kept apart so that another one (ublk) reuses this.
 #pragma once
 
+#include <array>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <queue>
@@ -38,8 +42,48 @@ enum class Op : uint8_t { kRead, kWrite, kTrim, kFlush };
 // the drive refused (out of range).
 using ReplyFn = void (*)(void* ctx, int err);
 
+// The host's round trip measured while serving, as FEMU subtracts its emulation overhead. At
+// QD 1 closed loop (the server holds one request at a time and the next arrives after the
+// previous reply left), the time from a reply leaving the server to the next request's arrival
+// is what the host adds to every request beyond the server's own time: the reply's way back
+// (FUSE, the loop device's worker, the block layer), the client's turnaround (its completion
+// handling and next submission: a few microseconds for fio, counted too) and the next
+// request's way in. A gap is measured only where the server held no other request from the
+// previous request's arrival to the next one's (overlapping requests, QD > 1, give none); gaps
+// above limit_ns are a client pausing (think time), not the transport: counted apart, not
+// measured. The estimate is the median of the last kWindow gaps, refreshed every kRefresh
+// gaps; 0 until kRefresh gaps were measured. Not thread-safe (the pacer's thread's own). The
+// times are any one clock's (MonotonicNs()).
+class TransportGap {
+ public:
+  static constexpr size_t kWindow = 64, kRefresh = 8;
+  explicit TransportGap(uint64_t limit_ns) : limit_ns_(limit_ns) {}
+  // A request arrived at arrival_ns while the server held `held` other requests unanswered.
+  void Arrived(uint64_t arrival_ns, size_t held);
+  // A reply left at reply_ns; the server still holds `held` requests unanswered.
+  void Replied(uint64_t reply_ns, size_t held);
+  uint64_t estimate_ns() const { return estimate_ns_; }
+  const Histogram& gaps_ns() const { return gaps_ns_; }  // every gap measured
+  uint64_t paused() const { return paused_; }            // gaps above limit_ns, not measured
+
+ private:
+  uint64_t limit_ns_;
+  bool alone_ = false;       // since the server was last idle, it held one request at a time
+  bool have_reply_ = false;  // the server is idle after a reply to a request held alone
+  uint64_t reply_ns_ = 0;    // that reply's time
+  std::array<uint64_t, kWindow> window_{};
+  uint64_t measured_ = 0;  // gaps measured in all (the window holds the last kWindow)
+  uint64_t estimate_ns_ = 0;
+  uint64_t paused_ = 0;
+  Histogram gaps_ns_;
+};
+
 struct PacerOptions {
-  uint64_t transport_ns = 0;             // the transport's round trip, credited against service
+  uint64_t transport_ns = 0;  // the transport's round trip, credited against service
+  // Credit the round trip measured while serving (TransportGap's estimate) once there is one,
+  // instead of transport_ns; gaps above gap_limit_ns are not the transport's.
+  bool credit_gap = false;
+  uint64_t gap_limit_ns = 500'000;
   uint64_t late_threshold_ns = 100'000;  // a reply later than this after its due time is late
   double late_share_limit = 0.01;        // above this share late, the figures were not paced
 };
@@ -50,12 +94,19 @@ struct PacerReport {
   uint64_t read_bytes = 0, write_bytes = 0, trim_bytes = 0;
   uint64_t errors = 0;                  // refused by the drive (out of range)
   uint64_t late = 0;                    // answered more than late_threshold_ns after due
-  uint64_t shorter_than_transport = 0;  // service time below the transport's: answered at once
-  uint64_t wall_ns = 0;                 // Start() to Stop()
-  Histogram lag_ns;                     // reply wall time - due time, every reply
-  Histogram service_ns;                 // the model's service time, every request
-  uint64_t read_service_ns = 0;         // the model's service times of the reads, summed
-  uint64_t write_service_ns = 0;        // and of the writes
+  uint64_t shorter_than_transport = 0;  // service time below the credit: answered at once
+  // The host's round trip measured while serving (TransportGap, every request's, whether
+  // credited or not): the gaps measured, the pauses not counted, the estimate at the end, and
+  // the requests credited by the estimate (credit_gap; the others by transport_ns).
+  Histogram gap_ns;
+  uint64_t gap_pauses = 0;
+  uint64_t gap_estimate_ns = 0;
+  uint64_t gap_credited = 0;
+  uint64_t wall_ns = 0;           // Start() to Stop()
+  Histogram lag_ns;               // reply wall time - due time, every reply
+  Histogram service_ns;           // the model's service time, every request
+  uint64_t read_service_ns = 0;   // the model's service times of the reads, summed
+  uint64_t write_service_ns = 0;  // and of the writes
   double late_share() const {
     return requests ? static_cast<double>(late) / static_cast<double>(requests) : 0.0;
   }
@@ -95,8 +146,8 @@ class Pacer {
   // once, answers every request the model completed by the cut (virtual time T: the wall
   // clock's, at least the last submission's) as done and every other one, queued or not yet
   // admitted, with EIO, then applies the model's cut at T (SimBackend::PowerCutAt). Answers
-  // are exact only without a transport credit (PacerOptions::transport_ns 0): a reply then
-  // never leaves before the model's completion. Errors as PowerCutAt. REQUIRES: Start()
+  // are exact only without a transport credit (PacerOptions::transport_ns 0, credit_gap false): a
+  // reply then never leaves before the model's completion. Errors as PowerCutAt. REQUIRES: Start()
   // returned Ok and neither Stop() nor Cut() has been called.
   Result<SimBackend::PowerCut> Cut();
   // The drive's counters now, read on the pacer's thread between two batches of admissions
@@ -161,6 +212,7 @@ class Pacer {
   std::vector<Pending> batch_;
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
   uint64_t seq_ = 0;
+  TransportGap gap_{o_.gap_limit_ns};
   uint64_t start_wall_ns_ = 0, start_virtual_ns_ = 0, last_virtual_ns_ = 0;
   SimCounters start_counters_;
   PacerReport report_;

@@ -112,6 +112,81 @@ TEST(Pacer, ShortServiceOutOfRangeAndFlush) {
   EXPECT_EQ(pacer.report().shorter_than_transport, 3u);
 }
 
+// At QD 1 closed loop the gap from each reply to the next arrival is the host's round trip:
+// gaps of 28-32 us give an estimate of 30 us (the median); a 5 ms pause of the client is not
+// the transport's and is counted apart.
+TEST(TransportGap, QueueDepthOneGapsGiveTheirMedianAndPausesAreIgnored) {
+  TransportGap g(500'000);
+  EXPECT_EQ(g.estimate_ns(), 0u);
+  uint64_t t = 1'000'000;
+  const uint64_t gaps[] = {28'000, 29'000, 30'000, 31'000, 32'000};
+  for (int i = 0; i < 40; ++i) {
+    g.Arrived(t, 0);
+    t += 100'000;  // the server's time
+    g.Replied(t, 0);
+    t += i == 20 ? 5'000'000 : gaps[i % 5];
+    if (i == 7) EXPECT_EQ(g.estimate_ns(), 0u);  // 7 gaps: none yet
+  }
+  EXPECT_EQ(g.estimate_ns(), 30'000u);
+  EXPECT_EQ(g.gaps_ns().count(), 38u);  // 39 gaps, the pause not among them
+  EXPECT_EQ(g.paused(), 1u);
+  EXPECT_LE(g.gaps_ns().max(), 32'000u);
+}
+
+// Overlapping requests give no gap: a second request arriving while the first is held, and one
+// stamped before the previous reply left (admitted after it), make their stretches not QD 1,
+// so neither the gap after them nor the one before counts.
+TEST(TransportGap, OverlappingRequestsContributeNothing) {
+  TransportGap g(500'000);
+  uint64_t t = 1'000'000;
+  for (int i = 0; i < 40; ++i) {
+    g.Arrived(t, 0);
+    g.Arrived(t + 1'000, 1);  // QD 2
+    g.Replied(t + 100'000, 1);
+    g.Replied(t + 101'000, 0);
+    g.Arrived(t + 131'000, 0);  // 30 us after the last reply, but that stretch held two
+    g.Replied(t + 200'000, 0);
+    g.Arrived(t + 199'000, 0);  // stamped before the reply it follows
+    g.Replied(t + 300'000, 0);
+    t += 330'000;  // 30 us after that reply: its stretch overlapped the one before
+  }
+  EXPECT_EQ(g.gaps_ns().count(), 0u);
+  EXPECT_EQ(g.estimate_ns(), 0u);
+  EXPECT_EQ(g.paused(), 0u);
+}
+
+// The pacer measures the gaps of a QD 1 client from its own replies and, with credit_gap,
+// credits their estimate once there is one: a client answering each reply with a request
+// stamped 30 us after it saw the reply gives one gap per request after the first, each at least
+// 30 us; requests after the 8th gap are credited by the estimate. A burst of requests stamped
+// together with the last of those (before its reply) gives none.
+TEST(Pacer, MeasuresTheGapsOfAQueueDepthOneClient) {
+  auto drive = Open("sim:tiny?capacity=64MiB");
+  PacerOptions o;
+  o.credit_gap = true;
+  o.gap_limit_ns = 10'000'000'000;  // 10 s: no gap is a pause, however busy the host
+  Pacer pacer(drive.get(), o);
+  ASSERT_TRUE(pacer.Start().ok());
+  Waiter w;
+  uint64_t arrival = Pacer::MonotonicNs(), last = 0;
+  for (int i = 0; i < 20; ++i) {
+    pacer.Submit(Op::kRead, static_cast<uint64_t>(i) * 4096, 4096, arrival, Waiter::Reply, &w);
+    w.Wait(i + 1);
+    last = arrival;
+    arrival = w.at_ns + 30'000;  // at_ns: after the reply left
+  }
+  Waiter burst;
+  for (int i = 0; i < 4; ++i) pacer.Submit(Op::kRead, 0, 4096, last, Waiter::Reply, &burst);
+  burst.Wait(4);
+  pacer.Stop();
+  const PacerReport& r = pacer.report();
+  EXPECT_EQ(r.gap_ns.count(), 19u);
+  EXPECT_GE(r.gap_ns.min(), 30'000u);
+  EXPECT_GE(r.gap_estimate_ns, 30'000u);
+  EXPECT_EQ(r.gap_pauses, 0u);
+  EXPECT_EQ(r.gap_credited, 16u);  // requests 9-20 (after the 8th gap) and the burst
+}
+
 TEST(DataStore, MemoryIsSparseAndPunchReadsZeros) {
   auto s = MemoryStore(1 << 20);
   std::vector<char> buf(10000, 'x'), out(10000, 'y');
