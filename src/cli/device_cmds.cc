@@ -8,13 +8,9 @@
 
 #include "base/units.h"
 #include "cli/commands.h"
-#include "device/device_json.h"
-#include "device/health.h"
 #include "device/identify.h"
 #include "device/purge.h"
-#include "device/safety.h"
 #include "device/smart.h"
-#include "sim/sim.h"
 #include "usecase/device.h"
 
 namespace ssdlab {

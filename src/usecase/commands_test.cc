@@ -1,7 +1,6 @@
 // The use cases of `info`, `purge`, `app`, `report` and `export` without the binary: a simulated
 // drive's state and a file in a temporary directory, a short battery stored in SQLite.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -12,6 +11,7 @@
 #include "usecase/device.h"
 #include "usecase/pts.h"
 #include "usecase/report.h"
+#include "usecase/test_util.h"
 
 namespace ssdlab::usecase {
 namespace {
@@ -19,34 +19,16 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class CommandsTest : public ::testing::Test {
+class CommandsTest : public TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "ssdlab_commands_test.XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string SimWithState() const { return "sim:tiny?state=" + (dir_ / "t.st").string(); }
 
-  // A one-cell IOPS battery on sim:tiny stored as run `name` in dir_/r.db.
+  // ShortIops("name") run and stored in dir_/r.db.
   void StoreShortBattery(const std::string& name) {
-    PtsRequest r;
-    r.target = "sim:tiny";
-    r.db = (dir_ / "r.db").string();
-    r.run = name;
-    r.given.options = {{"--tests", "iops"},  {"--iops-bs", "4KiB"}, {"--iops-mixes", "100/0"},
-                       {"--round", "200ms"}, {"--max-rounds", "5"}, {"--purge", "none"},
-                       {"--wipc", "0x"}};
-    r.console = &console_;
-    auto out = RunPts(r);
+    auto out = RunPts(ShortIops(name));
     ASSERT_TRUE(out.ok()) << out.status().message();
     ASSERT_TRUE(out->battery.ok()) << out->battery.message();
   }
-
-  fs::path dir_;
-  RecordingConsole console_;
 };
 
 TEST_F(CommandsTest, InfoOfASimulatedDriveGivesItsModelAndItsStateOnceSaved) {

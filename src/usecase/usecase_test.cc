@@ -16,6 +16,7 @@
 #include "usecase/replay.h"
 #include "usecase/run.h"
 #include "usecase/sim_spread.h"
+#include "usecase/test_util.h"
 #include "usecase/trace_stats.h"
 #include "usecase/twin_fit.h"
 
@@ -25,31 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class UsecaseTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "ssdlab_usecase_test.XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // A short IOPS test of one cell on sim:tiny, run `name` in dir_/r.db.
-  PtsRequest ShortIops(const std::string& name) {
-    PtsRequest r;
-    r.target = "sim:tiny";
-    r.db = (dir_ / "r.db").string();
-    r.run = name;
-    r.given.options = {{"--tests", "iops"},  {"--iops-bs", "4KiB"}, {"--iops-mixes", "100/0"},
-                       {"--round", "200ms"}, {"--max-rounds", "5"}, {"--purge", "none"},
-                       {"--wipc", "0x"}};
-    r.console = &console_;
-    return r;
-  }
-
-  fs::path dir_;
-  RecordingConsole console_;
-};
+using UsecaseTest = TempDirTest;
 
 TEST_F(UsecaseTest, RunPtsStoresTheBatteryAndSaysItsStart) {
   PtsRequest r = ShortIops("short");
