@@ -103,8 +103,9 @@ results::AppSimulatedDrive SimulatedDriveOf(const serve::ServedFsReport& r) {
 }
 
 // The app on a served simulated drive: its filesystem made, mounted, used and undone
-// (serve/served_fs.h); the drive's figures and the serve's warnings into `out`.
-AppOutcome RunOnServedDrive(const AppRequest& r, AppTestOutcome* out) {
+// (serve/served_fs.h); the drive's figures into `drive`, the serve's warnings into `errors`.
+AppOutcome RunOnServedDrive(const AppRequest& r, std::optional<results::AppSimulatedDrive>* drive,
+                            std::vector<std::string>* errors) {
   AppOutcome outcome;
   serve::ServedFsOptions so;
   so.target = r.target;
@@ -122,8 +123,8 @@ AppOutcome RunOnServedDrive(const AppRequest& r, AppTestOutcome* out) {
     if (outcome.status.ok()) outcome.status = served.status();
     return outcome;
   }
-  out->results.simulated_drive = SimulatedDriveOf(*served);
-  for (const std::string& w : served->warnings) out->errors.push_back("warning: " + w);
+  *drive = SimulatedDriveOf(*served);
+  for (const std::string& w : served->warnings) errors->push_back("warning: " + w);
   return outcome;
 }
 
@@ -163,12 +164,12 @@ Result<AppTestOutcome> RunAppTest(const AppRequest& r) {
       "ssdlab app: run '{}', {} {}\n", out.run, r.options.name,
       r.target.empty() ? fmt::format("in {} ({})", r.options.dir, DescribeTarget(identity))
                        : "on a served " + r.target));
+  std::optional<results::AppSimulatedDrive> drive;
   AppOutcome outcome = r.target.empty() ? RunApp(r.options, identity, r.stop, r.progress)
-                                        : RunOnServedDrive(r, &out);
+                                        : RunOnServedDrive(r, &drive, &out.errors);
   out.status = outcome.status;
-  auto drive = out.results.simulated_drive;
   out.results = AppResultsOf(outcome, r.options.name);
-  out.results.simulated_drive = drive;
+  out.results.simulated_drive = std::move(drive);
   if (Status s = store->FinishTest(test_id, nullptr, ToJson(out.results)); !s.ok())
     out.errors.insert(out.errors.begin(), "cannot store the results: " + s.message());
   out.doc = EndStoredRun(*store, run_id, out.run, out.status, *r.console);

@@ -9,6 +9,7 @@
 
 #include "base/output_file.h"
 #include "base/process.h"
+#include "base/strings.h"
 #include "report/report.h"
 #include "sim/preset_file.h"
 #include "store/store.h"
@@ -46,17 +47,12 @@ Status WriteFile(const std::string& flag, const std::string& path, const std::st
 // emptying it of them is how to say there is none); "" when none is.
 std::string FindChromium() {
   const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "";
+  const std::vector<std::string> dirs = SplitNonEmpty(path ? path : "", ':');
   for (const char* name :
        {"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}) {
-    size_t start = 0;
-    while (start <= dirs.size()) {
-      size_t end = dirs.find(':', start);
-      if (end == std::string::npos) end = dirs.size();
-      const std::string dir = dirs.substr(start, end - start);
+    for (const std::string& dir : dirs) {
       std::string cand = dir + "/" + name;
-      if (!dir.empty() && access(cand.c_str(), X_OK) == 0 && !fs::is_directory(cand)) return cand;
-      start = end + 1;
+      if (access(cand.c_str(), X_OK) == 0 && !fs::is_directory(cand)) return cand;
     }
   }
   return "";
