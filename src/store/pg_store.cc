@@ -59,9 +59,7 @@ constexpr SqlDialect kPostgres = {kSchema, &SchemaMigration::postgres,
 class Row final : public SqlRow {
  public:
   Row(const PGresult* r, int i) : r_(r), i_(i) {}
-  int64_t Int(int col) const override {
-    return std::strtoll(PQgetvalue(r_, i_, col), nullptr, 10);
-  }
+  int64_t Int(int col) const override { return std::strtoll(PQgetvalue(r_, i_, col), nullptr, 10); }
   double Real(int col) const override { return std::strtod(PQgetvalue(r_, i_, col), nullptr); }
   std::string Text(int col) const override {
     return PQgetisnull(r_, i_, col) ? "" : PQgetvalue(r_, i_, col);

@@ -29,8 +29,7 @@ class PgStore final : public SqlStore {
   PgStore(pg_conn* conn, std::string where);
   // One statement (or several, without parameters); the result, cleared by the caller.
   Result<pg_result*> Query(const std::string& sql, const std::vector<SqlParam>& params);
-  Status Each(const std::string& what, const std::string& sql,
-              const std::vector<SqlParam>& params,
+  Status Each(const std::string& what, const std::string& sql, const std::vector<SqlParam>& params,
               const std::function<void(const SqlRow&)>& row) override;
   Status Exec(const std::string& sql) override;
   Status CommitTransaction() override;

@@ -1,4 +1,4 @@
-// What the two store implementations (sqlite_store.h, pg_store.h) share: the schema's
+// What the two store drivers (sqlite_store.h, pg_store.h) share besides sql_store.h: the schema's
 // migrations, the wording of their refusals, and the encoding of histograms and counters.
 // Private to store/.
 #pragma once

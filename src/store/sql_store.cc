@@ -85,9 +85,9 @@ Status SqlStore::Migrate(const std::string& where) {
     if (Status st = Exec(m.*dialect_.migration); !st.ok()) return fail(st);
     version = m.version;
   }
-  if (Status st = Run("updating the schema version",
-                      "UPDATE meta SET value=$1 WHERE key='schema_version'",
-                      {std::to_string(version)});
+  if (Status st =
+          Run("updating the schema version", "UPDATE meta SET value=$1 WHERE key='schema_version'",
+              {std::to_string(version)});
       !st.ok())
     return fail(st);
   schema_version_ = version;
@@ -120,8 +120,7 @@ void SqlStore::RollbackWrites() {
 }
 
 Result<int64_t> SqlStore::CreateRun(const std::string& name, const std::string& kind,
-                                    const json& config, const json& context,
-                                    const TargetInfo& t) {
+                                    const json& config, const json& context, const TargetInfo& t) {
   SSDLAB_RETURN_IF_ERROR(BeginWrites());
   auto id = Id("storing the run",
                "INSERT INTO runs(name, kind, status, created_at, config, context) "
@@ -135,9 +134,10 @@ Result<int64_t> SqlStore::CreateRun(const std::string& name, const std::string& 
                              "' already exists; pick another --run name or --resume it");
     return id.status();
   }
-  Status st = Run("storing the target", "INSERT INTO targets VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,'{}')",
-                  {*id, t.path, t.kind, I64(t.size_bytes), int64_t{t.logical_block_bytes},
-                   int64_t{t.physical_block_bytes}, t.model, t.serial, t.firmware});
+  Status st =
+      Run("storing the target", "INSERT INTO targets VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,'{}')",
+          {*id, t.path, t.kind, I64(t.size_bytes), int64_t{t.logical_block_bytes},
+           int64_t{t.physical_block_bytes}, t.model, t.serial, t.firmware});
   if (!st.ok()) {
     RollbackWrites();
     return st;
@@ -193,20 +193,21 @@ Status SqlStore::SetRunTimes(int64_t run_id, const std::string& created_at,
 
 Result<TargetInfo> SqlStore::LoadTarget(int64_t run_id) {
   std::vector<TargetInfo> found;
-  SSDLAB_RETURN_IF_ERROR(Each(
-      "target", "SELECT path, kind, size_bytes, logical_block_bytes, physical_block_bytes, "
-                "model, serial, firmware FROM targets WHERE run_id=$1",
-      {run_id}, [&](const SqlRow& q) {
-        TargetInfo& t = found.emplace_back();
-        t.path = q.Text(0);
-        t.kind = q.Text(1);
-        t.size_bytes = U64(q, 2);
-        t.logical_block_bytes = static_cast<uint32_t>(q.Int(3));
-        t.physical_block_bytes = static_cast<uint32_t>(q.Int(4));
-        t.model = q.Text(5);
-        t.serial = q.Text(6);
-        t.firmware = q.Text(7);
-      }));
+  SSDLAB_RETURN_IF_ERROR(
+      Each("target",
+           "SELECT path, kind, size_bytes, logical_block_bytes, physical_block_bytes, "
+           "model, serial, firmware FROM targets WHERE run_id=$1",
+           {run_id}, [&](const SqlRow& q) {
+             TargetInfo& t = found.emplace_back();
+             t.path = q.Text(0);
+             t.kind = q.Text(1);
+             t.size_bytes = U64(q, 2);
+             t.logical_block_bytes = static_cast<uint32_t>(q.Int(3));
+             t.physical_block_bytes = static_cast<uint32_t>(q.Int(4));
+             t.model = q.Text(5);
+             t.serial = q.Text(6);
+             t.firmware = q.Text(7);
+           }));
   if (found.empty()) return Status::NotFound("run has no target record");
   return found[0];
 }
@@ -261,22 +262,20 @@ Result<int64_t> SqlStore::InsertPhase(int64_t test_id, const StoredPhase& p) {
                                which));
   SSDLAB_RETURN_IF_ERROR(Run("replacing a phase", "DELETE FROM phases" + of_phase, which));
   SSDLAB_ASSIGN_OR_RETURN(
-      int64_t id,
-      Id("storing a phase",
-         "INSERT INTO phases(test_id, round, cell, workload, measured_ns, io_errors, "
-         "interrupted, cpu_user_s, cpu_sys_s, counters, notes) "
-         "VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) RETURNING id",
-         {test_id, int64_t{p.round}, p.cell, p.workload.dump(), I64(r.measured_ns),
-          I64(r.io_errors), int64_t{r.interrupted}, r.cpu_user_s, r.cpu_sys_s,
-          CountersJson(r).dump(), json(r.notes).dump()}));
+      int64_t id, Id("storing a phase",
+                     "INSERT INTO phases(test_id, round, cell, workload, measured_ns, io_errors, "
+                     "interrupted, cpu_user_s, cpu_sys_s, counters, notes) "
+                     "VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) RETURNING id",
+                     {test_id, int64_t{p.round}, p.cell, p.workload.dump(), I64(r.measured_ns),
+                      I64(r.io_errors), int64_t{r.interrupted}, r.cpu_user_s, r.cpu_sys_s,
+                      CountersJson(r).dump(), json(r.notes).dump()}));
   for (int d = 0; d < kDirections; ++d) {
     const DirectionStats& ds = r.dirs[d];
     if (ds.ios == 0) continue;
-    SSDLAB_RETURN_IF_ERROR(Run("storing a histogram",
-                               "INSERT INTO histograms VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9)",
-                               {id, int64_t{d}, I64(ds.ios), I64(ds.bytes), I64(ds.latency.min()),
-                                I64(ds.latency.max()), I64(ds.latency.sum()), ds.latency.sum_sq(),
-                                SqlBytes{HistogramWords(ds.latency)}}));
+    SSDLAB_RETURN_IF_ERROR(Run(
+        "storing a histogram", "INSERT INTO histograms VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9)",
+        {id, int64_t{d}, I64(ds.ios), I64(ds.bytes), I64(ds.latency.min()), I64(ds.latency.max()),
+         I64(ds.latency.sum()), ds.latency.sum_sq(), SqlBytes{HistogramWords(ds.latency)}}));
   }
   // The time series in statements of up to 1000 rows (one round trip each, not one per row).
   constexpr size_t kCols = 11;
@@ -298,11 +297,11 @@ Result<int64_t> SqlStore::InsertPhase(int64_t test_id, const StoredPhase& p) {
     for (int d = 0; d < kDirections; ++d) {
       const auto& x = iv.dirs[d];
       if (x.ios == 0 && d != 0) continue;
-      for (SqlParam v : {SqlParam{id}, SqlParam{I64(i)}, SqlParam{I64(iv.t_begin_ns)},
-                         SqlParam{I64(iv.t_end_ns)}, SqlParam{int64_t{d}}, SqlParam{I64(x.ios)},
-                         SqlParam{I64(x.bytes)}, SqlParam{I64(x.lat_sum_ns)},
-                         SqlParam{I64(x.lat_max_ns)}, SqlParam{I64(x.lag_sum_ns)},
-                         SqlParam{I64(x.lag_max_ns)}})
+      for (SqlParam v :
+           {SqlParam{id}, SqlParam{I64(i)}, SqlParam{I64(iv.t_begin_ns)},
+            SqlParam{I64(iv.t_end_ns)}, SqlParam{int64_t{d}}, SqlParam{I64(x.ios)},
+            SqlParam{I64(x.bytes)}, SqlParam{I64(x.lat_sum_ns)}, SqlParam{I64(x.lat_max_ns)},
+            SqlParam{I64(x.lag_sum_ns)}, SqlParam{I64(x.lag_max_ns)}})
         rows.push_back(std::move(v));
       if (rows.size() >= 1000 * kCols) SSDLAB_RETURN_IF_ERROR(flush());
     }
@@ -353,28 +352,28 @@ Result<std::vector<StoredPhase>> SqlStore::LoadPhases(int64_t test_id, int round
   std::vector<StoredPhase> out;
   std::map<int64_t, size_t> index;  // phase id -> position in out
   std::string damage, bad;
-  SSDLAB_RETURN_IF_ERROR(Each(
-      "phases",
-      "SELECT id, round, cell, workload, measured_ns, io_errors, interrupted, cpu_user_s, "
-      "cpu_sys_s, counters, notes FROM phases WHERE test_id=$1 AND ($2<0 OR round=$2) "
-      "ORDER BY round, id",
-      which, [&](const SqlRow& q) {
-        index[q.Int(0)] = out.size();
-        StoredPhase& p = out.emplace_back();
-        p.round = static_cast<int>(q.Int(1));
-        p.cell = q.Text(2);
-        p.workload = JsonOf(q, 3, "workload of cell " + p.cell, damage);
-        PhaseResult& r = p.result;
-        r.measured_ns = U64(q, 4);
-        r.io_errors = U64(q, 5);
-        r.interrupted = q.Int(6) != 0;
-        r.cpu_user_s = q.Real(7);
-        r.cpu_sys_s = q.Real(8);
-        json counters = JsonOf(q, 9, "counters of cell " + p.cell, damage);
-        json notes = JsonOf(q, 10, "notes of cell " + p.cell, damage);
-        if (!ReadCountersAndNotes(counters, notes, r) && bad.empty())
-          bad = "the counters or notes of cell " + p.cell + " have the wrong shape";
-      }));
+  SSDLAB_RETURN_IF_ERROR(
+      Each("phases",
+           "SELECT id, round, cell, workload, measured_ns, io_errors, interrupted, cpu_user_s, "
+           "cpu_sys_s, counters, notes FROM phases WHERE test_id=$1 AND ($2<0 OR round=$2) "
+           "ORDER BY round, id",
+           which, [&](const SqlRow& q) {
+             index[q.Int(0)] = out.size();
+             StoredPhase& p = out.emplace_back();
+             p.round = static_cast<int>(q.Int(1));
+             p.cell = q.Text(2);
+             p.workload = JsonOf(q, 3, "workload of cell " + p.cell, damage);
+             PhaseResult& r = p.result;
+             r.measured_ns = U64(q, 4);
+             r.io_errors = U64(q, 5);
+             r.interrupted = q.Int(6) != 0;
+             r.cpu_user_s = q.Real(7);
+             r.cpu_sys_s = q.Real(8);
+             json counters = JsonOf(q, 9, "counters of cell " + p.cell, damage);
+             json notes = JsonOf(q, 10, "notes of cell " + p.cell, damage);
+             if (!ReadCountersAndNotes(counters, notes, r) && bad.empty())
+               bad = "the counters or notes of cell " + p.cell + " have the wrong shape";
+           }));
   if (!damage.empty()) return Damaged("phases", damage);
   if (!bad.empty()) return Damaged("phases", bad);
   // The histograms and series of all those phases, one query each.
@@ -413,8 +412,7 @@ Result<std::vector<StoredPhase>> SqlStore::LoadPhases(int64_t test_id, int round
         auto at = index.find(s.Int(0));
         const int64_t idx = s.Int(1);
         const int d = static_cast<int>(s.Int(4));
-        if (at == index.end() || idx < 0 || idx > (int64_t{1} << 24) || d < 0 ||
-            d >= kDirections) {
+        if (at == index.end() || idx < 0 || idx > (int64_t{1} << 24) || d < 0 || d >= kDirections) {
           if (bad.empty())
             bad = "a time-series row of test " + std::to_string(test_id) + " is out of range";
           return;

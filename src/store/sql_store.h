@@ -37,10 +37,10 @@ class SqlRow {
 
 // What of SQL differs between the databases, as data.
 struct SqlDialect {
-  const char* schema;                         // CREATE TABLE IF NOT EXISTS ... (version 1)
-  const char* SchemaMigration::*migration;    // &SchemaMigration::sqlite or ::postgres
-  const char* begin_schema_change;            // a transaction that excludes other migrators
-  const char* damage_hint;                    // appended to "damaged X in the database: ..."
+  const char* schema;                       // CREATE TABLE IF NOT EXISTS ... (version 1)
+  const char* SchemaMigration::*migration;  // &SchemaMigration::sqlite or ::postgres
+  const char* begin_schema_change;          // a transaction that excludes other migrators
+  const char* damage_hint;                  // appended to "damaged X in the database: ..."
 };
 
 class SqlStore : public Store {

@@ -165,12 +165,10 @@ Result<std::unique_ptr<Store>> SqliteStore::Open(const std::string& path, Mode m
   if (!names.empty()) {
     std::string app, version;
     if (std::find(names.begin(), names.end(), "meta") != names.end() &&
-        !s->Each("meta", "SELECT key, value FROM meta", {},
-                 [&](const SqlRow& r) {
-                   if (r.Text(0) == "app") app = r.Text(1);
-                   if (r.Text(0) == "schema_version") version = r.Text(1);
-                 })
-             .ok())
+        !s->Each("meta", "SELECT key, value FROM meta", {}, [&](const SqlRow& r) {
+            if (r.Text(0) == "app") app = r.Text(1);
+            if (r.Text(0) == "schema_version") version = r.Text(1);
+          }).ok())
       return unreadable();
     if (app != "ssdlab")
       return Status::Invalid(where +

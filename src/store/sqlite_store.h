@@ -22,8 +22,7 @@ class SqliteStore final : public SqlStore {
 
  private:
   SqliteStore(sqlite3* db, std::string path);
-  Status Each(const std::string& what, const std::string& sql,
-              const std::vector<SqlParam>& params,
+  Status Each(const std::string& what, const std::string& sql, const std::vector<SqlParam>& params,
               const std::function<void(const SqlRow&)>& row) override;
   Status Exec(const std::string& sql) override;
   Status CommitTransaction() override;
@@ -32,8 +31,8 @@ class SqliteStore final : public SqlStore {
 
   sqlite3* db_;
   std::string path_;
-  int lock_fd_ = -1;          // the database file, for run locks
-  int last_error_ = 0;        // SQLite's extended code of the last failed statement (0: none)
+  int lock_fd_ = -1;    // the database file, for run locks
+  int last_error_ = 0;  // SQLite's extended code of the last failed statement (0: none)
 };
 
 }  // namespace ssdlab

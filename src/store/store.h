@@ -70,8 +70,9 @@ class RunLock {
   std::function<void()> release_;  // the Store outlives its locks
 };
 
-// The results store: one interface, two implementations with the same schema and behaviour
-// (sqlite_store.h, the embedded default; pg_store.h, a shared PostgreSQL database).
+// The results store: one interface, written and read once over SQL (sql_store.h) through two
+// drivers with the same schema and behaviour (sqlite_store.h, the embedded default;
+// pg_store.h, a shared PostgreSQL database).
 class Store : public RunJournal {
  public:
   enum class Mode {
