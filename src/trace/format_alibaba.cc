@@ -27,26 +27,14 @@ class AlibabaReader : public TextReader {
       *why = Overflows("timestamp", f[4], "us", kTimeNs);
       return LineResult::kBad;
     }
-    r->offset_bytes = off;
-    r->bytes = static_cast<uint32_t>(len);
-    if (!EndFits(*r)) {
-      *why = Overflows("offset", f[2], "bytes", kEndOffset);
-      return LineResult::kBad;
-    }
-    r->device = dev;
-    r->response_ns = -1;
-    return LineResult::kRecord;
+    return Place({"offset", f[2], 1, "bytes"}, off, static_cast<uint32_t>(len), dev, r, why);
   }
 };
 
 }  // namespace
 
 // A record: five or more fields, the first a number, the second R or W.
-bool IsAlibabaLine(std::string_view t) {
-  std::string_view f[8];
-  const size_t nf = SplitN(t, ',', f, 8);
-  return IsNumber(f[0]) && nf >= 5 && IsRwLetter(TrimBlanks(f[1]));
-}
+bool IsAlibabaLine(std::string_view t) { return IsCsvRwLine(t, 1); }
 
 Result<std::unique_ptr<TraceReader>> OpenAlibaba(const std::vector<std::string>& files,
                                                  std::unique_ptr<ByteStream> in, TraceFormat f,

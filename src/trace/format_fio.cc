@@ -100,15 +100,11 @@ class FioReader : public TextReader {
       *why = Overflows("timestamp", tok[0], "us", kTimeNs);
       return LineResult::kBad;
     }
-    r->offset_bytes = off;
-    r->bytes = static_cast<uint32_t>(len);
-    if (!EndFits(*r)) {
-      *why = Overflows("offset", tok[i + 2], "bytes", kEndOffset);
-      return LineResult::kBad;
-    }
     r->dir = dir;
-    r->device = FioIndex(name);
-    r->response_ns = -1;
+    if (Place({"offset", tok[i + 2], 1, "bytes"}, off, static_cast<uint32_t>(len), 0, r, why) ==
+        LineResult::kBad)
+      return LineResult::kBad;
+    r->device = FioIndex(name);  // after the checks: a bad line names no file
     return LineResult::kRecord;
   }
 

@@ -33,15 +33,10 @@ class MsrReader : public TextReader {
       *why = Overflows("ResponseTime", f[6], "100-ns ticks", "a 63-bit time in ns");
       return LineResult::kBad;
     }
-    r->offset_bytes = off;
-    r->bytes = static_cast<uint32_t>(size);
-    if (!EndFits(*r)) {
-      *why = Overflows("Offset", f[4], "bytes", kEndOffset);
-      return LineResult::kBad;
-    }
-    r->device = disk;
+    const LineResult placed =
+        Place({"Offset", f[4], 1, "bytes"}, off, static_cast<uint32_t>(size), disk, r, why);
     r->response_ns = static_cast<int64_t>(rt_ns);
-    return LineResult::kRecord;
+    return placed;
   }
 };
 

@@ -27,29 +27,15 @@ class SpcReader : public TextReader {
       return LineResult::kBad;
     }
     r->time_ns = ts_ns;
-    if (!Scaled(lba, 512, &r->offset_bytes)) {
-      *why = Overflows("LBA", f[1], "512-B sectors", kByteOffset);
-      return LineResult::kBad;
-    }
-    r->bytes = static_cast<uint32_t>(size);
-    if (!EndFits(*r)) {
-      *why = Overflows("LBA", f[1], "512-B sectors", kEndOffset);
-      return LineResult::kBad;
-    }
-    r->device = asu;
-    r->response_ns = -1;
-    return LineResult::kRecord;
+    return Place({"LBA", f[1], 512, "512-B sectors"}, lba, static_cast<uint32_t>(size), asu, r,
+                 why);
   }
 };
 
 }  // namespace
 
 // A record: five or more fields, the first a number, the fourth r or w.
-bool IsSpcLine(std::string_view t) {
-  std::string_view f[8];
-  const size_t nf = SplitN(t, ',', f, 8);
-  return IsNumber(f[0]) && nf >= 5 && IsRwLetter(TrimBlanks(f[3]));
-}
+bool IsSpcLine(std::string_view t) { return IsCsvRwLine(t, 3); }
 
 Result<std::unique_ptr<TraceReader>> OpenSpc(const std::vector<std::string>& files,
                                              std::unique_ptr<ByteStream> in, TraceFormat f,

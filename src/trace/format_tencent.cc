@@ -28,19 +28,9 @@ class TencentReader : public TextReader {
       *why = Overflows("Timestamp", f[0], "s", kTimeNs);
       return LineResult::kBad;
     }
-    if (!Scaled(off, 512, &r->offset_bytes)) {
-      *why = Overflows("Offset", f[1], "512-B sectors", kByteOffset);
-      return LineResult::kBad;
-    }
-    r->bytes = static_cast<uint32_t>(size * 512);
-    if (!EndFits(*r)) {
-      *why = Overflows("Offset", f[1], "512-B sectors", kEndOffset);
-      return LineResult::kBad;
-    }
     r->dir = type == 0 ? Direction::kRead : Direction::kWrite;
-    r->device = vol;
-    r->response_ns = -1;
-    return LineResult::kRecord;
+    return Place({"Offset", f[1], 512, "512-B sectors"}, off, static_cast<uint32_t>(size * 512),
+                 vol, r, why);
   }
 };
 

@@ -46,6 +46,28 @@ bool EndFits(const TraceRecord& r) {
   return !__builtin_add_overflow(r.offset_bytes, uint64_t{r.bytes}, &end);
 }
 
+LineResult Place(const OffsetField& field, uint64_t offset, uint32_t bytes, uint64_t device,
+                 TraceRecord* r, std::string* why) {
+  if (!Scaled(offset, field.unit_bytes, &r->offset_bytes)) {
+    *why = Overflows(field.name, field.text, field.unit, kByteOffset);
+    return LineResult::kBad;
+  }
+  r->bytes = bytes;
+  if (!EndFits(*r)) {
+    *why = Overflows(field.name, field.text, field.unit, kEndOffset);
+    return LineResult::kBad;
+  }
+  r->device = device;
+  r->response_ns = -1;
+  return LineResult::kRecord;
+}
+
+bool IsCsvRwLine(std::string_view t, size_t rw) {
+  std::string_view f[8];
+  const size_t nf = SplitN(t, ',', f, 8);
+  return IsNumber(f[0]) && nf >= 5 && rw < nf && IsRwLetter(TrimBlanks(f[rw]));
+}
+
 // "S.FFFFFFFFF" seconds into ns, exactly. False for a malformed number or one whose ns do not
 // fit 64 bits (*overflow then says which).
 bool ParseSecondsNs(std::string_view s, uint64_t* ns, bool* overflow) {

@@ -57,6 +57,23 @@ std::string Where(const std::string& path, uint64_t line);
 
 enum class LineResult { kRecord, kIgnore, kBad };
 
+// A record's offset field as the trace gives it: its name and text (for messages) and its
+// unit ("512-B sectors": 512 bytes).
+struct OffsetField {
+  const char* name;
+  std::string_view text;
+  uint64_t unit_bytes;
+  const char* unit;
+};
+// Completes *r with where it lies: the offset (`offset` units of the field), its length, its
+// device, and no response time. kBad, *why naming the field, when the offset or the record's
+// end does not fit 64 bits.
+LineResult Place(const OffsetField& field, uint64_t offset, uint32_t bytes, uint64_t device,
+                 TraceRecord* r, std::string* why);
+// A CSV record of five or more fields whose first is a number and whose field `rw` is one
+// letter R or W (detection of the formats that have such an op field).
+bool IsCsvRwLine(std::string_view t, size_t rw);
+
 // A reader of a line-oriented text format: blank lines and # comments are ignored, every other
 // line goes to ParseLine; malformed lines count against --skip-bad, records of other devices
 // than --device-id are filtered.
