@@ -15,13 +15,13 @@ const std::vector<FormatDef>& Formats() {
       {TraceFormat::kFioV3, "fio-v3", nullptr, "fio iolog version 3 (timestamps in us)", nullptr,
        IsFioV3Line, OpenFio},
       {TraceFormat::kMsr, "msr", nullptr, "SNIA IOTTA MSR Cambridge CSV", nullptr, IsMsrLine,
-       OpenMsr},
+       OpenCsv<ParseMsrCsv>},
       {TraceFormat::kAlibaba, "alibaba", nullptr, "Alibaba Cloud block traces", nullptr,
-       IsAlibabaLine, OpenAlibaba},
+       IsAlibabaLine, OpenCsv<ParseAlibabaCsv>},
       {TraceFormat::kTencent, "tencent", nullptr, "Tencent CBS", nullptr, IsTencentLine,
-       OpenTencent},
+       OpenCsv<ParseTencentCsv>},
       {TraceFormat::kSpc, "spc", nullptr, "SPC / UMass (ASU,LBA,Size,Opcode,Timestamp)", nullptr,
-       IsSpcLine, OpenSpc},
+       IsSpcLine, OpenCsv<ParseSpcCsv>},
   };
   return kFormats;
 }

@@ -1,6 +1,7 @@
 // The table of trace formats (formats.cc), one entry per format: its name, its description for
 // help texts, how it is detected from a trace's content, and its reader (each in its own file,
-// format_NAME.cc). Not exported beyond src/trace/; trace.h has the public names.
+// format_NAME.cc; a CSV format gives only its line parser, read by text_reader.h's CsvReader).
+// Not exported beyond src/trace/; trace.h has the public names.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,7 @@
 
 #include "base/status.h"
 #include "trace/input.h"
+#include "trace/text_reader.h"
 #include "trace/trace.h"
 
 namespace ssdlab::trace {
@@ -56,20 +58,12 @@ Result<std::unique_ptr<TraceReader>> OpenFio(const std::vector<std::string>& fil
                                              std::unique_ptr<ByteStream> in, TraceFormat f,
                                              const TraceOptions& o);
 bool IsMsrLine(std::string_view t);
-Result<std::unique_ptr<TraceReader>> OpenMsr(const std::vector<std::string>& files,
-                                             std::unique_ptr<ByteStream> in, TraceFormat f,
-                                             const TraceOptions& o);
+LineResult ParseMsrCsv(const std::string_view* f, size_t n, TraceRecord* r, std::string* why);
 bool IsAlibabaLine(std::string_view t);
-Result<std::unique_ptr<TraceReader>> OpenAlibaba(const std::vector<std::string>& files,
-                                                 std::unique_ptr<ByteStream> in, TraceFormat f,
-                                                 const TraceOptions& o);
+LineResult ParseAlibabaCsv(const std::string_view* f, size_t n, TraceRecord* r, std::string* why);
 bool IsTencentLine(std::string_view t);
-Result<std::unique_ptr<TraceReader>> OpenTencent(const std::vector<std::string>& files,
-                                                 std::unique_ptr<ByteStream> in, TraceFormat f,
-                                                 const TraceOptions& o);
+LineResult ParseTencentCsv(const std::string_view* f, size_t n, TraceRecord* r, std::string* why);
 bool IsSpcLine(std::string_view t);
-Result<std::unique_ptr<TraceReader>> OpenSpc(const std::vector<std::string>& files,
-                                             std::unique_ptr<ByteStream> in, TraceFormat f,
-                                             const TraceOptions& o);
+LineResult ParseSpcCsv(const std::string_view* f, size_t n, TraceRecord* r, std::string* why);
 
 }  // namespace ssdlab::trace

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "base/strings.h"
@@ -117,6 +118,36 @@ Result<std::unique_ptr<TraceReader>> OpenText(std::unique_ptr<ByteStream> in, Tr
   auto r = std::make_unique<R>(std::move(in), f, o);
   SSDLAB_RETURN_IF_ERROR(r->Init(o));
   return std::unique_ptr<TraceReader>(std::move(r));
+}
+
+// One line of a CSV format, split at commas into f[0..n) (at most kCsvFields: the last field
+// keeps the rest of the line), into *r.
+inline constexpr size_t kCsvFields = 8;
+using ParseCsvFn = LineResult (*)(const std::string_view* f, size_t n, TraceRecord* r,
+                                  std::string* why);
+
+// The reader of a CSV format that keeps nothing between lines: a first line whose first field
+// is not a number is a header (ignored); every other line is `parse`'s.
+template <ParseCsvFn parse>
+class CsvReader final : public TextReader {
+ public:
+  using TextReader::TextReader;
+
+ private:
+  LineResult ParseLine(std::string_view t, bool first, TraceRecord* r, std::string* why) override {
+    std::string_view f[kCsvFields];
+    const size_t n = SplitN(t, ',', f, kCsvFields);
+    if (first && !IsNumber(f[0])) return Header();
+    return parse(f, n, r, why);
+  }
+};
+
+// A CSV format's reader (for the formats' table, trace/formats.h).
+template <ParseCsvFn parse>
+Result<std::unique_ptr<TraceReader>> OpenCsv(const std::vector<std::string>& files,
+                                             std::unique_ptr<ByteStream> in, TraceFormat f,
+                                             const TraceOptions& o) {
+  return OpenText<CsvReader<parse>>(std::move(in), f, o);
 }
 
 }  // namespace ssdlab::trace
