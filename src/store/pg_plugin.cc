@@ -5,7 +5,7 @@
 
 extern "C" __attribute__((visibility("default"))) ssdlab::Result<std::unique_ptr<ssdlab::Store>>
 ssdlab_pg_open_v1(const std::string& url, ssdlab::Store::Mode mode) {
-  return ssdlab::PgStore::Open(url, mode);
+  return ssdlab::OpenPgStore(url, mode);
 }
 
 // The plugin's function has the seam's type.

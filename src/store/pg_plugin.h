@@ -1,6 +1,6 @@
 // The seam between the store and its PostgreSQL plugin, ssdlab-pg.so (base/plugin.h): the
 // plugin holds pg_store.cc (with sql_store.cc) and libpq and exports one function,
-// PgStore::Open, under kPgOpenSymbol; Store::Open calls it for a postgresql:// URL, so that libpq
+// OpenPgStore, under kPgOpenSymbol; Store::Open calls it for a postgresql:// URL, so that libpq
 // is loaded only by a command given one. The plugin is built from the same sources as the binary
 // (the C++ types passed across are the binary's own).
 #pragma once

@@ -7,6 +7,7 @@
 
 #include "base/secrets.h"
 #include "base/strings.h"
+#include "store/sql_store.h"
 
 namespace ssdlab {
 namespace {
@@ -15,50 +16,16 @@ namespace {
 // the schema lock is transaction-level.
 constexpr int kRunLockSpace = 0x55D1AB;
 
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS runs(
-  id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, status TEXT NOT NULL,
-  created_at TEXT NOT NULL, finished_at TEXT NOT NULL DEFAULT '', config TEXT NOT NULL,
-  context TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS targets(
-  run_id BIGINT PRIMARY KEY REFERENCES runs(id), path TEXT, kind TEXT, size_bytes BIGINT,
-  logical_block_bytes BIGINT, physical_block_bytes BIGINT, model TEXT, serial TEXT,
-  firmware TEXT, details TEXT);
-CREATE TABLE IF NOT EXISTS tests(
-  id BIGSERIAL PRIMARY KEY, run_id BIGINT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,
-  name TEXT NOT NULL, status TEXT NOT NULL, params TEXT NOT NULL,
-  steady_state TEXT NOT NULL DEFAULT '', results TEXT NOT NULL DEFAULT '', UNIQUE(run_id, name));
-CREATE TABLE IF NOT EXISTS rounds(
-  test_id BIGINT NOT NULL REFERENCES tests(id), round INTEGER NOT NULL, tracking TEXT NOT NULL,
-  committed_at TEXT NOT NULL, PRIMARY KEY(test_id, round));
-CREATE TABLE IF NOT EXISTS phases(
-  id BIGSERIAL PRIMARY KEY, test_id BIGINT NOT NULL REFERENCES tests(id), round INTEGER NOT NULL,
-  cell TEXT NOT NULL, workload TEXT NOT NULL, measured_ns BIGINT NOT NULL,
-  io_errors BIGINT NOT NULL, interrupted INTEGER NOT NULL, cpu_user_s DOUBLE PRECISION,
-  cpu_sys_s DOUBLE PRECISION, counters TEXT NOT NULL, notes TEXT NOT NULL,
-  UNIQUE(test_id, round, cell));
-CREATE TABLE IF NOT EXISTS histograms(
-  phase_id BIGINT NOT NULL REFERENCES phases(id) ON DELETE CASCADE, direction INTEGER NOT NULL,
-  ios BIGINT NOT NULL, bytes BIGINT NOT NULL, min_ns BIGINT NOT NULL, max_ns BIGINT NOT NULL,
-  sum_ns BIGINT NOT NULL, sum_sq_ns2 DOUBLE PRECISION NOT NULL, buckets BYTEA,
-  PRIMARY KEY(phase_id, direction));
-CREATE TABLE IF NOT EXISTS series(
-  phase_id BIGINT NOT NULL REFERENCES phases(id) ON DELETE CASCADE, idx INTEGER NOT NULL,
-  t_begin_ns BIGINT NOT NULL, t_end_ns BIGINT NOT NULL, direction INTEGER NOT NULL,
-  ios BIGINT NOT NULL, bytes BIGINT NOT NULL, lat_sum_ns BIGINT NOT NULL,
-  lat_max_ns BIGINT NOT NULL, PRIMARY KEY(phase_id, idx, direction));
-)sql";
-
 // Hosts opening a new database at once: the first creates the schema, the others wait on the
 // lock (key 0x55D1AB0000000001).
-constexpr SqlDialect kPostgres = {kSchema, &SchemaMigration::postgres,
-                                  "BEGIN; SELECT pg_advisory_xact_lock(6183911779844751361)", ""};
+constexpr SqlDialect kPostgres = {{"BIGSERIAL PRIMARY KEY", "BIGINT", "DOUBLE PRECISION", "BYTEA"},
+                                  "BEGIN; SELECT pg_advisory_xact_lock(6183911779844751361)",
+                                  ""};
 
 // Row `i` of a result; values are text (libpq's text format), bytea escaped.
-class Row final : public SqlRow {
+class PgRow final : public SqlRow {
  public:
-  Row(const PGresult* r, int i) : r_(r), i_(i) {}
+  PgRow(const PGresult* r, int i) : r_(r), i_(i) {}
   int64_t Int(int col) const override { return std::strtoll(PQgetvalue(r_, i_, col), nullptr, 10); }
   double Real(int col) const override { return std::strtod(PQgetvalue(r_, i_, col), nullptr); }
   std::string Text(int col) const override {
@@ -80,7 +47,7 @@ class Row final : public SqlRow {
 };
 
 // A parameter as libpq takes it: text, except bytes (binary).
-std::string Text(const SqlParam& p) {
+std::string PgText(const SqlParam& p) {
   if (const auto* i = std::get_if<int64_t>(&p)) return std::to_string(*i);
   if (const auto* r = std::get_if<double>(&p)) {
     char buf[64];
@@ -94,12 +61,33 @@ std::string Text(const SqlParam& p) {
 
 using ResultPtr = std::unique_ptr<PGresult, decltype(&PQclear)>;
 
-}  // namespace
+// The PostgreSQL driver (sql_store.h).
+class PgStore final : public SqlStore {
+ public:
+  static Result<std::unique_ptr<Store>> Open(const std::string& url, Mode mode);
+  PgStore(pg_conn* conn, std::string where)
+      : SqlStore(kPostgres), conn_(conn), where_(std::move(where)) {}
+  ~PgStore() override { PQfinish(conn_); }
+  Result<RunLock> LockRun(int64_t run_id, const std::string& run_name) override;
 
-PgStore::PgStore(pg_conn* conn, std::string where)
-    : SqlStore(kPostgres), conn_(conn), where_(std::move(where)) {}
+ private:
+  // One statement (or several, without parameters); the result, cleared by the caller.
+  Result<PGresult*> Query(const std::string& sql, const std::vector<SqlParam>& params);
+  Status Each(const std::string& what, const std::string& sql, const std::vector<SqlParam>& params,
+              const std::function<void(const SqlRow&)>& row) override;
+  Status Exec(const std::string& sql) override {
+    auto r = Query(sql, {});
+    if (r.ok()) PQclear(*r);
+    return r.status();
+  }
+  Status CommitTransaction() override;
+  bool InTransaction() override { return PQtransactionStatus(conn_) != PQTRANS_IDLE; }
+  bool LastFailureWasDuplicate() const override { return last_sqlstate_ == "23505"; }
 
-PgStore::~PgStore() { PQfinish(conn_); }
+  pg_conn* conn_;
+  std::string where_;          // "--db URL" without a password, for messages
+  std::string last_sqlstate_;  // of the last failed query ("23505": a unique violation)
+};
 
 Result<PGresult*> PgStore::Query(const std::string& sql, const std::vector<SqlParam>& params) {
   std::vector<std::string> texts;
@@ -107,7 +95,7 @@ Result<PGresult*> PgStore::Query(const std::string& sql, const std::vector<SqlPa
   std::vector<int> lengths, formats;
   texts.reserve(params.size());
   for (const SqlParam& p : params) {
-    texts.push_back(Text(p));
+    texts.push_back(PgText(p));
     values.push_back(texts.back().data());
     lengths.push_back(static_cast<int>(texts.back().size()));
     formats.push_back(std::holds_alternative<SqlBytes>(p) ? 1 : 0);
@@ -136,14 +124,8 @@ Status PgStore::Each(const std::string& what, const std::string& sql,
   auto r = Query(sql, params);
   if (!r.ok()) return r.status().WithContext(what);
   ResultPtr rows(*r, PQclear);
-  for (int i = 0, n = PQntuples(rows.get()); i < n; ++i) row(Row(rows.get(), i));
+  for (int i = 0, n = PQntuples(rows.get()); i < n; ++i) row(PgRow(rows.get(), i));
   return Status::Ok();
-}
-
-Status PgStore::Exec(const std::string& sql) {
-  auto r = Query(sql, {});
-  if (r.ok()) PQclear(*r);
-  return r.status();
 }
 
 Status PgStore::CommitTransaction() {
@@ -154,10 +136,6 @@ Status PgStore::CommitTransaction() {
     return Status::Io("database " + where_.substr(5) + ": rolled back");
   return Status::Ok();
 }
-
-bool PgStore::InTransaction() { return PQtransactionStatus(conn_) != PQTRANS_IDLE; }
-
-bool PgStore::LastFailureWasDuplicate() const { return last_sqlstate_ == "23505"; }
 
 Result<std::unique_ptr<Store>> PgStore::Open(const std::string& url, Mode mode) {
   const std::string where = "--db " + MaskSecrets(url);
@@ -173,7 +151,7 @@ Result<std::unique_ptr<Store>> PgStore::Open(const std::string& url, Mode mode) 
   // "relation already exists, skipping" and the like are not for the user.
   PQsetNoticeProcessor(
       conn, [](void*, const char*) {}, nullptr);
-  std::unique_ptr<PgStore> s(new PgStore(conn, where));
+  auto s = std::make_unique<PgStore>(conn, where);
   const bool writes = mode != Mode::kReadOnly;
   if (!writes) SSDLAB_RETURN_IF_ERROR(s->Exec("SET default_transaction_read_only = on"));
   bool has_meta = false;
@@ -215,6 +193,12 @@ Result<RunLock> PgStore::LockRun(int64_t run_id, const std::string& run_name) {
                               [&](const SqlRow& r) { locked = r.Text(0) == "t"; }));
   if (!locked) return Status::Refused(RunLockedMessage(run_name));
   return RunLock([this, key] { Exec("SELECT pg_advisory_unlock(" + key + ")").ok(); });
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenPgStore(const std::string& url, Store::Mode mode) {
+  return PgStore::Open(url, mode);
 }
 
 }  // namespace ssdlab

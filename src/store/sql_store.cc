@@ -62,13 +62,24 @@ Result<int64_t> SqlStore::Id(const std::string& what, const std::string& sql,
   return id;
 }
 
+std::string SqlStore::Ddl(const char* sql) const {
+  static constexpr const char* kNames[] = {"{serial}", "{int64}", "{real}", "{bytes}"};
+  std::string out = sql;
+  for (size_t i = 0; i < std::size(kNames); ++i) {
+    const std::string_view name = kNames[i];
+    for (size_t at; (at = out.find(name)) != std::string::npos;)
+      out.replace(at, name.size(), dialect_.types[i]);
+  }
+  return out;
+}
+
 Status SqlStore::Migrate(const std::string& where) {
   SSDLAB_RETURN_IF_ERROR(Exec(dialect_.begin_schema_change));
   auto fail = [&](const Status& st) {
     Exec("ROLLBACK").ok();
     return st;
   };
-  if (Status st = Exec(dialect_.schema); !st.ok()) return fail(st);
+  if (Status st = Exec(Ddl(kSchemaV1)); !st.ok()) return fail(st);
   if (Status st = Exec("INSERT INTO meta VALUES('app','ssdlab'),('schema_version','1') ON "
                        "CONFLICT DO NOTHING");
       !st.ok())
@@ -82,7 +93,7 @@ Status SqlStore::Migrate(const std::string& where) {
   if (version > kStoreSchemaVersion) return fail(Status::Invalid(NewerSchema(where, version)));
   for (const SchemaMigration& m : kMigrations) {
     if (m.version <= version) continue;
-    if (Status st = Exec(m.*dialect_.migration); !st.ok()) return fail(st);
+    if (Status st = Exec(Ddl(m.sql)); !st.ok()) return fail(st);
     version = m.version;
   }
   if (Status st =

@@ -37,10 +37,10 @@ class SqlRow {
 
 // What of SQL differs between the databases, as data.
 struct SqlDialect {
-  const char* schema;                       // CREATE TABLE IF NOT EXISTS ... (version 1)
-  const char* SchemaMigration::*migration;  // &SchemaMigration::sqlite or ::postgres
-  const char* begin_schema_change;          // a transaction that excludes other migrators
-  const char* damage_hint;                  // appended to "damaged X in the database: ..."
+  // The type names of the schema's notation (schema.h): {serial}, {int64}, {real}, {bytes}.
+  const char* types[4];
+  const char* begin_schema_change;  // a transaction that excludes other migrators
+  const char* damage_hint;          // appended to "damaged X in the database: ..."
 };
 
 class SqlStore : public Store {
@@ -91,6 +91,8 @@ class SqlStore : public Store {
   // --- For the drivers ---
   // Creates the tables of a new database and migrates an older one, in one transaction.
   Status Migrate(const std::string& where);
+  // Schema text (schema.h's notation) in this database's type names.
+  std::string Ddl(const char* sql) const;
   // Runs one statement that returns nothing.
   Status Run(const std::string& what, const std::string& sql, const std::vector<SqlParam>& params);
   Status Damaged(const std::string& what, const std::string& detail) const;

@@ -10,52 +10,21 @@
 #include <cstring>
 #include <filesystem>
 
+#include "store/sql_store.h"
+
 namespace ssdlab {
 namespace {
 
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS runs(
-  id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, status TEXT NOT NULL,
-  created_at TEXT NOT NULL, finished_at TEXT NOT NULL DEFAULT '', config TEXT NOT NULL,
-  context TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS targets(
-  run_id INTEGER PRIMARY KEY REFERENCES runs(id), path TEXT, kind TEXT, size_bytes INTEGER,
-  logical_block_bytes INTEGER, physical_block_bytes INTEGER, model TEXT, serial TEXT,
-  firmware TEXT, details TEXT);
-CREATE TABLE IF NOT EXISTS tests(
-  id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,
-  name TEXT NOT NULL, status TEXT NOT NULL, params TEXT NOT NULL, steady_state TEXT NOT NULL DEFAULT '',
-  results TEXT NOT NULL DEFAULT '', UNIQUE(run_id, name));
-CREATE TABLE IF NOT EXISTS rounds(
-  test_id INTEGER NOT NULL REFERENCES tests(id), round INTEGER NOT NULL, tracking TEXT NOT NULL,
-  committed_at TEXT NOT NULL, PRIMARY KEY(test_id, round));
-CREATE TABLE IF NOT EXISTS phases(
-  id INTEGER PRIMARY KEY, test_id INTEGER NOT NULL REFERENCES tests(id), round INTEGER NOT NULL,
-  cell TEXT NOT NULL, workload TEXT NOT NULL, measured_ns INTEGER NOT NULL,
-  io_errors INTEGER NOT NULL, interrupted INTEGER NOT NULL, cpu_user_s REAL, cpu_sys_s REAL,
-  counters TEXT NOT NULL, notes TEXT NOT NULL, UNIQUE(test_id, round, cell));
-CREATE TABLE IF NOT EXISTS histograms(
-  phase_id INTEGER NOT NULL REFERENCES phases(id), direction INTEGER NOT NULL,
-  ios INTEGER NOT NULL, bytes INTEGER NOT NULL, min_ns INTEGER NOT NULL, max_ns INTEGER NOT NULL,
-  sum_ns INTEGER NOT NULL, sum_sq_ns2 REAL NOT NULL, buckets BLOB,
-  PRIMARY KEY(phase_id, direction));
-CREATE TABLE IF NOT EXISTS series(
-  phase_id INTEGER NOT NULL REFERENCES phases(id), idx INTEGER NOT NULL,
-  t_begin_ns INTEGER NOT NULL, t_end_ns INTEGER NOT NULL, direction INTEGER NOT NULL,
-  ios INTEGER NOT NULL, bytes INTEGER NOT NULL, lat_sum_ns INTEGER NOT NULL,
-  lat_max_ns INTEGER NOT NULL, PRIMARY KEY(phase_id, idx, direction));
-)sql";
-
 // One writer migrates at a time: a concurrent opener waits (busy timeout), then sees the new
 // version.
-constexpr SqlDialect kSqlite = {kSchema, &SchemaMigration::sqlite, "BEGIN IMMEDIATE",
+constexpr SqlDialect kSqlite = {{"INTEGER PRIMARY KEY", "INTEGER", "REAL", "BLOB"},
+                                "BEGIN IMMEDIATE",
                                 " (restore it from a backup, or try sqlite3 .recover)"};
 
 // The row a stepping statement stands on.
-class Row final : public SqlRow {
+class SqliteRow final : public SqlRow {
  public:
-  explicit Row(sqlite3_stmt* s) : s_(s) {}
+  explicit SqliteRow(sqlite3_stmt* s) : s_(s) {}
   int64_t Int(int col) const override { return sqlite3_column_int64(s_, col); }
   double Real(int col) const override { return sqlite3_column_double(s_, col); }
   std::string Text(int col) const override {
@@ -99,15 +68,36 @@ bool SetOfdLock(int fd, int64_t run_id, short type) {
   return fcntl(fd, F_OFD_SETLK, &fl) == 0;
 }
 
-}  // namespace
+// The SQLite driver (sql_store.h).
+class SqliteStore final : public SqlStore {
+ public:
+  static Result<std::unique_ptr<Store>> Open(const std::string& path, Mode mode);
+  SqliteStore(sqlite3* db, std::string path) : SqlStore(kSqlite), db_(db), path_(std::move(path)) {}
+  ~SqliteStore() override {
+    sqlite3_close(db_);
+    if (lock_fd_ >= 0) close(lock_fd_);
+  }
+  Result<RunLock> LockRun(int64_t run_id, const std::string& run_name) override;
 
-SqliteStore::SqliteStore(sqlite3* db, std::string path)
-    : SqlStore(kSqlite), db_(db), path_(std::move(path)) {}
+ private:
+  Status Each(const std::string& what, const std::string& sql, const std::vector<SqlParam>& params,
+              const std::function<void(const SqlRow&)>& row) override;
+  Status Exec(const std::string& sql) override;
+  Status CommitTransaction() override {
+    Status st = Exec("COMMIT");
+    if (!st.ok()) Exec("ROLLBACK").ok();  // a failed COMMIT may leave the transaction open
+    return st;
+  }
+  bool InTransaction() override { return !sqlite3_get_autocommit(db_); }
+  bool LastFailureWasDuplicate() const override {
+    return last_error_ == SQLITE_CONSTRAINT_UNIQUE || last_error_ == SQLITE_CONSTRAINT_PRIMARYKEY;
+  }
 
-SqliteStore::~SqliteStore() {
-  sqlite3_close(db_);
-  if (lock_fd_ >= 0) close(lock_fd_);
-}
+  sqlite3* db_;
+  std::string path_;
+  int lock_fd_ = -1;    // the database file, for run locks
+  int last_error_ = 0;  // SQLite's extended code of the last failed statement (0: none)
+};
 
 Result<std::unique_ptr<Store>> SqliteStore::Open(const std::string& path, Mode mode) {
   const std::string where = "--db " + path;
@@ -143,7 +133,7 @@ Result<std::unique_ptr<Store>> SqliteStore::Open(const std::string& path, Mode m
     sqlite3_close(db);
     return Status::Invalid(where + ": cannot open: " + msg);
   }
-  std::unique_ptr<SqliteStore> s(new SqliteStore(db, path));
+  auto s = std::make_unique<SqliteStore>(db, path);
   s->lock_fd_ = open(path.c_str(), (writes ? O_RDWR : O_RDONLY) | O_CLOEXEC);
   sqlite3_busy_timeout(db, 5000);
   // Is this an ssdlab database, an empty file, or something else?
@@ -224,7 +214,7 @@ Status SqliteStore::Each(const std::string& what, const std::string& sql,
     const int at = sqlite3_bind_parameter_index(s, ("$" + std::to_string(i + 1)).c_str());
     if (at > 0) Bind(s, at, params[i]);
   }
-  const Row current(s);
+  const SqliteRow current(s);
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) row(current);
   if (rc != SQLITE_DONE) return fail();
@@ -244,16 +234,10 @@ Status SqliteStore::Exec(const std::string& sql) {
   return Status::Ok();
 }
 
-Status SqliteStore::CommitTransaction() {
-  Status st = Exec("COMMIT");
-  if (!st.ok()) Exec("ROLLBACK").ok();  // a failed COMMIT may leave the transaction open
-  return st;
-}
+}  // namespace
 
-bool SqliteStore::InTransaction() { return !sqlite3_get_autocommit(db_); }
-
-bool SqliteStore::LastFailureWasDuplicate() const {
-  return last_error_ == SQLITE_CONSTRAINT_UNIQUE || last_error_ == SQLITE_CONSTRAINT_PRIMARYKEY;
+Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, Store::Mode mode) {
+  return SqliteStore::Open(path, mode);
 }
 
 }  // namespace ssdlab

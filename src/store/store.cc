@@ -29,7 +29,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& where, Mode mode) 
     SSDLAB_ASSIGN_OR_RETURN(void* open, PluginSymbol(kPgPlugin, kPgOpenSymbol));
     return reinterpret_cast<PgOpenFn>(open)(where, mode);
   }
-  return SqliteStore::Open(where, mode);
+  return OpenSqliteStore(where, mode);
 }
 
 Result<json> Store::RunJson(const std::string& run_name) {
