@@ -175,7 +175,7 @@ int Replay(const ReplayArgs& a) {
     }
     PrintReplay(a, q.target, o, a.json == "-" || a.lat_log == "-" ? std::cerr : std::cout);
     if (!a.json.empty()) {
-      if (Status st = WriteJsonOutput(a.json, o.doc); !st.ok()) {
+      if (Status st = WriteJsonOutput(a.json, results::ToJson(o.doc)); !st.ok()) {
         PrintError(st.message());
         code = kExitFailed;
       }

@@ -147,7 +147,7 @@ void PrintRunSummary(const std::string& target, const std::string& engine,
       "{} on {} ({}, {}), {}, {:.2f} s measured{}\n", DescribeWorkload(o.spec), target,
       o.target.kind, FormatBytes(o.target.size_bytes), IsSimTarget(target) ? "sim" : engine,
       static_cast<double>(r.measured_ns) / 1e9, r.interrupted ? " (INTERRUPTED)" : "");
-  if (o.doc.contains("mpi"))
+  if (o.doc.mpi)
     human << fmt::format("{} clients (MPI ranks), start skew {}; the figures below are their sum\n",
                          o.clients, FormatNs(o.start_skew_ns));
   human << SummaryTable(r);
@@ -203,7 +203,7 @@ int RunClient(RunArgs a, usecase::MpiClients* mpi) {
     if (!o.run.empty() && o.stored.ok())
       human << fmt::format("stored as run '{}' in {}\n", o.run, MaskSecrets(a.db));
     if (!a.json.empty()) {
-      if (Status s = WriteJsonOutput(a.json, o.doc); !s.ok()) {
+      if (Status s = WriteJsonOutput(a.json, results::ToJson(o.doc)); !s.ok()) {
         PrintError(s.message());
         code = kExitFailed;
       }

@@ -102,6 +102,10 @@ PhaseMetrics MetricsOf(const PhaseResult& r, const std::vector<double>& pcts) {
 
 json ToJson(const DirectionMetrics& d) { return kDirection.Write(d); }
 
+Result<DirectionMetrics> DirectionMetricsFromJson(const json& j, const std::string& where) {
+  return kDirection.Parse(j, where);
+}
+
 json ToJson(const PhaseMetrics& m) { return kPhaseMetrics.Write(m); }
 
 Result<PhaseMetrics> PhaseMetricsFromJson(const json& j, const std::string& where) {

@@ -203,31 +203,27 @@ json ReplayObject(const ReplayRequest& q, const std::vector<std::string>& files,
     cmp["total"] = {{"recorded", LatJson(o.recorded)},
                     {"replayed", LatJson(o.result.Total().latency)}};
   rep["latency_compare"] = cmp.empty() ? json(nullptr) : cmp;
-  json total = DirectionJson(o.result.Total(), o.result.measured_ns);
-  total.erase("histogram");
-  rep["replayed_total"] = total;
+  results::DirectionMetrics total = DirectionOf(o.result.Total(), o.result.measured_ns);
+  total.histogram.reset();
+  rep["replayed_total"] = results::ToJson(total);
   return rep;
 }
 
 // The `run` document of the replay: context, the phase's results, `replay`.
-json ReplayDocument(const ReplayRequest& q, const WorkloadSpec& spec, bool sim, double start,
-                    double end, const ReplayOutcome& o, const json& rep) {
-  json doc;
-  doc["schema_version"] = kRunSchemaVersion;
-  json ctx = PlatformJson();
-  ctx["command_line"] = json::array();
-  ctx["target"] = TargetJson(o.target);
-  ctx["device"] = nullptr;
-  ctx["workload"] = WorkloadJson(spec);
-  ctx["engine"] = sim ? "sim" : q.engine_name;
-  ctx["direct"] = !q.buffered;
-  ctx["seed"] = results::IdJson(spec.seed);
-  ctx["start_time"] = IsoTime(start);
-  ctx["end_time"] = IsoTime(end);
-  doc["context"] = ctx;
-  doc.update(PhaseJson(o.result));
-  doc["health"] = nullptr;
-  doc["replay"] = rep;
+results::ReplayDocument ReplayDocumentOf(const ReplayRequest& q, const WorkloadSpec& spec, bool sim,
+                                         double start, double end, const ReplayOutcome& o,
+                                         const json& rep) {
+  results::ReplayDocument doc;
+  doc.context.phase = {.platform = PlatformOf(),
+                       .target = TargetOf(o.target),
+                       .workload = WorkloadOf(spec),
+                       .direct = !q.buffered,
+                       .seed = spec.seed,
+                       .start_time = IsoTime(start),
+                       .end_time = IsoTime(end)};
+  doc.context.engine = sim ? "sim" : q.engine_name;
+  doc.phase = PhaseOf(o.result);
+  doc.replay = rep;
   return doc;
 }
 
@@ -348,7 +344,7 @@ Result<ReplayOutcome> Replay(const ReplayRequest& q) {
   o.behind = o.timed && lag.count() && lag.Percentile(99) > static_cast<double>(q.lag_limit_ns);
   AddReplayNotes(q, o);
   const json rep = ReplayObject(q, opened.files, topt, ropt, spec, o);
-  o.doc = ReplayDocument(q, spec, sim, start, end, o, rep);
+  o.doc = ReplayDocumentOf(q, spec, sim, start, end, o, rep);
   if (store) o.stored = store->Finish(spec, o.result, rep);
   if (q.write_outputs) o.outputs = q.write_outputs(o);
   // A simulated drive with state= saves it at the end, once every output is written, and only

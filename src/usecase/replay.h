@@ -16,6 +16,7 @@
 #include "backend/backend.h"
 #include "base/status.h"
 #include "engine/engine.h"
+#include "results/run_document.h"
 #include "stats/phase_result.h"
 #include "trace/replay_source.h"
 #include "trace/trace.h"
@@ -60,14 +61,14 @@ struct ReplayOutcome {
   std::string format;  // the trace's format
   TargetInfo target;
   uint64_t max_io_bytes = 0;
-  bool timed = false;   // replayed at the trace's times (not as fast as possible)
-  bool behind = false;  // timed, and the p99 submission lag was above the limit
-  Histogram recorded;   // the trace's recorded latencies, all directions
-  nlohmann::json doc;   // the `run` document with `replay`
-  std::string run;      // the stored run's name ("" when not stored)
-  Status stored;        // storing the replay
-  Status outputs;       // write_outputs' status
-  Status closed;        // the end of the target's use (EndTargetUse)
+  bool timed = false;           // replayed at the trace's times (not as fast as possible)
+  bool behind = false;          // timed, and the p99 submission lag was above the limit
+  Histogram recorded;           // the trace's recorded latencies, all directions
+  results::ReplayDocument doc;  // the `run` document with `replay`
+  std::string run;              // the stored run's name ("" when not stored)
+  Status stored;                // storing the replay
+  Status outputs;               // write_outputs' status
+  Status closed;                // the end of the target's use (EndTargetUse)
 };
 
 // Replays the trace. An error is a failure before the phase ended (bad input, an unsafe or

@@ -24,55 +24,57 @@ using nlohmann::json;
 bool RwWrites(const std::string& rw) { return rw != "read" && rw != "randread"; }
 
 // context.engine: the engine's name, what was asked for and what the kernel granted.
-json EngineJson(const std::string& name, const EngineReport* r) {
-  json j;
-  j["name"] = name;
-  if (!r) return j;
+results::EngineContext EngineOf(const std::string& name, const EngineReport* r) {
+  using Setting = results::EngineSetting;
+  auto number = [](int64_t v) { return Setting{.number = v}; };
+  auto word = [](std::string w) { return Setting{.word = std::move(w)}; };
+  auto number_or = [&](int64_t v, bool set, const char* otherwise) {
+    return set ? number(v) : word(otherwise);
+  };
+  auto cpus = [&](const std::vector<uint32_t>& list) {
+    return list.empty() ? Setting{} : word(FormatCpuList(list));
+  };
+  results::EngineContext e{.name = name};
+  if (!r) return e;
   const EngineOptions& q = r->requested;
-  auto adaptive = [](uint32_t v) { return v ? json(v) : json("adaptive"); };
-  j["requested"] = {
-      {"batch_submit", adaptive(q.batch_submit)},
-      {"batch_complete_min", q.batch_complete_min == kBatchCompleteAuto ? json("auto")
-                             : q.batch_complete_min                     ? json(q.batch_complete_min)
-                                                                        : json("default")},
-      {"batch_complete_max", q.batch_complete_max ? json(q.batch_complete_max) : json("all")},
-      {"sqpoll", q.sqpoll},
-      {"sqpoll_cpu", q.sqpoll_cpu >= 0 ? json(q.sqpoll_cpu) : json(nullptr)},
-      {"hipri", q.hipri},
-      {"register_ring_fd", q.register_ring_fd},
-      {"force_async", ForceAsyncName(q.force_async)},
-      {"cpus_allowed",
-       q.cpus_allowed.empty() ? json(nullptr) : json(FormatCpuList(q.cpus_allowed))},
-  };
-  const EngineGrant& g = r->granted;
-  json granted = {
-      {"batch_submit", r->batch_submit},
-      {"batch_complete_min", r->batch_complete_min == kBatchCompleteAuto
-                                 ? json("auto (a quarter of the depth, 1..32)")
-                                 : json(r->batch_complete_min)},
-      {"batch_complete_max", r->batch_complete_max ? json(r->batch_complete_max) : json("all")},
-      {"cpus", r->cpus.empty() ? json(nullptr) : json(FormatCpuList(r->cpus))},
-      {"cpus_source", r->cpus_source},
-      {"numa_node", r->numa_node >= 0 ? json(r->numa_node) : json(nullptr)},
-  };
+  e.requested = results::EngineContext::Requested{
+      .batch_submit = number_or(q.batch_submit, q.batch_submit != 0, "adaptive"),
+      .batch_complete_min = q.batch_complete_min == kBatchCompleteAuto ? word("auto")
+                            : q.batch_complete_min ? number(q.batch_complete_min)
+                                                   : word("default"),
+      .batch_complete_max = number_or(q.batch_complete_max, q.batch_complete_max != 0, "all"),
+      .sqpoll = q.sqpoll,
+      .sqpoll_cpu = q.sqpoll_cpu >= 0 ? number(q.sqpoll_cpu) : Setting{},
+      .hipri = q.hipri,
+      .register_ring_fd = q.register_ring_fd,
+      .force_async = ForceAsyncName(q.force_async),
+      .cpus_allowed = cpus(q.cpus_allowed)};
+  e.granted = results::EngineContext::Granted{
+      .batch_submit = r->batch_submit,
+      .batch_complete_min =
+          number_or(r->batch_complete_min, r->batch_complete_min != kBatchCompleteAuto,
+                    "auto (a quarter of the depth, 1..32)"),
+      .batch_complete_max = number_or(r->batch_complete_max, r->batch_complete_max != 0, "all"),
+      .cpus = cpus(r->cpus),
+      .cpus_source = r->cpus_source,
+      .numa_node = r->numa_node >= 0 ? number(r->numa_node) : Setting{}};
   if (r->kind == EngineKind::kIoUring) {
-    granted.update({
-        {"features", r->features},
-        {"single_issuer", g.single_issuer},
-        {"defer_taskrun", g.defer_taskrun},
-        {"sqpoll", g.sqpoll},
-        {"sqpoll_cpu", g.sqpoll_cpu >= 0 ? json(g.sqpoll_cpu) : json(nullptr)},
-        {"hipri", g.hipri},
-        {"registered_ring_fd", g.registered_ring_fd},
-        {"fixed_buffers", g.fixed_buffers},
-        {"fixed_files", g.fixed_files},
-        {"nowait_target", r->nowait_target},
-        {"force_async", g.force_async},
-        {"async_workers", g.async_workers ? json(g.async_workers) : json(nullptr)},
-    });
+    const EngineGrant& g = r->granted;
+    e.granted->uring = results::EngineContext::Uring{
+        .features = r->features,
+        .single_issuer = g.single_issuer,
+        .defer_taskrun = g.defer_taskrun,
+        .sqpoll = g.sqpoll,
+        .sqpoll_cpu = g.sqpoll_cpu >= 0 ? number(g.sqpoll_cpu) : Setting{},
+        .hipri = g.hipri,
+        .registered_ring_fd = g.registered_ring_fd,
+        .fixed_buffers = g.fixed_buffers,
+        .fixed_files = g.fixed_files,
+        .nowait_target = r->nowait_target,
+        .force_async = g.force_async,
+        .async_workers = g.async_workers ? number(g.async_workers) : Setting{}};
   }
-  j["granted"] = granted;
-  return j;
+  return e;
 }
 
 // Everything checked before the target is opened: its paths, the engine flags on a simulator,
@@ -116,21 +118,20 @@ Result<std::string> Prefill(Backend& backend, const WorkloadSpec& spec,
          ", not measured)";
 }
 
-// The `run` document: context (platform, target, device, workload, engine, times), the phase's
-// results, health and, for a multi-client load, `mpi`.
 // The `run` document's context but its times: platform, command line, target, device, workload,
 // engine; also the stored run's context.
-json RunContext(const RunRequest& q, const Backend& backend,
-                const std::optional<DeviceIdentity>& identity, const WorkloadSpec& spec) {
-  json ctx = PlatformJson();
-  ctx["command_line"] = q.argv;
-  ctx["target"] = TargetJson(backend.info());
-  ctx["device"] = identity ? IdentityJson(*identity) : json(nullptr);
-  ctx["workload"] = WorkloadJson(spec);
-  ctx["engine"] =
-      EngineJson(IsSimTarget(q.target) ? "sim" : q.engine_name, EngineReportOf(backend));
-  ctx["direct"] = !q.buffered;
-  ctx["seed"] = results::IdJson(spec.seed);
+results::RunContextDoc RunContext(const RunRequest& q, const Backend& backend,
+                                  const std::optional<DeviceIdentity>& identity,
+                                  const WorkloadSpec& spec) {
+  results::RunContextDoc ctx;
+  ctx.phase = {.platform = PlatformOf(),
+               .command_line = q.argv,
+               .target = TargetOf(backend.info()),
+               .device = identity ? IdentityJson(*identity) : json(nullptr),
+               .workload = WorkloadOf(spec),
+               .direct = !q.buffered,
+               .seed = spec.seed};
+  ctx.engine = EngineOf(IsSimTarget(q.target) ? "sim" : q.engine_name, EngineReportOf(backend));
   return ctx;
 }
 
@@ -145,20 +146,20 @@ json RunConfig(const RunRequest& q, const WorkloadSpec& spec) {
           {"options", {{"seed", results::IdJson(spec.seed)}}}};
 }
 
-json RunDocument(const RunRequest& q, const Backend& backend,
-                 const std::optional<DeviceIdentity>& identity, double start, double end,
-                 const RunOutcome& o, const json* mpi) {
-  json doc;
-  doc["schema_version"] = kRunSchemaVersion;
-  json ctx = RunContext(q, backend, identity, o.spec);
-  ctx["start_time"] = IsoTime(start);
-  ctx["end_time"] = IsoTime(end);
-  doc["context"] = ctx;
-  doc.update(PhaseJson(o.result));
-  doc["health"] = o.health;
+// The `run` document: context (platform, target, device, workload, engine, times), the phase's
+// results, health and, for a multi-client load, `mpi`.
+results::RunDocument RunDocumentOf(const RunRequest& q, const Backend& backend,
+                                   const std::optional<DeviceIdentity>& identity, double start,
+                                   double end, const RunOutcome& o, const json* mpi) {
+  results::RunDocument doc;
+  doc.context = RunContext(q, backend, identity, o.spec);
+  doc.context.phase.start_time = IsoTime(start);
+  doc.context.phase.end_time = IsoTime(end);
+  doc.phase = PhaseOf(o.result);
+  doc.health = o.health;
   if (mpi) {
-    doc["mpi"] = *mpi;
-    doc["mpi"]["range_per_rank"] = q.range_per_rank;
+    doc.mpi = *mpi;
+    (*doc.mpi)["range_per_rank"] = q.range_per_rank;
   }
   return doc;
 }
@@ -231,8 +232,9 @@ Result<RunOutcome> Run(const RunRequest& q) {
     if (id.ok()) identity = id.value();
   }
   if (stored) {
-    SSDLAB_RETURN_IF_ERROR(stored->Begin(
-        "run", RunConfig(q, o.spec), RunContext(q, *backend, identity, o.spec), backend->info()));
+    SSDLAB_RETURN_IF_ERROR(stored->Begin("run", RunConfig(q, o.spec),
+                                         results::ToJson(RunContext(q, *backend, identity, o.spec)),
+                                         backend->info()));
     o.run = stored->name();
   }
   double start = 0, end = 0;
@@ -273,10 +275,10 @@ Result<RunOutcome> Run(const RunRequest& q) {
     o.clients = q.mpi->size();
     o.start_skew_ns = merged->mpi["start_skew_ns"].get<double>();
   }
-  o.doc = RunDocument(q, *backend, identity, start, end, o, merged ? &merged->mpi : nullptr);
+  o.doc = RunDocumentOf(q, *backend, identity, start, end, o, merged ? &merged->mpi : nullptr);
   if (stored) {
     json extra = {{"health", o.health}};
-    if (o.doc.contains("mpi")) extra["mpi"] = o.doc["mpi"];
+    if (o.doc.mpi) extra["mpi"] = *o.doc.mpi;
     o.stored = stored->Finish(o.spec, o.result, extra);
   }
   if (q.write_outputs) o.outputs = q.write_outputs(o);

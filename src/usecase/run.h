@@ -14,6 +14,7 @@
 #include "backend/backend.h"
 #include "base/status.h"
 #include "engine/engine.h"
+#include "results/run_document.h"
 #include "stats/phase_result.h"
 #include "usecase/console.h"
 #include "usecase/mpi_clients.h"
@@ -72,12 +73,12 @@ struct RunOutcome {
   TargetInfo target;
   int clients = 1;  // MPI ranks
   double start_skew_ns = 0;
-  nlohmann::json health;  // temperature and SMART around the phase
-  nlohmann::json doc;     // the `run` document (reports only)
-  std::string run;        // the stored run's name ("" when not stored)
-  Status stored;          // storing the run in --db (ok when not stored)
-  Status outputs;         // write_outputs' status
-  Status closed;          // the end of the target's use (EndTargetUse)
+  nlohmann::json health;     // temperature and SMART around the phase
+  results::RunDocument doc;  // the `run` document (reports only)
+  std::string run;           // the stored run's name ("" when not stored)
+  Status stored;             // storing the run in --db (ok when not stored)
+  Status outputs;            // write_outputs' status
+  Status closed;             // the end of the target's use (EndTargetUse)
 };
 
 // Runs the workload. An error is a failure before the phase ended well enough to report (bad

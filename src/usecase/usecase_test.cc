@@ -160,9 +160,14 @@ TEST_F(UsecaseTest, ReplayOfATraceOnTheSimulatorIsStoredAndDocumented) {
   EXPECT_EQ(out->counts.records, 300u);
   EXPECT_EQ(out->format, "msr");
   EXPECT_EQ(out->recorded.count(), 300u);  // the trace's own response times
-  EXPECT_EQ(out->doc["replay"]["trace"]["records"], 300);
-  EXPECT_EQ(out->doc["results"]["total"]["ios"], 300);
-  EXPECT_EQ(out->doc["context"]["engine"], "sim");
+  EXPECT_EQ(out->doc.replay["trace"]["records"], 300);
+  EXPECT_EQ(out->doc.phase.results.total.ios, 300u);
+  EXPECT_EQ(out->doc.context.engine, "sim");
+  // The document reads back as it was written (results/run_document.h's one table).
+  nlohmann::json written = results::ToJson(out->doc);
+  auto read = results::ReplayDocumentFromJson(written, "replay");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(results::ToJson(read.value()), written);
   auto store = Store::Open(q.db, Store::Mode::kReadOnly);
   ASSERT_TRUE(store.ok());
   auto run = (*store)->FindRun("rp");
@@ -209,9 +214,14 @@ TEST_F(UsecaseTest, RunOfAWorkloadOnTheSimulatorDocumentsItsPhase) {
   EXPECT_TRUE(outputs_called);
   EXPECT_TRUE(out->reports);
   EXPECT_EQ(out->result.Total().bytes, 4u << 20);
-  EXPECT_EQ(out->doc["results"]["total"]["ios"], 1024);
-  EXPECT_EQ(out->doc["context"]["engine"]["name"], "sim");
-  EXPECT_EQ(out->doc["context"]["target"]["kind"], "sim");
+  EXPECT_EQ(out->doc.phase.results.total.ios, 1024u);
+  EXPECT_EQ(out->doc.context.engine.name, "sim");
+  EXPECT_EQ(out->doc.context.phase.target.kind, "sim");
+  nlohmann::json written = results::ToJson(out->doc);
+  EXPECT_EQ(written["results"]["total"]["ios"], 1024);
+  auto read = results::RunDocumentFromJson(written, "run");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(results::ToJson(read.value()), written);
   EXPECT_EQ(out->health["source"], "simulated");
 }
 
