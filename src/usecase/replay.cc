@@ -278,9 +278,150 @@ Result<OpenedTrace> OpenReplayTrace(const ReplayRequest& q, bool sim, trace::Tra
   return out;
 }
 
+// What the options leave together: --max-bs at most 64MiB, --qd within io_uring's ring.
+Status CheckReplayOptions(const ReplayRequest& q) {
+  if (q.max_bs > 64 * kMiB) return Status::Invalid("--max-bs: at most 64MiB");
+  if (q.engine == EngineKind::kIoUring && q.qd > kMaxUringDepth)
+    return Status::Invalid(fmt::format("--qd {} is above io_uring's limit of {} entries per ring",
+                                       q.qd, kMaxUringDepth));
+  return Status::Ok();
+}
+
+using ReplayText = const std::string&;
+
+// A count of the request; `shown` its default.
+template <class T>
+ReplayDef ReplayCount(const char* flag, std::string help, T ReplayRequest::*member) {
+  return {
+      flag, std::move(help),
+      [member](ReplayText f, ReplayText t, ReplayRequest& q) { return CountFlag(f, t, q.*member); },
+      [member](const ReplayRequest& q) { return std::to_string(q.*member); }};
+}
+
+ReplayDef ReplaySwitch(const char* flag, std::string help, bool ReplayRequest::*member) {
+  return {flag,
+          std::move(help),
+          [member](ReplayText, ReplayText, ReplayRequest& q) {
+            q.*member = true;
+            return Status::Ok();
+          },
+          {},
+          true};
+}
+
+std::vector<ReplayDef> ReplayTraceDefs() {
+  return {
+      {"--size", "Size of the target region (creates a missing file)",
+       [](ReplayText, ReplayText t, ReplayRequest& q) -> Status {
+         auto size = ParseBytes(t);
+         if (!size.ok()) return size.status().WithContext("--size");
+         q.size_bytes = size.value();
+         return Status::Ok();
+       }},
+      {"--format", "Trace format: " + trace::TraceFormatNames(),
+       [](ReplayText, ReplayText t, ReplayRequest& q) -> Status {
+         SSDLAB_ASSIGN_OR_RETURN(q.trace_options.format, trace::ParseTraceFormat(t));
+         return Status::Ok();
+       },
+       [](const ReplayRequest& q) { return trace::TraceFormatName(q.trace_options.format); }},
+      {"--event", "blktrace/blkparse: queue (Q) or issue (D) events",
+       [](ReplayText, ReplayText t, ReplayRequest& q) -> Status {
+         if (t == "queue" || t == "Q") {
+           q.trace_options.event = trace::BlkEvent::kQueue;
+         } else if (t == "issue" || t == "D") {
+           q.trace_options.event = trace::BlkEvent::kIssue;
+         } else {
+           return Status::Invalid("--event: unknown event '" + t + "' (queue, issue)");
+         }
+         q.event_text = t;
+         return Status::Ok();
+       },
+       [](const ReplayRequest& q) { return q.event_text; }},
+      {"--timing", "original | scale:X (X times faster) | afap",
+       [](ReplayText, ReplayText t, ReplayRequest& q) {
+         q.timing_text = t;
+         return trace::ParseTiming(t, &q.replay_options.timing, &q.replay_options.speedup);
+       },
+       [](const ReplayRequest& q) { return q.timing_text; }},
+      ReplayCount("--qd", "Most I/Os in flight (afap: the queue depth)", &ReplayRequest::qd),
+      ReplayCount("--jobs", "Submitting threads on real targets (one source)",
+                  &ReplayRequest::jobs),
+      {"--remap", "Offsets beyond the range: none (refuse) | modulo | scale",
+       [](ReplayText, ReplayText t, ReplayRequest& q) -> Status {
+         SSDLAB_ASSIGN_OR_RETURN(q.replay_options.remap, trace::ParseRemap(t));
+         q.remap_text = t;
+         return Status::Ok();
+       },
+       [](const ReplayRequest& q) { return q.remap_text; }},
+      {"--range", "Active range of the target, e.g. 0%-50% or 1GiB-2GiB",
+       [](ReplayText, ReplayText t, ReplayRequest& q) {
+         q.range = t;
+         return Status::Ok();
+       },
+       [](const ReplayRequest& q) { return q.range; }},
+      {"--loop", "Passes over the trace",
+       [](ReplayText f, ReplayText t, ReplayRequest& q) {
+         return CountFlag(f, t, q.replay_options.loops);
+       },
+       [](const ReplayRequest& q) { return std::to_string(q.replay_options.loops); }},
+      {"--device-id", "Only this device/disk/volume/ASU (blktrace: MAJ,MIN; fio: file name)",
+       [](ReplayText, ReplayText t, ReplayRequest& q) {
+         q.trace_options.device_id = t;
+         return Status::Ok();
+       }},
+      {"--skip-bad", "Tolerate up to N malformed records",
+       [](ReplayText f, ReplayText t, ReplayRequest& q) {
+         return CountFlag(f, t, q.trace_options.skip_bad, true);
+       },
+       [](const ReplayRequest& q) { return std::to_string(q.trace_options.skip_bad); }},
+  };
+}
+
+std::vector<ReplayDef> ReplayPhaseDefs() {
+  return {
+      {"--max-bs", "Larger records are split into pieces of this",
+       [](ReplayText f, ReplayText t, ReplayRequest& q) {
+         q.max_bs_text = t;
+         return BytesFlag(f, t, q.max_bs);
+       },
+       [](const ReplayRequest& q) { return BytesText(q.max_bs); }},
+      {"--lag-limit", "p99 submission lag above which the replay did not keep up",
+       [](ReplayText f, ReplayText t, ReplayRequest& q) {
+         return DurationFlag(f, t, q.lag_limit_ns);
+       },
+       [](const ReplayRequest& q) { return DurationText(q.lag_limit_ns); }},
+      {"--interval", "Time-series interval (0 for none)",
+       [](ReplayText, ReplayText t, ReplayRequest& q) -> Status {
+         SSDLAB_ASSIGN_OR_RETURN(q.interval_ns, ParseIntervalNs(t));
+         return Status::Ok();
+       },
+       [](const ReplayRequest& q) { return DurationText(q.interval_ns); }},
+      {"--engine", "io_uring|libaio|psync",
+       [](ReplayText, ReplayText t, ReplayRequest& q) -> Status {
+         SSDLAB_ASSIGN_OR_RETURN(q.engine, ParseEngineKind(t));
+         q.engine_name = t;
+         return Status::Ok();
+       },
+       [](const ReplayRequest& q) { return q.engine_name; }},
+      ReplaySwitch("--buffered", "Use the page cache (no O_DIRECT)", &ReplayRequest::buffered),
+      ReplaySwitch("--destructive", "Allow writing to a block device (destroys its data)",
+                   &ReplayRequest::destructive),
+  };
+}
+
 }  // namespace
 
+const std::vector<ReplayDef>& ReplayOptionDefs() {
+  static const std::vector<ReplayDef> defs = [] {
+    std::vector<ReplayDef> all = ReplayTraceDefs();
+    for (ReplayDef& d : ReplayPhaseDefs()) all.push_back(std::move(d));
+    return all;
+  }();
+  return defs;
+}
+
 Result<ReplayOutcome> Replay(const ReplayRequest& q) {
+  SSDLAB_RETURN_IF_ERROR(CheckReplayOptions(q));
   const bool sim = IsSimTarget(q.target);
   SSDLAB_RETURN_IF_ERROR(CheckReplayPaths(q));
   trace::TraceOptions topt = q.trace_options;

@@ -21,6 +21,7 @@
 #include "trace/replay_source.h"
 #include "trace/trace.h"
 #include "usecase/console.h"
+#include "usecase/options.h"
 
 namespace ssdlab::usecase {
 
@@ -70,6 +71,13 @@ struct ReplayOutcome {
   Status outputs;               // write_outputs' status
   Status closed;                // the end of the target's use (EndTargetUse)
 };
+
+// Every option of `ssdlab replay` that shapes the request, once (usecase/options.h): the
+// trace's reading, the timing, the range and sizes, the engine, with the defaults read from a
+// default ReplayRequest. The command line registers them; Replay checks what they leave
+// together (--max-bs at most 64MiB, --qd within io_uring's ring).
+using ReplayDef = OptionDef<ReplayRequest>;
+const std::vector<ReplayDef>& ReplayOptionDefs();
 
 // Replays the trace. An error is a failure before the phase ended (bad input, an unsafe or
 // missing target, a malformed trace, a failed phase): the stored run, if created, is marked

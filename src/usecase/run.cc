@@ -197,7 +197,207 @@ Result<PhaseResult> RunMeasuredPhase(const RunRequest& q, Backend& backend, IoLo
   return result;
 }
 
+using RunText = const std::string&;
+
+// A text of the workload, kept as given (ResolveWorkload reads it once the target is known).
+RunDef WorkloadText(const char* flag, std::string help, std::string WorkloadArgs::*member,
+                    bool show = true) {
+  RunDef d{flag, std::move(help), [member](RunText, RunText t, RunRequest& q) {
+             q.workload.*member = t;
+             return Status::Ok();
+           }};
+  if (show) d.shown = [member](const RunRequest& q) { return q.workload.*member; };
+  return d;
+}
+
+// A count of the workload; 0 is left to ResolveWorkload's check.
+RunDef WorkloadCount(const char* flag, std::string help, uint32_t WorkloadArgs::*member) {
+  return {flag, std::move(help),
+          [member](RunText f, RunText t, RunRequest& q) {
+            return CountFlag(f, t, q.workload.*member, true);
+          },
+          [member](const RunRequest& q) { return std::to_string(q.workload.*member); }};
+}
+
+// A switch of the request.
+RunDef Switch(const char* flag, std::string help, bool RunRequest::*member) {
+  return {flag,
+          std::move(help),
+          [member](RunText, RunText, RunRequest& q) {
+            q.*member = true;
+            return Status::Ok();
+          },
+          {},
+          true};
+}
+
+// An engine flag: sets its option and marks the engine's flags as given (refused on a
+// simulator, CheckRun).
+RunDef EngineFlag(const char* flag, std::string help,
+                  std::function<Status(RunText f, RunText t, EngineOptions& o)> set,
+                  bool is_switch = false) {
+  return {flag,
+          std::move(help),
+          [set = std::move(set)](RunText f, RunText t, RunRequest& q) {
+            q.engine_flags_given = true;
+            return set(f, t, q.engine_options);
+          },
+          {},
+          is_switch};
+}
+
+// The workload's own defaults where the flag has none: rwmix of an rw/randrw workload, the
+// runtime of a random one.
+WorkloadSpec DefaultWorkload(const std::string& rw) {
+  WorkloadArgs a;
+  a.rw = rw;
+  auto spec = ResolveWorkload(a, uint64_t{1} << 30, 1);
+  return spec.ok() ? spec.value() : WorkloadSpec{};
+}
+
+std::vector<RunDef> WorkloadDefs() {
+  return {
+      {"--size", "Size of the target region (creates a missing file), e.g. 4GiB",
+       [](RunText, RunText t, RunRequest& q) -> Status {
+         auto size = ParseBytes(t);
+         if (!size.ok()) return Status::Invalid("--size: " + size.status().message());
+         q.size_bytes = size.value();
+         return Status::Ok();
+       }},
+      WorkloadText("--rw", "read|write|randread|randwrite|rw|randrw|trim|randtrim",
+                   &WorkloadArgs::rw),
+      {"--rwmix-read", "Percent of reads for rw/randrw",
+       [](RunText, RunText t, RunRequest& q) {
+         q.workload.rwmix_read = t;
+         return Status::Ok();
+       },
+       [](const RunRequest&) { return FormatNumber(DefaultWorkload("randrw").read_pct); }},
+      WorkloadText("--bs", "Block size or mix, e.g. 4KiB or 4KiB:67,8KiB:10,64KiB:23",
+                   &WorkloadArgs::bs),
+      WorkloadCount("--qd", "Queue depth per job", &WorkloadArgs::qd),
+      WorkloadCount("--jobs", "Jobs (threads)", &WorkloadArgs::jobs),
+      WorkloadText("--runtime",
+                   "Measured time, e.g. 10s (default " +
+                       DurationText(DefaultWorkload("randread").runtime_ns) +
+                       " for random, one pass for sequential)",
+                   &WorkloadArgs::runtime, false),
+      WorkloadText("--io-size", "Measured amount, e.g. 8GiB or 3x (times the active range)",
+                   &WorkloadArgs::io_size, false),
+      WorkloadText("--ramp", "Excluded from statistics: time (2s) or amount (2x, 1GiB)",
+                   &WorkloadArgs::ramp, false),
+      WorkloadText("--range", "Active range, e.g. 0%-25% or 1GiB-2GiB", &WorkloadArgs::range),
+      WorkloadText("--dist", "uniform|zipf:S|pareto:H|zoned:A/R:A/R...", &WorkloadArgs::dist),
+      WorkloadText("--rate-iops",
+                   "Open-loop rate over all jobs; latency counts from the scheduled time",
+                   &WorkloadArgs::rate_iops, false),
+  };
+}
+
+std::vector<RunDef> EngineDefs() {
+  return {
+      {"--engine", "io_uring|libaio|psync",
+       [](RunText, RunText t, RunRequest& q) -> Status {
+         SSDLAB_ASSIGN_OR_RETURN(q.engine, ParseEngineKind(t));
+         q.engine_name = t;
+         return Status::Ok();
+       },
+       [](const RunRequest& q) { return q.engine_name; }},
+      Switch("--buffered", "Use the page cache (no O_DIRECT)", &RunRequest::buffered),
+      EngineFlag(
+          "--batch-submit",
+          "Refill once N slots are free (fio iodepth_batch_submit; default adaptive)",
+          [](RunText f, RunText t, EngineOptions& o) { return CountFlag(f, t, o.batch_submit); }),
+      EngineFlag("--batch-complete",
+                 "auto|MIN[:MAX] completions waited for / reaped per system call (default "
+                 "auto: a quarter of the depth; 1 = exact intervals)",
+                 [](RunText, RunText t, EngineOptions& o) {
+                   return ParseBatchComplete(t, o.batch_complete_min, o.batch_complete_max);
+                 }),
+      EngineFlag(
+          "--sqpoll", "io_uring submission-queue polling thread (IORING_SETUP_SQPOLL)",
+          [](RunText, RunText, EngineOptions& o) {
+            o.sqpoll = true;
+            return Status::Ok();
+          },
+          true),
+      EngineFlag("--sqpoll-cpu", "CPU of the SQPOLL thread",
+                 [](RunText, RunText t, EngineOptions& o) -> Status {
+                   auto cpus = ParseCpuList(t);
+                   if (!cpus.ok() || cpus->size() != 1)
+                     return Status::Invalid("--sqpoll-cpu '" + t + "' is not one CPU number");
+                   o.sqpoll_cpu = static_cast<int32_t>(cpus->front());
+                   return Status::Ok();
+                 }),
+      EngineFlag(
+          "--hipri", "Polled completions (IORING_SETUP_IOPOLL); needs a device with poll queues",
+          [](RunText, RunText, EngineOptions& o) {
+            o.hipri = true;
+            return Status::Ok();
+          },
+          true),
+      EngineFlag(
+          "--no-ring-fd", "Do not register the ring fd (io_uring_register_ring_fd)",
+          [](RunText, RunText, EngineOptions& o) {
+            o.register_ring_fd = false;
+            return Status::Ok();
+          },
+          true),
+      EngineFlag("--force-async",
+                 "auto|on|off: IOSQE_ASYNC on every request, over one io-wq worker per CPU "
+                 "(auto: where the target cannot take requests without blocking)",
+                 [](RunText, RunText t, EngineOptions& o) -> Status {
+                   SSDLAB_ASSIGN_OR_RETURN(o.force_async, ParseForceAsync(t));
+                   return Status::Ok();
+                 }),
+      EngineFlag("--cpus-allowed",
+                 "CPUs of the job threads, e.g. 0,2-3 (default: the device's NUMA node)",
+                 [](RunText, RunText t, EngineOptions& o) -> Status {
+                   SSDLAB_ASSIGN_OR_RETURN(o.cpus_allowed, ParseCpuList(t));
+                   return Status::Ok();
+                 }),
+  };
+}
+
+std::vector<RunDef> PhaseDefs() {
+  return {
+      WorkloadText("--data", "random|zero|compressible:N|dedupe:N", &WorkloadArgs::data),
+      {"--seed", "Seed of offsets and data",
+       [](RunText f, RunText t, RunRequest& q) { return CountFlag(f, t, q.workload.seed, true); },
+       [](const RunRequest& q) { return std::to_string(q.workload.seed); }},
+      {"--verify",
+       "Write verify headers and check them on reads",
+       [](RunText, RunText, RunRequest& q) {
+         q.workload.verify = true;
+         return Status::Ok();
+       },
+       {},
+       true},
+      WorkloadText("--interval", "Time-series interval (0 for none)", &WorkloadArgs::interval),
+      Switch("--prefill",
+             "Write the range once sequentially before the workload (not measured; needs "
+             "--destructive on a block device)",
+             &RunRequest::prefill),
+      {"--temp-interval", "Temperature sampling interval (0: only before and after)",
+       [](RunText, RunText t, RunRequest& q) -> Status {
+         auto ns = ParseDurationNs(t);
+         if (!ns.ok()) return Status::Invalid("--temp-interval: " + ns.status().message());
+         q.temp_interval_ns = ns.value();
+         return Status::Ok();
+       },
+       [](const RunRequest& q) { return DurationText(q.temp_interval_ns); }},
+  };
+}
+
 }  // namespace
+
+const std::vector<RunDef>& RunOptionDefs() {
+  static const std::vector<RunDef> defs = [] {
+    std::vector<RunDef> all = WorkloadDefs();
+    for (auto part : {EngineDefs(), PhaseDefs()}) all.insert(all.end(), part.begin(), part.end());
+    return all;
+  }();
+  return defs;
+}
 
 Result<RunOutcome> Run(const RunRequest& q) {
   TargetRequest req{.target = q.target,

@@ -18,6 +18,7 @@
 #include "stats/phase_result.h"
 #include "usecase/console.h"
 #include "usecase/mpi_clients.h"
+#include "usecase/options.h"
 #include "workload/parse.h"
 #include "workload/spec.h"
 
@@ -80,6 +81,13 @@ struct RunOutcome {
   Status outputs;            // write_outputs' status
   Status closed;             // the end of the target's use (EndTargetUse)
 };
+
+// Every option of `ssdlab run` that shapes the request, once (usecase/options.h): the target's
+// size, the workload, the engine and its flags (each of which also sets engine_flags_given),
+// --prefill and --temp-interval, with the defaults read from a default RunRequest. The command
+// line registers them and a job file's sections apply them to the flags they translate to.
+using RunDef = OptionDef<RunRequest>;
+const std::vector<RunDef>& RunOptionDefs();
 
 // Runs the workload. An error is a failure before the phase ended well enough to report (bad
 // input, an unsafe target, a failed --prefill, a failed phase, no completed I/O): nothing was
