@@ -1,5 +1,6 @@
 #include "results/run_document.h"
 
+#include "results/counters.h"
 #include "results/fields.h"
 
 namespace ssdlab::results {
@@ -141,34 +142,13 @@ constexpr auto kVerify =
     f::Object<Ph::Verify>(f::Count("failures", &Ph::Verify::failures),
                           f::List("records", &Ph::Verify::records, kVerifyRecord));
 
-constexpr const char* kPhaseCounterNames[] = {"sim"};  // the backends that report counters
-constexpr auto kPhaseCounterValues = f::MapOf(f::NumberOf<double>());
-
-// The backend's counters under its name ("sim"), beside the other keys.
-struct PhaseCountersCodec {
-  json Write(const PhaseDoc& p) const {
-    json out = json::object();
-    if (!p.counters_name.empty()) out[p.counters_name] = kPhaseCounterValues.Write(p.counters);
-    return out;
-  }
-  Status Read(const json& j, const std::string& where, PhaseDoc& p) const {
-    for (const char* name : kPhaseCounterNames) {
-      auto it = j.find(name);
-      if (it == j.end() || it->is_null()) continue;
-      p.counters_name = name;
-      SSDLAB_RETURN_IF_ERROR(kPhaseCounterValues.Read(*it, where + "." + name, p.counters));
-    }
-    return Status::Ok();
-  }
-};
-
 constexpr auto kPhase = f::Object<Ph>(
     f::Sub("results", &Ph::results, kResults), f::Count("measured_ns", &Ph::measured_ns),
     f::Sub("edge", &Ph::edge, kEdge), f::List("intervals", &Ph::intervals, kInterval),
     f::Sub("cpu", &Ph::cpu, kCpu), f::Count("io_errors", &Ph::io_errors),
     f::List("errors", &Ph::errors, f::TextOf()), f::Sub("verify", &Ph::verify, kVerify),
     f::Flag("interrupted", &Ph::interrupted), f::List("notes", &Ph::notes, f::TextOf()),
-    f::Merge<Ph>(PhaseCountersCodec{}));
+    f::Merge<Ph>(f::CountersOf(&Ph::counters_name, &Ph::counters)));
 
 constexpr auto kStoredPhase =
     f::Object<StoredPhaseDoc>(f::Inline(&StoredPhaseDoc::phase, kPhase),

@@ -65,6 +65,19 @@ struct OptionDef {
 };
 using OptionTexts = std::map<std::string, std::string>;  // flag -> text as given ("" = default)
 
+// A switch that sets `member` of the options.
+template <class O>
+OptionDef<O> SwitchDef(const char* flag, std::string help, bool O::*member) {
+  return {flag,
+          std::move(help),
+          [member](const std::string&, const std::string&, O& out) {
+            out.*member = true;
+            return Status::Ok();
+          },
+          {},
+          true};
+}
+
 // The default `d` shows ("" = none).
 template <class O>
 std::string DefaultText(const OptionDef<O>& d) {

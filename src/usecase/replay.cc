@@ -298,17 +298,6 @@ ReplayDef ReplayCount(const char* flag, std::string help, T ReplayRequest::*memb
       [member](const ReplayRequest& q) { return std::to_string(q.*member); }};
 }
 
-ReplayDef ReplaySwitch(const char* flag, std::string help, bool ReplayRequest::*member) {
-  return {flag,
-          std::move(help),
-          [member](ReplayText, ReplayText, ReplayRequest& q) {
-            q.*member = true;
-            return Status::Ok();
-          },
-          {},
-          true};
-}
-
 std::vector<ReplayDef> ReplayTraceDefs() {
   return {
       {"--size", "Size of the target region (creates a missing file)",
@@ -403,9 +392,11 @@ std::vector<ReplayDef> ReplayPhaseDefs() {
          return Status::Ok();
        },
        [](const ReplayRequest& q) { return q.engine_name; }},
-      ReplaySwitch("--buffered", "Use the page cache (no O_DIRECT)", &ReplayRequest::buffered),
-      ReplaySwitch("--destructive", "Allow writing to a block device (destroys its data)",
-                   &ReplayRequest::destructive),
+      SwitchDef<ReplayRequest>("--buffered", "Use the page cache (no O_DIRECT)",
+                               &ReplayRequest::buffered),
+      SwitchDef<ReplayRequest>("--destructive",
+                               "Allow writing to a block device (destroys its data)",
+                               &ReplayRequest::destructive),
   };
 }
 

@@ -77,6 +77,8 @@ results::EngineContext EngineOf(const std::string& name, const EngineReport* r) 
   return e;
 }
 
+std::vector<RunDef> EngineFlagDefs();
+
 // Everything checked before the target is opened: its paths, the engine flags on a simulator,
 // the workload's syntax, --verify and the ring's depth; returns the target's facts.
 Result<TargetInfo> CheckRun(const RunRequest& q, const TargetRequest& req) {
@@ -87,10 +89,13 @@ Result<TargetInfo> CheckRun(const RunRequest& q, const TargetRequest& req) {
   SSDLAB_RETURN_IF_ERROR(paths.Check());
   if (!q.run.empty() && q.db.empty()) return Status::Invalid("--run needs --db");
   const bool sim = IsSimTarget(q.target);
-  if (sim && q.engine_flags_given)
-    return Status::Invalid(
-        "the engine flags (--batch-*, --sqpoll*, --hipri, --cpus-allowed, --no-ring-fd, "
-        "--force-async) apply to real targets, not a simulated drive");
+  if (sim && q.engine_flags_given) {
+    std::string flags;
+    for (const RunDef& d : EngineFlagDefs())
+      flags += (flags.empty() ? "" : ", ") + std::string(d.flag);
+    return Status::Invalid("the engine flags (" + flags +
+                           ") apply to real targets, not a simulated drive");
+  }
   // Syntax first, so that a typo never creates or touches the target.
   SSDLAB_RETURN_IF_ERROR(ResolveWorkload(q.workload, uint64_t{1} << 50, 1).status());
   if (sim && q.workload.verify)
@@ -219,18 +224,6 @@ RunDef WorkloadCount(const char* flag, std::string help, uint32_t WorkloadArgs::
           [member](const RunRequest& q) { return std::to_string(q.workload.*member); }};
 }
 
-// A switch of the request.
-RunDef Switch(const char* flag, std::string help, bool RunRequest::*member) {
-  return {flag,
-          std::move(help),
-          [member](RunText, RunText, RunRequest& q) {
-            q.*member = true;
-            return Status::Ok();
-          },
-          {},
-          true};
-}
-
 // An engine flag: sets its option and marks the engine's flags as given (refused on a
 // simulator, CheckRun).
 RunDef EngineFlag(const char* flag, std::string help,
@@ -302,7 +295,14 @@ std::vector<RunDef> EngineDefs() {
          return Status::Ok();
        },
        [](const RunRequest& q) { return q.engine_name; }},
-      Switch("--buffered", "Use the page cache (no O_DIRECT)", &RunRequest::buffered),
+      SwitchDef<RunRequest>("--buffered", "Use the page cache (no O_DIRECT)",
+                            &RunRequest::buffered),
+  };
+}
+
+// The real engine's flags, which a simulated drive refuses (CheckRun).
+std::vector<RunDef> EngineFlagDefs() {
+  return {
       EngineFlag(
           "--batch-submit",
           "Refill once N slots are free (fio iodepth_batch_submit; default adaptive)",
@@ -373,10 +373,11 @@ std::vector<RunDef> PhaseDefs() {
        {},
        true},
       WorkloadText("--interval", "Time-series interval (0 for none)", &WorkloadArgs::interval),
-      Switch("--prefill",
-             "Write the range once sequentially before the workload (not measured; needs "
-             "--destructive on a block device)",
-             &RunRequest::prefill),
+      SwitchDef<RunRequest>(
+          "--prefill",
+          "Write the range once sequentially before the workload (not measured; needs "
+          "--destructive on a block device)",
+          &RunRequest::prefill),
       {"--temp-interval", "Temperature sampling interval (0: only before and after)",
        [](RunText, RunText t, RunRequest& q) -> Status {
          auto ns = ParseDurationNs(t);
@@ -393,7 +394,8 @@ std::vector<RunDef> PhaseDefs() {
 const std::vector<RunDef>& RunOptionDefs() {
   static const std::vector<RunDef> defs = [] {
     std::vector<RunDef> all = WorkloadDefs();
-    for (auto part : {EngineDefs(), PhaseDefs()}) all.insert(all.end(), part.begin(), part.end());
+    for (auto part : {EngineDefs(), EngineFlagDefs(), PhaseDefs()})
+      all.insert(all.end(), part.begin(), part.end());
     return all;
   }();
   return defs;
