@@ -236,6 +236,48 @@ TEST_F(UsecaseTest, RunRefusesTheRealEngineFlagsOnTheSimulator) {
   EXPECT_NE(out.status().message().find("not a simulated drive"), std::string::npos);
 }
 
+// Each default that --help shows is the request's own: given back as the flag's text, it sets
+// the same value (the getter and the setter agree), for run and replay.
+template <class O>
+void ExpectShownDefaultsReadBack(const std::vector<OptionDef<O>>& defs) {
+  size_t shown = 0;
+  for (const OptionDef<O>& d : defs) {
+    const std::string text = DefaultText(d);
+    if (text.empty()) continue;
+    ++shown;
+    O o;
+    ASSERT_TRUE(d.set(d.flag, text, o).ok()) << d.flag << " " << text;
+    EXPECT_EQ(d.shown(o), text) << d.flag;
+  }
+  EXPECT_GE(shown, 8u);
+}
+
+TEST(OptionDefs, RunAndReplayShowTheirRealDefaults) {
+  ExpectShownDefaultsReadBack(RunOptionDefs());
+  ExpectShownDefaultsReadBack(ReplayOptionDefs());
+  EXPECT_EQ(DefaultText(*FindOptionDef(RunOptionDefs(), "--qd")), "1");
+  EXPECT_EQ(DefaultText(*FindOptionDef(RunOptionDefs(), "--rwmix-read")), "50");
+  EXPECT_EQ(DefaultText(*FindOptionDef(ReplayOptionDefs(), "--max-bs")), "1MiB");
+  EXPECT_EQ(DefaultText(*FindOptionDef(ReplayOptionDefs(), "--lag-limit")), "1ms");
+  EXPECT_EQ(DurationText(90'000'000'000), "90s");
+  EXPECT_EQ(DurationText(120'000'000'000), "2m");
+  EXPECT_EQ(BytesText(1536), "1536");
+}
+
+// An engine flag marks the request's engine flags as given (the simulator refuses them); the
+// workload's flags do not.
+TEST(OptionDefs, EngineFlagsAreMarkedGiven) {
+  RunRequest q;
+  ASSERT_TRUE(ApplyOptionDefs(RunOptionDefs(), {{"--qd", "4"}, {"--rw", "randwrite"}}, q).ok());
+  EXPECT_FALSE(q.engine_flags_given);
+  EXPECT_EQ(q.workload.qd, 4u);
+  ASSERT_TRUE(ApplyOptionDefs(RunOptionDefs(), {{"--no-ring-fd", "true"}}, q).ok());
+  EXPECT_TRUE(q.engine_flags_given);
+  EXPECT_FALSE(q.engine_options.register_ring_fd);
+  Status bad = ApplyOptionDefs(RunOptionDefs(), {{"--sqpoll-cpu", "1,2"}}, q);
+  EXPECT_NE(bad.message().find("--sqpoll-cpu"), std::string::npos) << bad.message();
+}
+
 TEST(CheckResumeIdentity, AnotherDriveIsRefused) {
   RunRecord run;
   run.name = "r1";
