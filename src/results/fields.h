@@ -22,14 +22,13 @@
 //   Id(key, m)       a 64-bit id (a seed): written as a decimal string, read from either form
 //   Flag(key, m)     true or false
 //   Text(key, m)     a JSON string
-//   Any(key, m)      any JSON value as it is (an nlohmann::json member; null written as null)
 //   Sub(key, m, c)   a nested value by codec `c`: Object<U>(...), Via<FromJson>(), MapOf(c2)
 //   List(key, m, c)  a JSON list (std::vector<E>), each element by codec `c`
 //   Inline(m, c)     member `m` by codec `c`, its keys standing beside the others
 //   At<T>(key, c)    a nested object whose keys fill members of T itself (context.target.path)
 //   Merge<T>(c)      keys that a codec of T itself writes and reads beside the others
 // A member of type std::optional<V> is optional: written only when set, read when present.
-// Codecs: NumberOf<V>(), CountOf<V>(), FlagOf(), TextOf(), AnyOf(), PairOf<A, B>() ([a, b]),
+// Codecs: NumberOf<V>(), CountOf<V>(), FlagOf(), TextOf(), PairOf<A, B>() ([a, b]),
 // ListOf(c), MapOf(c, keep) (an object of named values; `keep` skips entries), Object<T>(...),
 // Via<FromJson>() (a type with its own public ToJson and FromJson, found beside the type).
 //
@@ -109,17 +108,6 @@ struct IdCodec {
   }
 };
 constexpr IdCodec IdOf() { return {}; }
-
-// Any JSON value as it is: a part of a document that a module below writes and keeps its own
-// shape (a device's identity, the health monitor's object); null is written as null.
-struct AnyCodec {
-  json Write(const json& v) const { return v; }
-  Status Read(const json& j, const std::string&, json& out) const {
-    out = j;
-    return Status::Ok();
-  }
-};
-constexpr AnyCodec AnyOf() { return {}; }
 
 // ---------------------------------------------------------------- compound codecs
 
@@ -309,10 +297,6 @@ constexpr auto Flag(const char* key, M T::*member) {
 template <class T, class M>
 constexpr auto Text(const char* key, M T::*member) {
   return MemberField<T, M, ScalarCodec<std::string>>{key, member, TextOf()};
-}
-template <class T, class M>
-constexpr auto Any(const char* key, M T::*member) {
-  return MemberField<T, M, AnyCodec>{key, member, AnyOf()};
 }
 template <class T, class M, class C>
 constexpr auto Sub(const char* key, M T::*member, C codec) {

@@ -169,10 +169,15 @@ TEST(RunDocument, OneTableWritesAndReadsEveryPart) {
 
   ReplayDocument replay;
   replay.context.engine = "sim";
-  replay.replay = {{"kept_up", nullptr}};
+  replay.replay.range = {0, 1 << 20};
+  replay.replay.latency_compare = std::map<std::string, ReplayInfo::Compared>{{"total", {}}};
   const json r = ToJson(replay);
   EXPECT_EQ(r["context"]["engine"], "sim");
   EXPECT_TRUE(r["health"].is_null());
+  EXPECT_TRUE(r["replay"]["kept_up"].is_null());  // unset: null (an untimed replay's lag)
+  EXPECT_TRUE(r["replay"]["lag_ns"].is_null());
+  EXPECT_EQ(r["replay"]["range"], json::array({0, 1 << 20}));
+  EXPECT_EQ(r["replay"]["latency_compare"]["total"]["recorded"]["ios"], 0);
   auto replay_back = ReplayDocumentFromJson(r, "replay");
   ASSERT_TRUE(replay_back.ok()) << replay_back.status().message();
   EXPECT_EQ(ToJson(*replay_back), r);

@@ -2,6 +2,7 @@
 
 #include "results/counters.h"
 #include "results/fields.h"
+#include "results/fields_more.h"
 
 namespace ssdlab::results {
 
@@ -157,7 +158,7 @@ constexpr auto kStoredPhase =
 using Ctx = PhaseContext;
 constexpr auto kPhaseContext = f::Object<Ctx>(
     f::Inline(&Ctx::platform, kPlatform), f::List("command_line", &Ctx::command_line, f::TextOf()),
-    f::Sub("target", &Ctx::target, kTarget), f::Any("device", &Ctx::device),
+    f::Sub("target", &Ctx::target, kTarget), f::Raw("device", &Ctx::device),
     f::Sub("workload", &Ctx::workload, kWorkloadDoc), f::Flag("direct", &Ctx::direct),
     f::Id("seed", &Ctx::seed), f::Text("start_time", &Ctx::start_time),
     f::Text("end_time", &Ctx::end_time));
@@ -168,7 +169,47 @@ constexpr auto kRunContext =
 constexpr auto kRunDocument = f::Object<RunDocument>(
     f::Number("schema_version", &RunDocument::schema_version),
     f::Sub("context", &RunDocument::context, kRunContext), f::Inline(&RunDocument::phase, kPhase),
-    f::Any("health", &RunDocument::health), f::Any("mpi", &RunDocument::mpi));
+    f::Raw("health", &RunDocument::health), f::Sub("mpi", &RunDocument::mpi, f::RawCodec{}));
+
+using Ri = ReplayInfo;
+constexpr auto kReplayTrace = f::Object<Ri::Trace>(
+    f::Text("path", &Ri::Trace::path), f::List("files", &Ri::Trace::files, f::TextOf()),
+    f::Text("format", &Ri::Trace::format), f::Text("event", &Ri::Trace::event),
+    f::Text("device_id", &Ri::Trace::device_id), f::Count("records", &Ri::Trace::records),
+    f::Count("requests", &Ri::Trace::requests), f::Count("bytes", &Ri::Trace::bytes),
+    f::Count("skipped", &Ri::Trace::skipped), f::Count("filtered", &Ri::Trace::filtered),
+    f::Count("split", &Ri::Trace::split), f::Count("reordered", &Ri::Trace::reordered),
+    f::Count("remapped", &Ri::Trace::remapped), f::Count("passes", &Ri::Trace::passes),
+    f::Count("span_ns", &Ri::Trace::span_ns));
+constexpr auto kReplayTiming = f::Object<Ri::Timing>(
+    f::Text("mode", &Ri::Timing::mode), f::Number("speedup", &Ri::Timing::speedup),
+    f::Count("qd", &Ri::Timing::qd), f::Count("jobs", &Ri::Timing::jobs));
+constexpr auto kReplayLag =
+    f::Object<Ri::Lag>(f::Count("count", &Ri::Lag::count), f::Number("mean", &Ri::Lag::mean),
+                       f::Number("p50", &Ri::Lag::p50), f::Number("p99", &Ri::Lag::p99),
+                       f::Count("max", &Ri::Lag::max), f::Count("limit", &Ri::Lag::limit));
+constexpr auto kReplayLagPoint = f::Object<Ri::LagPoint>(
+    f::Count("t_begin_ns", &Ri::LagPoint::t_begin_ns),
+    f::Count("t_end_ns", &Ri::LagPoint::t_end_ns), f::Count("ios", &Ri::LagPoint::ios),
+    f::Number("lag_mean_ns", &Ri::LagPoint::lag_mean_ns),
+    f::Count("lag_max_ns", &Ri::LagPoint::lag_max_ns));
+constexpr auto kReplayLatency = f::Object<Ri::Latency>(
+    f::Count("ios", &Ri::Latency::ios), f::Number("mean", &Ri::Latency::mean),
+    f::Number("p50", &Ri::Latency::p50), f::Number("p90", &Ri::Latency::p90),
+    f::Number("p99", &Ri::Latency::p99), f::Number("p99_9", &Ri::Latency::p99_9),
+    f::Count("max", &Ri::Latency::max));
+constexpr auto kReplayCompared =
+    f::Object<Ri::Compared>(f::Sub("recorded", &Ri::Compared::recorded, kReplayLatency),
+                            f::Sub("replayed", &Ri::Compared::replayed, kReplayLatency));
+constexpr auto kReplayInfo = f::Object<Ri>(
+    f::Sub("trace", &Ri::trace, kReplayTrace), f::Sub("timing", &Ri::timing, kReplayTiming),
+    f::Text("remap", &Ri::remap), f::Sub("range", &Ri::range, f::PairOf<uint64_t, uint64_t>()),
+    f::Count("loop", &Ri::loop), f::Count("max_io_bytes", &Ri::max_io_bytes),
+    f::Nullable("lag_ns", &Ri::lag_ns, kReplayLag),
+    f::Nullable("kept_up", &Ri::kept_up, f::FlagOf()),
+    f::Nullable("lag_series", &Ri::lag_series, f::ListOf(kReplayLagPoint)),
+    f::Nullable("latency_compare", &Ri::latency_compare, f::MapOf(kReplayCompared)),
+    f::Sub("replayed_total", &Ri::replayed_total, kDirectionMetrics));
 
 constexpr auto kReplayContext =
     f::Object<ReplayContextDoc>(f::Inline(&ReplayContextDoc::phase, kPhaseContext),
@@ -176,8 +217,8 @@ constexpr auto kReplayContext =
 constexpr auto kReplayDocument = f::Object<ReplayDocument>(
     f::Number("schema_version", &ReplayDocument::schema_version),
     f::Sub("context", &ReplayDocument::context, kReplayContext),
-    f::Inline(&ReplayDocument::phase, kPhase), f::Any("health", &ReplayDocument::health),
-    f::Any("replay", &ReplayDocument::replay));
+    f::Inline(&ReplayDocument::phase, kPhase), f::Raw("health", &ReplayDocument::health),
+    f::Sub("replay", &ReplayDocument::replay, kReplayInfo));
 
 }  // namespace
 
@@ -189,6 +230,7 @@ SSDLAB_FIELDS_JSON(PhaseDoc, PhaseDocFromJson, kPhase)
 SSDLAB_FIELDS_JSON(StoredPhaseDoc, StoredPhaseDocFromJson, kStoredPhase)
 SSDLAB_FIELDS_JSON(RunContextDoc, RunContextDocFromJson, kRunContext)
 SSDLAB_FIELDS_JSON(RunDocument, RunDocumentFromJson, kRunDocument)
+SSDLAB_FIELDS_JSON(ReplayInfo, ReplayInfoFromJson, kReplayInfo)
 SSDLAB_FIELDS_JSON(ReplayDocument, ReplayDocumentFromJson, kReplayDocument)
 
 }  // namespace ssdlab::results

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -187,6 +188,54 @@ struct ReplayContextDoc {
   std::string engine;  // the engine's name alone
 };
 
+// The `replay` object of the replay document and of its stored test: the trace and how it was
+// read, the timing, the submission lag of a timed replay, the trace's recorded latencies against
+// the replayed ones (when the trace records them) and the replayed total. The optional parts are
+// written as null when unset.
+struct ReplayInfo {
+  struct Trace {
+    std::string path;
+    std::vector<std::string> files;
+    std::string format, event, device_id;
+    uint64_t records = 0, requests = 0, bytes = 0, skipped = 0, filtered = 0, split = 0;
+    uint64_t reordered = 0, remapped = 0, passes = 0, span_ns = 0;
+  };
+  struct Timing {
+    std::string mode;
+    double speedup = 1;
+    uint32_t qd = 0, jobs = 0;
+  };
+  struct Lag {
+    uint64_t count = 0;
+    double mean = 0, p50 = 0, p99 = 0;
+    uint64_t max = 0, limit = 0;
+  };
+  struct LagPoint {  // one interval of the phase's series
+    uint64_t t_begin_ns = 0, t_end_ns = 0, ios = 0;
+    double lag_mean_ns = 0;
+    uint64_t lag_max_ns = 0;
+  };
+  struct Latency {
+    uint64_t ios = 0;
+    double mean = 0, p50 = 0, p90 = 0, p99 = 0, p99_9 = 0;
+    uint64_t max = 0;
+  };
+  struct Compared {
+    Latency recorded, replayed;
+  };
+  Trace trace;
+  Timing timing;
+  std::string remap;
+  std::pair<uint64_t, uint64_t> range;  // the target's bytes [begin, end)
+  uint64_t loop = 1;
+  uint64_t max_io_bytes = 0;
+  std::optional<Lag> lag_ns;
+  std::optional<bool> kept_up;
+  std::optional<std::vector<LagPoint>> lag_series;
+  std::optional<std::map<std::string, Compared>> latency_compare;  // by direction, "total"
+  DirectionMetrics replayed_total;                                 // without its histogram
+};
+
 // `ssdlab replay --json`: a run document whose context names the engine alone, with no health
 // (null) and the `replay` object (the trace, its timing, the lag, the latencies compared).
 struct ReplayDocument {
@@ -194,7 +243,7 @@ struct ReplayDocument {
   ReplayContextDoc context;
   PhaseDoc phase;
   nlohmann::json health;  // null
-  nlohmann::json replay;
+  ReplayInfo replay;
 };
 
 nlohmann::json ToJson(const Platform& v);
@@ -205,6 +254,7 @@ nlohmann::json ToJson(const PhaseDoc& v);
 nlohmann::json ToJson(const StoredPhaseDoc& v);
 nlohmann::json ToJson(const RunContextDoc& v);
 nlohmann::json ToJson(const RunDocument& v);
+nlohmann::json ToJson(const ReplayInfo& v);
 nlohmann::json ToJson(const ReplayDocument& v);
 
 // `where` names the object in errors; the wording of results/fields.h.
@@ -216,6 +266,7 @@ Result<PhaseDoc> PhaseDocFromJson(const nlohmann::json& j, const std::string& wh
 Result<StoredPhaseDoc> StoredPhaseDocFromJson(const nlohmann::json& j, const std::string& where);
 Result<RunContextDoc> RunContextDocFromJson(const nlohmann::json& j, const std::string& where);
 Result<RunDocument> RunDocumentFromJson(const nlohmann::json& j, const std::string& where);
+Result<ReplayInfo> ReplayInfoFromJson(const nlohmann::json& j, const std::string& where);
 Result<ReplayDocument> ReplayDocumentFromJson(const nlohmann::json& j, const std::string& where);
 
 }  // namespace ssdlab::results

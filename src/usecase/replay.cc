@@ -22,10 +22,14 @@ namespace {
 
 using nlohmann::json;
 
-json LatJson(const Histogram& h) {
-  return {{"ios", h.count()},        {"mean", h.Mean()},        {"p50", h.Percentile(50)},
-          {"p90", h.Percentile(90)}, {"p99", h.Percentile(99)}, {"p99_9", h.Percentile(99.9)},
-          {"max", h.max()}};
+results::ReplayInfo::Latency LatencyOf(const Histogram& h) {
+  return {.ios = h.count(),
+          .mean = h.Mean(),
+          .p50 = h.Percentile(50),
+          .p90 = h.Percentile(90),
+          .p99 = h.Percentile(99),
+          .p99_9 = h.Percentile(99.9),
+          .max = h.max()};
 }
 
 // What a first pass over the trace tells: whether it writes, its largest request and the end
@@ -133,8 +137,8 @@ void AddReplayNotes(const ReplayRequest& q, ReplayOutcome& o) {
 // A timed replay's submission lag over time, one point per interval of the phase's series:
 // [{t_begin_ns, t_end_ns, ios, lag_mean_ns, lag_max_ns}] over the I/Os (all directions) that
 // completed in the interval (IntervalSample::Dir::lag_sum_ns, lag_max_ns).
-json LagSeries(const PhaseResult& r) {
-  json out = json::array();
+std::vector<results::ReplayInfo::LagPoint> LagSeries(const PhaseResult& r) {
+  std::vector<results::ReplayInfo::LagPoint> out;
   for (const IntervalSample& s : r.intervals) {
     uint64_t ios = 0, sum = 0, max = 0;
     for (const auto& d : s.dirs) {
@@ -142,77 +146,75 @@ json LagSeries(const PhaseResult& r) {
       sum += d.lag_sum_ns;
       max = std::max(max, d.lag_max_ns);
     }
-    out.push_back({{"t_begin_ns", s.t_begin_ns},
-                   {"t_end_ns", s.t_end_ns},
-                   {"ios", ios},
-                   {"lag_mean_ns", ios ? static_cast<double>(sum) / static_cast<double>(ios) : 0.0},
-                   {"lag_max_ns", max}});
+    out.push_back({.t_begin_ns = s.t_begin_ns,
+                   .t_end_ns = s.t_end_ns,
+                   .ios = ios,
+                   .lag_mean_ns = ios ? static_cast<double>(sum) / static_cast<double>(ios) : 0.0,
+                   .lag_max_ns = max});
   }
   return out;
 }
 
 // The `replay` object of the document and of the stored test.
-json ReplayObject(const ReplayRequest& q, const std::vector<std::string>& files,
-                  const trace::TraceOptions& topt, const trace::ReplayOptions& ropt,
-                  const WorkloadSpec& spec, ReplayOutcome& o) {
+results::ReplayInfo ReplayObject(const ReplayRequest& q, const std::vector<std::string>& files,
+                                 const trace::TraceOptions& topt, const trace::ReplayOptions& ropt,
+                                 const WorkloadSpec& spec, ReplayOutcome& o) {
   const auto& c = o.counts;
   const Histogram& lag = o.result.submit_lag;
-  json rep;
-  rep["trace"] = {{"path", q.trace},
-                  {"files", files},
-                  {"format", o.format},
-                  {"event", topt.event == trace::BlkEvent::kIssue ? "issue" : "queue"},
-                  {"device_id", topt.device_id},
-                  {"records", c.records},
-                  {"requests", c.requests},
-                  {"bytes", c.bytes},
-                  {"skipped", c.skipped},
-                  {"filtered", c.filtered},
-                  {"split", c.split},
-                  {"reordered", c.reordered},
-                  {"remapped", c.remapped},
-                  {"passes", c.passes},
-                  {"span_ns", c.trace_span_ns}};
-  rep["timing"] = {{"mode", trace::TimingName(ropt.timing)},
-                   {"speedup", ropt.speedup},
-                   {"qd", q.qd},
-                   {"jobs", spec.jobs}};
-  rep["remap"] = trace::RemapName(ropt.remap);
-  rep["range"] = {ropt.range_begin_bytes, ropt.range_end_bytes};
-  rep["loop"] = ropt.loops;
-  rep["max_io_bytes"] = o.max_io_bytes;
+  results::ReplayInfo rep;
+  rep.trace = {.path = q.trace,
+               .files = files,
+               .format = o.format,
+               .event = topt.event == trace::BlkEvent::kIssue ? "issue" : "queue",
+               .device_id = topt.device_id,
+               .records = c.records,
+               .requests = c.requests,
+               .bytes = c.bytes,
+               .skipped = c.skipped,
+               .filtered = c.filtered,
+               .split = c.split,
+               .reordered = c.reordered,
+               .remapped = c.remapped,
+               .passes = c.passes,
+               .span_ns = c.trace_span_ns};
+  rep.timing = {.mode = trace::TimingName(ropt.timing),
+                .speedup = ropt.speedup,
+                .qd = q.qd,
+                .jobs = spec.jobs};
+  rep.remap = trace::RemapName(ropt.remap);
+  rep.range = {ropt.range_begin_bytes, ropt.range_end_bytes};
+  rep.loop = ropt.loops;
+  rep.max_io_bytes = o.max_io_bytes;
   if (o.timed) {
-    rep["lag_ns"] = {{"count", lag.count()},      {"mean", lag.Mean()}, {"p50", lag.Percentile(50)},
-                     {"p99", lag.Percentile(99)}, {"max", lag.max()},   {"limit", q.lag_limit_ns}};
-    rep["kept_up"] = !o.behind;
-    rep["lag_series"] = LagSeries(o.result);
-  } else {
-    rep["lag_ns"] = nullptr;
-    rep["kept_up"] = nullptr;
-    rep["lag_series"] = nullptr;
+    rep.lag_ns = results::ReplayInfo::Lag{.count = lag.count(),
+                                          .mean = lag.Mean(),
+                                          .p50 = lag.Percentile(50),
+                                          .p99 = lag.Percentile(99),
+                                          .max = lag.max(),
+                                          .limit = q.lag_limit_ns};
+    rep.kept_up = !o.behind;
+    rep.lag_series = LagSeries(o.result);
   }
-  json cmp = json::object();
+  std::map<std::string, results::ReplayInfo::Compared> cmp;
   for (int d = 0; d < kDirections; ++d) {
     const Histogram& h = c.recorded[d];
     o.recorded.Merge(h);
     if (h.count() == 0) continue;
-    cmp[DirectionName(static_cast<Direction>(d))] = {
-        {"recorded", LatJson(h)}, {"replayed", LatJson(o.result.dirs[d].latency)}};
+    cmp[DirectionName(static_cast<Direction>(d))] = {LatencyOf(h),
+                                                     LatencyOf(o.result.dirs[d].latency)};
   }
   if (o.recorded.count())
-    cmp["total"] = {{"recorded", LatJson(o.recorded)},
-                    {"replayed", LatJson(o.result.Total().latency)}};
-  rep["latency_compare"] = cmp.empty() ? json(nullptr) : cmp;
-  results::DirectionMetrics total = DirectionOf(o.result.Total(), o.result.measured_ns);
-  total.histogram.reset();
-  rep["replayed_total"] = results::ToJson(total);
+    cmp["total"] = {LatencyOf(o.recorded), LatencyOf(o.result.Total().latency)};
+  if (!cmp.empty()) rep.latency_compare = std::move(cmp);
+  rep.replayed_total = DirectionOf(o.result.Total(), o.result.measured_ns);
+  rep.replayed_total.histogram.reset();
   return rep;
 }
 
 // The `run` document of the replay: context, the phase's results, `replay`.
 results::ReplayDocument ReplayDocumentOf(const ReplayRequest& q, const WorkloadSpec& spec, bool sim,
                                          double start, double end, const ReplayOutcome& o,
-                                         const json& rep) {
+                                         const results::ReplayInfo& rep) {
   results::ReplayDocument doc;
   doc.context.phase = {.platform = PlatformOf(),
                        .target = TargetOf(o.target),
@@ -475,9 +477,9 @@ Result<ReplayOutcome> Replay(const ReplayRequest& q) {
   const Histogram& lag = o.result.submit_lag;
   o.behind = o.timed && lag.count() && lag.Percentile(99) > static_cast<double>(q.lag_limit_ns);
   AddReplayNotes(q, o);
-  const json rep = ReplayObject(q, opened.files, topt, ropt, spec, o);
+  const results::ReplayInfo rep = ReplayObject(q, opened.files, topt, ropt, spec, o);
   o.doc = ReplayDocumentOf(q, spec, sim, start, end, o, rep);
-  if (store) o.stored = store->Finish(spec, o.result, rep);
+  if (store) o.stored = store->Finish(spec, o.result, results::ToJson(rep));
   if (q.write_outputs) o.outputs = q.write_outputs(o);
   // A simulated drive with state= saves it at the end, once every output is written, and only
   // when the replay ended well or was interrupted (EndTargetUse).

@@ -160,7 +160,9 @@ TEST_F(UsecaseTest, ReplayOfATraceOnTheSimulatorIsStoredAndDocumented) {
   EXPECT_EQ(out->counts.records, 300u);
   EXPECT_EQ(out->format, "msr");
   EXPECT_EQ(out->recorded.count(), 300u);  // the trace's own response times
-  EXPECT_EQ(out->doc.replay["trace"]["records"], 300);
+  EXPECT_EQ(out->doc.replay.trace.records, 300u);
+  ASSERT_TRUE(out->doc.replay.latency_compare.has_value());
+  EXPECT_EQ(out->doc.replay.latency_compare->at("total").recorded.ios, 300u);
   EXPECT_EQ(out->doc.phase.results.total.ios, 300u);
   EXPECT_EQ(out->doc.context.engine, "sim");
   // The document reads back as it was written (results/run_document.h's one table).
