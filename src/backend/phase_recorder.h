@@ -460,8 +460,8 @@ class PhaseRecorder {
   std::array<DirectionStats, 3> dirs_;
   std::vector<IntervalSample> intervals_;
   IntervalSample cur_;
-  uint64_t cur_index_ = 0;          // of cur_, in intervals of len_ns_
-  uint64_t len_ns_ = interval_ns_;  // the series' interval length (interval_ns_ * 2^k)
+  uint64_t cur_index_ = 0;           // of cur_, in intervals of len_ns_
+  uint64_t len_ns_ = interval_ns_;   // the series' interval length (interval_ns_ * 2^k)
   uint64_t next_close_ns_ = kNever;  // SetNextClose()
   std::vector<IoRecord> io_log_;
 };

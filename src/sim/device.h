@@ -447,7 +447,7 @@ class SimDevice {
   uint64_t hk_period_ns_ = 0, hk_ns_ = 0;
   uint64_t merge_unit_ = 0, merge_ns_ = 0;  // merge_unit_bytes (0 = no log), merge_us
   uint32_t merge_every_ = 0;
-  uint64_t merge_mask_ = 0;  // merge_unit_ - 1 when that is a power of two above 1, else 0
+  uint64_t merge_mask_ = 0;        // merge_unit_ - 1 when that is a power of two above 1, else 0
   uint64_t write_hold_until_ = 0;  // writes admitted from then on (housekeeping, a GC stall)
   FastDiv block_of_;               // ppn -> block
   bool half_duplex_;
@@ -455,10 +455,10 @@ class SimDevice {
   // shared_link_ at the cap's rate (0: no cap).
   uint64_t cap_ps_per_byte_ = 0;
   uint64_t CapNs(uint64_t bytes) const { return bytes * cap_ps_per_byte_ / 1000; }
-  bool slc_cache_;   // an SLC cache, static or dynamic
-  FastDiv prog_of_;  // ppn -> program index
-  FastDiv page_of_;  // ppn -> NAND page index
-  FastDiv die_mod_;  // program index -> die
+  bool slc_cache_;    // an SLC cache, static or dynamic
+  FastDiv prog_of_;   // ppn -> program index
+  FastDiv page_of_;   // ppn -> NAND page index
+  FastDiv die_mod_;   // program index -> die
   FastDiv type_mod_;  // page types: min(4, bits_per_cell)
 
   // Resource state.

@@ -537,14 +537,14 @@ Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target,
   }
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec);  // through a symlink
-  auto b = std::unique_ptr<SimBackend>(
-      new SimBackend(p.value(), target, !(exists && load) && !o.probe));
+  auto b =
+      std::unique_ptr<SimBackend>(new SimBackend(p.value(), target, !(exists && load) && !o.probe));
   b->probe_ = o.probe;
   std::string origin = "new (factory-fresh; saved when the command ends)";
   if (exists) {
     bool damaged = false;
     Status s = load ? sim::LoadState(path, b->dev_.get(), &b->now_ns_, nullptr, &damaged)
-                            : sim::ReadStateHeader(path, *b->p_, &damaged).status();
+                    : sim::ReadStateHeader(path, *b->p_, &damaged).status();
     if (s.ok()) {
       origin = "loaded";
     } else if (damaged && o.reset_damaged_state) {

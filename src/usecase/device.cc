@@ -113,8 +113,7 @@ Result<PurgeOutcome> SimPurge(const PurgeRequest& r) {
   if (r.dry_run) {
     // Checks the state as the purge would (a foreign file, or one in use, is refused) without
     // changing it.
-    auto b =
-        OpenSimBackend(r.target, SimOpenOptions{.reset_damaged_state = true, .probe = true});
+    auto b = OpenSimBackend(r.target, SimOpenOptions{.reset_damaged_state = true, .probe = true});
     o.allowed = b.ok() ? Status::Ok() : b.status();
     o.doc["allowed"] = b.ok();
     o.doc["refusal"] = b.ok() ? "" : b.status().message();
