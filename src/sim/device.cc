@@ -142,21 +142,13 @@ void SimDevice::ReadFlush(uint64_t t) {
   FlushHostGroup(t);
 }
 
-void SimDevice::DrawNoiseBatch() {
-  NoiseBatch& b = noise_batch_;
+double SimDevice::Uniform() {
   uint64_t x = noise_.rng;
-  for (uint32_t i = 0; i < kNoiseBatch; ++i) {  // xorshift64*
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    b.x[i] = x;
-    // (Below 2^53 + 1: a signed conversion, exact as the unsigned one.)
-    b.u[i] = static_cast<double>(static_cast<int64_t>(((x * 0x2545f4914f6cdd1dull) >> 11) + 1)) *
-             0x1.0p-53;
-  }
-  for (uint32_t i = 0; i < kNoiseBatch; ++i) b.log_u[i] = std::log(b.u[i]);
-  b.expect = noise_.rng;
-  b.pos = 0;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  noise_.rng = x;
+  return static_cast<double>(((x * 0x2545f4914f6cdd1dull) >> 11) + 1) * 0x1.0p-53;
 }
 
 uint32_t SimDevice::PageType(uint32_t ppn) const {

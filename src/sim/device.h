@@ -295,22 +295,11 @@ class SimDevice {
   // tR of the page holding ppn with page type, random extra and read retries.
   uint64_t NoisyReadTime(uint32_t ppn);
   // Uniform in (0, 1] from the device's seeded generator.
-  double Uniform() { return noise_batch_.u[NextNoise()]; }
-  // A seeded exponential draw of mean `mean_ns`, in whole ns: -mean_ns * log(Uniform()).
+  double Uniform();
+  // A seeded exponential draw of mean `mean_ns`, in whole ns.
   uint64_t ExponentialNs(double mean_ns) {
-    return static_cast<uint64_t>(-mean_ns * noise_batch_.log_u[NextNoise()]);
+    return static_cast<uint64_t>(-mean_ns * std::log(Uniform()));
   }
-  // Takes the next draw of the noise stream: its index in noise_batch_.
-  [[gnu::always_inline]] uint32_t NextNoise() {
-    NoiseBatch& b = noise_batch_;
-    if (b.pos == kNoiseBatch || noise_.rng != b.expect) [[unlikely]]
-      DrawNoiseBatch();
-    const uint32_t i = b.pos++;
-    noise_.rng = b.expect = b.x[i];
-    return i;
-  }
-  // Draws the next kNoiseBatch values of the stream from noise_.rng, with their logarithms.
-  [[gnu::noinline]] void DrawNoiseBatch();
   // Books the housekeeping windows due by t (writes wait for the latest).
   void Housekeeping(uint64_t t);
   // A write not covering whole merge units, submitted at t: logged; every merge_every-th
@@ -530,18 +519,6 @@ class SimDevice {
     uint32_t merge_logged = 0;         // partial writes logged since the last merge
     uint32_t hk_log = 0;               // the log took a write since the last housekeeping
   } noise_;
-  // The noise stream's next draws, drawn a batch at a time, each with its logarithm (for
-  // ExponentialNs): independent logarithms overlap in the CPU, where one at a time each waits
-  // for the last. noise_.rng stays the state after the last draw taken (what a saved state
-  // holds, what a reset sets); a batch that no longer follows from it is drawn afresh.
-  static constexpr uint32_t kNoiseBatch = 16;
-  struct NoiseBatch {
-    uint64_t x[kNoiseBatch] = {};  // the generator's state after each draw
-    double u[kNoiseBatch] = {};
-    double log_u[kNoiseBatch] = {};
-    uint64_t expect = 0;         // noise_.rng before draw `pos`
-    uint32_t pos = kNoiseBatch;  // next draw; kNoiseBatch: none left
-  } noise_batch_;
 };
 
 }  // namespace ssdlab::sim
