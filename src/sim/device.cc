@@ -148,7 +148,9 @@ double SimDevice::Uniform() {
   x ^= x << 25;
   x ^= x >> 27;
   noise_.rng = x;
-  return static_cast<double>(((x * 0x2545f4914f6cdd1dull) >> 11) + 1) * 0x1.0p-53;
+  // (At most 2^53: converted as a signed value, one instruction, as exactly as unsigned.)
+  return static_cast<double>(static_cast<int64_t>(((x * 0x2545f4914f6cdd1dull) >> 11) + 1)) *
+         0x1.0p-53;
 }
 
 uint32_t SimDevice::PageType(uint32_t ppn) const {

@@ -71,7 +71,7 @@ class LinkCalendar {
   }
   // Books `dur` ns from the first time >= ready that is free for that long; returns its end.
   // REQUIRES: now is non-decreasing over calls and ready >= now.
-  uint64_t Book(uint64_t ready, uint64_t dur, uint64_t now) {
+  [[gnu::always_inline]] uint64_t Book(uint64_t ready, uint64_t dur, uint64_t now) {
     assert(ready >= now && ready + dur >= ready && "a booking in the past or past 2^64 ns");
     if (ready <= last_.end) {
       if (ready >= last_.begin) return last_.end += dur;  // no gap after ready but the end
@@ -93,7 +93,8 @@ class LinkCalendar {
     uint64_t begin, end;
   };
   void Append(const Interval& v, uint64_t now) {
-    if (tail_ == iv_.size()) MakeRoom(now);
+    if (tail_ == iv_.size()) [[unlikely]]
+      MakeRoom(now);
     iv_[tail_++] = v;
   }
   // Drops intervals that end by `now` (no booking starts earlier); the rest move to the
