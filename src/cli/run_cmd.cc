@@ -37,7 +37,7 @@ struct RunArgs {
   std::string size;
   std::string engine = "io_uring";
   // Engine options as text (empty: the default), parsed by ParseEngineArgs.
-  std::string batch_submit, batch_complete, sqpoll_cpu, cpus_allowed, force_async;
+  std::string batch_submit, batch_complete, sqpoll_cpu, cpus_allowed, force_async, pin_workers;
   bool sqpoll = false, hipri = false, no_ring_fd = false;
   bool buffered = false;
   bool destructive = false;
@@ -72,6 +72,11 @@ Status ParseEngineArgs(const RunArgs& a, EngineOptions& o) {
     auto fa = ParseForceAsync(a.force_async);
     if (!fa.ok()) return fa.status();
     o.force_async = fa.value();
+  }
+  if (!a.pin_workers.empty()) {
+    auto pw = ParsePinWorkers(a.pin_workers);
+    if (!pw.ok()) return pw.status();
+    o.pin_workers = pw.value();
   }
   if (!a.cpus_allowed.empty()) {
     auto cpus = ParseCpuList(a.cpus_allowed);
@@ -120,7 +125,8 @@ Result<usecase::RunRequest> RunRequestOf(const RunArgs& a) {
   q.temp_interval_ns = temp_interval.value();
   q.engine_flags_given = a.sqpoll || a.hipri || !a.cpus_allowed.empty() ||
                          !a.batch_submit.empty() || !a.batch_complete.empty() ||
-                         !a.sqpoll_cpu.empty() || a.no_ring_fd || !a.force_async.empty();
+                         !a.sqpoll_cpu.empty() || a.no_ring_fd || !a.force_async.empty() ||
+                         !a.pin_workers.empty();
   q.workload = a.w;
   q.engine_name = a.engine;
   q.buffered = a.buffered;
@@ -253,6 +259,9 @@ void AddRunEngineOptions(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--force-async", a.force_async,
                   "auto|on|off: IOSQE_ASYNC on every request, over one io-wq worker per CPU "
                   "(auto: where the target cannot take requests without blocking)");
+  cmd->add_option("--pin-workers", a.pin_workers,
+                  "auto|on|off: each job thread on one CPU with the io-wq workers of its ring "
+                  "(auto: where requests run in io-wq and a job has one CPU or less)");
   cmd->add_option("--cpus-allowed", a.cpus_allowed,
                   "CPUs of the job threads, e.g. 0,2-3 (default: the device's NUMA node)");
 }

@@ -41,6 +41,7 @@ json EngineJson(const std::string& name, const EngineReport* r) {
       {"hipri", q.hipri},
       {"register_ring_fd", q.register_ring_fd},
       {"force_async", ForceAsyncName(q.force_async)},
+      {"pin_workers", PinWorkersName(q.pin_workers)},
       {"cpus_allowed",
        q.cpus_allowed.empty() ? json(nullptr) : json(FormatCpuList(q.cpus_allowed))},
   };
@@ -69,6 +70,8 @@ json EngineJson(const std::string& name, const EngineReport* r) {
         {"nowait_target", r->nowait_target},
         {"force_async", g.force_async},
         {"async_workers", g.async_workers ? json(g.async_workers) : json(nullptr)},
+        {"pin_workers", r->job_cpus.empty() ? json(nullptr) : json(FormatCpuList(r->job_cpus))},
+        {"iowq_affinity", !g.iowq_cpus.empty()},
     });
   }
   j["granted"] = granted;
@@ -88,7 +91,7 @@ Result<TargetInfo> CheckRun(const RunRequest& q, const TargetRequest& req) {
   if (sim && q.engine_flags_given)
     return Status::Invalid(
         "the engine flags (--batch-*, --sqpoll*, --hipri, --cpus-allowed, --no-ring-fd, "
-        "--force-async) apply to real targets, not a simulated drive");
+        "--force-async, --pin-workers) apply to real targets, not a simulated drive");
   // Syntax first, so that a typo never creates or touches the target.
   SSDLAB_RETURN_IF_ERROR(ResolveWorkload(q.workload, uint64_t{1} << 50, 1).status());
   if (sim && q.workload.verify)
