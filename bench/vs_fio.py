@@ -125,10 +125,11 @@ def fio_run(fio, path, size, runtime, case, complete_min, events):
     return per_io({"iops": ios / secs, "mean_ns": mean, "cpu_us_per_io": cpu * 1e6 / ios}, counts, ios)
 
 
-def ssdlab_run(ssdlab, path, runtime, case, block, exact, events):
+def ssdlab_run(ssdlab, path, runtime, case, block, exact, events, extra=()):
     _, rw, bs, qd, jobs = case
     cmd = [ssdlab, "run", "--target", path, "--rw", rw, "--bs", f"{bs}KiB", "--qd", str(qd),
            "--jobs", str(jobs), "--runtime", f"{runtime}s", "--interval", "0", "--json", "-"]
+    cmd += list(extra)
     if exact:
         cmd += ["--batch-complete", "1"]
     if block and rw != "read" and rw != "randread":
@@ -163,6 +164,8 @@ def main():
     ap.add_argument("--ramfs", default="", help="mount point for ext4 on the RAM device (made here)")
     ap.add_argument("--targets", default="file,ram,ramfs", help="comma-separated: file, ram, ramfs")
     ap.add_argument("--json", default="", help="also write every sample and median to FILE")
+    ap.add_argument("--ssdlab-args", default="",
+                    help="more flags for both ssdlab runs, e.g. '--pin-workers off' (one string)")
     ap.add_argument("--counters", action="store_true",
                     help="run every tool under perf stat; print per-I/O context switches and system calls")
     args = ap.parse_args()
@@ -205,11 +208,12 @@ def main():
           f"round, medians [min-max] over the rounds; load average at start "
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
     print("exact: ssdlab --batch-complete 1 / fio iodepth_batch_complete_min=1; auto: ssdlab's "
-          "default / fio iodepth_batch_complete_min=QD/4 (1..32); fio otherwise tuned alike")
+          "default / fio iodepth_batch_complete_min=QD/4 (1..32); fio otherwise tuned alike"
+          + (f"; ssdlab also with {args.ssdlab_args}" if args.ssdlab_args else ""))
     print(f"{'case':<22}{'target':<7}{'ssdlab IOPS':>12}{'CPU us/IO':>10}{'mean':>9}"
           f" | {'exact: IOPS [spread]':>22}{'CPU':>6}{'lat':>6} | {'auto: IOPS [spread]':>22}{'CPU':>6}{'lat':>6}")
     record = {"rounds": args.rounds, "runtime_s": args.runtime, "load_at_start": load,
-              "counters": events, "cases": []}
+              "counters": events, "ssdlab_args": args.ssdlab_args, "cases": []}
     try:
         for setup in targets:
             tname, path, size, block = setup()
@@ -221,7 +225,7 @@ def main():
                     for tool in order:
                         if tool.startswith("ssdlab"):
                             s = ssdlab_run(args.ssdlab, path, args.runtime, case, block,
-                                           tool == "ssdlab-exact", events)
+                                           tool == "ssdlab-exact", events, args.ssdlab_args.split())
                         else:
                             s = fio_run(args.fio, path, size, args.runtime, case,
                                         1 if tool == "fio-exact" else wait, events)

@@ -5,6 +5,7 @@
 # within a round, medians and their spread over the rounds (see vs_fio.py).
 # Usage: bench/vs_fio.sh [--rounds 3] [--runtime 4] [--size 1GiB] [--only CASE,...]
 #                        [--targets file,ram,ramfs] [--json FILE] [--counters]
+#                        [--ssdlab-args "--pin-workers off"]
 # --counters: every run under `perf stat` (installed from Debian's linux-perf if missing),
 # printing per-I/O context switches and system calls per tool.
 # Targets: file (on the build directory's filesystem), ram (the RAM block device, raw) and
