@@ -186,6 +186,15 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     out.status = q.Init(setup);
     out.grant = q.grant();
     out.features = q.features();
+    if (out.status.ok() && !iowq_cpus.empty() && out.grant.iowq_cpus.empty()) {
+      // The kernel kept the workers anywhere: a job thread alone on one CPU would only lose
+      // the other CPUs, so it goes back to the jobs' shared set.
+      std::vector<uint32_t> shared = sh.cpus.empty() ? AllowedCpus() : sh.cpus;
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      for (uint32_t c : shared) CPU_SET(c, &set);
+      pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+    }
   }
   sh.ready.count_down();
   sh.go.wait();
@@ -678,6 +687,7 @@ class RealBackend : public Backend {
     for (auto& t : threads) t.join();
     if (!init.ok()) return init;
     report_.granted = outs.front()->grant;
+    if (report_.granted.iowq_cpus.empty()) report_.job_cpus.clear();  // unpinned again
     report_.features = outs.front()->features;
     const uint32_t depth = std::min<uint32_t>(spec.queue_depth, Q::kMaxDepth);
     report_.batch_submit = std::clamp<uint32_t>(report_.requested.batch_submit, 1, depth);
