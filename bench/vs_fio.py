@@ -7,15 +7,28 @@ vs_fio.sh: /dev/zram0, or a loop device over /dev/shm) and a file on ext4 on tha
 path without a disk's limit, so the tools are the bottleneck). Cases: 4 KiB random read at QD 1, 32
 and 128 with 1 and 2 jobs, 4 KiB random write QD32, 128 KiB sequential read QD8.
 
-Each round runs fio default (io_uring, no options), fio tuned (iodepth_batch_submit=QD,
-iodepth_batch_complete_min=1, iodepth_batch_complete_max=QD, fixedbufs, registerfiles) and
-`ssdlab run` (its defaults: wait for a quarter of the depth, requests forced async where the
-target cannot take them without blocking) and `ssdlab run --batch-complete 1 --force-async off`
-(exact intervals, the kernel's own io-wq use: the engine before its adaptive default) once each, in an order that rotates from round to round; the figures
-are medians over the rounds. Printed per case, as ssdlab/fio ratios against each fio: IOPS
-(>1: ssdlab faster), CPU microseconds per I/O (process CPU of the child, user + system,
-getrusage; <1: ssdlab cheaper) and mean latency (fio's lat_ns, submission to reap; <1:
-ssdlab lower; the criterion is at QD1, where it is not a function of IOPS).
+Two like-for-like pairs, each run once per round in an order that rotates from round to round:
+- exact: `ssdlab run --batch-complete 1` against fio tuned with iodepth_batch_complete_min=1.
+  Both wait for one completion per system call, so every I/O's interval ends at the first reap
+  after its completion.
+- auto: `ssdlab run` (its default: each system call waits for a quarter of the depth, 1..32,
+  engine/options.h AdaptiveWaitMin) against fio tuned with iodepth_batch_complete_min set to
+  the same number. Both let an interval include waiting for the rest of its batch.
+fio tuned is otherwise the same in both: iodepth_batch_submit=QD, iodepth_batch_complete_max=QD,
+fixedbufs, registerfiles (ssdlab refills every free slot each turn, reaps all completions
+available, and registers its buffers and files by default). ssdlab's engine choices that fio
+leaves off by default stay on in both of its runs (requests forced async where the target
+blocks, docs/engine.md "Devices that block").
+
+Printed per case: ssdlab's medians (default policy), then per pair the ssdlab/fio ratios of
+IOPS (>1: ssdlab faster), CPU microseconds per I/O (process CPU of the child, user + system,
+getrusage, io-wq workers included; <1: ssdlab cheaper) and mean latency (fio's lat_ns,
+submission to reap; <1: ssdlab lower). Each ratio is taken within a round (the two tools ran
+minutes apart at most) and the median over the rounds is printed, the IOPS ratio with its
+spread (min-max over the rounds). With --counters every run goes under `perf stat` and the
+medians per I/O of context switches, system calls and io_uring_enter calls are printed for
+each tool (the counters cost both tools alike; hardware counters such as instructions are
+used where the machine has them).
 """
 import argparse
 import json
@@ -24,6 +37,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 # name, rw (fio and ssdlab spell them alike), block size in KiB, queue depth, jobs
@@ -37,49 +51,93 @@ CASES = [
     ("4k-randwrite-qd32", "randwrite", 4, 32, 1),
     ("128k-seqread-qd8", "read", 128, 8, 1),
 ]
-TOOLS = ("fio", "fio-tuned", "ssdlab", "ssdlab-exact")
+TOOLS = ("fio-exact", "ssdlab-exact", "fio-auto", "ssdlab")
+PAIRS = (("exact", "ssdlab-exact", "fio-exact"), ("auto", "ssdlab", "fio-auto"))
+# Software events only need no PMU; instructions and cycles are added where perf has them.
+COUNTERS = ["context-switches", "cpu-migrations", "raw_syscalls:sys_enter",
+            "syscalls:sys_enter_io_uring_enter"]
+HW_COUNTERS = ["instructions"]
 
 
-def run_measured(cmd):
+def adaptive_wait_min(qd):
+    """engine/options.h AdaptiveWaitMin at a full queue: a quarter of the depth, 1..32."""
+    return min(32, max(1, qd // 4))
+
+
+def perf_events():
+    """The counters this machine's perf can read (hardware ones are absent in many VMs)."""
+    events = list(COUNTERS)
+    for e in HW_COUNTERS:
+        p = subprocess.run(["perf", "stat", "-x,", "-e", e, "--", "true"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        if p.returncode == 0 and "<not supported>" not in p.stderr and "<not counted>" not in p.stderr:
+            events.append(e)
+    return events
+
+
+def run_measured(cmd, events):
+    counts = {}
+    out_file = None
+    if events:
+        fd, out_file = tempfile.mkstemp(prefix="vs_fio_perf.")
+        os.close(fd)
+        cmd = ["perf", "stat", "-x,", "-o", out_file, "-e", ",".join(events), "--"] + cmd
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out_file:
+        with open(out_file) as f:
+            for line in f:
+                parts = line.strip().split(",")
+                if len(parts) > 2 and not line.startswith("#"):
+                    try:
+                        counts[parts[2]] = float(parts[0])
+                    except ValueError:
+                        pass
+        os.unlink(out_file)
     if p.returncode != 0:
         sys.exit(f"vs_fio: command failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return p.stdout, cpu
+    return p.stdout, cpu, counts
 
 
-def fio_run(fio, path, size, runtime, case, tuned):
+def per_io(sample, counts, ios):
+    for name, value in counts.items():
+        sample["per_io:" + name] = value / ios if ios else float("nan")
+    return sample
+
+
+def fio_run(fio, path, size, runtime, case, complete_min, events):
     _, rw, bs, qd, jobs = case
     cmd = [fio, "--name=bench", f"--filename={path}", f"--size={size}", "--ioengine=io_uring",
            "--direct=1", f"--rw={rw}", f"--bs={bs}k", f"--iodepth={qd}", f"--numjobs={jobs}",
            "--group_reporting", f"--runtime={runtime}", "--time_based", "--output-format=json",
-           "--randrepeat=0", "--norandommap"]
-    if tuned:
-        cmd += ["--fixedbufs=1", "--registerfiles=1", f"--iodepth_batch_submit={qd}",
-                "--iodepth_batch_complete_min=1", f"--iodepth_batch_complete_max={qd}"]
-    out, cpu = run_measured(cmd)
+           "--randrepeat=0", "--norandommap",
+           "--fixedbufs=1", "--registerfiles=1", f"--iodepth_batch_submit={qd}",
+           f"--iodepth_batch_complete_min={complete_min}", f"--iodepth_batch_complete_max={qd}"]
+    out, cpu, counts = run_measured(cmd, events)
     job = json.loads(out[out.index("{"):])["jobs"][0]
     ios = job["read"]["total_ios"] + job["write"]["total_ios"]
     secs = max(job["read"]["runtime"], job["write"]["runtime"]) / 1000.0
     # Total latency (fio's lat_ns = slat + clat), as ssdlab measures it: from before the
     # submitting system call to the reap of the completion.
     mean = sum(job[d]["lat_ns"]["mean"] * job[d]["total_ios"] for d in ("read", "write")) / ios
-    return {"iops": ios / secs, "mean_ns": mean, "cpu_us_per_io": cpu * 1e6 / ios}
+    return per_io({"iops": ios / secs, "mean_ns": mean, "cpu_us_per_io": cpu * 1e6 / ios}, counts, ios)
 
 
-def ssdlab_run(ssdlab, path, runtime, case, block, exact):
+def ssdlab_run(ssdlab, path, runtime, case, block, exact, events, extra=()):
     _, rw, bs, qd, jobs = case
     cmd = [ssdlab, "run", "--target", path, "--rw", rw, "--bs", f"{bs}KiB", "--qd", str(qd),
            "--jobs", str(jobs), "--runtime", f"{runtime}s", "--interval", "0", "--json", "-"]
+    cmd += list(extra)
     if exact:
-        cmd += ["--batch-complete", "1", "--force-async", "off"]
+        cmd += ["--batch-complete", "1"]
     if block and rw != "read" and rw != "randread":
         cmd.append("--destructive")
-    out, cpu = run_measured(cmd)
+    out, cpu, counts = run_measured(cmd, events)
     tot = json.loads(out)["results"]["total"]
-    return {"iops": tot["iops"], "mean_ns": tot["lat_ns"]["mean"], "cpu_us_per_io": cpu * 1e6 / tot["ios"]}
+    return per_io({"iops": tot["iops"], "mean_ns": tot["lat_ns"]["mean"],
+                   "cpu_us_per_io": cpu * 1e6 / tot["ios"]}, counts, tot["ios"])
 
 
 def fill(ssdlab, path, size, block):
@@ -106,6 +164,10 @@ def main():
     ap.add_argument("--ramfs", default="", help="mount point for ext4 on the RAM device (made here)")
     ap.add_argument("--targets", default="file,ram,ramfs", help="comma-separated: file, ram, ramfs")
     ap.add_argument("--json", default="", help="also write every sample and median to FILE")
+    ap.add_argument("--ssdlab-args", default="",
+                    help="more flags for both ssdlab runs, e.g. '--pin-workers off' (one string)")
+    ap.add_argument("--counters", action="store_true",
+                    help="run every tool under perf stat; print per-I/O context switches and system calls")
     args = ap.parse_args()
 
     def file_target(name, directory, size):
@@ -140,39 +202,60 @@ def main():
     mounted = []
     only = set(filter(None, args.only.split(",")))
     cases = [c for c in CASES if not only or c[0] in only]
+    events = perf_events() if args.counters else []
     load = os.getloadavg()
-    print(f"vs_fio: {args.rounds} rounds x {args.runtime} s per tool and case, medians; "
-          f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
+    print(f"vs_fio: {args.rounds} rounds x {args.runtime} s per tool and case, ratios within a "
+          f"round, medians [min-max] over the rounds; load average at start "
+          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
+    print("exact: ssdlab --batch-complete 1 / fio iodepth_batch_complete_min=1; auto: ssdlab's "
+          "default / fio iodepth_batch_complete_min=QD/4 (1..32); fio otherwise tuned alike"
+          + (f"; ssdlab also with {args.ssdlab_args}" if args.ssdlab_args else ""))
     print(f"{'case':<22}{'target':<7}{'ssdlab IOPS':>12}{'CPU us/IO':>10}{'mean':>9}"
-          f" | {'vs tuned: IOPS':>14}{'CPU':>6}{'lat':>6} | {'vs default: IOPS':>16}{'CPU':>6}{'lat':>6}"
-          f" | {'exact vs tuned: IOPS':>20}{'CPU':>6}{'lat':>6}")
-    record = {"rounds": args.rounds, "runtime_s": args.runtime, "load_at_start": load, "cases": []}
+          f" | {'exact: IOPS [spread]':>22}{'CPU':>6}{'lat':>6} | {'auto: IOPS [spread]':>22}{'CPU':>6}{'lat':>6}")
+    record = {"rounds": args.rounds, "runtime_s": args.runtime, "load_at_start": load,
+              "counters": events, "ssdlab_args": args.ssdlab_args, "cases": []}
     try:
         for setup in targets:
             tname, path, size, block = setup()
             for case in cases:
                 samples = {t: [] for t in TOOLS}
+                wait = adaptive_wait_min(case[3])
                 for r in range(args.rounds):
                     order = TOOLS[r % len(TOOLS):] + TOOLS[:r % len(TOOLS)]  # rotate who goes first
                     for tool in order:
                         if tool.startswith("ssdlab"):
-                            s = ssdlab_run(args.ssdlab, path, args.runtime, case, block, tool == "ssdlab-exact")
+                            s = ssdlab_run(args.ssdlab, path, args.runtime, case, block,
+                                           tool == "ssdlab-exact", events, args.ssdlab_args.split())
                         else:
-                            s = fio_run(args.fio, path, size, args.runtime, case, tool == "fio-tuned")
+                            s = fio_run(args.fio, path, size, args.runtime, case,
+                                        1 if tool == "fio-exact" else wait, events)
                         samples[tool].append(s)
                 med = {t: {m: statistics.median(x[m] for x in v) for m in v[0]} for t, v in samples.items()}
-                ratio = {p: {m: med["ssdlab"][m] / med[p][m] if med[p][m] else float("nan")
-                             for m in med[p]} for p in ("fio", "fio-tuned")}
-                ratio["exact-vs-tuned"] = {m: med["ssdlab-exact"][m] / med["fio-tuned"][m]
-                                          if med["fio-tuned"][m] else float("nan") for m in med["fio-tuned"]}
-                s, rt, rd, ra = med["ssdlab"], ratio["fio-tuned"], ratio["fio"], ratio["exact-vs-tuned"]
+                ratio = {}
+                for pair, mine, theirs in PAIRS:
+                    per_round = {m: [a[m] / b[m] if b[m] else float("nan")
+                                     for a, b in zip(samples[mine], samples[theirs])]
+                                 for m in ("iops", "cpu_us_per_io", "mean_ns")}
+                    ratio[pair] = {m: statistics.median(v) for m, v in per_round.items()}
+                    ratio[pair]["iops_min"] = min(per_round["iops"])
+                    ratio[pair]["iops_max"] = max(per_round["iops"])
+                    ratio[pair]["per_round"] = per_round
+                s = med["ssdlab"]
+                cols = ""
+                for pair, _, _ in PAIRS:
+                    x = ratio[pair]
+                    spread = f"{x['iops']:.2f} [{x['iops_min']:.2f}-{x['iops_max']:.2f}]"
+                    cols += f" | {spread:>22}{x['cpu_us_per_io']:>6.2f}{x['mean_ns']:>6.2f}"
                 print(f"{case[0]:<22}{tname:<7}{s['iops']:>12.0f}{s['cpu_us_per_io']:>10.2f}"
-                      f"{s['mean_ns'] / 1e3:>8.1f}u | {rt['iops']:>14.2f}{rt['cpu_us_per_io']:>6.2f}"
-                      f"{rt['mean_ns']:>6.2f} | {rd['iops']:>16.2f}{rd['cpu_us_per_io']:>6.2f}{rd['mean_ns']:>6.2f}"
-                      f" | {ra['iops']:>20.2f}{ra['cpu_us_per_io']:>6.2f}{ra['mean_ns']:>6.2f}",
-                      flush=True)
-                record["cases"].append({"case": case[0], "target": tname, "samples": samples,
-                                        "median": med, "ratio": ratio})
+                      f"{s['mean_ns'] / 1e3:>8.1f}u{cols}", flush=True)
+                if events:
+                    for tool in TOOLS:
+                        m = med[tool]
+                        figs = "  ".join(f"{k[len('per_io:'):]} {m[k]:.3f}" for k in m
+                                         if k.startswith("per_io:"))
+                        print(f"    {tool:<13} {m['iops']:>9.0f} IOPS  per I/O: {figs}", flush=True)
+                record["cases"].append({"case": case[0], "target": tname, "adaptive_wait": wait,
+                                        "samples": samples, "median": med, "ratio": ratio})
     finally:
         for m in mounted:  # a process that just exited may still hold it for a moment
             for _ in range(20):

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# The engine's scoreboard: `ssdlab run` against fio (default and tuned) on a file and on a RAM
-# block device, side by side, alternated rounds, medians (see vs_fio.py).
+# The engine's scoreboard: `ssdlab run` against fio on a file and on a RAM block device, side
+# by side, like for like (exact: both wait for one completion per system call; auto: ssdlab's
+# default against fio waiting for the same quarter of the depth), alternated rounds, ratios
+# within a round, medians and their spread over the rounds (see vs_fio.py).
 # Usage: bench/vs_fio.sh [--rounds 3] [--runtime 4] [--size 1GiB] [--only CASE,...]
-#                        [--targets file,ram,ramfs] [--json FILE]
+#                        [--targets file,ram,ramfs] [--json FILE] [--counters]
+#                        [--ssdlab-args "--pin-workers off"]
+# --counters: every run under `perf stat` (installed from Debian's linux-perf if missing),
+# printing per-I/O context switches and system calls per tool.
 # Targets: file (on the build directory's filesystem), ram (the RAM block device, raw) and
 # ramfs (ext4 made on the RAM device after its raw cases, and a file on it). The RAM device is /dev/zram0 where the kernel has zram (sized here, reset afterwards; an
 # already-used zram0 is left alone and a loop device is used instead), otherwise a loop device
@@ -11,6 +16,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 "$here/scripts/build.sh" >/dev/null
 command -v fio >/dev/null || { echo "vs_fio: installing fio" >&2; apt-get install -y -qq fio >/dev/null; }
+if [[ " $* " == *" --counters "* ]] && ! command -v perf >/dev/null; then
+  echo "vs_fio: installing perf" >&2
+  apt-get install -y -qq linux-perf >/dev/null
+fi
 mkdir -p "$here/build/bench-tmp"
 
 size=1GiB

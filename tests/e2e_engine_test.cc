@@ -171,6 +171,28 @@ TEST(EngineE2E, ForceAsyncFollowsTheTargetByDefault) {
   Proc off = run({"--rw", "randread", "--io-size", "1MiB", "--force-async", "off"});
   ASSERT_EQ(off.exit_code, 0) << off.err;
   EXPECT_EQ(ReadJson(t / "r.json")["context"]["engine"]["granted"]["force_async"], false);
+
+  // As many jobs as CPUs: each job thread shares one CPU with the io-wq worker of its ring
+  // (--pin-workers auto), which changes where the threads run, never what they read.
+  const std::string jobs = std::to_string(CPU_COUNT(&set));
+  Proc paired = run({"--rw", "randread", "--io-size", "4MiB", "--verify", "--jobs", jobs});
+  ASSERT_EQ(paired.exit_code, 0) << paired.err;
+  json p = ReadJson(t / "r.json");
+  EXPECT_EQ(p["verify"]["failures"], 0);
+  EXPECT_EQ(p["context"]["engine"]["requested"]["pin_workers"], "auto");
+  EXPECT_EQ(p["context"]["engine"]["granted"]["force_async"], false);
+  EXPECT_TRUE(p["context"]["engine"]["granted"]["pin_workers"].is_string());
+  EXPECT_EQ(p["context"]["engine"]["granted"]["iowq_affinity"], true);
+  Proc unpinned =
+      run({"--rw", "randread", "--io-size", "1MiB", "--jobs", jobs, "--pin-workers", "off"});
+  ASSERT_EQ(unpinned.exit_code, 0) << unpinned.err;
+  EXPECT_EQ(ReadJson(t / "r.json")["context"]["engine"]["granted"]["pin_workers"], nullptr);
+  // A file takes requests without blocking: nothing runs in io-wq, nothing is pinned.
+  Proc file =
+      RunSsdlab({"run", "--target", t / "f.dat", "--size", "4MiB", "--rw", "randread", "--io-size",
+                 "1MiB", "--jobs", jobs, "--interval", "0", "--json", t / "r.json"});
+  ASSERT_EQ(file.exit_code, 0) << file.err;
+  EXPECT_EQ(ReadJson(t / "r.json")["context"]["engine"]["granted"]["pin_workers"], nullptr);
 }
 
 TEST(EngineE2E, BatchFlagsWorkWithEveryEngine) {

@@ -131,6 +131,8 @@ struct PhaseShared {
   bool force_async;                   // io_uring: IOSQE_ASYNC, at most async_workers per ring
   uint32_t async_workers;
   std::latch ready;
+  // Job j and its ring's io-wq workers on pair_cpus[j % n]; empty: the threads as `cpus` says.
+  std::vector<uint32_t> pair_cpus = {};
   std::latch go{1};
   std::atomic<bool> abort{false};
   uint64_t t0_ns = 0;
@@ -150,10 +152,16 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   const uint32_t depth = std::min<uint32_t>(spec.queue_depth, Q::kMaxDepth);
   const uint64_t buf_bytes = (spec.MaxBlockBytes() + 4095) / 4096 * 4096;
   // Pin first, then allocate and touch the buffers: their pages come from the pinned CPUs' node.
-  if (!sh.cpus.empty()) {
+  std::vector<uint32_t> job_cpus = sh.cpus, iowq_cpus;
+  if (!sh.pair_cpus.empty()) {
+    const uint32_t n = static_cast<uint32_t>(sh.pair_cpus.size());
+    job_cpus = {sh.pair_cpus[job % n]};
+    iowq_cpus = job_cpus;
+  }
+  if (!job_cpus.empty()) {
     cpu_set_t set;
     CPU_ZERO(&set);
-    for (uint32_t c : sh.cpus) CPU_SET(c, &set);
+    for (uint32_t c : job_cpus) CPU_SET(c, &set);
     pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
   }
   AlignedBuffer buffers(depth * buf_bytes);
@@ -174,9 +182,19 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     setup.options = &opt;
     setup.force_async = sh.force_async;
     setup.async_workers = sh.async_workers;
+    setup.iowq_cpus = iowq_cpus;
     out.status = q.Init(setup);
     out.grant = q.grant();
     out.features = q.features();
+    if (out.status.ok() && !iowq_cpus.empty() && out.grant.iowq_cpus.empty()) {
+      // The kernel kept the workers anywhere: a job thread alone on one CPU would only lose
+      // the other CPUs, so it goes back to the jobs' shared set.
+      std::vector<uint32_t> shared = sh.cpus.empty() ? AllowedCpus() : sh.cpus;
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      for (uint32_t c : shared) CPU_SET(c, &set);
+      pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+    }
   }
   sh.ready.count_down();
   sh.go.wait();
@@ -605,6 +623,14 @@ class RealBackend : public Backend {
     PhaseShared sh{spec,         filler,      fd_,     block_device_,
                    fds_,         file_bytes_, control, report_.requested,
                    report_.cpus, force,       workers, std::latch(spec.jobs)};
+    // A job and the io-wq worker that runs its requests on one CPU (EngineOptions::pin_workers).
+    const PinWorkers pin = report_.requested.pin_workers;
+    if (engine_ == EngineKind::kIoUring &&
+        (pin == PinWorkers::kOn ||
+         (pin == PinWorkers::kAuto && !report_.nowait_target && workers <= 1))) {
+      sh.pair_cpus = report_.cpus.empty() ? AllowedCpus() : report_.cpus;
+    }
+    report_.job_cpus = sh.pair_cpus;
     std::vector<std::unique_ptr<JobOutput>> outs;
     std::vector<std::thread> threads;
     threads.reserve(spec.jobs);
@@ -661,6 +687,7 @@ class RealBackend : public Backend {
     for (auto& t : threads) t.join();
     if (!init.ok()) return init;
     report_.granted = outs.front()->grant;
+    if (report_.granted.iowq_cpus.empty()) report_.job_cpus.clear();  // unpinned again
     report_.features = outs.front()->features;
     const uint32_t depth = std::min<uint32_t>(spec.queue_depth, Q::kMaxDepth);
     report_.batch_submit = std::clamp<uint32_t>(report_.requested.batch_submit, 1, depth);
@@ -741,6 +768,7 @@ Status CheckEngineOptions(const RealTargetOptions& o) {
     const char* flag = e.sqpoll                           ? "--sqpoll"
                        : e.hipri                          ? "--hipri"
                        : e.force_async == ForceAsync::kOn ? "--force-async on"
+                       : e.pin_workers == PinWorkers::kOn ? "--pin-workers on"
                                                           : nullptr;
     if (flag)
       return Status::Invalid(std::string(flag) + " needs --engine io_uring (not " +

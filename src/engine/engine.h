@@ -46,7 +46,10 @@ struct EngineReport {
   std::string cpus_source;          // "cpus_allowed", "numa_node N", or "none (...reason...)"
   int numa_node = -1;               // the target device's node per sysfs; -1 = none named
   bool nowait_target = true;        // io_uring: IssuesWithoutBlocking (engine/options.h)
-  bool ran = false;                 // a phase ran (granted/features are filled in)
+  // EngineOptions::pin_workers in effect (last phase): job j's thread and its io-wq workers on
+  // job_cpus[j % size]; empty = not pinned one job per CPU.
+  std::vector<uint32_t> job_cpus;
+  bool ran = false;  // a phase ran (granted/features are filled in)
 };
 // The report of a backend opened by OpenRealBackend; null for any other backend.
 const EngineReport* EngineReportOf(const Backend& backend);

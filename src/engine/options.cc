@@ -104,6 +104,25 @@ const char* ForceAsyncName(ForceAsync f) {
   return "auto";
 }
 
+Result<PinWorkers> ParsePinWorkers(const std::string& text) {
+  if (text == "auto") return PinWorkers::kAuto;
+  if (text == "on") return PinWorkers::kOn;
+  if (text == "off") return PinWorkers::kOff;
+  return Status::Invalid("--pin-workers '" + text + "': expected auto, on or off");
+}
+
+const char* PinWorkersName(PinWorkers p) {
+  switch (p) {
+    case PinWorkers::kOn:
+      return "on";
+    case PinWorkers::kOff:
+      return "off";
+    case PinWorkers::kAuto:
+      break;
+  }
+  return "auto";
+}
+
 uint32_t AsyncWorkers(size_t cpus, uint32_t jobs) {
   return std::max<uint32_t>(1, static_cast<uint32_t>(cpus / std::max<uint32_t>(jobs, 1)));
 }

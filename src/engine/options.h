@@ -18,6 +18,7 @@ namespace ssdlab {
 inline constexpr uint32_t kMaxUringDepth = 32768;
 
 enum class ForceAsync : uint8_t { kAuto, kOn, kOff };
+enum class PinWorkers : uint8_t { kAuto, kOn, kOff };
 
 struct EngineOptions {
   // Submission: a turn prepares requests only once at least this many slots are free (fio's
@@ -45,6 +46,12 @@ struct EngineOptions {
   // a time: a RAM disk such as zram, a bio-based device without nowait support) and more than
   // one worker per job fits the CPUs.
   ForceAsync force_async = ForceAsync::kAuto;
+  // Job j's thread on one CPU, the j-th (modulo) of the CPUs the jobs may use, and its ring's
+  // io-wq workers on that same CPU (io_uring_register_iowq_aff): a job and the worker that runs
+  // its requests take turns on one CPU instead of waking each other across CPUs. kAuto: where
+  // the target's requests run in io-wq (it cannot take them without blocking) and each job has
+  // one CPU or less (no spreading over several workers, AsyncWorkers() == 1), io_uring only.
+  PinWorkers pin_workers = PinWorkers::kAuto;
   // CPUs the job threads may run on (shared by all jobs, as fio's cpus_allowed_policy=shared).
   // Empty: the CPUs of the target device's NUMA node where sysfs names one, else unpinned.
   std::vector<uint32_t> cpus_allowed;
@@ -61,8 +68,9 @@ struct EngineGrant {
   bool registered_ring_fd = false;
   bool fixed_buffers = false;
   bool fixed_files = false;
-  bool force_async = false;    // IOSQE_ASYNC on every request
-  uint32_t async_workers = 0;  // the io-wq worker limit set for it; 0 = the kernel's
+  bool force_async = false;         // IOSQE_ASYNC on every request
+  uint32_t async_workers = 0;       // the io-wq worker limit set for it; 0 = the kernel's
+  std::vector<uint32_t> iowq_cpus;  // the io-wq workers' CPUs where set; empty = any
 };
 
 // Completions the adaptive policy waits for per io_uring_enter at depth `depth` with
@@ -109,6 +117,9 @@ int DevicePollQueues(const std::string& sys_dir);
 // "auto", "on" or "off" for --force-async; Invalid naming the flag otherwise.
 Result<ForceAsync> ParseForceAsync(const std::string& text);
 const char* ForceAsyncName(ForceAsync f);
+// "auto", "on" or "off" for --pin-workers; Invalid naming the flag otherwise.
+Result<PinWorkers> ParsePinWorkers(const std::string& text);
+const char* PinWorkersName(PinWorkers p);
 // io-wq workers per ring when requests are forced async: the CPUs the job threads may use
 // shared by the jobs, at least 1.
 uint32_t AsyncWorkers(size_t cpus, uint32_t jobs);

@@ -73,6 +73,17 @@ TEST(EngineOptions, ForceAsyncValuesAndWorkersPerJob) {
   EXPECT_EQ(AsyncWorkers(0, 1), 1u);
 }
 
+TEST(EngineOptions, PinWorkersValues) {
+  EXPECT_EQ(EngineOptions{}.pin_workers, PinWorkers::kAuto);
+  for (PinWorkers p : {PinWorkers::kAuto, PinWorkers::kOn, PinWorkers::kOff})
+    EXPECT_EQ(ParsePinWorkers(PinWorkersName(p)).value(), p);
+  for (const char* bad : {"", "same", "Off", "0"}) {
+    auto r = ParsePinWorkers(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--pin-workers"), std::string::npos);
+  }
+}
+
 // The probe asks the kernel itself: a regular file takes non-blocking reads; a procfs file
 // has no FMODE_NOWAIT, and the kernel refuses RWF_NOWAIT on it with EOPNOTSUPP, as it does for
 // a device that cannot take a request without blocking.

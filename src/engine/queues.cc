@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -115,6 +116,15 @@ Status UringQueue::Init(const QueueSetup& s) {
       grant_.async_workers = s.async_workers;
   }
   if (force_async_) features_ += "+async";
+  if (!s.iowq_cpus.empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (uint32_t c : s.iowq_cpus) CPU_SET(c, &set);
+    if (io_uring_register_iowq_aff(&ring_, sizeof(set), &set) == 0) {
+      grant_.iowq_cpus = s.iowq_cpus;
+      features_ += "+iowq_aff";
+    }
+  }
   return Status::Ok();
 }
 

@@ -40,6 +40,9 @@ struct QueueSetup {
   // kernel's limit). Decided per phase by the engine (EngineOptions::force_async).
   bool force_async = false;
   uint32_t async_workers = 0;
+  // io_uring: the CPUs of the ring's io-wq workers (io_uring_register_iowq_aff); empty: the
+  // kernel's choice (every CPU the process may use).
+  std::vector<uint32_t> iowq_cpus;
 };
 
 // Maps an offset of a multi-file range to (file index, offset in the file).

@@ -83,6 +83,7 @@ constexpr auto kRequested = f::Object<Eng::Requested>(
     f::Flag("hipri", &Eng::Requested::hipri),
     f::Flag("register_ring_fd", &Eng::Requested::register_ring_fd),
     f::Text("force_async", &Eng::Requested::force_async),
+    f::Text("pin_workers", &Eng::Requested::pin_workers),
     Setting("cpus_allowed", &Eng::Requested::cpus_allowed));
 constexpr auto kUring = f::Object<Eng::Uring>(
     f::Text("features", &Eng::Uring::features),
@@ -94,7 +95,9 @@ constexpr auto kUring = f::Object<Eng::Uring>(
     f::Flag("fixed_files", &Eng::Uring::fixed_files),
     f::Flag("nowait_target", &Eng::Uring::nowait_target),
     f::Flag("force_async", &Eng::Uring::force_async),
-    Setting("async_workers", &Eng::Uring::async_workers));
+    Setting("async_workers", &Eng::Uring::async_workers),
+    Setting("pin_workers", &Eng::Uring::pin_workers),
+    f::Flag("iowq_affinity", &Eng::Uring::iowq_affinity));
 constexpr auto kGranted = f::Object<Eng::Granted>(
     f::Count("batch_submit", &Eng::Granted::batch_submit),
     Setting("batch_complete_min", &Eng::Granted::batch_complete_min),

@@ -88,7 +88,7 @@ struct EngineContext {
     bool sqpoll = false;
     EngineSetting sqpoll_cpu;
     bool hipri = false, register_ring_fd = false;
-    std::string force_async;
+    std::string force_async, pin_workers;
     EngineSetting cpus_allowed;
   };
   struct Uring {
@@ -98,6 +98,8 @@ struct EngineContext {
     bool hipri = false, registered_ring_fd = false, fixed_buffers = false, fixed_files = false;
     bool nowait_target = false, force_async = false;
     EngineSetting async_workers;
+    EngineSetting pin_workers;  // the jobs' CPUs, each with its ring's io-wq workers; null: none
+    bool iowq_affinity = false;
   };
   struct Granted {
     uint32_t batch_submit = 0;

@@ -48,6 +48,7 @@ results::EngineContext EngineOf(const std::string& name, const EngineReport* r) 
       .hipri = q.hipri,
       .register_ring_fd = q.register_ring_fd,
       .force_async = ForceAsyncName(q.force_async),
+      .pin_workers = PinWorkersName(q.pin_workers),
       .cpus_allowed = cpus(q.cpus_allowed)};
   e.granted = results::EngineContext::Granted{
       .batch_submit = r->batch_submit,
@@ -72,7 +73,9 @@ results::EngineContext EngineOf(const std::string& name, const EngineReport* r) 
         .fixed_files = g.fixed_files,
         .nowait_target = r->nowait_target,
         .force_async = g.force_async,
-        .async_workers = g.async_workers ? number(g.async_workers) : Setting{}};
+        .async_workers = g.async_workers ? number(g.async_workers) : Setting{},
+        .pin_workers = cpus(r->job_cpus),
+        .iowq_affinity = !g.iowq_cpus.empty()};
   }
   return e;
 }
@@ -347,6 +350,13 @@ std::vector<RunDef> EngineFlagDefs() {
                  "(auto: where the target cannot take requests without blocking)",
                  [](RunText, RunText t, EngineOptions& o) -> Status {
                    SSDLAB_ASSIGN_OR_RETURN(o.force_async, ParseForceAsync(t));
+                   return Status::Ok();
+                 }),
+      EngineFlag("--pin-workers",
+                 "auto|on|off: each job thread on one CPU with the io-wq workers of its ring "
+                 "(auto: where requests run in io-wq and a job has one CPU or less)",
+                 [](RunText, RunText t, EngineOptions& o) -> Status {
+                   SSDLAB_ASSIGN_OR_RETURN(o.pin_workers, ParsePinWorkers(t));
                    return Status::Ok();
                  }),
       EngineFlag("--cpus-allowed",
