@@ -192,17 +192,26 @@ class PhaseRecorder {
 
   // Closes the intervals that end before t (a backend that waits idle calls this so that the
   // series keeps time without completions).
-  void AdvanceTo(uint64_t t) {
-    if (!measuring_ || !interval_ns_ || t <= measure_start_ns_) return;
-    const uint64_t rel = t - measure_start_ns_ - 1;
-    if (rel / len_ns_ != cur_index_) CloseIntervalsBefore(rel);
+  // (One comparison while t stays inside the open interval: its end is kept in next_close_ns_,
+  // kNever when there is no series or before measuring.)
+  [[gnu::always_inline]] void AdvanceTo(uint64_t t) {
+    if (t > next_close_ns_) [[unlikely]]
+      CloseIntervalsBefore(t - measure_start_ns_ - 1);
   }
 
   // A ramp I/O (issued before the measured start, not measured) completed at t_ns. Counted by
   // the window when that is after the measured start (a ramp by time opens the window at its end
   // even before the next Open()), its time before the start added to the measured length.
-  void RampCompleted(Direction dir, uint64_t offset, uint32_t bytes, uint64_t issue_ns,
-                     uint64_t t_ns) {
+  [[gnu::always_inline]] void RampCompleted(Direction dir, uint64_t offset, uint32_t bytes,
+                                            uint64_t issue_ns, uint64_t t_ns) {
+    // (Inline only the test that a ramp I/O before the window has nothing to count.)
+    if (!measuring_ && (t_ns <= ramp_end_ns_ || fill_done_ < window_.fill_ios)) return;
+    CountRampCompleted(dir, offset, bytes, issue_ns, t_ns);
+  }
+
+ private:
+  [[gnu::noinline]] void CountRampCompleted(Direction dir, uint64_t offset, uint32_t bytes,
+                                            uint64_t issue_ns, uint64_t t_ns) {
     if (!measuring_ && t_ns > ramp_end_ns_ && fill_done_ >= window_.fill_ios) Begin(ramp_end_ns_);
     if (!measuring_ || t_ns <= measure_start_ns_) return;
     if (!Abandoned(t_ns)) {  // (an abandoned one is not counted, nor its time before the start)
@@ -211,6 +220,8 @@ class PhaseRecorder {
     }
     Record(dir, offset, bytes, issue_ns, t_ns);
   }
+
+ public:
   // An I/O of the previous window (which counted it) completed at t_ns: its slot was held until
   // then (a slot held beyond the whole window held it for the runtime).
   void HeldCompleted(uint64_t t_ns) {
@@ -354,6 +365,7 @@ class PhaseRecorder {
   void Begin(uint64_t t) {
     measuring_ = true;
     measure_start_ns_ = t;
+    SetNextClose();
     if (window_.runtime_ns) end_ns_ = t + window_.runtime_ns;
   }
   // Whether a completion at t_ns comes too long after the window's end to be counted.
@@ -384,6 +396,17 @@ class PhaseRecorder {
       Emit();
       ++cur_index_;
     }
+    SetNextClose();
+  }
+  // The end of the open interval cur_index_ in the clock's time (a completion after it closes
+  // the interval): kNever without a series, or where it lies beyond the clock's range.
+  void SetNextClose() {
+    uint64_t rel_end = 0, end = 0;
+    next_close_ns_ = interval_ns_ && measuring_ &&
+                             !__builtin_mul_overflow(cur_index_ + 1, len_ns_, &rel_end) &&
+                             !__builtin_add_overflow(measure_start_ns_, rel_end, &end)
+                         ? end
+                         : kNever;
   }
   // Doubles the interval length: closed intervals merge in pairs, and the open one takes in
   // its partner when that is closed already (an odd index).
@@ -400,6 +423,7 @@ class PhaseRecorder {
     intervals_.resize(k);
     len_ns_ *= 2;
     cur_index_ /= 2;
+    SetNextClose();
   }
   void Emit() {
     intervals_.push_back(cur_);
@@ -436,8 +460,9 @@ class PhaseRecorder {
   std::array<DirectionStats, 3> dirs_;
   std::vector<IntervalSample> intervals_;
   IntervalSample cur_;
-  uint64_t cur_index_ = 0;          // of cur_, in intervals of len_ns_
-  uint64_t len_ns_ = interval_ns_;  // the series' interval length (interval_ns_ * 2^k)
+  uint64_t cur_index_ = 0;           // of cur_, in intervals of len_ns_
+  uint64_t len_ns_ = interval_ns_;   // the series' interval length (interval_ns_ * 2^k)
+  uint64_t next_close_ns_ = kNever;  // SetNextClose()
   std::vector<IoRecord> io_log_;
 };
 

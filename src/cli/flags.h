@@ -20,8 +20,18 @@ template <class O>
 void AddOptionDefs(CLI::App* cmd, const std::vector<usecase::OptionDef<O>>& defs,
                    usecase::OptionTexts& texts) {
   for (const usecase::OptionDef<O>& d : defs) {
-    CLI::Option* opt = cmd->add_option(d.flag, texts[d.flag], d.help);
-    if (!texts[d.flag].empty()) opt->capture_default_str();
+    std::string& text = texts[d.flag];
+    if (d.is_switch) {
+      cmd->add_flag_callback(
+          d.flag, [&text] { text = "true"; }, d.help);
+      continue;
+    }
+    CLI::Option* opt = cmd->add_option(d.flag, text, d.help);
+    if (!text.empty()) {
+      opt->capture_default_str();
+    } else if (std::string shown = usecase::DefaultText(d); !shown.empty()) {
+      opt->default_str(shown);
+    }
   }
 }
 

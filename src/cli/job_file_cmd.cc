@@ -65,7 +65,7 @@ int RunJobs(const JobFileArgs& a) {
     PrintRunSummary(run.target, run.engine, o, human);
     if (!o.run.empty() && o.stored.ok())
       human << "stored as run '" << o.run << "' in " << MaskSecrets(*a.db) << "\n";
-    docs.push_back(o.doc);
+    docs.push_back(results::ToJson(o.doc));
     if (a.json->empty() || (i + 1 < count && !o.result.interrupted)) return Status::Ok();
     Status written = WriteJsonOutput(*a.json, docs);
     if (!written.ok()) PrintError(written.message());

@@ -30,56 +30,20 @@ namespace ssdlab {
 namespace {
 
 struct RunArgs {
-  WorkloadArgs w;
+  // The request's options as text (usecase::RunOptionDefs: workload, engine, --prefill, ...).
+  usecase::OptionTexts options;
   std::string target;
   std::vector<std::string> targets;  // --target, composed into `target` (an array with --layout)
   std::string layout, chunk;
-  std::string size;
-  std::string engine = "io_uring";
-  // Engine options as text (empty: the default), parsed by ParseEngineArgs.
-  std::string batch_submit, batch_complete, sqpoll_cpu, cpus_allowed, force_async;
-  bool sqpoll = false, hipri = false, no_ring_fd = false;
-  bool buffered = false;
   bool destructive = false;
-  bool prefill = false;
   std::string json;
   std::string db, run;  // --db, --run: stored as a run of kind "run"
   std::string lat_log;
-  std::string temp_interval = "1s";
   bool mpi = false, range_per_rank = false;  // --mpi: a client of a multi-client load
   std::vector<std::string> argv;
   JobFileArgs job{
       .targets = &targets, .json = &json, .db = &db, .run = &run, .destructive = &destructive};
 };
-
-// The engine flags of `a` into options; Invalid naming the flag on a malformed value.
-Status ParseEngineArgs(const RunArgs& a, EngineOptions& o) {
-  SSDLAB_RETURN_IF_ERROR(usecase::CountFlag("--batch-submit", a.batch_submit, o.batch_submit));
-  if (!a.batch_complete.empty()) {
-    SSDLAB_RETURN_IF_ERROR(
-        ParseBatchComplete(a.batch_complete, o.batch_complete_min, o.batch_complete_max));
-  }
-  o.sqpoll = a.sqpoll;
-  if (!a.sqpoll_cpu.empty()) {
-    auto cpus = ParseCpuList(a.sqpoll_cpu);
-    if (!cpus.ok() || cpus->size() != 1)
-      return Status::Invalid("--sqpoll-cpu '" + a.sqpoll_cpu + "' is not one CPU number");
-    o.sqpoll_cpu = static_cast<int32_t>(cpus->front());
-  }
-  o.hipri = a.hipri;
-  o.register_ring_fd = !a.no_ring_fd;
-  if (!a.force_async.empty()) {
-    auto fa = ParseForceAsync(a.force_async);
-    if (!fa.ok()) return fa.status();
-    o.force_async = fa.value();
-  }
-  if (!a.cpus_allowed.empty()) {
-    auto cpus = ParseCpuList(a.cpus_allowed);
-    if (!cpus.ok()) return cpus.status();
-    o.cpus_allowed = cpus.value();
-  }
-  return Status::Ok();
-}
 
 // A live status line on a terminal.
 void PrintProgress(const IntervalSample& s) {
@@ -107,25 +71,9 @@ class StatusLine : public usecase::RunProgress {
 Result<usecase::RunRequest> RunRequestOf(const RunArgs& a) {
   usecase::RunRequest q;
   q.target = a.target;
-  if (!a.size.empty()) {
-    auto size = ParseBytes(a.size);
-    if (!size.ok()) return Status::Invalid("--size: " + size.status().message());
-    q.size_bytes = size.value();
-  }
-  SSDLAB_ASSIGN_OR_RETURN(q.engine, ParseEngineKind(a.engine));
-  if (Status s = ParseEngineArgs(a, q.engine_options); !s.ok()) return Status::Invalid(s.message());
-  auto temp_interval = ParseDurationNs(a.temp_interval);
-  if (!temp_interval.ok())
-    return Status::Invalid("--temp-interval: " + temp_interval.status().message());
-  q.temp_interval_ns = temp_interval.value();
-  q.engine_flags_given = a.sqpoll || a.hipri || !a.cpus_allowed.empty() ||
-                         !a.batch_submit.empty() || !a.batch_complete.empty() ||
-                         !a.sqpoll_cpu.empty() || a.no_ring_fd || !a.force_async.empty();
-  q.workload = a.w;
-  q.engine_name = a.engine;
-  q.buffered = a.buffered;
+  if (Status s = usecase::ApplyOptionDefs(usecase::RunOptionDefs(), a.options, q); !s.ok())
+    return Status::Invalid(s.message());
   q.destructive = a.destructive;
-  q.prefill = a.prefill;
   q.argv = a.argv;
   q.outputs = {{"--json", a.json}, {"--lat-log", a.lat_log}};
   q.db = a.db;
@@ -147,7 +95,7 @@ void PrintRunSummary(const std::string& target, const std::string& engine,
       "{} on {} ({}, {}), {}, {:.2f} s measured{}\n", DescribeWorkload(o.spec), target,
       o.target.kind, FormatBytes(o.target.size_bytes), IsSimTarget(target) ? "sim" : engine,
       static_cast<double>(r.measured_ns) / 1e9, r.interrupted ? " (INTERRUPTED)" : "");
-  if (o.doc.contains("mpi"))
+  if (o.doc.mpi)
     human << fmt::format("{} clients (MPI ranks), start skew {}; the figures below are their sum\n",
                          o.clients, FormatNs(o.start_skew_ns));
   human << SummaryTable(r);
@@ -199,11 +147,11 @@ int RunClient(RunArgs a, usecase::MpiClients* mpi) {
       }
     }
     std::ostream& human = a.json == "-" || a.lat_log == "-" ? std::cerr : std::cout;
-    PrintRunSummary(a.target, a.engine, o, human);
+    PrintRunSummary(a.target, q->engine_name, o, human);
     if (!o.run.empty() && o.stored.ok())
       human << fmt::format("stored as run '{}' in {}\n", o.run, MaskSecrets(a.db));
     if (!a.json.empty()) {
-      if (Status s = WriteJsonOutput(a.json, o.doc); !s.ok()) {
+      if (Status s = WriteJsonOutput(a.json, results::ToJson(o.doc)); !s.ok()) {
         PrintError(s.message());
         code = kExitFailed;
       }
@@ -234,29 +182,6 @@ int Run(const RunArgs& a) {
   return code;
 }
 
-// run's engine flags (--engine to --cpus-allowed).
-void AddRunEngineOptions(CLI::App* cmd, RunArgs& a) {
-  cmd->add_option("--engine", a.engine, "io_uring|libaio|psync")->capture_default_str();
-  cmd->add_flag("--buffered", a.buffered, "Use the page cache (no O_DIRECT)");
-  cmd->add_option("--batch-submit", a.batch_submit,
-                  "Refill once N slots are free (fio iodepth_batch_submit; default adaptive)");
-  cmd->add_option("--batch-complete", a.batch_complete,
-                  "auto|MIN[:MAX] completions waited for / reaped per system call (default "
-                  "auto: a quarter of the depth; 1 = exact intervals)");
-  cmd->add_flag("--sqpoll", a.sqpoll,
-                "io_uring submission-queue polling thread (IORING_SETUP_SQPOLL)");
-  cmd->add_option("--sqpoll-cpu", a.sqpoll_cpu, "CPU of the SQPOLL thread");
-  cmd->add_flag("--hipri", a.hipri,
-                "Polled completions (IORING_SETUP_IOPOLL); needs a device with poll queues");
-  cmd->add_flag("--no-ring-fd", a.no_ring_fd,
-                "Do not register the ring fd (io_uring_register_ring_fd)");
-  cmd->add_option("--force-async", a.force_async,
-                  "auto|on|off: IOSQE_ASYNC on every request, over one io-wq worker per CPU "
-                  "(auto: where the target cannot take requests without blocking)");
-  cmd->add_option("--cpus-allowed", a.cpus_allowed,
-                  "CPUs of the job threads, e.g. 0,2-3 (default: the device's NUMA node)");
-}
-
 }  // namespace
 
 void AddRunCommand(CLI::App& app, int* exit_code) {
@@ -265,31 +190,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
       app.add_subcommand("run", "Run one workload against one target (the fio-like primitive)");
   AddTargetOptions(cmd, &a->targets, &a->layout, &a->chunk,
                    "File, block device, or sim:PRESET[?key=value&...]");
-  cmd->add_option("--size", a->size,
-                  "Size of the target region (creates a missing file), e.g. 4GiB");
-  cmd->add_option("--rw", a->w.rw, "read|write|randread|randwrite|rw|randrw|trim|randtrim")
-      ->capture_default_str();
-  cmd->add_option("--rwmix-read", a->w.rwmix_read, "Percent of reads for rw/randrw (default 50)");
-  cmd->add_option("--bs", a->w.bs, "Block size or mix, e.g. 4KiB or 4KiB:67,8KiB:10,64KiB:23")
-      ->capture_default_str();
-  cmd->add_option("--qd", a->w.qd, "Queue depth per job")->capture_default_str();
-  cmd->add_option("--jobs", a->w.jobs, "Jobs (threads)")->capture_default_str();
-  cmd->add_option("--runtime", a->w.runtime,
-                  "Measured time, e.g. 10s (default 10s for random, one pass for sequential)");
-  cmd->add_option("--io-size", a->w.io_size,
-                  "Measured amount, e.g. 8GiB or 3x (times the active range)");
-  cmd->add_option("--ramp", a->w.ramp, "Excluded from statistics: time (2s) or amount (2x, 1GiB)");
-  cmd->add_option("--range", a->w.range, "Active range, e.g. 0%-25% or 1GiB-2GiB")
-      ->capture_default_str();
-  cmd->add_option("--dist", a->w.dist, "uniform|zipf:S|pareto:H|zoned:A/R:A/R...")
-      ->capture_default_str();
-  cmd->add_option("--rate-iops", a->w.rate_iops,
-                  "Open-loop rate over all jobs; latency counts from the scheduled time");
-  AddRunEngineOptions(cmd, *a);
-  cmd->add_option("--data", a->w.data, "random|zero|compressible:N|dedupe:N")
-      ->capture_default_str();
-  cmd->add_option("--seed", a->w.seed, "Seed of offsets and data")->capture_default_str();
-  cmd->add_flag("--verify", a->w.verify, "Write verify headers and check them on reads");
+  AddOptionDefs(cmd, usecase::RunOptionDefs(), a->options);
   cmd->add_option("--json", a->json, "Write the JSON result to FILE (- for stdout)");
   cmd->add_option("--db", a->db,
                   "Store the run in this results database (SQLite file or postgresql:// URL), "
@@ -297,17 +198,9 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option(
       "--run", a->run,
       "Run name in --db, refused if taken (default run-YYYYMMDD-HHMMSS, then -2, -3...)");
-  cmd->add_option("--interval", a->w.interval, "Time-series interval (0 for none)")
-      ->capture_default_str();
   cmd->add_option("--lat-log", a->lat_log, "Write every I/O as CSV to FILE (- for stdout)");
   cmd->add_flag("--destructive", a->destructive,
                 "Allow writing to a block device (destroys its data)");
-  cmd->add_flag("--prefill", a->prefill,
-                "Write the range once sequentially before the workload (not measured; needs "
-                "--destructive on a block device)");
-  cmd->add_option("--temp-interval", a->temp_interval,
-                  "Temperature sampling interval (0: only before and after)")
-      ->capture_default_str();
   cmd->add_flag("--mpi", a->mpi,
                 "One client of a multi-client load started by mpirun: all ranks start together, "
                 "rank 0 writes the merged result (%r and %h in --target: rank and host)");

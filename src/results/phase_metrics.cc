@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "results/counters.h"
 #include "results/fields.h"
 
 namespace ssdlab::results {
@@ -32,32 +33,12 @@ constexpr auto kDirection = f::Object<DirectionMetrics>(
     f::Count("bytes", &DirectionMetrics::bytes),
     f::List("histogram", &DirectionMetrics::histogram, f::PairOf<uint64_t, uint64_t>()));
 
-constexpr const char* kCounterNames[] = {"sim"};  // the backends that report counters
-constexpr auto kCounterValues = f::MapOf(f::NumberOf<double>());
-
-// The backend's counters under its name ("sim"), beside the other keys.
-struct CountersCodec {
-  json Write(const PhaseMetrics& m) const {
-    json out = json::object();
-    if (!m.counters_name.empty()) out[m.counters_name] = kCounterValues.Write(m.counters);
-    return out;
-  }
-  Status Read(const json& j, const std::string& where, PhaseMetrics& m) const {
-    for (const char* name : kCounterNames) {
-      auto it = j.find(name);
-      if (it == j.end() || it->is_null()) continue;
-      m.counters_name = name;
-      SSDLAB_RETURN_IF_ERROR(kCounterValues.Read(*it, where + "." + name, m.counters));
-    }
-    return Status::Ok();
-  }
-};
-
 constexpr auto kPhaseMetrics = f::Object<PhaseMetrics>(
     f::Sub("read", &PhaseMetrics::read, kDirection),
     f::Sub("write", &PhaseMetrics::write, kDirection),
     f::Sub("total", &PhaseMetrics::total, kDirection),
-    f::Count("measured_ns", &PhaseMetrics::measured_ns), f::Merge<PhaseMetrics>(CountersCodec{}));
+    f::Count("measured_ns", &PhaseMetrics::measured_ns),
+    f::Merge<PhaseMetrics>(f::CountersOf(&PhaseMetrics::counters_name, &PhaseMetrics::counters)));
 
 }  // namespace
 
@@ -101,6 +82,10 @@ PhaseMetrics MetricsOf(const PhaseResult& r, const std::vector<double>& pcts) {
 }
 
 json ToJson(const DirectionMetrics& d) { return kDirection.Write(d); }
+
+Result<DirectionMetrics> DirectionMetricsFromJson(const json& j, const std::string& where) {
+  return kDirection.Parse(j, where);
+}
 
 json ToJson(const PhaseMetrics& m) { return kPhaseMetrics.Write(m); }
 

@@ -53,6 +53,8 @@ PhaseMetrics MetricsOf(const PhaseResult& r, const std::vector<double>& pcts);
 // {"ios", "iops", "bw_bytes_per_s", "lat_ns": {"mean", "min", "max", "pNN"..., "stddev"},
 //  "bytes", "histogram": [[lower_ns, count]]}, the optional keys when set.
 nlohmann::json ToJson(const DirectionMetrics& d);
+Result<DirectionMetrics> DirectionMetricsFromJson(const nlohmann::json& j,
+                                                  const std::string& where);
 
 // {"read", "write", "total": DIRECTION, "measured_ns", COUNTERS_NAME: {...}}
 nlohmann::json ToJson(const PhaseMetrics& m);

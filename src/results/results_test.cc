@@ -14,6 +14,7 @@
 #include "results/op.h"
 #include "results/phase_metrics.h"
 #include "results/pts_tests.h"
+#include "results/run_document.h"
 #include "results/steady_state.h"
 #include "results/sweep.h"
 #include "results/tp.h"
@@ -111,6 +112,97 @@ TEST(PhaseMetrics, StoredDocumentsRoundTrip) {
     with_counters += !m->counters.empty();
   }
   EXPECT_GT(with_counters, 0u) << "the simulator's counters are read too";
+}
+
+// A `run` document with every optional part set: its keys as the schema names them, and its
+// table reads back what it wrote.
+TEST(RunDocument, OneTableWritesAndReadsEveryPart) {
+  RunDocument doc;
+  doc.context.phase.platform.host = "h";
+  doc.context.phase.platform.cpus = 4;
+  doc.context.phase.command_line = {"ssdlab", "run"};
+  doc.context.phase.target = {.path = "/tmp/f", .kind = "file", .size_bytes = 1 << 20};
+  doc.context.phase.target.details["rotational"] = "0";
+  doc.context.phase.workload.read_pct = 70;
+  doc.context.phase.workload.block_sizes = {{4096, 100}};
+  doc.context.phase.workload.distribution = {"zoned", 0, {{80, 20}, {20, 80}}};
+  doc.context.phase.workload.seed = uint64_t{1} << 60;
+  doc.context.phase.start_time = "2026-01-01T00:00:00.000Z";
+  EngineContext::Granted granted{.batch_submit = 1, .cpus_source = "none"};
+  granted.batch_complete_min.word = "auto (a quarter of the depth, 1..32)";
+  granted.uring = EngineContext::Uring{.features = "io_uring", .single_issuer = true};
+  granted.uring->async_workers.number = 2;
+  doc.context.engine = {.name = "io_uring",
+                        .requested = EngineContext::Requested{.force_async = "auto"},
+                        .granted = granted};
+  doc.context.engine.requested->batch_submit.word = "adaptive";
+  doc.phase.results.read = {.ios = 3, .iops = 1.5, .bytes = 12288};
+  doc.phase.measured_ns = 2'000'000'000;
+  doc.phase.intervals = {{.t_begin_ns = 0, .t_end_ns = 1'000'000'000, .read = {.ios = 3}}};
+  doc.phase.verify = {.failures = 1, .records = {{.offset = 4096, .problem = "torn"}}};
+  doc.phase.notes = {"a note"};
+  doc.phase.counters_name = "sim";
+  doc.phase.counters = {{"erases", 7}};
+  doc.health = {{"source", "none"}};
+  doc.mpi = json{{"ranks", 2}};
+  const json j = ToJson(doc);
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["context"]["host"], "h");  // the platform's keys stand in the context itself
+  EXPECT_EQ(j["context"]["seed"], "0");  // ids as decimal strings
+  EXPECT_EQ(j["context"]["workload"]["seed"], "1152921504606846976");
+  EXPECT_TRUE(j["context"]["device"].is_null());
+  EXPECT_FALSE(j["context"].contains("end_time"));  // unset: not written
+  EXPECT_EQ(j["context"]["engine"]["requested"]["batch_submit"], "adaptive");
+  EXPECT_TRUE(j["context"]["engine"]["requested"]["sqpoll_cpu"].is_null());
+  EXPECT_EQ(j["context"]["engine"]["granted"]["async_workers"], 2);
+  EXPECT_EQ(j["context"]["engine"]["granted"]["features"], "io_uring");  // io_uring's beside
+  EXPECT_EQ(j["results"]["read"]["bytes"], 12288);
+  EXPECT_EQ(j["intervals"][0]["read"]["ios"], 3);
+  EXPECT_EQ(j["verify"]["records"][0]["problem"], "torn");
+  EXPECT_EQ(j["sim"]["erases"], 7.0);  // the counters under the backend's name
+  EXPECT_EQ(j["mpi"]["ranks"], 2);
+  auto back = RunDocumentFromJson(j, "run");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(ToJson(*back), j);
+  EXPECT_EQ(back->phase.counters_name, "sim");
+  EXPECT_EQ(back->context.phase.workload.seed, uint64_t{1} << 60);
+
+  ReplayDocument replay;
+  replay.context.engine = "sim";
+  replay.replay.range = {0, 1 << 20};
+  replay.replay.latency_compare = std::map<std::string, ReplayInfo::Compared>{{"total", {}}};
+  const json r = ToJson(replay);
+  EXPECT_EQ(r["context"]["engine"], "sim");
+  EXPECT_TRUE(r["health"].is_null());
+  EXPECT_TRUE(r["replay"]["kept_up"].is_null());  // unset: null (an untimed replay's lag)
+  EXPECT_TRUE(r["replay"]["lag_ns"].is_null());
+  EXPECT_EQ(r["replay"]["range"], json::array({0, 1 << 20}));
+  EXPECT_EQ(r["replay"]["latency_compare"]["total"]["recorded"]["ios"], 0);
+  auto replay_back = ReplayDocumentFromJson(r, "replay");
+  ASSERT_TRUE(replay_back.ok()) << replay_back.status().message();
+  EXPECT_EQ(ToJson(*replay_back), r);
+}
+
+TEST(RunDocument, DamagedDocumentsAreRefusedNamingTheKey) {
+  const json good = ToJson(RunDocument{});
+  const std::vector<std::pair<std::string, json>> cases = {
+      {"run.context.engine.requested.batch_submit", {{"requested", {{"batch_submit", true}}}}},
+      {"run.context.engine.name", {{"name", 3}}},
+  };
+  for (const auto& [key, engine] : cases) {
+    json doc = good;
+    doc["context"]["engine"] = engine;
+    auto r = RunDocumentFromJson(doc, "run");
+    ASSERT_FALSE(r.ok()) << key;
+    EXPECT_NE(r.status().message().find(key), std::string::npos) << r.status().message();
+  }
+  json doc = good;
+  doc["intervals"] = {{{"t_begin_ns", -1}}};
+  auto r = RunDocumentFromJson(doc, "run");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("run.intervals[0].t_begin_ns is not a count"),
+            std::string::npos)
+      << r.status().message();
 }
 
 TEST(PhaseMetrics, FiguresOfAPhase) {

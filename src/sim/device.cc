@@ -66,6 +66,7 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
   hk_ns_ = UsToNs(p.hk_us);
   merge_unit_ = p.merge_unit_bytes;
   merge_every_ = p.merge_every;
+  merge_mask_ = merge_unit_ > 1 && (merge_unit_ & (merge_unit_ - 1)) == 0 ? merge_unit_ - 1 : 0;
   merge_ns_ = UsToNs(p.merge_us);
   block_of_ = FastDiv(g.pages_per_block);
   half_duplex_ = p.interface == HostInterface::kSata;
@@ -76,6 +77,7 @@ SimDevice::SimDevice(const SimParams& p, const Geometry& g, bool fresh)
   prog_of_ = FastDiv(g.units_per_prog);
   page_of_ = FastDiv(g.units_per_page);
   die_mod_ = FastDiv(g.dies);
+  type_mod_ = FastDiv(std::min<uint32_t>(4, p.bits_per_cell));
   dies_.assign(g.dies, Die{});
   for (uint32_t d = 0; d < g.dies; ++d) dies_[d].ch = d % p.channels;
   ch_free_.assign(p.channels, 0);
@@ -146,11 +148,14 @@ double SimDevice::Uniform() {
   x ^= x << 25;
   x ^= x >> 27;
   noise_.rng = x;
-  return static_cast<double>(((x * 0x2545f4914f6cdd1dull) >> 11) + 1) * 0x1.0p-53;
+  // (At most 2^53: converted as a signed value, one instruction, as exactly as unsigned.)
+  return static_cast<double>(static_cast<int64_t>(((x * 0x2545f4914f6cdd1dull) >> 11) + 1)) *
+         0x1.0p-53;
 }
 
 uint32_t SimDevice::PageType(uint32_t ppn) const {
-  return (prog_of_.Div(ppn) / g_.dies) % std::min<uint32_t>(4, p_.bits_per_cell);
+  // (prog_of_.Div(ppn) / dies) % types, by multiplications.
+  return type_mod_.Mod(die_mod_.Div(prog_of_.Div(ppn)));
 }
 
 uint64_t SimDevice::NoisyReadTime(uint32_t ppn) {
@@ -175,13 +180,6 @@ void SimDevice::Housekeeping(uint64_t t) {
   noise_.hk_log = 0;
   if (hold) write_hold_until_ = std::max(write_hold_until_, start + hk_ns_);
   noise_.next_hk_ns = start + hk_period_ns_;
-}
-
-void SimDevice::LogPartialWrite(uint64_t t) {
-  noise_.hk_log = 1;
-  if (merge_every_ == 0 || ++noise_.merge_logged < merge_every_) return;
-  noise_.merge_logged = 0;
-  write_hold_until_ = std::max(write_hold_until_, t + merge_ns_);
 }
 
 SSDLAB_HOT uint64_t SimDevice::SenseOnDie(uint32_t die, uint64_t t, uint64_t tr) {
@@ -700,8 +698,8 @@ SSDLAB_HOT void SimDevice::ForegroundGc(uint64_t t) {
   if (p_.gc_lazy) {
     if (gc_yield_) {
       YieldingGc(t);
-    } else {
-      LazyGc(t);
+    } else if (lazy_batch_ || ftl_.free_blocks() <= LazyBatchStart()) {
+      LazyGc(t);  // (else it has nothing to do: no batch under way or due, the pool not dry)
     }
     return;
   }

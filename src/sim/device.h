@@ -71,7 +71,7 @@ class LinkCalendar {
   }
   // Books `dur` ns from the first time >= ready that is free for that long; returns its end.
   // REQUIRES: now is non-decreasing over calls and ready >= now.
-  uint64_t Book(uint64_t ready, uint64_t dur, uint64_t now) {
+  [[gnu::always_inline]] uint64_t Book(uint64_t ready, uint64_t dur, uint64_t now) {
     assert(ready >= now && ready + dur >= ready && "a booking in the past or past 2^64 ns");
     if (ready <= last_.end) {
       if (ready >= last_.begin) return last_.end += dur;  // no gap after ready but the end
@@ -93,7 +93,8 @@ class LinkCalendar {
     uint64_t begin, end;
   };
   void Append(const Interval& v, uint64_t now) {
-    if (tail_ == iv_.size()) MakeRoom(now);
+    if (tail_ == iv_.size()) [[unlikely]]
+      MakeRoom(now);
     iv_[tail_++] = v;
   }
   // Drops intervals that end by `now` (no booking starts earlier); the rest move to the
@@ -139,8 +140,7 @@ class SimDevice {
     }
     uint64_t done;
     if (dir == Direction::kWrite) {
-      if (merge_unit_ != 0 && (offset % merge_unit_ != 0 || bytes % merge_unit_ != 0))
-        LogPartialWrite(t_ns);
+      if (merge_unit_ != 0 && !CoversMergeUnits(offset, bytes)) LogPartialWrite(t_ns);
       if (flush_chance_ < 1.0) {
         noise_.last_write_big = bytes > kUnitBytes;
         noise_.flush_skipped = 0;
@@ -305,7 +305,20 @@ class SimDevice {
   void Housekeeping(uint64_t t);
   // A write not covering whole merge units, submitted at t: logged; every merge_every-th
   // holds new writes (itself included) for merge_us.
-  void LogPartialWrite(uint64_t t);
+  [[gnu::always_inline]] void LogPartialWrite(uint64_t t) {
+    noise_.hk_log = 1;
+    if (merge_every_ == 0 || ++noise_.merge_logged < merge_every_) [[likely]]
+      return;
+    noise_.merge_logged = 0;
+    write_hold_until_ = std::max(write_hold_until_, t + merge_ns_);
+  }
+  // Whether [offset, offset + bytes) is whole aligned merge units (REQUIRES: merge_unit_ > 0);
+  // a mask when merge_unit_ is a power of two (no division per write).
+  [[gnu::always_inline]] bool CoversMergeUnits(uint64_t offset, uint64_t bytes) const {
+    if (merge_mask_ != 0) [[likely]]
+      return ((offset | bytes) & merge_mask_) == 0;
+    return offset % merge_unit_ == 0 && bytes % merge_unit_ == 0;
+  }
   void ForegroundGc(uint64_t t);
   // Eager GC: whether the free space, the pool's blocks and the host frontier's unwritten
   // pages, is down to the watermark, low_free_blocks and half a block (the mean the host
@@ -435,6 +448,7 @@ class SimDevice {
   uint64_t hk_period_ns_ = 0, hk_ns_ = 0;
   uint64_t merge_unit_ = 0, merge_ns_ = 0;  // merge_unit_bytes (0 = no log), merge_us
   uint32_t merge_every_ = 0;
+  uint64_t merge_mask_ = 0;        // merge_unit_ - 1 when that is a power of two above 1, else 0
   uint64_t write_hold_until_ = 0;  // writes admitted from then on (housekeeping, a GC stall)
   FastDiv block_of_;               // ppn -> block
   bool half_duplex_;
@@ -442,10 +456,11 @@ class SimDevice {
   // shared_link_ at the cap's rate (0: no cap).
   uint64_t cap_ps_per_byte_ = 0;
   uint64_t CapNs(uint64_t bytes) const { return bytes * cap_ps_per_byte_ / 1000; }
-  bool slc_cache_;   // an SLC cache, static or dynamic
-  FastDiv prog_of_;  // ppn -> program index
-  FastDiv page_of_;  // ppn -> NAND page index
-  FastDiv die_mod_;  // program index -> die
+  bool slc_cache_;    // an SLC cache, static or dynamic
+  FastDiv prog_of_;   // ppn -> program index
+  FastDiv page_of_;   // ppn -> NAND page index
+  FastDiv die_mod_;   // program index -> die
+  FastDiv type_mod_;  // page types: min(4, bits_per_cell)
 
   // Resource state.
   uint64_t link_free_[2] = {0, 0};  // [0] host->drive, [1] drive->host (full duplex)

@@ -193,6 +193,7 @@ class SimBackend : public Backend {
   std::vector<std::string> state_paths_;
   std::vector<sim::StateLock> state_locks_;  // held until destruction; empty: Close() saves nothing
   bool dirty_ = false;                       // changed since loaded or saved
+  bool probe_ = false;                       // SimOpenOptions::probe: no I/O
   int zstd_level_ = -3, zstd_workers_ = -1;
 };
 
@@ -212,6 +213,12 @@ struct SimOpenOptions {
   // How Close() compresses the state (benchmarks; sim/state.h StateSaveOptions).
   int state_zstd_level = -3;
   int state_zstd_workers = -1;  // -1: one per CPU (at most 4); 0: single-threaded
+  // A probe: only the target's facts (info()) and the checks of opening it (parameters, the
+  // state file's header, its lock) are wanted, so the model's tables are allocated but never
+  // filled (no page of them is touched: a command that probes and then opens its target builds
+  // one model, not two). Such a backend runs no I/O: RunPhase, Idle and SubmitAt return
+  // Internal. Implies load_state = false.
+  bool probe = false;
 };
 
 // `target` is the full string, e.g. "sim:tiny?op=28&gc=greedy". Unknown preset or key,

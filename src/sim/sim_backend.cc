@@ -524,7 +524,12 @@ Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target,
   auto p = sim::ParseSimTarget(target);
   if (!p.ok()) return p.status();
   const std::string& path = p->state_path;
-  if (path.empty()) return std::unique_ptr<SimBackend>(new SimBackend(p.value(), target));
+  const bool load = o.load_state && !o.probe;
+  if (path.empty()) {
+    auto b = std::unique_ptr<SimBackend>(new SimBackend(p.value(), target, !o.probe));
+    b->probe_ = o.probe;
+    return b;
+  }
   std::vector<sim::StateLock> locks;
   if (o.lock_state) {
     SSDLAB_ASSIGN_OR_RETURN(sim::StateLock lock, sim::LockState(path));
@@ -533,16 +538,18 @@ Result<std::unique_ptr<SimBackend>> OpenSimBackend(const std::string& target,
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec);  // through a symlink
   auto b =
-      std::unique_ptr<SimBackend>(new SimBackend(p.value(), target, !(exists && o.load_state)));
+      std::unique_ptr<SimBackend>(new SimBackend(p.value(), target, !(exists && load) && !o.probe));
+  b->probe_ = o.probe;
   std::string origin = "new (factory-fresh; saved when the command ends)";
   if (exists) {
     bool damaged = false;
-    Status s = o.load_state ? sim::LoadState(path, b->dev_.get(), &b->now_ns_, nullptr, &damaged)
-                            : sim::ReadStateHeader(path, *b->p_, &damaged).status();
+    Status s = load ? sim::LoadState(path, b->dev_.get(), &b->now_ns_, nullptr, &damaged)
+                    : sim::ReadStateHeader(path, *b->p_, &damaged).status();
     if (s.ok()) {
       origin = "loaded";
     } else if (damaged && o.reset_damaged_state) {
-      b.reset(new SimBackend(p.value(), target));  // the partial load discarded
+      b.reset(new SimBackend(p.value(), target, !o.probe));  // the partial load discarded
+      b->probe_ = o.probe;
       origin = "damaged (replaced by a factory-fresh drive; its wear is lost)";
     } else {
       return s;
@@ -573,6 +580,7 @@ Status SimBackend::Close() {
 }
 
 Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunControl& control) {
+  if (probe_) return Status::Error(Code::kInternal, "sim: a probe's backend runs no I/O");
   if (spec.jobs == 0 || spec.queue_depth == 0) {
     return Status::Invalid("sim: jobs and queue depth must be at least 1");
   }
@@ -640,6 +648,7 @@ Result<PhaseResult> SimBackend::RunPhase(const WorkloadSpec& spec, const RunCont
 
 Result<uint64_t> SimBackend::SubmitAt(Direction dir, uint64_t offset, uint32_t bytes,
                                       uint64_t t_ns) {
+  if (probe_) return Status::Error(Code::kInternal, "sim: a probe's backend runs no I/O");
   if (bytes == 0 || offset > info_.size_bytes || bytes > info_.size_bytes - offset) {
     return Status::Invalid("sim: command " + std::to_string(offset) + "+" + std::to_string(bytes) +
                            " does not fit the " + std::to_string(info_.size_bytes) +
@@ -737,6 +746,7 @@ void SimBackend::DrainInFlight() {
 }
 
 Status SimBackend::Idle(uint64_t ns, const RunControl& control) {
+  if (probe_) return Status::Error(Code::kInternal, "sim: a probe's backend runs no I/O");
   dirty_ = true;
   DrainInFlight();
   const uint64_t to = now_ns_ + ns;

@@ -24,6 +24,23 @@ TEST(SimBackend, TargetInfo) {
   EXPECT_EQ(b->params().front().first, "capacity");
 }
 
+TEST(SimBackend, AProbeHasTheTargetsFactsAndRunsNoIo) {
+  const std::string target = "sim:tiny?capacity=64MiB";
+  auto probe = OpenSimBackend(target, SimOpenOptions{.probe = true});
+  ASSERT_TRUE(probe.ok()) << probe.status().message();
+  auto b = Open(target);
+  EXPECT_EQ((*probe)->info().size_bytes, b->info().size_bytes);
+  EXPECT_EQ((*probe)->info().serial, b->info().serial);
+  EXPECT_EQ((*probe)->info().details, b->info().details);
+  const WorkloadSpec s = Spec(*b, "randwrite", "4KiB", 4, "1MiB");
+  auto r = (*probe)->RunPhase(s, RunControl{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kInternal);
+  EXPECT_FALSE((*probe)->SubmitAt(Direction::kWrite, 0, 4096, 0).ok());
+  EXPECT_FALSE((*probe)->Idle(1000, RunControl{}).ok());
+  EXPECT_TRUE(b->RunPhase(s, RunControl{}).ok());  // the full open runs
+}
+
 TEST(SimBackend, SameSeedSameResultsBitForBit) {
   auto run = [] {
     auto b = Open("sim:tiny?capacity=64MiB");

@@ -50,7 +50,7 @@ Result<json> SimStateJson(const std::string& target) {
 Result<InfoOutcome> SimInfo(const InfoRequest& r) {
   // A look at the state's header only: no lock, so `info` works while a command uses the drive.
   SSDLAB_ASSIGN_OR_RETURN(
-      auto sim, OpenSimBackend(r.target, SimOpenOptions{.load_state = false, .lock_state = false}));
+      auto sim, OpenSimBackend(r.target, SimOpenOptions{.lock_state = false, .probe = true}));
   InfoOutcome o;
   o.simulated = true;
   o.sim_target = sim->info();
@@ -113,8 +113,7 @@ Result<PurgeOutcome> SimPurge(const PurgeRequest& r) {
   if (r.dry_run) {
     // Checks the state as the purge would (a foreign file, or one in use, is refused) without
     // changing it.
-    auto b =
-        OpenSimBackend(r.target, SimOpenOptions{.load_state = false, .reset_damaged_state = true});
+    auto b = OpenSimBackend(r.target, SimOpenOptions{.reset_damaged_state = true, .probe = true});
     o.allowed = b.ok() ? Status::Ok() : b.status();
     o.doc["allowed"] = b.ok();
     o.doc["refusal"] = b.ok() ? "" : b.status().message();

@@ -11,7 +11,6 @@
 #include "base/units.h"
 #include "results/ids.h"
 #include "results/phase_metrics.h"
-#include "store/schema.h"
 #include "usecase/version.h"
 #include "workload/parse.h"
 
@@ -45,68 +44,65 @@ std::string IsoTime(double unix_s) {
   return fmt::format("{}.{:03d}Z", buf, ms);
 }
 
-json PlatformJson() {
+results::Platform PlatformOf() {
   utsname u;
   uname(&u);
-  return {{"tool", "ssdlab"},
-          {"tool_version", kVersion},
-          {"git_revision", kGitRevision},
-          {"host", u.nodename},
-          {"os", u.sysname},
-          {"kernel", u.release},
-          {"arch", u.machine},
-          {"cpu_model", CpuModel()},
-          {"cpus", sysconf(_SC_NPROCESSORS_ONLN)},
-          {"memory_bytes", static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
-                               static_cast<uint64_t>(sysconf(_SC_PAGE_SIZE))}};
+  results::Platform p;
+  p.tool = "ssdlab";
+  p.tool_version = kVersion;
+  p.git_revision = kGitRevision;
+  p.host = u.nodename;
+  p.os = u.sysname;
+  p.kernel = u.release;
+  p.arch = u.machine;
+  p.cpu_model = CpuModel();
+  p.cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  p.memory_bytes = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                   static_cast<uint64_t>(sysconf(_SC_PAGE_SIZE));
+  return p;
 }
 
-json TargetJson(const TargetInfo& i) {
-  return {{"path", i.path},
-          {"kind", i.kind},
-          {"size_bytes", i.size_bytes},
-          {"logical_block_bytes", i.logical_block_bytes},
-          {"physical_block_bytes", i.physical_block_bytes},
-          {"model", i.model},
-          {"serial", i.serial},
-          {"firmware", i.firmware},
-          {"details", [&] {
-             json d = json::object();
-             for (const auto& [k, v] : i.details) d[k] = v;
-             return d;
-           }()}};
+results::TargetDoc TargetOf(const TargetInfo& i) {
+  results::TargetDoc t{.path = i.path,
+                       .kind = i.kind,
+                       .size_bytes = i.size_bytes,
+                       .logical_block_bytes = i.logical_block_bytes,
+                       .physical_block_bytes = i.physical_block_bytes,
+                       .model = i.model,
+                       .serial = i.serial,
+                       .firmware = i.firmware};
+  for (const auto& [k, v] : i.details) t.details[k] = v;
+  return t;
 }
 
-json WorkloadJson(const WorkloadSpec& s) {
-  json bs = json::array();
-  for (const auto& b : s.block_sizes) bs.push_back({{"bytes", b.bytes}, {"pct", b.pct}});
-  json zones = json::array();
-  for (const auto& z : s.dist.zones)
-    zones.push_back({{"access_pct", z.access_pct}, {"range_pct", z.range_pct}});
+results::WorkloadDoc WorkloadOf(const WorkloadSpec& s) {
   static const char* kData[] = {"random", "zero", "compressible", "dedupe"};
-  return {{"description", DescribeWorkload(s)},
-          {"pattern", s.pattern == Pattern::kRandom ? "random" : "sequential"},
-          {"read_pct", s.read_pct},
-          {"trim", s.trim},
-          {"block_sizes", bs},
-          {"queue_depth", s.queue_depth},
-          {"jobs", s.jobs},
-          {"runtime_ns", s.runtime_ns},
-          {"io_bytes", s.io_bytes},
-          {"ramp_ns", s.ramp_ns},
-          {"ramp_bytes", s.ramp_bytes},
-          {"range_begin_bytes", s.range_begin_bytes},
-          {"range_end_bytes", s.range_end_bytes},
-          {"distribution",
-           {{"kind", DistKindName(s.dist.kind)}, {"param", s.dist.param}, {"zones", zones}}},
-          {"rate_iops", s.rate_iops},
-          {"data", {{"kind", kData[static_cast<int>(s.data.kind)]}, {"pct", s.data.pct}}},
-          {"seed", results::IdJson(s.seed)},
-          {"verify", s.verify},
-          {"interval_ns", s.interval_ns}};
+  results::WorkloadDoc w;
+  w.description = DescribeWorkload(s);
+  w.pattern = s.pattern == Pattern::kRandom ? "random" : "sequential";
+  w.read_pct = s.read_pct;
+  w.trim = s.trim;
+  for (const auto& b : s.block_sizes) w.block_sizes.push_back({b.bytes, b.pct});
+  w.queue_depth = s.queue_depth;
+  w.jobs = s.jobs;
+  w.runtime_ns = s.runtime_ns;
+  w.io_bytes = s.io_bytes;
+  w.ramp_ns = s.ramp_ns;
+  w.ramp_bytes = s.ramp_bytes;
+  w.range_begin_bytes = s.range_begin_bytes;
+  w.range_end_bytes = s.range_end_bytes;
+  w.distribution.kind = DistKindName(s.dist.kind);
+  w.distribution.param = s.dist.param;
+  for (const auto& z : s.dist.zones) w.distribution.zones.push_back({z.access_pct, z.range_pct});
+  w.rate_iops = s.rate_iops;
+  w.data = {kData[static_cast<int>(s.data.kind)], s.data.pct};
+  w.seed = s.seed;
+  w.verify = s.verify;
+  w.interval_ns = s.interval_ns;
+  return w;
 }
 
-json DirectionJson(const DirectionStats& d, uint64_t measured_ns) {
+results::DirectionMetrics DirectionOf(const DirectionStats& d, uint64_t measured_ns) {
   const Histogram& h = d.latency;
   const double secs = static_cast<double>(measured_ns) / 1e9;
   results::DirectionMetrics m;
@@ -121,64 +117,57 @@ json DirectionJson(const DirectionStats& d, uint64_t measured_ns) {
   for (double p : {50.0, 90.0, 99.0, 99.9, 99.99, 99.999})
     m.lat_ns.percentiles[results::PercentileKey(p)] = h.Percentile(p);
   m.histogram = h.NonEmptyBuckets();
-  return results::ToJson(m);
+  return m;
 }
 
-json PhaseJson(const PhaseResult& r) {
-  json out;
-  out["results"] = {{"read", DirectionJson(r.dirs[0], r.measured_ns)},
-                    {"write", DirectionJson(r.dirs[1], r.measured_ns)},
-                    {"trim", DirectionJson(r.dirs[2], r.measured_ns)},
-                    {"total", DirectionJson(r.Total(), r.measured_ns)}};
-  out["measured_ns"] = r.measured_ns;
-  out["edge"] = EdgeJson(r.edge);
-  json intervals = json::array();
+results::PhaseDoc PhaseOf(const PhaseResult& r) {
+  results::PhaseDoc out;
+  out.results = {.read = DirectionOf(r.dirs[0], r.measured_ns),
+                 .write = DirectionOf(r.dirs[1], r.measured_ns),
+                 .trim = DirectionOf(r.dirs[2], r.measured_ns),
+                 .total = DirectionOf(r.Total(), r.measured_ns)};
+  out.measured_ns = r.measured_ns;
+  out.edge = r.edge;
   for (const IntervalSample& s : r.intervals) {
-    double secs = static_cast<double>(s.t_end_ns - s.t_begin_ns) / 1e9;
-    json iv = {{"t_begin_ns", s.t_begin_ns}, {"t_end_ns", s.t_end_ns}};
+    const double secs = static_cast<double>(s.t_end_ns - s.t_begin_ns) / 1e9;
+    results::IntervalDoc iv{.t_begin_ns = s.t_begin_ns, .t_end_ns = s.t_end_ns};
+    results::IntervalDoc::Direction* dirs[kDirections] = {&iv.read, &iv.write, &iv.trim};
     for (int d = 0; d < kDirections; ++d) {
       const auto& x = s.dirs[d];
-      iv[DirectionName(static_cast<Direction>(d))] = {
-          {"ios", x.ios},
-          {"bytes", x.bytes},
-          {"iops", secs > 0 ? static_cast<double>(x.ios) / secs : 0.0},
-          {"bw_bytes_per_s", secs > 0 ? static_cast<double>(x.bytes) / secs : 0.0},
-          {"lat_mean_ns",
-           x.ios ? static_cast<double>(x.lat_sum_ns) / static_cast<double>(x.ios) : 0.0},
-          {"lat_max_ns", x.lat_max_ns}};
+      *dirs[d] = {.ios = x.ios,
+                  .bytes = x.bytes,
+                  .iops = secs > 0 ? static_cast<double>(x.ios) / secs : 0.0,
+                  .bw_bytes_per_s = secs > 0 ? static_cast<double>(x.bytes) / secs : 0.0,
+                  .lat_mean_ns =
+                      x.ios ? static_cast<double>(x.lat_sum_ns) / static_cast<double>(x.ios) : 0.0,
+                  .lat_max_ns = x.lat_max_ns};
     }
-    intervals.push_back(iv);
+    out.intervals.push_back(iv);
   }
-  out["intervals"] = intervals;
-  uint64_t ios = r.Total().ios;
-  double cpu = r.cpu_user_s + r.cpu_sys_s;
-  out["cpu"] = {{"user_s", r.cpu_user_s},
-                {"sys_s", r.cpu_sys_s},
-                {"us_per_io", ios ? cpu * 1e6 / static_cast<double>(ios) : 0.0}};
-  out["io_errors"] = r.io_errors;
-  out["errors"] = r.errors;
-  json records = json::array();
-  for (const auto& v : r.verify_records) {
-    records.push_back({{"offset", v.offset},
-                       {"problem", v.problem},
-                       {"found_offset", v.found_offset},
-                       {"generation", v.generation}});
-  }
-  out["verify"] = {{"failures", r.verify_failures}, {"records", records}};
-  out["interrupted"] = r.interrupted;
-  out["notes"] = r.notes;
+  const uint64_t ios = r.Total().ios;
+  const double cpu = r.cpu_user_s + r.cpu_sys_s;
+  out.cpu = {.user_s = r.cpu_user_s,
+             .sys_s = r.cpu_sys_s,
+             .us_per_io = ios ? cpu * 1e6 / static_cast<double>(ios) : 0.0};
+  out.io_errors = r.io_errors;
+  out.errors = r.errors;
+  out.verify = {.failures = r.verify_failures, .records = r.verify_records};
+  out.interrupted = r.interrupted;
+  out.notes = r.notes;
+  out.counters_name = r.counters_name;
   if (!r.counters_name.empty()) {
-    json c = json::object();
-    for (const auto& [k, v] : r.counters) c[k] = v;
-    out[r.counters_name] = c;
+    for (const auto& [k, v] : r.counters) out.counters[k] = v;
   }
   return out;
 }
 
+json PlatformJson() { return results::ToJson(PlatformOf()); }
+json TargetJson(const TargetInfo& info) { return results::ToJson(TargetOf(info)); }
+json WorkloadJson(const WorkloadSpec& spec) { return results::ToJson(WorkloadOf(spec)); }
+json PhaseJson(const PhaseResult& r) { return results::ToJson(PhaseOf(r)); }
+
 json PhaseRunResults(const WorkloadSpec& spec, const PhaseResult& r) {
-  json out = PhaseJson(r);
-  out["workload"] = WorkloadJson(spec);
-  return out;
+  return results::ToJson(results::StoredPhaseDoc{PhaseOf(r), WorkloadOf(spec)});
 }
 
 const char* RunStatusName(const Status& s) {

@@ -21,49 +21,41 @@ Status At(const FioRun& run, const std::string& option, const Status& s) {
   return it == run.where.end() ? s : Status::Invalid(it->second + ": " + s.message());
 }
 
-// The engine's options of a section (their syntax was checked by the translation, but for
-// cpus_allowed's list).
-Status EngineOptionsOf(const FioRun& run, EngineOptions& o) {
-  SSDLAB_RETURN_IF_ERROR(CountFlag("iodepth_batch_submit", run.batch_submit, o.batch_submit));
-  if (!run.batch_complete.empty())
-    SSDLAB_RETURN_IF_ERROR(
-        ParseBatchComplete(run.batch_complete, o.batch_complete_min, o.batch_complete_max));
-  o.sqpoll = run.sqpoll;
-  o.hipri = run.hipri;
-  if (!run.sqpoll_cpu.empty()) {
-    auto cpus = ParseCpuList(run.sqpoll_cpu);
-    if (!cpus.ok()) return At(run, "sqthread_poll_cpu", cpus.status());
-    o.sqpoll_cpu = static_cast<int32_t>(cpus->front());
-  }
-  if (!run.cpus_allowed.empty()) {
-    auto cpus = ParseCpuList(run.cpus_allowed);
-    if (!cpus.ok()) return At(run, "cpus_allowed", cpus.status());
-    o.cpus_allowed = cpus.value();
-  }
-  return Status::Ok();
-}
-
 bool Writes(const FioRun& run) {
   return run.workload.rw != "read" && run.workload.rw != "randread";
 }
 
-// The run of one section: the shared parts of `base`, the rest from the job file.
-Result<RunRequest> RequestOf(const FioRun& run, const RunRequest& base) {
+// The run of one section: the shared parts of `base`, the rest from the job file: the section's
+// `ssdlab run` flags (FioRunFlags) applied by run's own declarations (RunOptionDefs).
+Result<RunRequest> RequestOf(const std::string& path, const FioRun& run, const RunRequest& base) {
+  const RunRequest defaults;
   RunRequest q = base;
   q.target = run.target;
-  q.size_bytes = run.size_bytes;
-  q.workload = run.workload;
+  q.size_bytes = defaults.size_bytes;
+  q.workload = defaults.workload;
   q.workload.interval = base.workload.interval;
-  SSDLAB_ASSIGN_OR_RETURN(q.engine, ParseEngineKind(run.engine));
-  q.engine_name = run.engine;
-  q.engine_options = EngineOptions{};
-  SSDLAB_RETURN_IF_ERROR(EngineOptionsOf(run, q.engine_options));
-  q.engine_flags_given = !run.batch_submit.empty() || !run.batch_complete.empty() || run.sqpoll ||
-                         run.hipri || !run.sqpoll_cpu.empty() || !run.cpus_allowed.empty();
-  q.buffered = run.buffered;
+  q.engine = defaults.engine;
+  q.engine_name = defaults.engine_name;
+  q.engine_options = defaults.engine_options;
+  q.engine_flags_given = false;
+  q.buffered = defaults.buffered;
   q.prefill = false;
   q.argv = {"ssdlab", "run"};
-  for (const std::string& f : FioRunFlags(run)) q.argv.push_back(f);
+  OptionTexts texts;
+  const std::vector<std::string> flags = FioRunFlags(run);
+  for (size_t i = 0; i < flags.size(); ++i) {
+    q.argv.push_back(flags[i]);
+    const RunDef* def = FindOptionDef(RunOptionDefs(), flags[i]);
+    if (def && def->is_switch) {
+      texts[flags[i]] = "true";
+    } else if (i + 1 < flags.size()) {  // a flag's value (--target's too)
+      texts[flags[i]] = flags[i + 1];
+      q.argv.push_back(flags[++i]);
+    }
+  }
+  if (Status s = ApplyOptionDefs(RunOptionDefs(), texts, q); !s.ok())
+    return Status::Invalid(path + ":" + std::to_string(run.line) + ": [" + run.section + "] " +
+                           s.message());
   if (run.fill_device && !IsSimTarget(run.target)) {
     struct stat st;
     if (stat(run.target.c_str(), &st) != 0 || !S_ISBLK(st.st_mode))
@@ -116,7 +108,7 @@ Result<JobFileOutcome> RunJobFile(const JobFileRequest& r) {
   std::vector<RunRequest> requests;
   std::map<std::string, int> seen;  // section -> how many times named so far
   for (const FioRun& run : out.runs) {
-    SSDLAB_ASSIGN_OR_RETURN(RunRequest q, RequestOf(run, r.base));
+    SSDLAB_ASSIGN_OR_RETURN(RunRequest q, RequestOf(r.path, run, r.base));
     if (!r.run.empty()) {
       const int n = ++seen[run.section];
       q.run = out.runs.size() == 1 ? r.run : r.run + "-" + run.section;

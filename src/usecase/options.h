@@ -39,19 +39,50 @@ Status CountFlag(const std::string& flag, const std::string& text, T& out,
   return Status::Ok();
 }
 
-// One option of a command, declared once: its flag, its help (with the default in parentheses),
-// and how its text sets the member of the resolved options O. The command line registers the
-// declarations (AddOptionDefs), a run stores the texts under StoredKey(flag) (OptionTextsJson),
-// resolution applies them in declaration order (ApplyOptionDefs), and a resumed run applies a
-// flag given again to its stored resolved options to see whether it changes them.
+// "1s", "250ms", "0": a duration in the words a flag takes (ParseDurationNs reads it back).
+std::string DurationText(uint64_t ns);
+// "1MiB", "4KiB", "512": a size in the words a flag takes (ParseBytes reads it back).
+std::string BytesText(uint64_t bytes);
+
+// One option of a command, declared once: its flag, its help, how its text sets the member of
+// the resolved options O and, where it has one, a getter of its default from O's own defaults.
+// The command line registers the declarations (AddOptionDefs: the getter's text is the default
+// that --help and the man page show), a run stores the texts under StoredKey(flag)
+// (OptionTextsJson), resolution applies them in declaration order (ApplyOptionDefs), and a
+// resumed run applies a flag given again to its stored resolved options to see whether it
+// changes them.
 template <class O>
 struct OptionDef {
   const char* flag;  // "--max-rounds"
-  std::string help;
+  std::string help;  // without the default when `shown` gives it
   // REQUIRES: text is not empty. Invalid naming the flag when the text is bad.
   std::function<Status(const std::string& flag, const std::string& text, O& out)> set;
+  // The default as the flag would take it, read from default options (O{}); unset: none shown
+  // (the help says what happens without it).
+  std::function<std::string(const O&)> shown = {};
+  // A switch: given without a value; `set` gets the text "true".
+  bool is_switch = false;
 };
 using OptionTexts = std::map<std::string, std::string>;  // flag -> text as given ("" = default)
+
+// A switch that sets `member` of the options.
+template <class O>
+OptionDef<O> SwitchDef(const char* flag, std::string help, bool O::*member) {
+  return {flag,
+          std::move(help),
+          [member](const std::string&, const std::string&, O& out) {
+            out.*member = true;
+            return Status::Ok();
+          },
+          {},
+          true};
+}
+
+// The default `d` shows ("" = none).
+template <class O>
+std::string DefaultText(const OptionDef<O>& d) {
+  return d.shown ? d.shown(O{}) : std::string();
+}
 
 // "--max-rounds" -> "max_rounds": the key of the flag's text in a run's stored arguments.
 inline std::string StoredKey(const std::string& flag) {

@@ -22,10 +22,14 @@ namespace {
 
 using nlohmann::json;
 
-json LatJson(const Histogram& h) {
-  return {{"ios", h.count()},        {"mean", h.Mean()},        {"p50", h.Percentile(50)},
-          {"p90", h.Percentile(90)}, {"p99", h.Percentile(99)}, {"p99_9", h.Percentile(99.9)},
-          {"max", h.max()}};
+results::ReplayInfo::Latency LatencyOf(const Histogram& h) {
+  return {.ios = h.count(),
+          .mean = h.Mean(),
+          .p50 = h.Percentile(50),
+          .p90 = h.Percentile(90),
+          .p99 = h.Percentile(99),
+          .p99_9 = h.Percentile(99.9),
+          .max = h.max()};
 }
 
 // What a first pass over the trace tells: whether it writes, its largest request and the end
@@ -133,8 +137,8 @@ void AddReplayNotes(const ReplayRequest& q, ReplayOutcome& o) {
 // A timed replay's submission lag over time, one point per interval of the phase's series:
 // [{t_begin_ns, t_end_ns, ios, lag_mean_ns, lag_max_ns}] over the I/Os (all directions) that
 // completed in the interval (IntervalSample::Dir::lag_sum_ns, lag_max_ns).
-json LagSeries(const PhaseResult& r) {
-  json out = json::array();
+std::vector<results::ReplayInfo::LagPoint> LagSeries(const PhaseResult& r) {
+  std::vector<results::ReplayInfo::LagPoint> out;
   for (const IntervalSample& s : r.intervals) {
     uint64_t ios = 0, sum = 0, max = 0;
     for (const auto& d : s.dirs) {
@@ -142,92 +146,86 @@ json LagSeries(const PhaseResult& r) {
       sum += d.lag_sum_ns;
       max = std::max(max, d.lag_max_ns);
     }
-    out.push_back({{"t_begin_ns", s.t_begin_ns},
-                   {"t_end_ns", s.t_end_ns},
-                   {"ios", ios},
-                   {"lag_mean_ns", ios ? static_cast<double>(sum) / static_cast<double>(ios) : 0.0},
-                   {"lag_max_ns", max}});
+    out.push_back({.t_begin_ns = s.t_begin_ns,
+                   .t_end_ns = s.t_end_ns,
+                   .ios = ios,
+                   .lag_mean_ns = ios ? static_cast<double>(sum) / static_cast<double>(ios) : 0.0,
+                   .lag_max_ns = max});
   }
   return out;
 }
 
 // The `replay` object of the document and of the stored test.
-json ReplayObject(const ReplayRequest& q, const std::vector<std::string>& files,
-                  const trace::TraceOptions& topt, const trace::ReplayOptions& ropt,
-                  const WorkloadSpec& spec, ReplayOutcome& o) {
+results::ReplayInfo ReplayObject(const ReplayRequest& q, const std::vector<std::string>& files,
+                                 const trace::TraceOptions& topt, const trace::ReplayOptions& ropt,
+                                 const WorkloadSpec& spec, ReplayOutcome& o) {
   const auto& c = o.counts;
   const Histogram& lag = o.result.submit_lag;
-  json rep;
-  rep["trace"] = {{"path", q.trace},
-                  {"files", files},
-                  {"format", o.format},
-                  {"event", topt.event == trace::BlkEvent::kIssue ? "issue" : "queue"},
-                  {"device_id", topt.device_id},
-                  {"records", c.records},
-                  {"requests", c.requests},
-                  {"bytes", c.bytes},
-                  {"skipped", c.skipped},
-                  {"filtered", c.filtered},
-                  {"split", c.split},
-                  {"reordered", c.reordered},
-                  {"remapped", c.remapped},
-                  {"passes", c.passes},
-                  {"span_ns", c.trace_span_ns}};
-  rep["timing"] = {{"mode", trace::TimingName(ropt.timing)},
-                   {"speedup", ropt.speedup},
-                   {"qd", q.qd},
-                   {"jobs", spec.jobs}};
-  rep["remap"] = trace::RemapName(ropt.remap);
-  rep["range"] = {ropt.range_begin_bytes, ropt.range_end_bytes};
-  rep["loop"] = ropt.loops;
-  rep["max_io_bytes"] = o.max_io_bytes;
+  results::ReplayInfo rep;
+  rep.trace = {.path = q.trace,
+               .files = files,
+               .format = o.format,
+               .event = topt.event == trace::BlkEvent::kIssue ? "issue" : "queue",
+               .device_id = topt.device_id,
+               .records = c.records,
+               .requests = c.requests,
+               .bytes = c.bytes,
+               .skipped = c.skipped,
+               .filtered = c.filtered,
+               .split = c.split,
+               .reordered = c.reordered,
+               .remapped = c.remapped,
+               .passes = c.passes,
+               .span_ns = c.trace_span_ns};
+  rep.timing = {.mode = trace::TimingName(ropt.timing),
+                .speedup = ropt.speedup,
+                .qd = q.qd,
+                .jobs = spec.jobs};
+  rep.remap = trace::RemapName(ropt.remap);
+  rep.range = {ropt.range_begin_bytes, ropt.range_end_bytes};
+  rep.loop = ropt.loops;
+  rep.max_io_bytes = o.max_io_bytes;
   if (o.timed) {
-    rep["lag_ns"] = {{"count", lag.count()},      {"mean", lag.Mean()}, {"p50", lag.Percentile(50)},
-                     {"p99", lag.Percentile(99)}, {"max", lag.max()},   {"limit", q.lag_limit_ns}};
-    rep["kept_up"] = !o.behind;
-    rep["lag_series"] = LagSeries(o.result);
-  } else {
-    rep["lag_ns"] = nullptr;
-    rep["kept_up"] = nullptr;
-    rep["lag_series"] = nullptr;
+    rep.lag_ns = results::ReplayInfo::Lag{.count = lag.count(),
+                                          .mean = lag.Mean(),
+                                          .p50 = lag.Percentile(50),
+                                          .p99 = lag.Percentile(99),
+                                          .max = lag.max(),
+                                          .limit = q.lag_limit_ns};
+    rep.kept_up = !o.behind;
+    rep.lag_series = LagSeries(o.result);
   }
-  json cmp = json::object();
+  std::map<std::string, results::ReplayInfo::Compared> cmp;
   for (int d = 0; d < kDirections; ++d) {
     const Histogram& h = c.recorded[d];
     o.recorded.Merge(h);
     if (h.count() == 0) continue;
-    cmp[DirectionName(static_cast<Direction>(d))] = {
-        {"recorded", LatJson(h)}, {"replayed", LatJson(o.result.dirs[d].latency)}};
+    cmp[DirectionName(static_cast<Direction>(d))] = {LatencyOf(h),
+                                                     LatencyOf(o.result.dirs[d].latency)};
   }
   if (o.recorded.count())
-    cmp["total"] = {{"recorded", LatJson(o.recorded)},
-                    {"replayed", LatJson(o.result.Total().latency)}};
-  rep["latency_compare"] = cmp.empty() ? json(nullptr) : cmp;
-  json total = DirectionJson(o.result.Total(), o.result.measured_ns);
-  total.erase("histogram");
-  rep["replayed_total"] = total;
+    cmp["total"] = {LatencyOf(o.recorded), LatencyOf(o.result.Total().latency)};
+  if (!cmp.empty()) rep.latency_compare = std::move(cmp);
+  rep.replayed_total = DirectionOf(o.result.Total(), o.result.measured_ns);
+  rep.replayed_total.histogram.reset();
   return rep;
 }
 
 // The `run` document of the replay: context, the phase's results, `replay`.
-json ReplayDocument(const ReplayRequest& q, const WorkloadSpec& spec, bool sim, double start,
-                    double end, const ReplayOutcome& o, const json& rep) {
-  json doc;
-  doc["schema_version"] = kRunSchemaVersion;
-  json ctx = PlatformJson();
-  ctx["command_line"] = json::array();
-  ctx["target"] = TargetJson(o.target);
-  ctx["device"] = nullptr;
-  ctx["workload"] = WorkloadJson(spec);
-  ctx["engine"] = sim ? "sim" : q.engine_name;
-  ctx["direct"] = !q.buffered;
-  ctx["seed"] = results::IdJson(spec.seed);
-  ctx["start_time"] = IsoTime(start);
-  ctx["end_time"] = IsoTime(end);
-  doc["context"] = ctx;
-  doc.update(PhaseJson(o.result));
-  doc["health"] = nullptr;
-  doc["replay"] = rep;
+results::ReplayDocument ReplayDocumentOf(const ReplayRequest& q, const WorkloadSpec& spec, bool sim,
+                                         double start, double end, const ReplayOutcome& o,
+                                         const results::ReplayInfo& rep) {
+  results::ReplayDocument doc;
+  doc.context.phase = {.platform = PlatformOf(),
+                       .target = TargetOf(o.target),
+                       .workload = WorkloadOf(spec),
+                       .direct = !q.buffered,
+                       .seed = spec.seed,
+                       .start_time = IsoTime(start),
+                       .end_time = IsoTime(end)};
+  doc.context.engine = sim ? "sim" : q.engine_name;
+  doc.phase = PhaseOf(o.result);
+  doc.replay = rep;
   return doc;
 }
 
@@ -282,9 +280,141 @@ Result<OpenedTrace> OpenReplayTrace(const ReplayRequest& q, bool sim, trace::Tra
   return out;
 }
 
+// What the options leave together: --max-bs at most 64MiB, --qd within io_uring's ring.
+Status CheckReplayOptions(const ReplayRequest& q) {
+  if (q.max_bs > 64 * kMiB) return Status::Invalid("--max-bs: at most 64MiB");
+  if (q.engine == EngineKind::kIoUring && q.qd > kMaxUringDepth)
+    return Status::Invalid(fmt::format("--qd {} is above io_uring's limit of {} entries per ring",
+                                       q.qd, kMaxUringDepth));
+  return Status::Ok();
+}
+
+using ReplayText = const std::string&;
+
+// A count of the request; `shown` its default.
+template <class T>
+ReplayDef ReplayCount(const char* flag, std::string help, T ReplayRequest::*member) {
+  return {
+      flag, std::move(help),
+      [member](ReplayText f, ReplayText t, ReplayRequest& q) { return CountFlag(f, t, q.*member); },
+      [member](const ReplayRequest& q) { return std::to_string(q.*member); }};
+}
+
+std::vector<ReplayDef> ReplayTraceDefs() {
+  return {
+      {"--size", "Size of the target region (creates a missing file)",
+       [](ReplayText, ReplayText t, ReplayRequest& q) -> Status {
+         auto size = ParseBytes(t);
+         if (!size.ok()) return size.status().WithContext("--size");
+         q.size_bytes = size.value();
+         return Status::Ok();
+       }},
+      {"--format", "Trace format: " + trace::TraceFormatNames(),
+       [](ReplayText, ReplayText t, ReplayRequest& q) -> Status {
+         SSDLAB_ASSIGN_OR_RETURN(q.trace_options.format, trace::ParseTraceFormat(t));
+         return Status::Ok();
+       },
+       [](const ReplayRequest& q) { return trace::TraceFormatName(q.trace_options.format); }},
+      {"--event", "blktrace/blkparse: queue (Q) or issue (D) events",
+       [](ReplayText, ReplayText t, ReplayRequest& q) -> Status {
+         if (t == "queue" || t == "Q") {
+           q.trace_options.event = trace::BlkEvent::kQueue;
+         } else if (t == "issue" || t == "D") {
+           q.trace_options.event = trace::BlkEvent::kIssue;
+         } else {
+           return Status::Invalid("--event: unknown event '" + t + "' (queue, issue)");
+         }
+         q.event_text = t;
+         return Status::Ok();
+       },
+       [](const ReplayRequest& q) { return q.event_text; }},
+      {"--timing", "original | scale:X (X times faster) | afap",
+       [](ReplayText, ReplayText t, ReplayRequest& q) {
+         q.timing_text = t;
+         return trace::ParseTiming(t, &q.replay_options.timing, &q.replay_options.speedup);
+       },
+       [](const ReplayRequest& q) { return q.timing_text; }},
+      ReplayCount("--qd", "Most I/Os in flight (afap: the queue depth)", &ReplayRequest::qd),
+      ReplayCount("--jobs", "Submitting threads on real targets (one source)",
+                  &ReplayRequest::jobs),
+      {"--remap", "Offsets beyond the range: none (refuse) | modulo | scale",
+       [](ReplayText, ReplayText t, ReplayRequest& q) -> Status {
+         SSDLAB_ASSIGN_OR_RETURN(q.replay_options.remap, trace::ParseRemap(t));
+         q.remap_text = t;
+         return Status::Ok();
+       },
+       [](const ReplayRequest& q) { return q.remap_text; }},
+      {"--range", "Active range of the target, e.g. 0%-50% or 1GiB-2GiB",
+       [](ReplayText, ReplayText t, ReplayRequest& q) {
+         q.range = t;
+         return Status::Ok();
+       },
+       [](const ReplayRequest& q) { return q.range; }},
+      {"--loop", "Passes over the trace",
+       [](ReplayText f, ReplayText t, ReplayRequest& q) {
+         return CountFlag(f, t, q.replay_options.loops);
+       },
+       [](const ReplayRequest& q) { return std::to_string(q.replay_options.loops); }},
+      {"--device-id", "Only this device/disk/volume/ASU (blktrace: MAJ,MIN; fio: file name)",
+       [](ReplayText, ReplayText t, ReplayRequest& q) {
+         q.trace_options.device_id = t;
+         return Status::Ok();
+       }},
+      {"--skip-bad", "Tolerate up to N malformed records",
+       [](ReplayText f, ReplayText t, ReplayRequest& q) {
+         return CountFlag(f, t, q.trace_options.skip_bad, true);
+       },
+       [](const ReplayRequest& q) { return std::to_string(q.trace_options.skip_bad); }},
+  };
+}
+
+std::vector<ReplayDef> ReplayPhaseDefs() {
+  return {
+      {"--max-bs", "Larger records are split into pieces of this",
+       [](ReplayText f, ReplayText t, ReplayRequest& q) {
+         q.max_bs_text = t;
+         return BytesFlag(f, t, q.max_bs);
+       },
+       [](const ReplayRequest& q) { return BytesText(q.max_bs); }},
+      {"--lag-limit", "p99 submission lag above which the replay did not keep up",
+       [](ReplayText f, ReplayText t, ReplayRequest& q) {
+         return DurationFlag(f, t, q.lag_limit_ns);
+       },
+       [](const ReplayRequest& q) { return DurationText(q.lag_limit_ns); }},
+      {"--interval", "Time-series interval (0 for none)",
+       [](ReplayText, ReplayText t, ReplayRequest& q) -> Status {
+         SSDLAB_ASSIGN_OR_RETURN(q.interval_ns, ParseIntervalNs(t));
+         return Status::Ok();
+       },
+       [](const ReplayRequest& q) { return DurationText(q.interval_ns); }},
+      {"--engine", "io_uring|libaio|psync",
+       [](ReplayText, ReplayText t, ReplayRequest& q) -> Status {
+         SSDLAB_ASSIGN_OR_RETURN(q.engine, ParseEngineKind(t));
+         q.engine_name = t;
+         return Status::Ok();
+       },
+       [](const ReplayRequest& q) { return q.engine_name; }},
+      SwitchDef<ReplayRequest>("--buffered", "Use the page cache (no O_DIRECT)",
+                               &ReplayRequest::buffered),
+      SwitchDef<ReplayRequest>("--destructive",
+                               "Allow writing to a block device (destroys its data)",
+                               &ReplayRequest::destructive),
+  };
+}
+
 }  // namespace
 
+const std::vector<ReplayDef>& ReplayOptionDefs() {
+  static const std::vector<ReplayDef> defs = [] {
+    std::vector<ReplayDef> all = ReplayTraceDefs();
+    for (ReplayDef& d : ReplayPhaseDefs()) all.push_back(std::move(d));
+    return all;
+  }();
+  return defs;
+}
+
 Result<ReplayOutcome> Replay(const ReplayRequest& q) {
+  SSDLAB_RETURN_IF_ERROR(CheckReplayOptions(q));
   const bool sim = IsSimTarget(q.target);
   SSDLAB_RETURN_IF_ERROR(CheckReplayPaths(q));
   trace::TraceOptions topt = q.trace_options;
@@ -347,9 +477,9 @@ Result<ReplayOutcome> Replay(const ReplayRequest& q) {
   const Histogram& lag = o.result.submit_lag;
   o.behind = o.timed && lag.count() && lag.Percentile(99) > static_cast<double>(q.lag_limit_ns);
   AddReplayNotes(q, o);
-  const json rep = ReplayObject(q, opened.files, topt, ropt, spec, o);
-  o.doc = ReplayDocument(q, spec, sim, start, end, o, rep);
-  if (store) o.stored = store->Finish(spec, o.result, rep);
+  const results::ReplayInfo rep = ReplayObject(q, opened.files, topt, ropt, spec, o);
+  o.doc = ReplayDocumentOf(q, spec, sim, start, end, o, rep);
+  if (store) o.stored = store->Finish(spec, o.result, results::ToJson(rep));
   if (q.write_outputs) o.outputs = q.write_outputs(o);
   // A simulated drive with state= saves it at the end, once every output is written, and only
   // when the replay ended well or was interrupted (EndTargetUse).

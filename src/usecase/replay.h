@@ -16,10 +16,12 @@
 #include "backend/backend.h"
 #include "base/status.h"
 #include "engine/engine.h"
+#include "results/run_document.h"
 #include "stats/phase_result.h"
 #include "trace/replay_source.h"
 #include "trace/trace.h"
 #include "usecase/console.h"
+#include "usecase/options.h"
 
 namespace ssdlab::usecase {
 
@@ -60,15 +62,22 @@ struct ReplayOutcome {
   std::string format;  // the trace's format
   TargetInfo target;
   uint64_t max_io_bytes = 0;
-  bool timed = false;   // replayed at the trace's times (not as fast as possible)
-  bool behind = false;  // timed, and the p99 submission lag was above the limit
-  Histogram recorded;   // the trace's recorded latencies, all directions
-  nlohmann::json doc;   // the `run` document with `replay`
-  std::string run;      // the stored run's name ("" when not stored)
-  Status stored;        // storing the replay
-  Status outputs;       // write_outputs' status
-  Status closed;        // the end of the target's use (EndTargetUse)
+  bool timed = false;           // replayed at the trace's times (not as fast as possible)
+  bool behind = false;          // timed, and the p99 submission lag was above the limit
+  Histogram recorded;           // the trace's recorded latencies, all directions
+  results::ReplayDocument doc;  // the `run` document with `replay`
+  std::string run;              // the stored run's name ("" when not stored)
+  Status stored;                // storing the replay
+  Status outputs;               // write_outputs' status
+  Status closed;                // the end of the target's use (EndTargetUse)
 };
+
+// Every option of `ssdlab replay` that shapes the request, once (usecase/options.h): the
+// trace's reading, the timing, the range and sizes, the engine, with the defaults read from a
+// default ReplayRequest. The command line registers them; Replay checks what they leave
+// together (--max-bs at most 64MiB, --qd within io_uring's ring).
+using ReplayDef = OptionDef<ReplayRequest>;
+const std::vector<ReplayDef>& ReplayOptionDefs();
 
 // Replays the trace. An error is a failure before the phase ended (bad input, an unsafe or
 // missing target, a malformed trace, a failed phase): the stored run, if created, is marked

@@ -14,9 +14,11 @@
 #include "backend/backend.h"
 #include "base/status.h"
 #include "engine/engine.h"
+#include "results/run_document.h"
 #include "stats/phase_result.h"
 #include "usecase/console.h"
 #include "usecase/mpi_clients.h"
+#include "usecase/options.h"
 #include "workload/parse.h"
 #include "workload/spec.h"
 
@@ -72,13 +74,20 @@ struct RunOutcome {
   TargetInfo target;
   int clients = 1;  // MPI ranks
   double start_skew_ns = 0;
-  nlohmann::json health;  // temperature and SMART around the phase
-  nlohmann::json doc;     // the `run` document (reports only)
-  std::string run;        // the stored run's name ("" when not stored)
-  Status stored;          // storing the run in --db (ok when not stored)
-  Status outputs;         // write_outputs' status
-  Status closed;          // the end of the target's use (EndTargetUse)
+  nlohmann::json health;     // temperature and SMART around the phase
+  results::RunDocument doc;  // the `run` document (reports only)
+  std::string run;           // the stored run's name ("" when not stored)
+  Status stored;             // storing the run in --db (ok when not stored)
+  Status outputs;            // write_outputs' status
+  Status closed;             // the end of the target's use (EndTargetUse)
 };
+
+// Every option of `ssdlab run` that shapes the request, once (usecase/options.h): the target's
+// size, the workload, the engine and its flags (each of which also sets engine_flags_given),
+// --prefill and --temp-interval, with the defaults read from a default RunRequest. The command
+// line registers them and a job file's sections apply them to the flags they translate to.
+using RunDef = OptionDef<RunRequest>;
+const std::vector<RunDef>& RunOptionDefs();
 
 // Runs the workload. An error is a failure before the phase ended well enough to report (bad
 // input, an unsafe target, a failed --prefill, a failed phase, no completed I/O): nothing was

@@ -91,8 +91,7 @@ Result<TargetInfo> ProbeTarget(const TargetRequest& r) {
           "--size does not apply to a simulated drive; set its capacity in the target, e.g. "
           "sim:tiny?capacity=2GiB");
     // A state file is only checked here (header and parameters); OpenTarget loads it.
-    SSDLAB_ASSIGN_OR_RETURN(auto sim,
-                            OpenSimBackend(r.target, SimOpenOptions{.load_state = false}));
+    SSDLAB_ASSIGN_OR_RETURN(auto sim, OpenSimBackend(r.target, SimOpenOptions{.probe = true}));
     return sim->info();
   }
   SSDLAB_RETURN_IF_ERROR(CheckSafety(r));

@@ -160,9 +160,16 @@ TEST_F(UsecaseTest, ReplayOfATraceOnTheSimulatorIsStoredAndDocumented) {
   EXPECT_EQ(out->counts.records, 300u);
   EXPECT_EQ(out->format, "msr");
   EXPECT_EQ(out->recorded.count(), 300u);  // the trace's own response times
-  EXPECT_EQ(out->doc["replay"]["trace"]["records"], 300);
-  EXPECT_EQ(out->doc["results"]["total"]["ios"], 300);
-  EXPECT_EQ(out->doc["context"]["engine"], "sim");
+  EXPECT_EQ(out->doc.replay.trace.records, 300u);
+  ASSERT_TRUE(out->doc.replay.latency_compare.has_value());
+  EXPECT_EQ(out->doc.replay.latency_compare->at("total").recorded.ios, 300u);
+  EXPECT_EQ(out->doc.phase.results.total.ios, 300u);
+  EXPECT_EQ(out->doc.context.engine, "sim");
+  // The document reads back as it was written (results/run_document.h's one table).
+  nlohmann::json written = results::ToJson(out->doc);
+  auto read = results::ReplayDocumentFromJson(written, "replay");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(results::ToJson(read.value()), written);
   auto store = Store::Open(q.db, Store::Mode::kReadOnly);
   ASSERT_TRUE(store.ok());
   auto run = (*store)->FindRun("rp");
@@ -209,9 +216,14 @@ TEST_F(UsecaseTest, RunOfAWorkloadOnTheSimulatorDocumentsItsPhase) {
   EXPECT_TRUE(outputs_called);
   EXPECT_TRUE(out->reports);
   EXPECT_EQ(out->result.Total().bytes, 4u << 20);
-  EXPECT_EQ(out->doc["results"]["total"]["ios"], 1024);
-  EXPECT_EQ(out->doc["context"]["engine"]["name"], "sim");
-  EXPECT_EQ(out->doc["context"]["target"]["kind"], "sim");
+  EXPECT_EQ(out->doc.phase.results.total.ios, 1024u);
+  EXPECT_EQ(out->doc.context.engine.name, "sim");
+  EXPECT_EQ(out->doc.context.phase.target.kind, "sim");
+  nlohmann::json written = results::ToJson(out->doc);
+  EXPECT_EQ(written["results"]["total"]["ios"], 1024);
+  auto read = results::RunDocumentFromJson(written, "run");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(results::ToJson(read.value()), written);
   EXPECT_EQ(out->health["source"], "simulated");
 }
 
@@ -224,6 +236,48 @@ TEST_F(UsecaseTest, RunRefusesTheRealEngineFlagsOnTheSimulator) {
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), Code::kInvalidArgument);
   EXPECT_NE(out.status().message().find("not a simulated drive"), std::string::npos);
+}
+
+// Each default that --help shows is the request's own: given back as the flag's text, it sets
+// the same value (the getter and the setter agree), for run and replay.
+template <class O>
+void ExpectShownDefaultsReadBack(const std::vector<OptionDef<O>>& defs) {
+  size_t shown = 0;
+  for (const OptionDef<O>& d : defs) {
+    const std::string text = DefaultText(d);
+    if (text.empty()) continue;
+    ++shown;
+    O o;
+    ASSERT_TRUE(d.set(d.flag, text, o).ok()) << d.flag << " " << text;
+    EXPECT_EQ(d.shown(o), text) << d.flag;
+  }
+  EXPECT_GE(shown, 8u);
+}
+
+TEST(OptionDefs, RunAndReplayShowTheirRealDefaults) {
+  ExpectShownDefaultsReadBack(RunOptionDefs());
+  ExpectShownDefaultsReadBack(ReplayOptionDefs());
+  EXPECT_EQ(DefaultText(*FindOptionDef(RunOptionDefs(), "--qd")), "1");
+  EXPECT_EQ(DefaultText(*FindOptionDef(RunOptionDefs(), "--rwmix-read")), "50");
+  EXPECT_EQ(DefaultText(*FindOptionDef(ReplayOptionDefs(), "--max-bs")), "1MiB");
+  EXPECT_EQ(DefaultText(*FindOptionDef(ReplayOptionDefs(), "--lag-limit")), "1ms");
+  EXPECT_EQ(DurationText(90'000'000'000), "90s");
+  EXPECT_EQ(DurationText(120'000'000'000), "2m");
+  EXPECT_EQ(BytesText(1536), "1536");
+}
+
+// An engine flag marks the request's engine flags as given (the simulator refuses them); the
+// workload's flags do not.
+TEST(OptionDefs, EngineFlagsAreMarkedGiven) {
+  RunRequest q;
+  ASSERT_TRUE(ApplyOptionDefs(RunOptionDefs(), {{"--qd", "4"}, {"--rw", "randwrite"}}, q).ok());
+  EXPECT_FALSE(q.engine_flags_given);
+  EXPECT_EQ(q.workload.qd, 4u);
+  ASSERT_TRUE(ApplyOptionDefs(RunOptionDefs(), {{"--no-ring-fd", "true"}}, q).ok());
+  EXPECT_TRUE(q.engine_flags_given);
+  EXPECT_FALSE(q.engine_options.register_ring_fd);
+  Status bad = ApplyOptionDefs(RunOptionDefs(), {{"--sqpoll-cpu", "1,2"}}, q);
+  EXPECT_NE(bad.message().find("--sqpoll-cpu"), std::string::npos) << bad.message();
 }
 
 TEST(CheckResumeIdentity, AnotherDriveIsRefused) {
