@@ -138,6 +138,14 @@ Result<uint64_t> ParsePositiveCount(std::string_view text) {
   return v;
 }
 
+std::string CompactBytes(uint64_t b) {
+  if (b == 0) return "0";
+  if (b % kGiB == 0) return std::to_string(b / kGiB) + "GiB";
+  if (b % kMiB == 0) return std::to_string(b / kMiB) + "MiB";
+  if (b % kKiB == 0) return std::to_string(b / kKiB) + "KiB";
+  return std::to_string(b);
+}
+
 std::string FormatBytes(uint64_t bytes) {
   static const char* kNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   double v = static_cast<double>(bytes);

@@ -30,6 +30,9 @@ Result<double> ParseDouble(std::string_view text);
 
 // "4 KiB", "1.5 GiB": binary units, at most 4 significant digits.
 std::string FormatBytes(uint64_t bytes);
+// A size as a flag takes it, which ParseBytes reads back to the same bytes: in the largest
+// binary unit that divides it ("16MiB", "4KiB", "1GiB"), else in bytes ("1000", "0").
+std::string CompactBytes(uint64_t bytes);
 // "12.3 us", "4.56 ms", "3.2 s".
 std::string FormatNs(double ns);
 // A figure with four significant digits and never an exponent: 213000 -> "213000", 4.6483 ->

@@ -57,6 +57,21 @@ TEST(ParseCount, Digits) {
   EXPECT_FALSE(ParseCount("99999999999999999999999").ok());
 }
 
+// A compact size reads back to the same bytes, in the largest unit that divides it.
+TEST(Format, CompactBytesReadsBack) {
+  for (uint64_t b :
+       {uint64_t{0}, uint64_t{1000}, uint64_t{1536}, 4 * kKiB, 1024 * kMiB, 3 * kGiB + kKiB}) {
+    auto back = ParseBytes(CompactBytes(b));
+    ASSERT_TRUE(back.ok()) << CompactBytes(b);
+    EXPECT_EQ(back.value(), b);
+  }
+  EXPECT_EQ(CompactBytes(0), "0");
+  EXPECT_EQ(CompactBytes(1536), "1536");
+  EXPECT_EQ(CompactBytes(4 * kKiB), "4KiB");
+  EXPECT_EQ(CompactBytes(1024 * kMiB), "1GiB");
+  EXPECT_EQ(CompactBytes(3 * kGiB + kKiB), "3145729KiB");
+}
+
 TEST(Format, Readable) {
   EXPECT_EQ(FormatBytes(4096), "4 KiB");
   EXPECT_EQ(FormatBytes(1536), "1.5 KiB");

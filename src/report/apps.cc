@@ -7,12 +7,13 @@
 
 namespace ssdlab::report {
 
+namespace {
+
+// True for a test stored by `ssdlab app` (results with "app" and "tps").
 bool IsAppTest(const json& test) {
   const json& r = Get(test, "results");
   return Get(r, "app").is_string() && Get(r, "tps").is_number();
 }
-
-namespace {
 
 // A run's application test read through its typed form ("NAME.results").
 Result<results::AppResults> ReadApp(const json& test) {

@@ -77,11 +77,12 @@ std::string XTitle(const std::string& test) {
   return "Position";
 }
 
-}  // namespace
-
+// True for a test stored by `ssdlab import` (results with "imported_cells").
 bool IsImportedTest(const json& test) {
   return Get(Get(test, "results"), "imported_cells").is_array();
 }
+
+}  // namespace
 
 json ImportedSections(Ctx& ctx) {
   // Test names in the order the runs hold them.

@@ -97,8 +97,6 @@ json ProfileRunFacts(const ReportRun& run);
 
 // ---- Application tests (apps.cc) ----
 
-// True for a test stored by `ssdlab app` (results with "app" and "tps").
-bool IsAppTest(const json& test);
 // ProfileRunFacts of an application run.
 json AppRunFacts(const ReportRun& run);
 // The application tests of every run: a table (TPS, QPS, latency percentiles, device figures,
@@ -108,8 +106,6 @@ json AppSection(Ctx& ctx);
 
 // ---- Trace replays (replay.cc) ----
 
-// True for a test stored by `ssdlab replay` (results with "trace" and "timing").
-bool IsReplayTest(const json& test);
 // ProfileRunFacts of a replay run.
 json ReplayRunFacts(const ReportRun& run);
 // The replays of every run: what was replayed, lag and whether it kept up, recorded against
@@ -118,20 +114,15 @@ json ReplayRunFacts(const ReportRun& run);
 json ReplaySection(Ctx& ctx);
 // Power-loss campaigns (report/plp.cc): a stored `ssdlab plp` run's test, its run facts, and
 // the section of findings by cut and class with power-on-to-ready.
-bool IsPlpTest(const json& test);
 json PlpRunFacts(const ReportRun& run);
 json PlpSection(Ctx& ctx);
 // The same for `ssdlab trace stats` runs: a table of the figures and the suggested run flags,
 // bars of the block-size histogram and of the skew. Null when no run holds one.
-bool IsTraceStatsTest(const json& test);
 json TraceStatsRunFacts(const ReportRun& run);
 json TraceStatsSection(Ctx& ctx);
 
 // ---- Single workloads (run.cc) ----
 
-// True for the test of a run stored by `ssdlab run --db` (named "run", with per-direction
-// "results").
-bool IsRunTest(const json& test);
 // ProfileRunFacts of a `run` run, with "data_pattern" (its workload's data).
 json RunRunFacts(const ReportRun& run);
 // The `run` runs side by side: per direction IOPS, MB/s and latency (table and bars). Null when
@@ -140,8 +131,6 @@ json RunSection(Ctx& ctx);
 
 // ---- Imported figures (imported.cc) ----
 
-// True for a test stored by `ssdlab import` (results with "imported_cells").
-bool IsImportedTest(const json& test);
 // One section per imported test (table of the cells as published, bars or curves of their
 // figures), runs side by side. Empty array when no run holds one.
 json ImportedSections(Ctx& ctx);

@@ -14,12 +14,13 @@ bool IsFailure(const std::string& c) { return c != "lost_unflushed"; }
 
 std::string FmtMs(double ns) { return fmt::format("{:.1f}", ns / 1e6); }
 
-}  // namespace
-
+// True for a test stored by `ssdlab plp` (results of kind "plp" with its cuts).
 bool IsPlpTest(const json& test) {
   const json& r = Get(test, "results");
   return Str(r, "kind") == "plp" && Get(r, "cuts").is_array();
 }
+
+}  // namespace
 
 json PlpRunFacts(const ReportRun& run) {
   const json& config = Get(Get(run.doc, "context"), "config");

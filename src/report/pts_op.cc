@@ -58,20 +58,24 @@ json OpSection(Ctx& ctx, const std::string& name) {
     for (auto& v : rows.values)
       v["curve"] =
           v["curve"].get<std::string>().substr(v["curve"].get<std::string>().find(' ') + 1);
-    charts.push_back(ChartBlock(
-        ctx.Id("op-mean"),
-        "Mean latency against IOPS at each over-provisioning setting, one panel per mix; each "
-        "point one queue depth (the number beside it), " +
-            r.label,
-        CurveChart("OP study: mean latency vs IOPS, " + r.label, rows, "mean_us",
-                   "Mean latency, µs", "op", "Spare area", ctx, "curve")));
-    charts.push_back(ChartBlock(
-        ctx.Id("op-p9999"),
-        "99.99% latency against IOPS at each over-provisioning setting, one panel per mix; each "
-        "point one queue depth (the number beside it), " +
-            r.label,
-        CurveChart("OP study: 99.99% latency vs IOPS, " + r.label, rows, "p99_99_us",
-                   "99.99% latency, µs", "op", "Spare area", ctx, "curve")));
+    struct LatencyCurve {
+      const char* id;
+      const char* name;   // "Mean latency"
+      const char* title;  // "mean latency"
+      const char* field;
+    };
+    for (const LatencyCurve& c :
+         {LatencyCurve{"op-mean", "Mean latency", "mean latency", "mean_us"},
+          LatencyCurve{"op-p9999", "99.99% latency", "99.99% latency", "p99_99_us"}}) {
+      charts.push_back(ChartBlock(
+          ctx.Id(c.id),
+          std::string(c.name) +
+              " against IOPS at each over-provisioning setting, one panel per mix; each point "
+              "one queue depth (the number beside it), " +
+              r.label,
+          CurveChart(std::string("OP study: ") + c.title + " vs IOPS, " + r.label, rows, c.field,
+                     std::string(c.name) + ", µs", "op", "Spare area", ctx, "curve")));
+    }
   }
   if (bars.empty()) return nullptr;
   blocks.push_back(

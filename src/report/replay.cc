@@ -9,10 +9,15 @@
 
 namespace ssdlab::report {
 
+namespace {
+
+// True for a test stored by `ssdlab replay` (results with "trace" and "timing").
 bool IsReplayTest(const json& test) {
   const json& r = Get(test, "results");
   return Get(Get(r, "trace"), "format").is_string() && Get(r, "timing").is_object();
 }
+
+}  // namespace
 
 json ReplayRunFacts(const ReportRun& run) {
   const json& config = Get(Get(run.doc, "context"), "config");
@@ -189,9 +194,14 @@ json ReplaySection(Ctx& ctx) {
                  "Block traces replayed against the drive (ssdlab replay).", blocks);
 }
 
+namespace {
+
+// True for a test stored by `ssdlab trace stats` (results with suggested run flags).
 bool IsTraceStatsTest(const json& test) {
   return Get(Get(test, "results"), "suggested_run_flags").is_string();
 }
+
+}  // namespace
 
 json TraceStatsRunFacts(const ReportRun& run) {
   const json& config = Get(Get(run.doc, "context"), "config");

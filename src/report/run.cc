@@ -19,12 +19,14 @@ std::string DataPattern(const json& workload) {
   return fmt::format("{} {:g}%", kind, Num(d, "pct"));
 }
 
-}  // namespace
-
+// True for the test of a run stored by `ssdlab run --db` (named "run", with per-direction
+// "results").
 bool IsRunTest(const json& test) {
   return Str(test, "name") == "run" &&
          Get(Get(Get(test, "results"), "results"), "total").is_object();
 }
+
+}  // namespace
 
 json RunRunFacts(const ReportRun& run) {
   const json& config = ConfigOf(run);

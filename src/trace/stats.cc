@@ -21,12 +21,6 @@ uint64_t Mix(uint64_t x) {  // splitmix64 finaliser
 // Kept at sampling level L when the hash's top L bits are zero (rate 2^-L).
 bool Sampled(uint64_t h, uint32_t level) { return level == 0 || (h >> (64 - level)) == 0; }
 
-std::string SizeText(uint64_t b) {
-  if (b % kMiB == 0) return std::to_string(b / kMiB) + "MiB";
-  if (b % kKiB == 0) return std::to_string(b / kKiB) + "KiB";
-  return std::to_string(b);
-}
-
 std::string Pct1(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", v);
@@ -255,7 +249,7 @@ std::string SuggestRunFlags(const TraceStats& s) {
     covered += b.second;
   }
   if (pick.size() == 1 || covered == 0) {
-    out += " --bs " + SizeText(pick.empty() ? 4096 : pick[0].first);
+    out += " --bs " + CompactBytes(pick.empty() ? 4096 : pick[0].first);
   } else {
     std::sort(pick.begin(), pick.end());
     std::vector<long> pct;
@@ -271,7 +265,7 @@ std::string SuggestRunFlags(const TraceStats& s) {
     out += " --bs ";
     for (size_t i = 0; i < pick.size(); ++i) {
       if (i) out += ",";
-      out += SizeText(pick[i].first) + ":" + std::to_string(pct[i]);
+      out += CompactBytes(pick[i].first) + ":" + std::to_string(pct[i]);
     }
   }
   if (!seq && s.working_set_units > 10) {
@@ -288,7 +282,7 @@ std::string SuggestRunFlags(const TraceStats& s) {
     }
     uint64_t ws = s.working_set_units * s.unit_bytes;
     ws = (ws + kMiB - 1) / kMiB * kMiB;
-    out += " --range 0-" + SizeText(ws);
+    out += " --range 0-" + CompactBytes(ws);
   }
   if (s.duration_ns > 0 && s.records > 1) {
     const double iops =

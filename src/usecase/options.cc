@@ -14,15 +14,6 @@ std::string DurationText(uint64_t ns) {
   return std::to_string(ns) + "ns";
 }
 
-std::string BytesText(uint64_t bytes) {
-  static const std::pair<uint64_t, const char*> kUnits[] = {
-      {kGiB, "GiB"}, {kMiB, "MiB"}, {kKiB, "KiB"}};
-  for (const auto& [unit, name] : kUnits) {
-    if (bytes != 0 && bytes % unit == 0) return std::to_string(bytes / unit) + name;
-  }
-  return std::to_string(bytes);
-}
-
 Status DurationFlag(const std::string& flag, const std::string& text, uint64_t& out_ns) {
   if (text.empty()) return Status::Ok();
   auto v = ParseDurationNs(text);

@@ -41,8 +41,6 @@ Status CountFlag(const std::string& flag, const std::string& text, T& out,
 
 // "1s", "250ms", "0": a duration in the words a flag takes (ParseDurationNs reads it back).
 std::string DurationText(uint64_t ns);
-// "1MiB", "4KiB", "512": a size in the words a flag takes (ParseBytes reads it back).
-std::string BytesText(uint64_t bytes);
 
 // One option of a command, declared once: its flag, its help, how its text sets the member of
 // the resolved options O and, where it has one, a getter of its default from O's own defaults.

@@ -375,7 +375,7 @@ std::vector<ReplayDef> ReplayPhaseDefs() {
          q.max_bs_text = t;
          return BytesFlag(f, t, q.max_bs);
        },
-       [](const ReplayRequest& q) { return BytesText(q.max_bs); }},
+       [](const ReplayRequest& q) { return CompactBytes(q.max_bs); }},
       {"--lag-limit", "p99 submission lag above which the replay did not keep up",
        [](ReplayText f, ReplayText t, ReplayRequest& q) {
          return DurationFlag(f, t, q.lag_limit_ns);

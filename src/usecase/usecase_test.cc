@@ -263,7 +263,6 @@ TEST(OptionDefs, RunAndReplayShowTheirRealDefaults) {
   EXPECT_EQ(DefaultText(*FindOptionDef(ReplayOptionDefs(), "--lag-limit")), "1ms");
   EXPECT_EQ(DurationText(90'000'000'000), "90s");
   EXPECT_EQ(DurationText(120'000'000'000), "2m");
-  EXPECT_EQ(BytesText(1536), "1536");
 }
 
 // An engine flag marks the request's engine flags as given (the simulator refuses them); the

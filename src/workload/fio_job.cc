@@ -85,15 +85,6 @@ constexpr std::array<const char*, 12> kVerifyMethods = {"md5",   "crc64",  "crc3
                                                         "crc32", "crc16",  "crc7",   "xxhash",
                                                         "sha1",  "sha256", "sha512", "meta"};
 
-// A size as text that ssdlab's ParseBytes reads back to the same bytes: "16MiB", "4KiB", "1000".
-std::string CompactBytes(uint64_t b) {
-  if (b == 0) return "0";
-  if (b % kGiB == 0) return std::to_string(b / kGiB) + "GiB";
-  if (b % kMiB == 0) return std::to_string(b / kMiB) + "MiB";
-  if (b % kKiB == 0) return std::to_string(b / kKiB) + "KiB";
-  return std::to_string(b);
-}
-
 // A share with at most four decimals: "33.3333", "50".
 std::string FormatPct(double p) {
   char buf[32];
