@@ -19,6 +19,7 @@
 #include "usecase/run.h"
 #include "usecase/sim_spread.h"
 #include "usecase/test_util.h"
+#include "usecase/trace_capture.h"
 #include "usecase/trace_stats.h"
 #include "usecase/twin_fit.h"
 
@@ -530,6 +531,33 @@ TEST(ProfileSpreadCommand, OnlyTheOpAdvisorsPointsAreSpread) {
   c = ProfileSpreadCommand(r, 2, run);
   EXPECT_EQ(c.why_not, "bad options");
   EXPECT_EQ(c.note, "");
+}
+
+TEST_F(UsecaseTest, SimCompareSetsTheRunsFiguresAgainstTheTwins) {
+  PtsRequest r = ShortIops("short");
+  auto out = RunPts(r);
+  ASSERT_TRUE(out.ok() && out->battery.ok()) << out.status().message();
+  CompareRequest q{.run = "short", .db = r.db, .target = "sim:tiny"};
+  auto fits = SimCompare(q);
+  ASSERT_TRUE(fits.ok()) << fits.status().message();
+  ASSERT_FALSE(fits->empty());
+  for (const twin::FigureFit& f : *fits) EXPECT_GT(f.figure.value, 0) << f.figure.Name();
+  q.run = "missing";
+  EXPECT_EQ(SimCompare(q).status().code(), Code::kNotFound);
+  q.run = "short";
+  q.target = "sim:no-such-preset";
+  EXPECT_FALSE(SimCompare(q).ok());
+}
+
+TEST(CaptureTrace, RefusesABadTimeOrATargetThatIsNoBlockDevice) {
+  CaptureRequest r{.device = "/dev/null", .time = "0.5s", .out = "t"};
+  auto o = CaptureTrace(r);
+  EXPECT_EQ(o.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(o.status().message(), "--time: at least 1s");
+  r.time = "2s";
+  o = CaptureTrace(r);
+  EXPECT_EQ(o.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(o.status().message(), "--device /dev/null is not a block device");
 }
 
 TEST(PtsOverRanks, OutsideMpirunBothPathsFailBeforeTheBattery) {
