@@ -14,9 +14,9 @@
 #include "lab/mpi.h"
 #include "report/report.h"
 #include "results/profile.h"
+#include "sim/sim.h"
 #include "suite/profile.h"
 #include "usecase/profile.h"
-#include "usecase/sim_spread.h"
 #include "usecase/targets.h"
 
 namespace ssdlab {
@@ -161,48 +161,6 @@ Status ApplyProfileTimeScale(ProfileArgs& a) {
   return Status::Ok();
 }
 
-// A profile on one simulated drive under mpirun: the op-advisor's points spread over the ranks
-// (cli/sim_spread.h); any other profile runs on rank 0 alone.
-int RunSpreadProfile(ProfileArgs a) {
-  auto world = MpiWorld::Get();
-  if (!world.ok()) return Fail(world.status());
-  MpiWorld& w = **world;
-  if (w.size() == 1) return RunProfileCommand(a);
-  Result<ProfileDef> def = usecase::LoadProfileDef(a.name);
-  ProfileOptions options;
-  Status ok = def.status();
-  if (ok.ok()) ok = usecase::ApplyOptionDefs(usecase::ProfileOptionDefs(), a.options, options);
-  if (ok.ok()) ok = ValidateProfileOptions(def.value(), options);
-  auto target = usecase::ComposeTarget(a.targets, a.layout, a.chunk);
-  if (ok.ok()) ok = target.status();
-  usecase::SpreadCommand c;
-  c.why_not = !ok.ok()                    ? "bad options"
-              : def->kind != "op-advisor" ? "only the op-advisor's points are spread"
-                                          : usecase::WhyNotSpread(*target, options.purge, false);
-  if (c.why_not.empty())
-    c.note = fmt::format("ssdlab profile: op-advisor points spread over {} ranks", w.size());
-  else if (ok.ok())
-    c.note = fmt::format("ssdlab profile: not spread over {} ranks ({}); rank 0 runs it", w.size(),
-                         c.why_not);
-  c.unit = usecase::SpreadUnit::kPurges;
-  c.open = [&]() -> Result<std::unique_ptr<Backend>> {
-    usecase::TargetRequest req;
-    req.target = target.value();
-    req.writes = true;
-    SSDLAB_RETURN_IF_ERROR(usecase::BytesFlag("--target-size", a.target_size, req.size_bytes));
-    if (a.prefill)
-      return Status::Invalid("--prefill: op-advisor purges the drive before it measures");
-    SSDLAB_ASSIGN_OR_RETURN(auto local, usecase::OpenTarget(req));
-    SSDLAB_RETURN_IF_ERROR(CheckProfileTarget(def.value(), options, local->info()));
-    return local;
-  };
-  c.pass = [&](Backend& b, RunJournal& j, TestHooks*) {
-    return RunProfile(b, j, 1, 0, def.value(), options, nullptr, &StopFlag(), nullptr);
-  };
-  c.run = [&](std::unique_ptr<Backend> opened) { return RunProfileCommand(a, std::move(opened)); };
-  return usecase::RunSpread(w, c, CliConsole());
-}
-
 }  // namespace
 
 void AddProfileCommand(CLI::App& app, int* exit_code) {
@@ -235,7 +193,10 @@ void AddProfileCommand(CLI::App& app, int* exit_code) {
       return;
     }
     if (StartedByMpirun() && a->targets.size() == 1 && IsSimTarget(a->targets[0])) {
-      *exit_code = RunSpreadProfile(*a);
+      *exit_code =
+          usecase::RunSpreadProfile(ProfileRequestOf(*a), [a](std::unique_ptr<Backend> opened) {
+            return RunProfileCommand(*a, std::move(opened));
+          });
       return;
     }
     *exit_code = RunProfileCommand(*a);

@@ -1,15 +1,11 @@
 // `ssdlab pts`: the SNIA PTS battery, stored in a results database.
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <optional>
-#include <sstream>
+#include <memory>
+#include <string>
+#include <vector>
 
-#include "base/clock.h"
-#include "base/output_file.h"
 #include "base/units.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -17,18 +13,12 @@
 #include "cli/report_cmds.h"
 #include "cli/suite_cli.h"
 #include "cli/verdicts.h"
-#include "device/device_backend.h"
-#include "device/device_json.h"
-#include "device/safety.h"
-#include "sim/params.h"
-#include "store/store.h"
-#include "suite/pts.h"
+#include "lab/mpi.h"
+#include "sim/sim.h"
 #include "usecase/browse.h"
 #include "usecase/fleet.h"
-#include "usecase/mpi_pts.h"
-#include "usecase/paths.h"
 #include "usecase/pts.h"
-#include "usecase/sim_spread.h"
+#include "usecase/pts_mpi.h"
 #include "usecase/targets.h"
 
 namespace ssdlab {
@@ -45,9 +35,9 @@ struct PtsArgs {
   std::string layout, chunk;
   bool destructive = false;
   std::vector<std::string> given;     // long names of the options on the command line
-  std::string target_map;             // a fleet run (cli/fleet.h)
+  std::string target_map;             // a fleet run (usecase/fleet.h)
   std::string fleet;                  // the fleet this run belongs to ("" alone)
-  bool mpi = false;                   // --mpi: a multi-client battery (cli/mpi_pts.h)
+  bool mpi = false;                   // --mpi: a multi-client battery (usecase/pts_mpi.h)
   bool range_per_rank = false;        // with --mpi: each rank its slice of the range
   std::string clients_log;            // with --mpi: every phase's per-rank results (JSON lines)
   std::string report;                 // --report FILE: the run's HTML report at the end
@@ -139,103 +129,18 @@ int RunPtsCommand(PtsArgs a, usecase::PtsLaunch* launch = nullptr) {
   return PtsExitCode(a, *outcome, st, report_code, missed);
 }
 
-// `pts --mpi`: rank 0 runs the battery on a MultiClientBackend, the other ranks follow.
-int RunMultiClientPts(PtsArgs a) {
-  auto clients = usecase::MpiClients::Start();
-  if (!clients.ok()) return Fail(clients.status());
-  usecase::MpiClients& c = clients.value();
-  const std::vector<std::string> patterns = a.targets;
-  auto pattern = usecase::ComposeTarget(patterns, a.layout, a.chunk);
-  if (c.rank() != 0) {
-    auto open = [&](const std::string& from_rank0,
-                    uint64_t min_size) -> Result<std::unique_ptr<Backend>> {
-      PtsArgs mine = a;
-      mine.target = ExpandRankPattern(from_rank0, c.rank(), c.world().host());
-      SSDLAB_ASSIGN_OR_RETURN(usecase::OpenedTarget t,
-                              usecase::OpenPtsTarget(mine.target, mine.destructive, mine.confirm));
-      if (t.backend->info().size_bytes < min_size)
-        return Status::Invalid(fmt::format("{} ({}) is smaller than rank 0's target ({})",
-                                           mine.target, FormatBytes(t.backend->info().size_bytes),
-                                           FormatBytes(min_size)));
-      return std::move(t.backend);
-    };
-    return usecase::FollowPhases(c, open, &StopFlag(), CliConsole());
-  }
-  std::unique_ptr<std::ofstream> log;
-  int code = kExitOk;
-  c.ExpandTargets(a.targets);
-  if (!a.targets.empty()) {  // before --clients-log is opened
-    PtsArgs expanded = a;
-    auto target = usecase::ComposeTarget(a.targets, a.layout, a.chunk);
-    expanded.target = target.ok() ? target.value() : "";
-    if (Status s = usecase::CheckPtsPaths(PtsRequestOf(expanded, 0, nullptr)); !s.ok())
-      code = Fail(s);
-  }
-  if (code == kExitOk && !a.clients_log.empty()) {
-    log = std::make_unique<std::ofstream>(a.clients_log);
-    if (!*log) code = Fail(Status::Io("--clients-log " + a.clients_log + ": cannot write it"));
-  }
-  if (code == kExitOk) {
-    usecase::PtsLaunch launch;
-    launch.wrap = [&](std::unique_ptr<Backend> local, const json& stored,
-                      json& context) -> Result<std::unique_ptr<Backend>> {
-      usecase::MultiClientOptions o{a.range_per_rank, log.get()};
-      std::string p = pattern.ok() ? pattern.value() : a.target;
-      if (stored.contains("mpi")) {  // a resumed run keeps its targets and shares
-        p = stored["mpi"].value("target_pattern", p);
-        o.range_per_rank = stored["mpi"].value("range_per_rank", false);
-      }
-      SSDLAB_ASSIGN_OR_RETURN(auto b,
-                              usecase::MultiClientBackend::Connect(c, std::move(local), p, o));
-      context["mpi"] = b->mpi();
-      std::cerr << fmt::format("ssdlab pts: {} clients (MPI ranks) on {}{}\n", c.size(), p,
-                               o.range_per_rank ? ", a slice of the range each" : "");
-      return std::unique_ptr<Backend>(std::move(b));
-    };
-    code = RunPtsCommand(a, &launch);
-  }
-  usecase::EndFollowers(c, code);
-  return code;
-}
-
-// pts on one simulated drive under mpirun: its tests spread over the ranks (cli/sim_spread.h).
-int RunSpreadPts(PtsArgs a) {
-  auto world = MpiWorld::Get();
-  if (!world.ok()) return Fail(world.status());
-  MpiWorld& w = **world;
-  if (w.size() == 1) return RunPtsCommand(a);
-  auto options = usecase::ResolvePtsOptions(a.options);
-  auto target = usecase::ComposeTarget(a.targets, a.layout, a.chunk);
-  usecase::SpreadCommand c;
-  // Bad options: rank 0 alone says what is wrong, as one process would.
-  c.why_not = !options.ok() || !target.ok()
-                  ? "bad options"
-                  : usecase::WhyNotSpread(*target, options->purge, !a.resume.empty());
-  if (c.why_not.empty())
-    c.note = fmt::format("ssdlab pts: {} tests spread over {} ranks ({} simulated drives)",
-                         options->tests.size(), w.size(), w.size());
-  else if (options.ok() && target.ok())
-    c.note = fmt::format("ssdlab pts: not spread over {} ranks ({}); rank 0 runs it", w.size(),
-                         c.why_not);
-  c.unit = usecase::SpreadUnit::kTests;
-  if (options.ok()) c.tests = options->tests;
-  c.open = [&]() -> Result<std::unique_ptr<Backend>> {
+// The request of `pts` under mpirun with one target (usecase/pts_mpi.h: --mpi, or a simulated
+// drive spread over the ranks); rank 0 runs the battery as RunPtsCommand does.
+void FillRanksRequest(const PtsArgs& a, usecase::PtsRanksRequest& q) {
+  q.battery = PtsRequestOf(a, 0, nullptr);
+  q.targets = a.targets;
+  q.layout = a.layout;
+  q.chunk = a.chunk;
+  q.run = [a](const std::vector<std::string>& targets, usecase::PtsLaunch* launch) {
     PtsArgs mine = a;
-    mine.target = target.value();
-    SSDLAB_ASSIGN_OR_RETURN(usecase::OpenedTarget t,
-                            usecase::OpenPtsTarget(mine.target, mine.destructive, mine.confirm));
-    SSDLAB_RETURN_IF_ERROR(CheckPtsTarget(*options, t.backend->info()));
-    return std::move(t.backend);
+    mine.targets = targets;
+    return RunPtsCommand(mine, launch);
   };
-  c.pass = [&](Backend& b, RunJournal& j, TestHooks* h) {
-    return RunPts(b, j, 1, options.value(), nullptr, &StopFlag(), h);
-  };
-  c.run = [&](std::unique_ptr<Backend> opened) {
-    usecase::PtsLaunch launch;
-    launch.opened = std::move(opened);
-    return RunPtsCommand(a, &launch);
-  };
-  return usecase::RunSpread(w, c, CliConsole());
 }
 
 }  // namespace
@@ -264,11 +169,17 @@ int DispatchPts(PtsArgs* a, const CLI::App* cmd) {
           "--mpi and --target-map: a fleet tests one drive per rank, --mpi one target with "
           "many clients; give one of them"));
     }
-    return RunMultiClientPts(*a);
+    usecase::MultiClientPtsRequest q;
+    FillRanksRequest(*a, q);
+    q.range_per_rank = a->range_per_rank;
+    q.clients_log = a->clients_log;
+    return usecase::RunMultiClientPts(q);
   }
   if (!usecase::IsFleetRun(f) && StartedByMpirun() && a->targets.size() == 1 &&
       IsSimTarget(a->targets[0])) {
-    return RunSpreadPts(*a);
+    usecase::PtsRanksRequest q;
+    FillRanksRequest(*a, q);
+    return usecase::RunSpreadPts(q);
   }
   if (!usecase::IsFleetRun(f)) {
     if (!a->target_map.empty()) {

@@ -1,28 +1,22 @@
 // `ssdlab trace stats TRACE`: what a trace does, and the nearest synthetic workload;
 // `ssdlab trace capture`: a blktrace of a device, where the kernel allows it.
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <filesystem>
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
 
-#include "base/output_file.h"
 #include "base/secrets.h"
 #include "base/units.h"
 #include "cli/commands.h"
-#include "cli/flags.h"
 #include "cli/output.h"
-#include "cli/suite_cli.h"
-#include "store/store.h"
 #include "trace/stats.h"
 #include "trace/trace.h"
-#include "usecase/paths.h"
+#include "usecase/trace_capture.h"
 #include "usecase/trace_stats.h"
-
-extern char** environ;
+#include "workload/spec.h"
 
 namespace ssdlab {
 namespace {
@@ -114,59 +108,10 @@ int Stats(const StatsArgs& a) {
   return code;
 }
 
-struct CaptureArgs {
-  std::string device;
-  std::string time = "60s";
-  std::string out;
-};
-
-// blktrace -d DEV -w SECONDS -D DIR -o NAME: per-CPU files DIR/NAME.blktrace.N.
-int Capture(const CaptureArgs& a) {
-  namespace fs = std::filesystem;
-  uint64_t ns = 0;
-  if (Status s = usecase::DurationFlag("--time", a.time, ns); !s.ok() || ns < kNsPerS) {
-    PrintError(s.ok() ? "--time: at least 1s" : s.message());
-    return kExitUsage;
-  }
-  struct stat st;
-  if (stat(a.device.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) {
-    PrintError("--device " + a.device + " is not a block device");
-    return kExitUsage;
-  }
-  fs::path out(a.out);
-  fs::path dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
-  if (!fs::is_directory(dir)) {
-    PrintError("-o: directory " + dir.string() + " does not exist");
-    return kExitUsage;
-  }
-  if (!fs::exists("/sys/kernel/debug/block")) {
-    PrintError(
-        "blktrace needs debugfs: /sys/kernel/debug/block is missing (mount -t debugfs none "
-        "/sys/kernel/debug, as root, on a kernel with CONFIG_BLK_DEV_IO_TRACE)");
-    return kExitUsage;
-  }
-  std::string secs = std::to_string((ns + kNsPerS - 1) / kNsPerS);
-  std::string name = out.filename().string();
-  std::string d = dir.string();
-  std::vector<std::string> args = {"blktrace", "-d", a.device, "-w", secs, "-D", d, "-o", name};
-  std::vector<char*> argv;
-  for (auto& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  pid_t pid;
-  if (posix_spawnp(&pid, "blktrace", nullptr, nullptr, argv.data(), environ) != 0) {
-    PrintError("blktrace is not installed (apt-get install blktrace)");
-    return kExitUsage;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    PrintError("blktrace failed on " + a.device + " (exit " +
-               std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)) +
-               "); its messages are above");
-    return kExitFailed;
-  }
-  std::cout << "captured " << a.device << " for " << secs << " s into " << (dir / name).string()
+int Capture(const usecase::CaptureRequest& a) {
+  auto o = usecase::CaptureTrace(a);
+  if (!o.ok()) return Fail(o.status());
+  std::cout << "captured " << a.device << " for " << o->seconds << " s into " << o->prefix
             << ".blktrace.*\n";
   return kExitOk;
 }
@@ -194,7 +139,7 @@ void AddTraceCommand(CLI::App& app, int* exit_code) {
   stats->add_option("--run", a->run, "Run name in --db (default trace-stats-YYYYMMDD-HHMMSS)");
   stats->callback([a, exit_code] { *exit_code = Stats(*a); });
 
-  auto c = std::make_shared<CaptureArgs>();
+  auto c = std::make_shared<usecase::CaptureRequest>();
   CLI::App* cap = cmd->add_subcommand("capture", "Capture a blktrace of a block device");
   cap->add_option("--device", c->device, "Block device")->required();
   cap->add_option("--time", c->time, "Capture time")->capture_default_str();

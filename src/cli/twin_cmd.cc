@@ -5,12 +5,10 @@
 
 #include "base/secrets.h"
 #include "cli/commands.h"
-#include "store/store.h"
 #include "twin/figures.h"
 #include "twin/fit.h"
 #include "usecase/import.h"
 #include "usecase/twin_fit.h"
-#include "usecase/twin_runs.h"
 
 namespace ssdlab {
 namespace {
@@ -88,37 +86,19 @@ int RunFit(usecase::FitRequest q) {
   return kExitOk;
 }
 
-struct CompareArgs {
-  std::string run, db, target;
-  bool exact = false;
-};
-
-int RunCompare(const CompareArgs& a) {
-  auto store = Store::Open(a.db, Store::Mode::kReadOnly);
-  if (!store.ok()) return Fail(store.status());
-  auto doc = store.value()->RunJson(a.run);
-  if (!doc.ok()) return Fail(doc.status());
-  auto target = usecase::TwinTarget(a.target, 1);
-  if (!target.ok()) return Fail(target.status());
-  nlohmann::json twin_doc;
-  if (a.exact) {
-    auto rerun = usecase::RerunOnTwin(doc.value(), target.value(), &StopFlag());
-    if (!rerun.ok()) return Fail(rerun.status());
-    twin_doc = std::move(rerun.value());
-  }
-  auto fits = usecase::CompareOnTwin(doc.value(), target.value(), twin_doc);
+int RunCompare(usecase::CompareRequest q) {
+  q.stop = &StopFlag();
+  auto fits = usecase::SimCompare(q);
   if (!fits.ok()) return Fail(fits.status());
-  std::vector<twin::FigureFit> rows;
-  std::cout << fmt::format("run {} measured vs {} simulated ({})\n", a.run, a.target,
-                           a.exact ? "exact: the run's tests re-run on it" : "cheap evaluator");
+  std::cout << fmt::format("run {} measured vs {} simulated ({})\n", q.run, q.target,
+                           q.exact ? "exact: the run's tests re-run on it" : "cheap evaluator");
   std::cout << fmt::format("  {:<58} {:>12} {:>12} {:>8}\n", "figure", "measured", "simulated",
                            "error");
   for (const twin::FigureFit& f : fits.value()) {
-    rows.push_back(f);
     std::cout << fmt::format("  {:<58} {:>12.4g} {:>12.4g} {:>7.1f}%\n", f.figure.Name(),
                              f.figure.value, f.simulated, 100 * f.RelError());
   }
-  for (const auto& [test, e] : twin::MedianErrors(rows, false))
+  for (const auto& [test, e] : twin::MedianErrors(fits.value(), false))
     std::cout << fmt::format("  median error {:<6} {:.1f}%\n", test, 100 * e);
   return kExitOk;
 }
@@ -197,7 +177,7 @@ void AddSimTwinCommands(CLI::App& sim, int* exit_code) {
   fit->add_option("-o,--output", a->out, "The twin's preset file (.toml)")->required();
   fit->callback([a, exit_code] { *exit_code = RunFit(*a); });
 
-  auto c = std::make_shared<CompareArgs>();
+  auto c = std::make_shared<usecase::CompareRequest>();
   CLI::App* compare = sim.add_subcommand(
       "compare",
       "A stored run's figures, measured vs re-simulated on a (twin) drive, cell by cell");

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <optional>
 
 #include "base/strings.h"
@@ -19,6 +20,7 @@
 #include "device/device_json.h"
 #include "device/safety.h"
 #include "engine/engine.h"
+#include "lab/mpi.h"
 #include "store/store.h"
 #include "usecase/documents.h"
 #include "usecase/paths.h"
@@ -368,6 +370,51 @@ Result<ProfileOutcome> RunProfile(ProfileRequest r) {
   out.closed = EndTargetUse(
       *backend, out.outputs.ok() ? out.measured : Status::Io("an output was not written"), console);
   return out;
+}
+
+SpreadCommand ProfileSpreadCommand(const ProfileRequest& r, int ranks, RunProfileOn run) {
+  auto def = std::make_shared<Result<ProfileDef>>(LoadProfileDef(r.name));
+  auto options = std::make_shared<ProfileOptions>();
+  Status ok = def->status();
+  if (ok.ok()) ok = ApplyOptionDefs(ProfileOptionDefs(), r.options, *options);
+  if (ok.ok()) ok = ValidateProfileOptions(def->value(), *options);
+  auto target = ComposeTarget(r.targets, r.layout, r.chunk);
+  if (ok.ok()) ok = target.status();
+  SpreadCommand c;
+  c.why_not = !ok.ok()                       ? "bad options"
+              : (*def)->kind != "op-advisor" ? "only the op-advisor's points are spread"
+                                             : WhyNotSpread(*target, options->purge, false);
+  if (c.why_not.empty())
+    c.note = fmt::format("ssdlab profile: op-advisor points spread over {} ranks", ranks);
+  else if (ok.ok())
+    c.note = fmt::format("ssdlab profile: not spread over {} ranks ({}); rank 0 runs it", ranks,
+                         c.why_not);
+  c.unit = SpreadUnit::kPurges;
+  c.open = [def, options, target, size = r.target_size,
+            prefill = r.prefill]() -> Result<std::unique_ptr<Backend>> {
+    TargetRequest req;
+    req.target = target.value();
+    req.writes = true;
+    SSDLAB_RETURN_IF_ERROR(BytesFlag("--target-size", size, req.size_bytes));
+    if (prefill)
+      return Status::Invalid("--prefill: op-advisor purges the drive before it measures");
+    SSDLAB_ASSIGN_OR_RETURN(auto local, OpenTarget(req));
+    SSDLAB_RETURN_IF_ERROR(CheckProfileTarget(def->value(), *options, local->info()));
+    return local;
+  };
+  c.pass = [def, options, stop = r.stop](Backend& b, RunJournal& j, TestHooks*) {
+    return ssdlab::RunProfile(b, j, 1, 0, def->value(), *options, nullptr, stop, nullptr);
+  };
+  c.run = std::move(run);
+  return c;
+}
+
+int RunSpreadProfile(const ProfileRequest& r, const RunProfileOn& run) {
+  auto world = MpiWorld::Get();
+  if (!world.ok()) return r.console->Fail(world.status());
+  MpiWorld& w = **world;
+  if (w.size() == 1) return run(nullptr);
+  return RunSpread(w, ProfileSpreadCommand(r, w.size(), run), *r.console);
 }
 
 }  // namespace ssdlab::usecase

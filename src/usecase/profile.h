@@ -19,6 +19,7 @@
 #include "suite/profile.h"
 #include "usecase/console.h"
 #include "usecase/options.h"
+#include "usecase/sim_spread.h"
 
 namespace ssdlab::usecase {
 
@@ -81,5 +82,18 @@ struct ProfileOutcome {
 // database that cannot be opened; a target that could not be opened is Io when the failure was
 // one, Invalid otherwise): nothing was run. Otherwise the outcome says how it ended.
 Result<ProfileOutcome> RunProfile(ProfileRequest r);
+
+// `profile` on one simulated drive under mpirun (usecase/sim_spread.h): the op-advisor's points
+// spread over the ranks; any other profile, or a request that cannot be spread, runs on rank 0
+// alone. `run` is rank 0's profile the usual way (its outputs written, its exit status
+// returned), on `opened` when not null (pass 2's replayer). `r.opened` is not read.
+using RunProfileOn = std::function<int(std::unique_ptr<Backend> opened)>;
+// The spread as RunSpread runs it over `ranks` ranks: spread (a note says over how many ranks),
+// or why not (a note says why, unless the options or the target are bad: rank 0's profile then
+// says what is wrong, as one process would).
+SpreadCommand ProfileSpreadCommand(const ProfileRequest& r, int ranks, RunProfileOn run);
+// RunSpread of ProfileSpreadCommand; one rank runs the profile the usual way. Returns rank 0's
+// exit status on every rank; kUnsupported, said, when not started by mpirun.
+int RunSpreadProfile(const ProfileRequest& r, const RunProfileOn& run);
 
 }  // namespace ssdlab::usecase

@@ -193,4 +193,15 @@ Result<FitOutcome> SimFit(const FitRequest& a) {
   return out;
 }
 
+Result<std::vector<twin::FigureFit>> SimCompare(const CompareRequest& r) {
+  SSDLAB_ASSIGN_OR_RETURN(auto store, Store::Open(r.db, Store::Mode::kReadOnly));
+  SSDLAB_ASSIGN_OR_RETURN(nlohmann::json doc, store->RunJson(r.run));
+  SSDLAB_ASSIGN_OR_RETURN(std::string target, TwinTarget(r.target, 1));
+  nlohmann::json twin_doc;
+  if (r.exact) {
+    SSDLAB_ASSIGN_OR_RETURN(twin_doc, RerunOnTwin(doc, target, r.stop));
+  }
+  return CompareOnTwin(doc, target, twin_doc);
+}
+
 }  // namespace ssdlab::usecase

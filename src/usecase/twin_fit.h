@@ -43,4 +43,18 @@ struct FitOutcome {
 // fault (bad input), or why the fit or the file failed.
 Result<FitOutcome> SimFit(const FitRequest& r);
 
+// The `sim compare` use case: a stored run's figures, measured against those of a (twin)
+// simulated drive, cell by cell.
+struct CompareRequest {
+  std::string run, db;  // the stored run and its results database (read only)
+  std::string target;   // sim:TWIN.toml or any sim: target (TwinTarget)
+  bool exact = false;   // the run's own tests re-run on the target (RerunOnTwin), else the
+                        // cheap evaluator
+  const std::atomic<bool>* stop = nullptr;  // with `exact`: the re-run stops (Interrupted)
+};
+
+// Every figure of the run, measured and simulated (CompareOnTwin). An error names the database,
+// run or target at fault, or why the re-run failed.
+Result<std::vector<twin::FigureFit>> SimCompare(const CompareRequest& r);
+
 }  // namespace ssdlab::usecase

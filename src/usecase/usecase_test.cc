@@ -9,14 +9,17 @@
 #include <map>
 #include <string>
 
+#include "lab/mpi.h"
 #include "store/store.h"
 #include "usecase/console.h"
 #include "usecase/profile.h"
 #include "usecase/pts.h"
+#include "usecase/pts_mpi.h"
 #include "usecase/replay.h"
 #include "usecase/run.h"
 #include "usecase/sim_spread.h"
 #include "usecase/test_util.h"
+#include "usecase/trace_capture.h"
 #include "usecase/trace_stats.h"
 #include "usecase/twin_fit.h"
 
@@ -435,6 +438,142 @@ TEST(SpreadOwners, TheReviewBatteryIsSharedSoTheWorkersEndTogether) {
   EXPECT_LE(std::max(load[0], load[1]), 510) << load[0] << " " << load[1];
   EXPECT_EQ(SpreadOwners({"iops"}, 4), std::vector<int>{0});
   EXPECT_EQ(SpreadOwners({"new1", "new2"}, 2), (std::vector<int>{0, 1}));
+}
+
+// `pts` on one simulated drive under mpirun (usecase/pts_mpi.h): the plan RunSpread follows.
+PtsRanksRequest SpreadRequest(const PtsRequest& battery, std::vector<std::string>* ran) {
+  PtsRanksRequest q;
+  q.battery = battery;
+  q.battery.given.options["--purge"] = "auto";
+  q.targets = {"sim:tiny"};
+  q.run = [ran](const std::vector<std::string>& targets, PtsLaunch* launch) {
+    EXPECT_NE(launch, nullptr);
+    EXPECT_NE(launch->opened, nullptr);  // pass 2's backend
+    *ran = targets;
+    return kExitOk;
+  };
+  return q;
+}
+
+TEST_F(UsecaseTest, PtsSpreadCommandSpreadsANewBatteryOverTheRanks) {
+  std::vector<std::string> ran;
+  SpreadCommand c = PtsSpreadCommand(SpreadRequest(ShortIops("spread"), &ran), 4);
+  EXPECT_EQ(c.why_not, "");
+  EXPECT_EQ(c.note, "ssdlab pts: 1 tests spread over 4 ranks (4 simulated drives)");
+  EXPECT_EQ(c.unit, SpreadUnit::kTests);
+  EXPECT_EQ(c.tests, std::vector<std::string>{"iops"});
+  auto opened = c.open();
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  EXPECT_EQ(c.run(std::move(opened.value())), kExitOk);
+  EXPECT_EQ(ran, std::vector<std::string>{"sim:tiny"});
+  EXPECT_EQ(console_.notes, "");  // the plan says nothing itself: RunSpread says its note
+}
+
+TEST_F(UsecaseTest, PtsSpreadCommandSaysWhyNotOrLeavesBadOptionsToTheBattery) {
+  std::vector<std::string> ran;
+  PtsRequest resumed = ShortIops("");
+  resumed.given.resume = "earlier";
+  SpreadCommand c = PtsSpreadCommand(SpreadRequest(resumed, &ran), 3);
+  EXPECT_EQ(c.why_not, "--resume continues one run in order");
+  EXPECT_EQ(c.note,
+            "ssdlab pts: not spread over 3 ranks (--resume continues one run in order); rank 0 "
+            "runs it");
+  PtsRequest bad = ShortIops("bad");
+  bad.given.options["--max-rounds"] = "many";
+  c = PtsSpreadCommand(SpreadRequest(bad, &ran), 3);
+  EXPECT_EQ(c.why_not, "bad options");
+  EXPECT_EQ(c.note, "");  // rank 0's battery says what is wrong, as one process would
+  EXPECT_TRUE(c.tests.empty());
+}
+
+TEST(OpenFollowerPtsTarget, ATargetSmallerThanRank0sIsRefused) {
+  auto ok = OpenFollowerPtsTarget("sim:tiny", 1, "host", 0, false, "");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  const uint64_t size = (*ok)->info().size_bytes;
+  EXPECT_TRUE((*ok)->Close().ok());
+  auto small = OpenFollowerPtsTarget("sim:tiny", 1, "host", size + 1, false, "");
+  ASSERT_FALSE(small.ok());
+  EXPECT_EQ(small.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(small.status().message().find("sim:tiny ("), std::string::npos);
+  EXPECT_NE(small.status().message().find("is smaller than rank 0's target"), std::string::npos)
+      << small.status().message();
+}
+
+TEST(ProfileSpreadCommand, OnlyTheOpAdvisorsPointsAreSpread) {
+  ProfileRequest r;
+  r.name = "op-advisor";
+  r.targets = {"sim:tiny"};
+  r.options = {{"--purge", "auto"}};
+  bool ran = false;
+  auto run = [&ran](std::unique_ptr<Backend> opened) {
+    ran = opened != nullptr;
+    return kExitOk;
+  };
+  SpreadCommand c = ProfileSpreadCommand(r, 2, run);
+  EXPECT_EQ(c.why_not, "");
+  EXPECT_EQ(c.note, "ssdlab profile: op-advisor points spread over 2 ranks");
+  EXPECT_EQ(c.unit, SpreadUnit::kPurges);
+  auto opened = c.open();
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  EXPECT_EQ(c.run(std::move(opened.value())), kExitOk);
+  EXPECT_TRUE(ran);
+  r.prefill = true;  // the drive is purged before each point: a prefill would be lost
+  c = ProfileSpreadCommand(r, 2, run);
+  EXPECT_FALSE(c.open().ok());
+  r.name = "cdm";
+  c = ProfileSpreadCommand(r, 2, run);
+  EXPECT_EQ(c.why_not, "only the op-advisor's points are spread");
+  EXPECT_EQ(c.note,
+            "ssdlab profile: not spread over 2 ranks (only the op-advisor's points are spread); "
+            "rank 0 runs it");
+  r.name = "no-such-profile";
+  c = ProfileSpreadCommand(r, 2, run);
+  EXPECT_EQ(c.why_not, "bad options");
+  EXPECT_EQ(c.note, "");
+}
+
+TEST_F(UsecaseTest, SimCompareSetsTheRunsFiguresAgainstTheTwins) {
+  PtsRequest r = ShortIops("short");
+  auto out = RunPts(r);
+  ASSERT_TRUE(out.ok() && out->battery.ok()) << out.status().message();
+  CompareRequest q{.run = "short", .db = r.db, .target = "sim:tiny"};
+  auto fits = SimCompare(q);
+  ASSERT_TRUE(fits.ok()) << fits.status().message();
+  ASSERT_FALSE(fits->empty());
+  for (const twin::FigureFit& f : *fits) EXPECT_GT(f.figure.value, 0) << f.figure.Name();
+  q.run = "missing";
+  EXPECT_EQ(SimCompare(q).status().code(), Code::kNotFound);
+  q.run = "short";
+  q.target = "sim:no-such-preset";
+  EXPECT_FALSE(SimCompare(q).ok());
+}
+
+TEST(CaptureTrace, RefusesABadTimeOrATargetThatIsNoBlockDevice) {
+  CaptureRequest r{.device = "/dev/null", .time = "0.5s", .out = "t"};
+  auto o = CaptureTrace(r);
+  EXPECT_EQ(o.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(o.status().message(), "--time: at least 1s");
+  r.time = "2s";
+  o = CaptureTrace(r);
+  EXPECT_EQ(o.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(o.status().message(), "--device /dev/null is not a block device");
+}
+
+TEST(PtsOverRanks, OutsideMpirunBothPathsFailBeforeTheBattery) {
+  if (StartedByMpirun()) GTEST_SKIP() << "run under mpirun";
+  RecordingConsole console;
+  bool ran = false;
+  MultiClientPtsRequest q;
+  q.battery.console = &console;
+  q.targets = {"sim:tiny"};
+  q.run = [&ran](const std::vector<std::string>&, PtsLaunch*) {
+    ran = true;
+    return kExitOk;
+  };
+  EXPECT_EQ(RunMultiClientPts(q), kExitUsage);
+  EXPECT_EQ(RunSpreadPts(q), kExitUsage);
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(console.errors.size(), 2u);
 }
 
 }  // namespace
