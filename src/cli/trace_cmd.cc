@@ -150,6 +150,7 @@ int Capture(const CaptureArgs& a) {
   std::string d = dir.string();
   std::vector<std::string> args = {"blktrace", "-d", a.device, "-w", secs, "-D", d, "-o", name};
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
   pid_t pid;

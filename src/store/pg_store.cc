@@ -494,6 +494,7 @@ Result<std::vector<StoredRound>> PgStore::LoadRounds(int64_t test_id) {
       Rows q,
       Query("SELECT round, tracking FROM rounds WHERE test_id=$1 ORDER BY round", {P(test_id)}));
   std::vector<StoredRound> out;
+  out.reserve(static_cast<size_t>(q.size()));
   for (int i = 0; i < q.size(); ++i)
     out.push_back({static_cast<int>(q.Int(i, 0)), q.Json(i, 1, "round tracking values")});
   if (!q.damage().empty()) return Damaged("rounds", q.damage());
