@@ -62,6 +62,7 @@ Result<Child> Child::Spawn(const std::vector<std::string>& argv, const SpawnOpti
   }
   // Everything the child needs is prepared before fork: after it only async-signal-safe calls.
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args[0] = const_cast<char*>(exe.c_str());
   args.push_back(nullptr);
@@ -69,6 +70,7 @@ Result<Child> Child::Spawn(const std::vector<std::string>& argv, const SpawnOpti
   for (char** e = environ; *e; ++e) env_store.emplace_back(*e);
   for (const std::string& e : options.env) env_store.push_back(e);
   std::vector<char*> envp;
+  envp.reserve(env_store.size() + 1);
   for (const std::string& e : env_store) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   int log_fd = open(options.log_path.empty() ? "/dev/null" : options.log_path.c_str(),

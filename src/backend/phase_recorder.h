@@ -63,6 +63,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -268,7 +269,7 @@ class PhaseRecorder {
       const double outside_ns = static_cast<double>(edge_residual_ns_) +
                                 static_cast<double>(ramp_lead_ns_) - static_cast<double>(hold_ns_);
       const double ns = static_cast<double>(end_ns_ - measure_start_ns_) + outside_ns / depth;
-      measured_ns_ = ns < 1 ? 1 : static_cast<uint64_t>(ns + 0.5);
+      measured_ns_ = ns < 1 ? 1 : static_cast<uint64_t>(std::llround(ns));
     }
     if (!interval_ns_ || !series_ns) return;
     CloseIntervalsBefore(series_ns - 1);

@@ -96,7 +96,7 @@ const std::vector<std::pair<std::string, std::vector<Example>>>& Examples() {
 
 void AddExamples(CLI::App& app) {
   for (const auto& [name, examples] : Examples()) {
-    const auto named = app.get_subcommands([&](CLI::App* a) { return a->get_name() == name; });
+    const auto named = app.get_subcommands([&n = name](CLI::App* a) { return a->get_name() == n; });
     if (named.empty()) continue;
     CLI::App* cmd = named.front();
     std::string footer = "Examples:";

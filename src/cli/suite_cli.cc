@@ -110,7 +110,7 @@ Status PrintStoredRun(const std::string& run, const std::string& db, Status st,
   }
   if (doc.ok()) print(doc.value());
   if (!json_path.empty()) {
-    const Status w = doc.ok() ? WriteJsonOutput(json_path, doc.value()) : doc.status();
+    Status w = doc.ok() ? WriteJsonOutput(json_path, doc.value()) : doc.status();
     if (!w.ok()) {
       if (st.ok()) return w;
       PrintError(w.message());
@@ -120,7 +120,7 @@ Status PrintStoredRun(const std::string& run, const std::string& db, Status st,
 }
 
 Status FinishStoredRun(Store& store, int64_t run_id, const std::string& run, const std::string& db,
-                       Status st, const std::string& json_path,
+                       const Status& st, const std::string& json_path,
                        const std::function<void(const json& doc)>& print) {
   auto doc = usecase::EndStoredRun(store, run_id, run, st, CliConsole());
   return PrintStoredRun(run, db, st, doc, json_path, print);

@@ -57,7 +57,7 @@ Status PrintStoredRun(const std::string& run, const std::string& db, Status st,
 // that JSON to json_path when one is given ("-": stdout). Returns st, or the failure to write
 // the JSON when st is ok (a failure after a failed run is printed).
 Status FinishStoredRun(Store& store, int64_t run_id, const std::string& run, const std::string& db,
-                       Status st, const std::string& json_path,
+                       const Status& st, const std::string& json_path,
                        const std::function<void(const nlohmann::json& doc)>& print);
 
 }  // namespace ssdlab

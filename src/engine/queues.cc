@@ -206,8 +206,7 @@ void AioQueue::Prep(uint32_t slot, Direction dir, uint64_t offset, uint32_t byte
   } else {
     io_prep_pwrite(cb, fd, buf, bytes, static_cast<long long>(offset));
   }
-  cb->data = reinterpret_cast<void*>(static_cast<uintptr_t>(slot));
-  pending_.push_back(cb);
+  pending_.push_back(cb);  // its slot is its index in iocbs_ (SlotOf)
 }
 
 int AioQueue::SubmitAndWait(uint32_t wait_min, uint64_t timeout_ns) {
@@ -217,8 +216,7 @@ int AioQueue::SubmitAndWait(uint32_t wait_min, uint64_t timeout_ns) {
     if (rc == -EAGAIN || rc == -EINTR) continue;
     if (rc < 0) {
       for (size_t i = off; i < pending_.size(); ++i) {
-        done_.emplace_back(static_cast<uint32_t>(reinterpret_cast<uintptr_t>(pending_[i]->data)),
-                           rc);
+        done_.emplace_back(SlotOf(pending_[i]), rc);
       }
       break;
     }

@@ -108,8 +108,7 @@ class AioQueue {
     for (auto [slot, res] : done_) fn(slot, res), ++n;
     done_.clear();
     for (int i = 0; i < nevents_; ++i) {
-      fn(static_cast<uint32_t>(reinterpret_cast<uintptr_t>(events_[i].data)),
-         static_cast<int>(static_cast<long>(events_[i].res)));
+      fn(SlotOf(events_[i].obj), static_cast<int>(static_cast<long>(events_[i].res)));
       ++n;
     }
     nevents_ = 0;
@@ -119,6 +118,9 @@ class AioQueue {
   const EngineGrant& grant() const { return grant_; }
 
  private:
+  // The slot of an I/O is the index of its iocb (Prep fills iocbs_[slot]), which a completion
+  // names (io_event::obj).
+  uint32_t SlotOf(const iocb* cb) const { return static_cast<uint32_t>(cb - iocbs_.data()); }
   io_context_t ctx_ = nullptr;
   QueueSetup setup_;
   std::vector<iocb> iocbs_;

@@ -47,8 +47,11 @@ std::vector<HeadlineFigure> HeadlineFigures(const json& test, bool binary_units)
     for (const auto& [var, v] : w.variables) {
       if (!(v.mean > 0)) continue;
       const bool bw = EndsWith(var, " bw");
+      // A local, not the binding itself: a lambda capturing a structured binding is C++20
+      // that clang 14 (clang-tidy's parser) does not accept.
+      const double scale = report::pts::VarScale(var);
       auto in_unit = [&](double x) {
-        return bw ? x / (binary_units ? 1048576.0 : 1e6) : report::pts::VarScale(var) * x;
+        return bw ? x / (binary_units ? 1048576.0 : 1e6) : scale * x;
       };
       HeadlineFigure f;
       f.variable = var;

@@ -789,7 +789,12 @@ std::vector<const json*> Blocks(const json& model, const std::string& section) {
 
 const json* Block(const std::vector<const json*>& blocks, const std::string& id_prefix) {
   for (const json* b : blocks) {
-    if ((*b)["id"].is_string() && (*b)["id"].get<std::string>().rfind(id_prefix, 0) == 0) return b;
+    // find, not operator[]: a const json's operator[] on a missing key is undefined (an
+    // assertion under the sanitizers' build), and some blocks have no id.
+    const auto id = b->find("id");
+    if (id != b->end() && id->is_string() && id->get<std::string>().rfind(id_prefix, 0) == 0) {
+      return b;
+    }
   }
   return nullptr;
 }

@@ -424,6 +424,7 @@ Result<std::unique_ptr<FuseDrive>> FuseDrive::Mount(const std::string& dir, uint
   impl->serial = serial;
   std::vector<std::string> words = {"ssdlab", "-o", "fsname=ssdlab-serve,subtype=ssdlab"};
   std::vector<char*> argv;
+  argv.reserve(words.size());
   for (auto& w : words) argv.push_back(w.data());
   fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
   impl->se = fuse_session_new(&args, &Ops(), sizeof(fuse_lowlevel_ops), impl.get());

@@ -1,5 +1,6 @@
 // Array targets of simulated drives: "array:LAYOUT:CHUNK_BYTES:MEMBER|MEMBER|..." (sim/sim.h).
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "base/units.h"
@@ -144,7 +145,7 @@ Result<std::unique_ptr<SimBackend>> OpenSimArrayBackend(const std::string& targe
     devs.push_back(std::move(o->dev_));
   }
   std::unique_ptr<SimBackend> array = std::move(opened.front());
-  const uint64_t host_io_ns = static_cast<uint64_t>(array->p_->array_io_us * 1e3 + 0.5);
+  const uint64_t host_io_ns = static_cast<uint64_t>(std::llround(array->p_->array_io_us * 1e3));
   array->array_ = std::make_unique<sim::SimArray>(std::move(devs), l, host_io_ns);
   array->state_paths_ = states;
   array->state_locks_ = std::move(locks);

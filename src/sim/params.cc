@@ -460,7 +460,8 @@ Geometry DeriveGeometry(const SimParams& p) {
   const double ppb = g.pages_per_block;
   const double alpha = 1.0 + p.op_pct / 100.0;
   // The full drive: whole blocks for the physical side, then the user side from the exact OP.
-  const double user_full_target = static_cast<double>(p.capacity_bytes / kUnitBytes);
+  const uint64_t capacity_units = p.capacity_bytes / kUnitBytes;  // whole 4 KiB units
+  const double user_full_target = static_cast<double>(capacity_units);
   const double blocks_full = std::max(1.0, std::round(user_full_target * alpha / ppb));
   // Whole blocks may round the physical side up: the user side never exceeds the capacity.
   const double user_full = std::min(user_full_target, std::floor(blocks_full * ppb / alpha));
@@ -547,7 +548,8 @@ Status ValidateParams(const SimParams& p) {
     return Status::Invalid("sim: a block holds " + std::to_string(block_units) +
                            " 4 KiB pages; at most 1048576");
   }
-  const double user_target = static_cast<double>(p.capacity_bytes / kUnitBytes / p.scale);
+  const uint64_t user_units = p.capacity_bytes / kUnitBytes / p.scale;  // whole units, scaled
+  const double user_target = static_cast<double>(user_units);
   const double phys = user_target * (1 + p.op_pct / 100.0);
   if (phys >= 4.0e9) {
     return Status::Invalid("sim: " + std::to_string(static_cast<uint64_t>(phys)) +

@@ -7,7 +7,7 @@ namespace {
 // the commit. `damaged` is set when a read of `from` failed.
 Status CopyInto(Store& from, Store& to, const RunRecord& run, const std::string& as,
                 bool* damaged) {
-  auto read = [&](Status s) {
+  auto read = [&](const Status& s) {
     if (!s.ok()) *damaged = true;
     return s.WithContext("--from");
   };

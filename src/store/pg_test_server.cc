@@ -42,6 +42,7 @@ pid_t Spawn(const std::vector<std::string>& argv, const passwd* as, const std::s
   }
   if (as && (setgid(as->pw_gid) != 0 || setuid(as->pw_uid) != 0)) _exit(126);
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   execv(args[0], args.data());

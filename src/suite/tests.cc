@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include "base/units.h"
 #include "results/hir.h"
@@ -62,8 +63,9 @@ Result<RoundsResult> MatrixRounds(Runner& r, int first_step, const std::vector<M
 }
 
 TrackFn TrackCells(std::vector<std::pair<std::string, std::string>> cells_and_metric) {
-  return [cells_and_metric](const std::vector<StoredPhase>& round) {
+  return [cells_and_metric = std::move(cells_and_metric)](const std::vector<StoredPhase>& round) {
     std::vector<std::pair<std::string, double>> out;
+    out.reserve(cells_and_metric.size());
     for (const auto& [cell, metric] : cells_and_metric)
       out.emplace_back(cell + " " + metric, CellValue(round, cell, metric));
     return out;

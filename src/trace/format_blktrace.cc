@@ -33,7 +33,7 @@ struct CpuFile {
 class BlktraceReader : public TraceReader {
  public:
   // `first`: the stream of paths[0] when already open (null: opened here).
-  Status Init(std::vector<std::string> paths, const TraceOptions& o,
+  Status Init(const std::vector<std::string>& paths, const TraceOptions& o,
               std::unique_ptr<ByteStream> first = nullptr) {
     format_ = TraceFormat::kBlktrace;
     files_ = paths;

@@ -67,6 +67,7 @@ std::vector<std::string> BlktraceSet(const std::string& path) {
   }
   std::sort(found.begin(), found.end());
   std::vector<std::string> out;
+  out.reserve(found.size());
   for (auto& f : found) out.push_back(f.second);
   return out;
 }

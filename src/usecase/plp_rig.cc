@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -96,7 +97,7 @@ class StreamJournal : public PlpJournalSink {
   }
 
  private:
-  Status Sent(Status s) {
+  Status Sent(const Status& s) {
     return s.ok() ? s : Status::Io("--journal " + where_ + ": cannot send: " + s.message());
   }
   std::string where_;
@@ -216,9 +217,9 @@ class RealPlpRig : public PlpRig {
 bool RealPlpRig::Fill(uint64_t first, uint64_t n) {
   if (cache_ == nullptr) {
     cache_raw_.resize(kChunkUnits * kPlpUnitBytes + kPlpUnitBytes);
-    cache_ = reinterpret_cast<char*>(
-        (reinterpret_cast<uintptr_t>(cache_raw_.data()) + kPlpUnitBytes - 1) &
-        ~(uintptr_t{kPlpUnitBytes} - 1));
+    void* p = cache_raw_.data();
+    size_t space = cache_raw_.size();  // room for the chunk at any alignment of the buffer
+    cache_ = static_cast<char*>(std::align(kPlpUnitBytes, kChunkUnits * kPlpUnitBytes, p, space));
   }
   cache_n_ = 0;
   const ssize_t got =

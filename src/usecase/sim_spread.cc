@@ -317,6 +317,7 @@ Result<std::unique_ptr<Backend>> SpreadOverRanks(MpiWorld& w, std::unique_ptr<Ba
   std::vector<std::string> all = w.Gather(mine.dump());
   if (w.rank() != 0) return std::unique_ptr<Backend>();
   std::vector<json> ranks;
+  ranks.reserve(all.size());
   for (const std::string& s : all) ranks.push_back(json::parse(s));
   return ReplayerOf(std::move(local), ranks, false);
 }

@@ -41,6 +41,7 @@ Result<CaptureOutcome> CaptureTrace(const CaptureRequest& r) {
   std::vector<std::string> args = {"blktrace", "-d", r.device, "-w", std::to_string(o.seconds),
                                    "-D",       d,    "-o",     name};
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
   pid_t pid;
