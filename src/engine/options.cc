@@ -85,39 +85,20 @@ Status ParseBatchComplete(const std::string& text, uint32_t& min, uint32_t& max)
   return Status::Ok();
 }
 
-Result<ForceAsync> ParseForceAsync(const std::string& text) {
-  if (text == "auto") return ForceAsync::kAuto;
-  if (text == "on") return ForceAsync::kOn;
-  if (text == "off") return ForceAsync::kOff;
-  return Status::Invalid("--force-async '" + text + "': expected auto, on or off");
+Result<AutoOnOff> ParseAutoOnOff(const char* flag, const std::string& text) {
+  if (text == "auto") return AutoOnOff::kAuto;
+  if (text == "on") return AutoOnOff::kOn;
+  if (text == "off") return AutoOnOff::kOff;
+  return Status::Invalid(std::string(flag) + " '" + text + "': expected auto, on or off");
 }
 
-const char* ForceAsyncName(ForceAsync f) {
-  switch (f) {
-    case ForceAsync::kOn:
+const char* AutoOnOffName(AutoOnOff v) {
+  switch (v) {
+    case AutoOnOff::kOn:
       return "on";
-    case ForceAsync::kOff:
+    case AutoOnOff::kOff:
       return "off";
-    case ForceAsync::kAuto:
-      break;
-  }
-  return "auto";
-}
-
-Result<PinWorkers> ParsePinWorkers(const std::string& text) {
-  if (text == "auto") return PinWorkers::kAuto;
-  if (text == "on") return PinWorkers::kOn;
-  if (text == "off") return PinWorkers::kOff;
-  return Status::Invalid("--pin-workers '" + text + "': expected auto, on or off");
-}
-
-const char* PinWorkersName(PinWorkers p) {
-  switch (p) {
-    case PinWorkers::kOn:
-      return "on";
-    case PinWorkers::kOff:
-      return "off";
-    case PinWorkers::kAuto:
+    case AutoOnOff::kAuto:
       break;
   }
   return "auto";

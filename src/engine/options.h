@@ -17,8 +17,10 @@ namespace ssdlab {
 // queue's depth limit (engine/queues.h UringQueue::kMaxDepth).
 inline constexpr uint32_t kMaxUringDepth = 32768;
 
-enum class ForceAsync : uint8_t { kAuto, kOn, kOff };
-enum class PinWorkers : uint8_t { kAuto, kOn, kOff };
+// A setting the engine decides unless the user says on or off.
+enum class AutoOnOff : uint8_t { kAuto, kOn, kOff };
+using ForceAsync = AutoOnOff;  // --force-async
+using PinWorkers = AutoOnOff;  // --pin-workers
 
 struct EngineOptions {
   // Submission: a turn prepares requests only once at least this many slots are free (fio's
@@ -114,12 +116,10 @@ std::vector<uint32_t> NodeCpus(int node);
 // queues, 0 when not, -1 when sysfs does not say.
 int DevicePollQueues(const std::string& sys_dir);
 
-// "auto", "on" or "off" for --force-async; Invalid naming the flag otherwise.
-Result<ForceAsync> ParseForceAsync(const std::string& text);
-const char* ForceAsyncName(ForceAsync f);
-// "auto", "on" or "off" for --pin-workers; Invalid naming the flag otherwise.
-Result<PinWorkers> ParsePinWorkers(const std::string& text);
-const char* PinWorkersName(PinWorkers p);
+// "auto", "on" or "off" for `flag` (--force-async, --pin-workers); Invalid naming the flag
+// otherwise.
+Result<AutoOnOff> ParseAutoOnOff(const char* flag, const std::string& text);
+const char* AutoOnOffName(AutoOnOff v);
 // io-wq workers per ring when requests are forced async: the CPUs the job threads may use
 // shared by the jobs, at least 1.
 uint32_t AsyncWorkers(size_t cpus, uint32_t jobs);

@@ -56,16 +56,16 @@ TEST(EngineOptions, AdaptiveWaitIsAQuarterOfTheDepthWithinBounds) {
 }
 
 TEST(EngineOptions, ForceAsyncValuesAndWorkersPerJob) {
-  EXPECT_EQ(ParseForceAsync("auto").value(), ForceAsync::kAuto);
-  EXPECT_EQ(ParseForceAsync("on").value(), ForceAsync::kOn);
-  EXPECT_EQ(ParseForceAsync("off").value(), ForceAsync::kOff);
+  EXPECT_EQ(ParseAutoOnOff("--force-async", "auto").value(), ForceAsync::kAuto);
+  EXPECT_EQ(ParseAutoOnOff("--force-async", "on").value(), ForceAsync::kOn);
+  EXPECT_EQ(ParseAutoOnOff("--force-async", "off").value(), ForceAsync::kOff);
   for (const char* bad : {"", "yes", "ON", "1"}) {
-    auto r = ParseForceAsync(bad);
+    auto r = ParseAutoOnOff("--force-async", bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find("--force-async"), std::string::npos);
   }
   for (ForceAsync f : {ForceAsync::kAuto, ForceAsync::kOn, ForceAsync::kOff})
-    EXPECT_EQ(ParseForceAsync(ForceAsyncName(f)).value(), f);
+    EXPECT_EQ(ParseAutoOnOff("--force-async", AutoOnOffName(f)).value(), f);
   EXPECT_EQ(AsyncWorkers(2, 1), 2u);  // one job on two CPUs: two workers
   EXPECT_EQ(AsyncWorkers(2, 2), 1u);
   EXPECT_EQ(AsyncWorkers(2, 8), 1u);  // never none
@@ -76,9 +76,9 @@ TEST(EngineOptions, ForceAsyncValuesAndWorkersPerJob) {
 TEST(EngineOptions, PinWorkersValues) {
   EXPECT_EQ(EngineOptions{}.pin_workers, PinWorkers::kAuto);
   for (PinWorkers p : {PinWorkers::kAuto, PinWorkers::kOn, PinWorkers::kOff})
-    EXPECT_EQ(ParsePinWorkers(PinWorkersName(p)).value(), p);
+    EXPECT_EQ(ParseAutoOnOff("--pin-workers", AutoOnOffName(p)).value(), p);
   for (const char* bad : {"", "same", "Off", "0"}) {
-    auto r = ParsePinWorkers(bad);
+    auto r = ParseAutoOnOff("--pin-workers", bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find("--pin-workers"), std::string::npos);
   }

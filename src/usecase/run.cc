@@ -47,8 +47,8 @@ results::EngineContext EngineOf(const std::string& name, const EngineReport* r) 
       .sqpoll_cpu = q.sqpoll_cpu >= 0 ? number(q.sqpoll_cpu) : Setting{},
       .hipri = q.hipri,
       .register_ring_fd = q.register_ring_fd,
-      .force_async = ForceAsyncName(q.force_async),
-      .pin_workers = PinWorkersName(q.pin_workers),
+      .force_async = AutoOnOffName(q.force_async),
+      .pin_workers = AutoOnOffName(q.pin_workers),
       .cpus_allowed = cpus(q.cpus_allowed)};
   e.granted = results::EngineContext::Granted{
       .batch_submit = r->batch_submit,
@@ -349,14 +349,14 @@ std::vector<RunDef> EngineFlagDefs() {
                  "auto|on|off: IOSQE_ASYNC on every request, over one io-wq worker per CPU "
                  "(auto: where the target cannot take requests without blocking)",
                  [](RunText, RunText t, EngineOptions& o) -> Status {
-                   SSDLAB_ASSIGN_OR_RETURN(o.force_async, ParseForceAsync(t));
+                   SSDLAB_ASSIGN_OR_RETURN(o.force_async, ParseAutoOnOff("--force-async", t));
                    return Status::Ok();
                  }),
       EngineFlag("--pin-workers",
                  "auto|on|off: each job thread on one CPU with the io-wq workers of its ring "
                  "(auto: where requests run in io-wq and a job has one CPU or less)",
                  [](RunText, RunText t, EngineOptions& o) -> Status {
-                   SSDLAB_ASSIGN_OR_RETURN(o.pin_workers, ParsePinWorkers(t));
+                   SSDLAB_ASSIGN_OR_RETURN(o.pin_workers, ParseAutoOnOff("--pin-workers", t));
                    return Status::Ok();
                  }),
       EngineFlag("--cpus-allowed",
