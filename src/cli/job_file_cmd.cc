@@ -63,7 +63,7 @@ int RunJobs(const JobFileArgs& a) {
   q.write_section = [&](const FioRun& run, size_t i, size_t count, usecase::RunOutcome& o) {
     human << "[" << run.section << "] " << FioRunCommandLine(run) << "\n";
     PrintRunSummary(run.target, run.engine, o, human);
-    if (!o.run.empty() && o.stored.ok())
+    if (!o.run.empty() && o.end.stored.ok())
       human << "stored as run '" << o.run << "' in " << MaskSecrets(*a.db) << "\n";
     docs.push_back(results::ToJson(o.doc));
     if (a.json->empty() || (i + 1 < count && !o.result.interrupted)) return Status::Ok();
@@ -75,9 +75,9 @@ int RunJobs(const JobFileArgs& a) {
   if (!out.ok()) return Fail(out.status());
   int code = kExitOk;
   for (const usecase::RunOutcome& o : out->outcomes) {
-    if (!o.outputs.ok()) code = kExitFailed;
-    if (!o.closed.ok()) {
-      PrintError(o.closed.message());
+    if (!o.end.outputs.ok()) code = kExitFailed;
+    if (!o.end.closed.ok()) {
+      PrintError(o.end.closed.message());
       code = kExitFailed;
     }
     code = PhaseExitCode(o.result, code);

@@ -131,9 +131,9 @@ int RunProfileCommand(const ProfileArgs& a, std::unique_ptr<Backend> opened = nu
   };
   auto outcome = usecase::RunProfile(std::move(r));
   if (!outcome.ok()) return Fail(outcome.status());
-  if (!outcome->closed.ok()) {
-    PrintError(outcome->closed.message());
-    if (st.ok()) st = outcome->closed;
+  if (!outcome->end.closed.ok()) {
+    PrintError(outcome->end.closed.message());
+    if (st.ok()) st = outcome->end.closed;
   }
   if (!st.ok()) {
     PrintError(st.code() == Code::kInterrupted

@@ -83,7 +83,7 @@ usecase::PtsRequest PtsRequestOf(const PtsArgs& a, uint64_t temp_interval_ns,
 // The battery's exit status from its outcome (its errors said).
 int PtsExitCode(const PtsArgs& a, const usecase::PtsOutcome& o, const Status& st, int report_code,
                 const std::vector<std::string>& missed) {
-  if (!o.closed.ok()) PrintError(o.closed.message());
+  if (!o.end.closed.ok()) PrintError(o.end.closed.message());
   if (!st.ok()) {
     PrintError(st.code() == Code::kInterrupted
                    ? "interrupted; finished rounds are stored, continue with --resume " + o.run
@@ -91,7 +91,7 @@ int PtsExitCode(const PtsArgs& a, const usecase::PtsOutcome& o, const Status& st
     return st.code() == Code::kInterrupted ? kExitInterrupted : kExitFailed;
   }
   if (report_code != kExitOk) return report_code;
-  if (!o.closed.ok()) return kExitFailed;
+  if (!o.end.closed.ok()) return kExitFailed;
   if (a.require_steady_state && !missed.empty()) {
     PrintError(fmt::format("--require-steady-state: {} did not reach steady state",
                            fmt::join(missed, ", ")));

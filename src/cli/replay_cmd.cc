@@ -90,8 +90,8 @@ int Replay(const ReplayArgs& a) {
         code = kExitFailed;
       }
     }
-    if (!o.stored.ok()) {
-      PrintError("cannot store the replay in " + a.db + ": " + o.stored.message());
+    if (!o.end.stored.ok()) {
+      PrintError("cannot store the replay in " + a.db + ": " + o.end.stored.message());
       code = kExitFailed;
     }
     PrintReplay(q, o, a.json == "-" || a.lat_log == "-" ? std::cerr : std::cout);
@@ -113,8 +113,8 @@ int Replay(const ReplayArgs& a) {
   }
   auto outcome = usecase::Replay(q);
   if (!outcome.ok()) return Fail(outcome.status());
-  if (!outcome->closed.ok()) {
-    PrintError(outcome->closed.message());
+  if (!outcome->end.closed.ok()) {
+    PrintError(outcome->end.closed.message());
     code = kExitFailed;
   }
   return PhaseExitCode(outcome->result, code);

@@ -136,8 +136,8 @@ int RunClient(RunArgs a, usecase::MpiClients* mpi) {
   }
   int code = kExitOk;
   q->write_outputs = [&](usecase::RunOutcome& o) {
-    if (!o.stored.ok()) {
-      PrintError("cannot store the run in " + MaskSecrets(a.db) + ": " + o.stored.message());
+    if (!o.end.stored.ok()) {
+      PrintError("cannot store the run in " + MaskSecrets(a.db) + ": " + o.end.stored.message());
       code = kExitFailed;
     }
     if (lat_log) {
@@ -148,7 +148,7 @@ int RunClient(RunArgs a, usecase::MpiClients* mpi) {
     }
     std::ostream& human = a.json == "-" || a.lat_log == "-" ? std::cerr : std::cout;
     PrintRunSummary(a.target, q->engine_name, o, human);
-    if (!o.run.empty() && o.stored.ok())
+    if (!o.run.empty() && o.end.stored.ok())
       human << fmt::format("stored as run '{}' in {}\n", o.run, MaskSecrets(a.db));
     if (!a.json.empty()) {
       if (Status s = WriteJsonOutput(a.json, results::ToJson(o.doc)); !s.ok()) {
@@ -160,8 +160,8 @@ int RunClient(RunArgs a, usecase::MpiClients* mpi) {
   };
   auto outcome = usecase::Run(*q);
   if (!outcome.ok()) return Fail(outcome.status());
-  if (!outcome->closed.ok()) {
-    PrintError(outcome->closed.message());
+  if (!outcome->end.closed.ok()) {
+    PrintError(outcome->end.closed.message());
     code = kExitFailed;
   }
   return PhaseExitCode(outcome->result, code);

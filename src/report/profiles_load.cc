@@ -99,7 +99,7 @@ std::string MixText(const results::CurveMixRecord& mix) {
     bs += (bs.empty() ? "" : " + ") + SizeLabel(static_cast<double>(b.bytes));
     if (b.pct < 100) bs += fmt::format(" ({:g}%)", b.pct);
   }
-  const std::string dist = mix.dist_kind.empty() ? "uniform" : mix.dist_kind;
+  const std::string dist = mix.dist.kind.empty() ? "uniform" : mix.dist.kind;
   return fmt::format("{} {}, {:g}% read, {}{}", mix.pattern, bs, mix.read_pct,
                      dist == "uniform" ? "" : dist + " access, ",
                      fmt::format("{:g} outstanding I/Os", static_cast<double>(mix.threads)));

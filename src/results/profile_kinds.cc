@@ -1,6 +1,7 @@
 #include "results/profile_kinds.h"
 
 #include "results/fields_more.h"
+#include "results/mix_fields.h"
 
 namespace ssdlab::results {
 
@@ -133,20 +134,11 @@ constexpr auto kFileio = f::Object<FileioResults>(
 
 // ---- vdbench-style curves ----
 
-constexpr auto kMixBlock =
-    f::Object<MixBlock>(f::Count("bytes", &MixBlock::bytes), f::Number("pct", &MixBlock::pct));
-
-constexpr auto kMixZone = f::Object<MixZone>(f::Number("access_pct", &MixZone::access_pct),
-                                             f::Number("range_pct", &MixZone::range_pct));
-
 constexpr auto kMix = f::Object<CurveMixRecord>(
     f::Text("name", &CurveMixRecord::name), f::Text("pattern", &CurveMixRecord::pattern),
     f::Number("read_pct", &CurveMixRecord::read_pct),
-    f::List("block_sizes", &CurveMixRecord::block_sizes, kMixBlock),
-    f::At<CurveMixRecord>(
-        "dist", f::Object<CurveMixRecord>(f::Text("kind", &CurveMixRecord::dist_kind),
-                                          f::Number("param", &CurveMixRecord::dist_param),
-                                          f::List("zones", &CurveMixRecord::dist_zones, kMixZone))),
+    f::List("block_sizes", &CurveMixRecord::block_sizes, f::kMixBlock),
+    f::Sub("dist", &CurveMixRecord::dist, f::kMixDistribution),
     f::Count("threads", &CurveMixRecord::threads), f::Text("source", &CurveMixRecord::source));
 
 constexpr auto kPreparation =

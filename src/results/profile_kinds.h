@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "results/mix.h"
 #include "results/phase_metrics.h"
 
 namespace ssdlab::results {
@@ -107,20 +108,11 @@ struct FileioResults {
 
 // ---- vdbench-style curves ("curve") ----
 // The mix of a curve as stored (suite/profile.h CurveMix).
-struct MixBlock {
-  uint64_t bytes = 0;
-  double pct = 0;
-};
-struct MixZone {
-  double access_pct = 0, range_pct = 0;
-};
 struct CurveMixRecord {
   std::string name, pattern;  // pattern: "random" or "sequential"
   double read_pct = 0;
   std::vector<MixBlock> block_sizes;
-  std::string dist_kind;  // "dist": {"kind", "param", "zones"}
-  double dist_param = 0;
-  std::vector<MixZone> dist_zones;
+  MixDistribution dist;
   uint32_t threads = 0;
   std::string source;
 };

@@ -3,6 +3,7 @@
 #include "results/counters.h"
 #include "results/fields.h"
 #include "results/fields_more.h"
+#include "results/mix_fields.h"
 
 namespace ssdlab::results {
 
@@ -29,27 +30,21 @@ constexpr auto kTarget =
                          f::Sub("details", &TargetDoc::details, f::MapOf(f::TextOf())));
 
 using Wd = WorkloadDoc;
-constexpr auto kBlockSize = f::Object<Wd::BlockSize>(f::Count("bytes", &Wd::BlockSize::bytes),
-                                                     f::Number("pct", &Wd::BlockSize::pct));
-constexpr auto kZone = f::Object<Wd::Zone>(f::Number("access_pct", &Wd::Zone::access_pct),
-                                           f::Number("range_pct", &Wd::Zone::range_pct));
-constexpr auto kDistribution = f::Object<Wd::Distribution>(
-    f::Text("kind", &Wd::Distribution::kind), f::Number("param", &Wd::Distribution::param),
-    f::List("zones", &Wd::Distribution::zones, kZone));
 constexpr auto kData =
     f::Object<Wd::Data>(f::Text("kind", &Wd::Data::kind), f::Number("pct", &Wd::Data::pct));
-constexpr auto kWorkloadDoc = f::Object<Wd>(
-    f::Text("description", &Wd::description), f::Text("pattern", &Wd::pattern),
-    f::Number("read_pct", &Wd::read_pct), f::Flag("trim", &Wd::trim),
-    f::List("block_sizes", &Wd::block_sizes, kBlockSize), f::Count("queue_depth", &Wd::queue_depth),
-    f::Count("jobs", &Wd::jobs), f::Count("runtime_ns", &Wd::runtime_ns),
-    f::Count("io_bytes", &Wd::io_bytes), f::Count("ramp_ns", &Wd::ramp_ns),
-    f::Count("ramp_bytes", &Wd::ramp_bytes), f::Count("range_begin_bytes", &Wd::range_begin_bytes),
-    f::Count("range_end_bytes", &Wd::range_end_bytes),
-    f::Sub("distribution", &Wd::distribution, kDistribution),
-    f::Number("rate_iops", &Wd::rate_iops), f::Sub("data", &Wd::data, kData),
-    f::Id("seed", &Wd::seed), f::Flag("verify", &Wd::verify),
-    f::Count("interval_ns", &Wd::interval_ns));
+constexpr auto kWorkloadDoc =
+    f::Object<Wd>(f::Text("description", &Wd::description), f::Text("pattern", &Wd::pattern),
+                  f::Number("read_pct", &Wd::read_pct), f::Flag("trim", &Wd::trim),
+                  f::List("block_sizes", &Wd::block_sizes, f::kMixBlock),
+                  f::Count("queue_depth", &Wd::queue_depth), f::Count("jobs", &Wd::jobs),
+                  f::Count("runtime_ns", &Wd::runtime_ns), f::Count("io_bytes", &Wd::io_bytes),
+                  f::Count("ramp_ns", &Wd::ramp_ns), f::Count("ramp_bytes", &Wd::ramp_bytes),
+                  f::Count("range_begin_bytes", &Wd::range_begin_bytes),
+                  f::Count("range_end_bytes", &Wd::range_end_bytes),
+                  f::Sub("distribution", &Wd::distribution, f::kMixDistribution),
+                  f::Number("rate_iops", &Wd::rate_iops), f::Sub("data", &Wd::data, kData),
+                  f::Id("seed", &Wd::seed), f::Flag("verify", &Wd::verify),
+                  f::Count("interval_ns", &Wd::interval_ns));
 
 // A number, a word in its place, or null.
 struct SettingCodec {

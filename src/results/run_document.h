@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "results/mix.h"
 #include "results/phase_metrics.h"
 #include "stats/phase_result.h"
 
@@ -41,18 +42,6 @@ struct TargetDoc {
 
 // The resolved workload (workload/spec.h) with its description, in the words of the flags.
 struct WorkloadDoc {
-  struct BlockSize {
-    uint64_t bytes = 0;
-    double pct = 0;
-  };
-  struct Zone {
-    double access_pct = 0, range_pct = 0;
-  };
-  struct Distribution {
-    std::string kind;  // "uniform", "zipf", "pareto", "zoned"
-    double param = 0;
-    std::vector<Zone> zones;
-  };
   struct Data {
     std::string kind;  // "random", "zero", "compressible", "dedupe"
     double pct = 0;
@@ -61,11 +50,11 @@ struct WorkloadDoc {
   std::string pattern;  // "random", "sequential"
   double read_pct = 0;
   bool trim = false;
-  std::vector<BlockSize> block_sizes;
+  std::vector<MixBlock> block_sizes;
   uint32_t queue_depth = 0, jobs = 0;
   uint64_t runtime_ns = 0, io_bytes = 0, ramp_ns = 0, ramp_bytes = 0;
   uint64_t range_begin_bytes = 0, range_end_bytes = 0;
-  Distribution distribution;
+  MixDistribution distribution;
   double rate_iops = 0;
   Data data;
   uint64_t seed = 0;  // written as an id (a decimal string)

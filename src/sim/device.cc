@@ -412,15 +412,7 @@ uint64_t SimDevice::Write(uint64_t offset, uint32_t bytes, uint64_t t) {
       if (old != Ftl::kNone) ready = std::max(ready, NandRead(old, true, tc, t_read_ns_));
     }
     if (ready > done) done = ready;
-    if (plp_) [[unlikely]]
-      plp_->Buffered(slot, lpn, ready, t);
-    Group& grp = host_group_;
-    if (grp.count == 0) StartHostGroup(slot);
-    const uint32_t ppn = ftl_.HostWrite(static_cast<uint32_t>(lpn));
-    if (grp.count == 0) grp.first_ppn = ppn;
-    if (ready > grp.ready_ns) grp.ready_ns = ready;
-    if (++grp.count == grp.size) ProgramHostGroup();
-    ForegroundGc(tc);
+    BufferHostUnit(slot, lpn, ready, t, tc);
   }
   return done;
 }
@@ -437,15 +429,7 @@ uint64_t SimDevice::WriteUnit(uint64_t lpn, uint64_t t) {
   const uint64_t tc = BookCtrl(link, WriteCtrlNs(), t);
   const uint64_t slot = buffer_seq_++;
   const uint64_t ready = std::max(tc, buffer_ring_[slot & buffer_mask_]);
-  if (plp_) [[unlikely]]
-    plp_->Buffered(slot, lpn, ready, t);
-  Group& grp = host_group_;
-  if (grp.count == 0) StartHostGroup(slot);
-  const uint32_t ppn = ftl_.HostWrite(static_cast<uint32_t>(lpn));
-  if (grp.count == 0) grp.first_ppn = ppn;
-  if (ready > grp.ready_ns) grp.ready_ns = ready;
-  if (++grp.count == grp.size) ProgramHostGroup();
-  ForegroundGc(tc);
+  BufferHostUnit(slot, lpn, ready, t, tc);
   return ready;
 }
 

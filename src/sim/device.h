@@ -229,6 +229,21 @@ class SimDevice {
       host_group_.ready_ns = 0;
     }
   }
+  // A host unit `lpn` written into buffer slot `slot` (at `t`, the controller done at `tc`), its
+  // data there at `ready`: told to the PLP model, mapped to the next page of the open host group
+  // (programmed once full), then foreground GC as the free pool needs. Write and WriteUnit.
+  [[gnu::always_inline]] void BufferHostUnit(uint64_t slot, uint64_t lpn, uint64_t ready,
+                                             uint64_t t, uint64_t tc) {
+    if (plp_) [[unlikely]]
+      plp_->Buffered(slot, lpn, ready, t);
+    Group& grp = host_group_;
+    if (grp.count == 0) StartHostGroup(slot);
+    const uint32_t ppn = ftl_.HostWrite(static_cast<uint32_t>(lpn));
+    if (grp.count == 0) grp.first_ppn = ppn;
+    if (ready > grp.ready_ns) grp.ready_ns = ready;
+    if (++grp.count == grp.size) ProgramHostGroup();
+    ForegroundGc(tc);
+  }
   // Books the program of the full host group and the release of its buffer slots.
   void ProgramHostGroup();
   // read_flush: programs the open host group's buffered units now, as one program, releases

@@ -126,17 +126,11 @@ const std::vector<CurveMix>& BuiltinCurveMixes() {
 }
 
 results::CurveMixRecord CurveMixRecordOf(const CurveMix& m) {
-  results::CurveMixRecord r{m.name,
-                            m.sequential ? "sequential" : "random",
-                            m.read_pct,
-                            {},
-                            DistKindName(m.dist.kind),
-                            m.dist.param,
-                            {},
-                            m.threads,
+  results::CurveMixRecord r{m.name,  m.sequential ? "sequential" : "random",        m.read_pct,
+                            {},      {DistKindName(m.dist.kind), m.dist.param, {}}, m.threads,
                             m.source};
   for (const BlockShare& b : m.block_sizes) r.block_sizes.push_back({b.bytes, b.pct});
-  for (const Zone& z : m.dist.zones) r.dist_zones.push_back({z.access_pct, z.range_pct});
+  for (const Zone& z : m.dist.zones) r.dist.zones.push_back({z.access_pct, z.range_pct});
   return r;
 }
 

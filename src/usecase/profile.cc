@@ -364,11 +364,10 @@ Result<ProfileOutcome> RunProfile(ProfileRequest r) {
                                       r.stop, &hooks);
   if (r.ended) r.ended();
   out.doc = EndStoredRun(*store, out.run_id, out.run, out.measured, console);
-  if (r.write_outputs) out.outputs = r.write_outputs(out);
+  if (r.write_outputs) out.end.outputs = r.write_outputs(out);
   // A simulated drive with state= saves it, also after an interruption, but not when the profile
   // or its outputs failed (EndTargetUse).
-  out.closed = EndTargetUse(
-      *backend, out.outputs.ok() ? out.measured : Status::Io("an output was not written"), console);
+  EndUseAfterOutputs(*backend, out.measured, out.end, console);
   return out;
 }
 

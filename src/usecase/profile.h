@@ -19,6 +19,7 @@
 #include "suite/profile.h"
 #include "usecase/console.h"
 #include "usecase/options.h"
+#include "usecase/targets.h"
 #include "usecase/sim_spread.h"
 
 namespace ssdlab::usecase {
@@ -74,8 +75,7 @@ struct ProfileOutcome {
   std::string target;  // the composed target
   Status measured;     // --prefill's and the profile's status: ok, Interrupted, or why it failed
   Result<nlohmann::json> doc = Status::Invalid("not read");  // the stored run read back
-  Status outputs;                                            // write_outputs' status
-  Status closed;  // the end of the target's use (EndTargetUse)
+  CommandEnd end;  // no `stored`: the profile stores as it goes (`measured`)
 };
 
 // Runs the profile. An error is a failure before it started (bad options, an unsafe target, a

@@ -478,11 +478,10 @@ Result<PtsOutcome> RunPts(PtsRequest r) {
   out.resumed = resume;
   out.battery = ssdlab::RunPts(*backend, *store, run.id, options, r.progress, battery_stop, &hooks);
   out.doc = EndStoredRun(*store, run.id, run.name, out.battery, console);
-  if (r.write_outputs) out.outputs = r.write_outputs(out);
+  if (r.write_outputs) out.end.outputs = r.write_outputs(out);
   // A simulated drive with state= saves it, also after an interruption, but not when the
   // battery or one of its outputs failed (EndTargetUse).
-  out.closed = EndTargetUse(
-      *backend, out.outputs.ok() ? out.battery : Status::Io("an output was not written"), console);
+  EndUseAfterOutputs(*backend, out.battery, out.end, console);
   return out;
 }
 

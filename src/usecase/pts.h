@@ -22,6 +22,7 @@
 #include "suite/pts.h"
 #include "usecase/console.h"
 #include "usecase/options.h"
+#include "usecase/targets.h"
 
 namespace ssdlab::usecase {
 
@@ -117,8 +118,7 @@ struct PtsOutcome {
   bool resumed = false;
   Status battery;  // the suite's status: ok, Interrupted, or why it failed
   Result<nlohmann::json> doc = Status::Invalid("not read");  // the stored run read back
-  Status outputs;                                            // write_outputs' status
-  Status closed;  // the end of the target's use (EndTargetUse)
+  CommandEnd end;  // no `stored`: the battery stores as it goes (`battery`)
 };
 
 // Every path of the battery (usecase/paths.h): its target's files, the database, the outputs

@@ -479,15 +479,13 @@ Result<ReplayOutcome> Replay(const ReplayRequest& q) {
   AddReplayNotes(q, o);
   const results::ReplayInfo rep = ReplayObject(q, opened.files, topt, ropt, spec, o);
   o.doc = ReplayDocumentOf(q, spec, sim, start, end, o, rep);
-  if (store) o.stored = store->Finish(spec, o.result, results::ToJson(rep));
-  if (q.write_outputs) o.outputs = q.write_outputs(o);
+  if (store) o.end.stored = store->Finish(spec, o.result, results::ToJson(rep));
+  if (q.write_outputs) o.end.outputs = q.write_outputs(o);
   // A simulated drive with state= saves it at the end, once every output is written, and only
   // when the replay ended well or was interrupted (EndTargetUse).
   const Status outcome =
       o.result.interrupted ? Status::Error(Code::kInterrupted, "interrupted") : Status::Ok();
-  const bool written = o.outputs.ok() && o.stored.ok();
-  o.closed = EndTargetUse(*backend, written ? outcome : Status::Io("an output was not written"),
-                          *q.console);
+  EndUseAfterOutputs(*backend, outcome, o.end, *q.console);
   return o;
 }
 

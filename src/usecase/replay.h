@@ -22,6 +22,7 @@
 #include "trace/trace.h"
 #include "usecase/console.h"
 #include "usecase/options.h"
+#include "usecase/targets.h"
 
 namespace ssdlab::usecase {
 
@@ -67,9 +68,7 @@ struct ReplayOutcome {
   Histogram recorded;           // the trace's recorded latencies, all directions
   results::ReplayDocument doc;  // the `run` document with `replay`
   std::string run;              // the stored run's name ("" when not stored)
-  Status stored;                // storing the replay
-  Status outputs;               // write_outputs' status
-  Status closed;                // the end of the target's use (EndTargetUse)
+  CommandEnd end;
 };
 
 // Every option of `ssdlab replay` that shapes the request, once (usecase/options.h): the

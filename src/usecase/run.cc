@@ -470,7 +470,7 @@ Result<RunOutcome> Run(const RunRequest& q) {
       SSDLAB_RETURN_IF_ERROR(result.status());
       o.reports = false;
       o.result = std::move(result.value());
-      o.closed = EndTargetUse(*backend, outcome, *q.console);
+      o.end.closed = EndTargetUse(*backend, outcome, *q.console);
       return o;
     }
   }
@@ -491,13 +491,10 @@ Result<RunOutcome> Run(const RunRequest& q) {
   if (stored) {
     json extra = {{"health", o.health}};
     if (o.doc.mpi) extra["mpi"] = *o.doc.mpi;
-    o.stored = stored->Finish(o.spec, o.result, extra);
+    o.end.stored = stored->Finish(o.spec, o.result, extra);
   }
-  if (q.write_outputs) o.outputs = q.write_outputs(o);
-  // An output that failed fails the command: then its drive's state is not saved either.
-  const bool written = o.outputs.ok() && o.stored.ok();
-  o.closed = EndTargetUse(*backend, written ? outcome : Status::Io("an output was not written"),
-                          *q.console);
+  if (q.write_outputs) o.end.outputs = q.write_outputs(o);
+  EndUseAfterOutputs(*backend, outcome, o.end, *q.console);
   return o;
 }
 

@@ -19,6 +19,7 @@
 #include "usecase/console.h"
 #include "usecase/mpi_clients.h"
 #include "usecase/options.h"
+#include "usecase/targets.h"
 #include "workload/parse.h"
 #include "workload/spec.h"
 
@@ -77,9 +78,7 @@ struct RunOutcome {
   nlohmann::json health;     // temperature and SMART around the phase
   results::RunDocument doc;  // the `run` document (reports only)
   std::string run;           // the stored run's name ("" when not stored)
-  Status stored;             // storing the run in --db (ok when not stored)
-  Status outputs;            // write_outputs' status
-  Status closed;             // the end of the target's use (EndTargetUse)
+  CommandEnd end;
 };
 
 // Every option of `ssdlab run` that shapes the request, once (usecase/options.h): the target's

@@ -118,6 +118,12 @@ Status EndTargetUse(Backend& b, const Status& outcome, Console& console) {
   return closed;
 }
 
+void EndUseAfterOutputs(Backend& b, const Status& outcome, CommandEnd& end, Console& console) {
+  const bool written = end.stored.ok() && end.outputs.ok();
+  end.closed =
+      EndTargetUse(b, written ? outcome : Status::Io("an output was not written"), console);
+}
+
 std::string SimStateNote(const Backend& b) {
   const auto* sim = dynamic_cast<const SimBackend*>(&b);
   if (!sim || sim->state_paths().empty()) return "";

@@ -52,6 +52,15 @@ Result<std::unique_ptr<Backend>> OpenTarget(const TargetRequest& request);
 // the drive as the interruption left it; any other error -> nothing is saved, the state file
 // stays as it was before the command. Returns Close()'s status (Ok when it was not called).
 Status EndTargetUse(Backend& backend, const Status& outcome, Console& console);
+// How a command ended after its measurement, each ok where there was nothing to do.
+struct CommandEnd {
+  Status stored;   // storing the run in the database
+  Status outputs;  // the request's write_outputs
+  Status closed;   // the end of the target's use (EndUseAfterOutputs)
+};
+// EndTargetUse once the run is stored and the outputs written: by the command's `outcome`, or as
+// a failure (saving no state) when storing or an output failed. Sets end.closed.
+void EndUseAfterOutputs(Backend& backend, const Status& outcome, CommandEnd& end, Console& console);
 // For a simulated drive with state=: one line saying whether its state was loaded (with its
 // fill and write amplification so far) or is new. Empty for other targets. Call before the
 // first phase.

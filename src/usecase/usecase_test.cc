@@ -42,7 +42,7 @@ TEST_F(UsecaseTest, RunPtsStoresTheBatteryAndSaysItsStart) {
   auto out = RunPts(r);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_TRUE(out->battery.ok()) << out->battery.message();
-  EXPECT_TRUE(out->closed.ok());
+  EXPECT_TRUE(out->end.closed.ok());
   EXPECT_TRUE(outputs_called);
   EXPECT_EQ(out->run, "short");
   EXPECT_FALSE(out->resumed);
@@ -68,7 +68,7 @@ TEST_F(UsecaseTest, AFailedOutputIsInTheOutcome) {
   auto out = RunPts(r);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_TRUE(out->battery.ok());
-  EXPECT_EQ(out->outputs.code(), Code::kIoError);
+  EXPECT_EQ(out->end.outputs.code(), Code::kIoError);
 }
 
 TEST_F(UsecaseTest, AnInterruptedRunIsStoredAndResumedToTheEnd) {
@@ -152,13 +152,13 @@ TEST_F(UsecaseTest, ReplayOfATraceOnTheSimulatorIsStoredAndDocumented) {
   bool outputs_called = false;
   q.write_outputs = [&](ReplayOutcome& o) {
     outputs_called = true;
-    EXPECT_TRUE(o.stored.ok()) << o.stored.message();  // stored before the outputs
+    EXPECT_TRUE(o.end.stored.ok()) << o.end.stored.message();  // stored before the outputs
     return Status::Ok();
   };
   auto out = Replay(q);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_TRUE(outputs_called);
-  EXPECT_TRUE(out->closed.ok());
+  EXPECT_TRUE(out->end.closed.ok());
   EXPECT_EQ(out->result.Total().ios, 300u);
   EXPECT_EQ(out->counts.records, 300u);
   EXPECT_EQ(out->format, "msr");
@@ -337,7 +337,7 @@ TEST_F(UsecaseTest, RunProfileStoresAProfileRunAndSaysItsStart) {
   auto out = RunProfile(std::move(r));
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_TRUE(out->measured.ok()) << out->measured.message();
-  EXPECT_TRUE(out->closed.ok());
+  EXPECT_TRUE(out->end.closed.ok());
   EXPECT_TRUE(outputs_called);
   EXPECT_EQ(out->run, "cdm1");
   EXPECT_EQ(out->target, "sim:tiny");
