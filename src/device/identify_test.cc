@@ -10,28 +10,51 @@ namespace {
 
 using testing_tree::FakeTree;
 
+// Block device directory `dir` (under sys/devices) numbered `devno`, of `sectors` 512-byte
+// sectors, linked from sys/dev/block and, unless `device` is empty, to its parent device by the
+// relative link `device`.
+void Block(const FakeTree& t, const std::string& dir, const std::string& devno,
+           const std::string& sectors, const std::string& device = "") {
+  if (!device.empty()) t.Link(dir + "/device", device);
+  t.File(dir + "/dev", devno);
+  t.File(dir + "/size", sectors);
+  t.Link("sys/dev/block/" + devno, "../../" + dir.substr(4));
+}
+
+// The SCSI device directory `dir`'s inquiry data, padded with blanks as the kernel prints it.
+void ScsiInquiry(const FakeTree& t, const std::string& dir, const std::string& vendor,
+                 const std::string& model, const std::string& rev, const std::string& scsi_level) {
+  t.File(dir + "/vendor", vendor);
+  t.File(dir + "/model", model);
+  t.File(dir + "/rev", rev);
+  t.File(dir + "/scsi_level", scsi_level);
+}
+
 // A SATA SSD on an AHCI port, with one partition.
 void MakeSata(const FakeTree& t) {
   const std::string scsi = "sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0";
   const std::string disk = scsi + "/block/sda";
-  t.File(scsi + "/vendor", "ATA     ");
-  t.File(scsi + "/model", "Samsung SSD 860 ");
-  t.File(scsi + "/rev", "4B6Q");
-  t.File(scsi + "/scsi_level", "6");
+  ScsiInquiry(t, scsi, "ATA     ", "Samsung SSD 860 ", "4B6Q", "6");
   t.File(scsi + "/queue_depth", "32");
   t.File(scsi + "/wwid", "naa.5002538e40a22954");
   std::string vpd("\x00\x80\x00\x10 S3Z1NB0K123456X", 20);
   t.File(scsi + "/vpd_pg80", vpd, true);
-  t.Link(disk + "/device", "../../../0:0:0:0");
-  t.File(disk + "/dev", "8:0");
-  t.File(disk + "/size", "976773168");
+  Block(t, disk, "8:0", "976773168", "../../../0:0:0:0");
   t.Queue(disk, 512, 512, false, 64, "none [mq-deadline] kyber bfq", "write back", 2147450880);
+  Block(t, disk + "/sda1", "8:1", "1000000");
   t.File(disk + "/sda1/partition", "1");
-  t.File(disk + "/sda1/dev", "8:1");
   t.File(disk + "/sda1/start", "2048");
-  t.File(disk + "/sda1/size", "1000000");
-  t.Link("sys/dev/block/8:0", "../../" + disk.substr(4));
-  t.Link("sys/dev/block/8:1", "../../" + disk.substr(4) + "/sda1");
+}
+
+// The names IdentifyDisk gives disk `d`: its vendor, model, serial, firmware and WWN.
+void ExpectNames(const DiskIdentity& d, const std::string& vendor, const std::string& model,
+                 const std::string& serial, const std::string& firmware, const std::string& wwn) {
+  SCOPED_TRACE("disk " + d.name);
+  EXPECT_EQ(d.vendor, vendor);
+  EXPECT_EQ(d.model, model);
+  EXPECT_EQ(d.serial, serial);
+  EXPECT_EQ(d.firmware, firmware);
+  EXPECT_EQ(d.wwn, wwn);
 }
 
 TEST(IdentifyDisk, SataDiskThroughItsPartition) {
@@ -43,11 +66,7 @@ TEST(IdentifyDisk, SataDiskThroughItsPartition) {
   EXPECT_EQ(d->dev_path, "/dev/sda");
   EXPECT_EQ(d->devno, "8:0");
   EXPECT_EQ(d->transport, Transport::kSata);
-  EXPECT_EQ(d->vendor, "ATA");
-  EXPECT_EQ(d->model, "Samsung SSD 860");
-  EXPECT_EQ(d->serial, "S3Z1NB0K123456X");
-  EXPECT_EQ(d->firmware, "4B6Q");
-  EXPECT_EQ(d->wwn, "naa.5002538e40a22954");
+  ExpectNames(*d, "ATA", "Samsung SSD 860", "S3Z1NB0K123456X", "4B6Q", "naa.5002538e40a22954");
   EXPECT_EQ(d->capacity_bytes, 500107862016ull);
   EXPECT_EQ(d->logical_sector_bytes, 512u);
   EXPECT_FALSE(d->rotational);
@@ -68,21 +87,15 @@ TEST(IdentifyDisk, NvmeNamespace) {
   t.File(ctrl + "/model", "Samsung SSD 980 PRO 1TB");
   t.File(ctrl + "/serial", "S5GXNF0R123456A     ");
   t.File(ctrl + "/firmware_rev", "5B2QGXA7");
-  t.Link(ns + "/device", "../../nvme0");
-  t.File(ns + "/dev", "259:0");
-  t.File(ns + "/size", "1953525168");
+  Block(t, ns, "259:0", "1953525168", "../../nvme0");
   t.File(ns + "/nsid", "1");
   t.File(ns + "/wwid", "eui.002538b211b1a2c3");
   t.Queue(ns, 512, 512, false, 1023, "[none] mq-deadline", "write back", 2199023255040ull);
-  t.Link("sys/dev/block/259:0", "../../" + ns.substr(4));
   auto d = IdentifyDisk(makedev(259, 0), t.sys(), false);
   ASSERT_TRUE(d.ok()) << d.status().message();
   EXPECT_EQ(d->transport, Transport::kNvme);
-  EXPECT_EQ(d->vendor, "Samsung");
-  EXPECT_EQ(d->model, "Samsung SSD 980 PRO 1TB");
-  EXPECT_EQ(d->serial, "S5GXNF0R123456A");
-  EXPECT_EQ(d->firmware, "5B2QGXA7");
-  EXPECT_EQ(d->wwn, "eui.002538b211b1a2c3");
+  ExpectNames(*d, "Samsung", "Samsung SSD 980 PRO 1TB", "S5GXNF0R123456A", "5B2QGXA7",
+              "eui.002538b211b1a2c3");
   EXPECT_EQ(d->nvme_controller, "nvme0");
   EXPECT_EQ(d->nvme_namespace_id, 1u);
   EXPECT_EQ(d->capacity_bytes, 1000204886016ull);
@@ -93,32 +106,21 @@ TEST(IdentifyDisk, SasLoopAndVirtio) {
   FakeTree t("id_misc");
   const std::string sas =
       "sys/devices/pci0000:00/0000:02:00.0/host0/port-0:0/end_device-0:0/target0:0:0/0:0:0:0";
-  t.File(sas + "/vendor", "SEAGATE ");
-  t.File(sas + "/model", "XS1600LE70084   ");
-  t.File(sas + "/rev", "0003");
-  t.File(sas + "/scsi_level", "7");
+  ScsiInquiry(t, sas, "SEAGATE ", "XS1600LE70084   ", "0003", "7");
   t.File(sas + "/sas_address", "0x5000c500a1b2c3d5");
-  t.Link(sas + "/block/sdb/device", "../../../0:0:0:0");
-  t.File(sas + "/block/sdb/dev", "8:16");
-  t.File(sas + "/block/sdb/size", "3125627568");
+  Block(t, sas + "/block/sdb", "8:16", "3125627568", "../../../0:0:0:0");
   t.Queue(sas + "/block/sdb", 512, 4096, false, 256, "[mq-deadline] none", "write through", 0);
-  t.Link("sys/dev/block/8:16", "../../" + sas.substr(4) + "/block/sdb");
 
-  t.File("sys/devices/virtual/block/loop3/dev", "7:3");
-  t.File("sys/devices/virtual/block/loop3/size", "131072");
-  t.File("sys/devices/virtual/block/loop3/loop/backing_file", "/tmp/x/img");
-  t.Queue("sys/devices/virtual/block/loop3", 512, 512, false, 128, "none", "write back",
-          4294966784);
-  t.Link("sys/dev/block/7:3", "../../devices/virtual/block/loop3");
+  const std::string loop = "sys/devices/virtual/block/loop3";
+  Block(t, loop, "7:3", "131072");
+  t.File(loop + "/loop/backing_file", "/tmp/x/img");
+  t.Queue(loop, 512, 512, false, 128, "none", "write back", 4294966784);
 
   const std::string vd = "sys/devices/pci0000:00/0000:00:02.0/virtio1";
   t.File(vd + "/vendor", "0x1af4");
-  t.Link(vd + "/block/vda/device", "../../../virtio1");
-  t.File(vd + "/block/vda/dev", "254:0");
-  t.File(vd + "/block/vda/size", "536870912");
+  Block(t, vd + "/block/vda", "254:0", "536870912", "../../../virtio1");
   t.File(vd + "/block/vda/serial", "overlayblk");
   t.Queue(vd + "/block/vda", 512, 4096, true, 256, "none [mq-deadline]", "write back", 1073741824);
-  t.Link("sys/dev/block/254:0", "../../" + vd.substr(4) + "/block/vda");
 
   auto s = IdentifyDisk(makedev(8, 16), t.sys(), false);
   ASSERT_TRUE(s.ok()) << s.status().message();

@@ -5,6 +5,11 @@
 namespace ssdlab {
 namespace {
 
+// A document of smartctl 7.3 that exited 0: its header, then `fields`, the device's own.
+std::string Smartctl(const std::string& fields) {
+  return R"({"smartctl": {"version": [7, 3], "exit_status": 0},)" + fields + "}";
+}
+
 // Shapes as smartctl 7.x prints them with --json -a (trimmed to the fields that matter).
 const char* kSataSamsung = R"json({
   "json_format_version": [1, 0],
@@ -44,8 +49,7 @@ const char* kSataSamsung = R"json({
 })json";
 
 // An Intel DC SATA drive: writes counted in 32 MiB units, NAND writes in GiB.
-const char* kSataIntel = R"json({
-  "smartctl": {"version": [7, 3], "exit_status": 0},
+const std::string kSataIntel = Smartctl(R"json(
   "device": {"name": "/dev/sdc", "type": "sat", "protocol": "ATA"},
   "model_name": "INTEL SSDSC2BB480G4",
   "serial_number": "BTWL1234567K480QGN",
@@ -60,12 +64,10 @@ const char* kSataIntel = R"json({
     {"id": 249, "name": "NAND_Writes_1GiB", "value": 100, "raw": {"value": 45, "string": "45"}}
   ]},
   "power_on_time": {"hours": 20000},
-  "temperature": {"current": 28}
-})json";
+  "temperature": {"current": 28})json");
 
-const char* kNvme = R"json({
+const std::string kNvme = Smartctl(R"json(
   "json_format_version": [1, 0],
-  "smartctl": {"version": [7, 3], "exit_status": 0},
   "device": {"name": "/dev/nvme0", "info_name": "/dev/nvme0", "type": "nvme", "protocol": "NVMe"},
   "model_name": "INTEL SSDPEKNW010T8",
   "serial_number": "BTNH93710FS91P0B",
@@ -82,11 +84,9 @@ const char* kNvme = R"json({
   },
   "temperature": {"current": 36},
   "power_cycle_count": 266,
-  "power_on_time": {"hours": 2401}
-})json";
+  "power_on_time": {"hours": 2401})json");
 
-const char* kSas = R"json({
-  "smartctl": {"version": [7, 3], "exit_status": 0},
+const std::string kSas = Smartctl(R"json(
   "device": {"name": "/dev/sdg", "info_name": "/dev/sdg", "type": "scsi", "protocol": "SCSI"},
   "vendor": "SEAGATE", "product": "XS1600LE70084", "model_name": "SEAGATE XS1600LE70084",
   "revision": "0003", "serial_number": "HLJ02XYZ0000822150Z3",
@@ -102,8 +102,7 @@ const char* kSas = R"json({
     "write": {"total_errors_corrected": 0, "gigabytes_processed": "86472.611",
               "total_uncorrected_errors": 0},
     "verify": {"gigabytes_processed": "0.000", "total_uncorrected_errors": 2}
-  }
-})json";
+  })json");
 
 TEST(ParseSmartctlJson, SataSamsung) {
   auto h = ParseSmartctlJson(kSataSamsung);

@@ -472,18 +472,29 @@ Qd1Writes RandomWritesAtQd1(const std::string& target, int fills, uint64_t think
   return out;
 }
 
-// gc_yield: with the controller idle between QD 1 writes, lazy GC runs in those gaps, so no
-// write waits for a batch; without it a write now and then waits out a whole batch.
-TEST(SimDevice, GcYieldRunsLazyGcInTheControllersIdleTime) {
+// RandomWritesAtQd1 over 6 fills of kLazyTiny, `think_ns` apart, into `batch`, and the same
+// with `option` added to the target into `with`: both collect, and without the option a write
+// now and then waits out a whole batch of 10% of the blocks, which takes far longer than a
+// write.
+void LazyBatchAgainst(const std::string& option, uint64_t think_ns, Qd1Writes* batch,
+                      Qd1Writes* with) {
+  SCOPED_TRACE("kLazyTiny against kLazyTiny" + option);
   const std::string lazy = kLazyTiny;
-  const Qd1Writes batch = RandomWritesAtQd1(lazy, 6, 1000000);
-  const Qd1Writes yield = RandomWritesAtQd1(lazy + "&gc_yield=1", 6, 1000000);
-  // Both collect (yield keeps the pool between the low watermark and a batch above it, so
-  // its write amplification is a little higher).
-  ASSERT_GT(batch.gc_copies, 0u);
-  ASSERT_GT(yield.gc_copies, 0u);
-  // A batch of 10% of the blocks takes far longer than a write; a copy step does not.
-  EXPECT_GT(batch.max_ns, 2000000u);
+  *batch = RandomWritesAtQd1(lazy, 6, think_ns);
+  *with = RandomWritesAtQd1(lazy + option, 6, think_ns);
+  ASSERT_GT(batch->gc_copies, 0u);
+  ASSERT_GT(with->gc_copies, 0u);
+  EXPECT_GT(batch->max_ns, 2000000u);
+}
+
+// gc_yield: with the controller idle between QD 1 writes, lazy GC runs in those gaps, so no
+// write waits for a batch; without it a write now and then waits out a whole batch. Both
+// collect (yield keeps the pool between the low watermark and a batch above it, so its write
+// amplification is a little higher).
+TEST(SimDevice, GcYieldRunsLazyGcInTheControllersIdleTime) {
+  Qd1Writes batch, yield;
+  ASSERT_NO_FATAL_FAILURE(LazyBatchAgainst("&gc_yield=1", 1000000, &batch, &yield));
+  // A copy step takes far less than a batch.
   EXPECT_LT(yield.max_ns, 500000u);
   EXPECT_LT(yield.mean_ns, batch.mean_ns);
 }
@@ -493,11 +504,8 @@ TEST(SimDevice, GcYieldRunsLazyGcInTheControllersIdleTime) {
 // batch, and the GC does about the same work (6% more copies here: the paced batch begins two
 // blocks earlier, kPacedBatchLeadBlocks, a share of this small drive's spare area).
 TEST(SimDevice, APacedLazyBatchHoldsNoWriteForTheWholeBatch) {
-  const std::string lazy = kLazyTiny;
-  const Qd1Writes batch = RandomWritesAtQd1(lazy, 6, 0);
-  const Qd1Writes paced = RandomWritesAtQd1(lazy + "&gc_batch_pace=2", 6, 0);
-  ASSERT_GT(batch.gc_copies, 0u);
-  EXPECT_GT(batch.max_ns, 2000000u);
+  Qd1Writes batch, paced;
+  ASSERT_NO_FATAL_FAILURE(LazyBatchAgainst("&gc_batch_pace=2", 0, &batch, &paced));
   EXPECT_LT(paced.max_ns, batch.max_ns / 10);
   EXPECT_NEAR(static_cast<double>(paced.gc_copies) / static_cast<double>(batch.gc_copies), 1.0,
               0.1);

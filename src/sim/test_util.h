@@ -6,15 +6,21 @@
 #include <memory>
 #include <string>
 
+#include "base/status.h"
 #include "sim/sim.h"
 #include "workload/parse.h"
 
 namespace ssdlab::simtest {
 
+// The value of `r`; a failure naming its message, and T{}, where it has none.
+template <typename T>
+T ValueOrFail(Result<T> r) {
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? std::move(r).value() : T{};
+}
+
 inline std::unique_ptr<SimBackend> Open(const std::string& target) {
-  auto b = OpenSimBackend(target);
-  EXPECT_TRUE(b.ok()) << b.status().message();
-  return b.ok() ? std::move(b).value() : nullptr;
+  return ValueOrFail(OpenSimBackend(target));
 }
 
 // A spec from textual arguments, resolved against the backend's target.
@@ -31,15 +37,11 @@ inline WorkloadSpec Spec(const SimBackend& b, const std::string& rw, const std::
                        .range = range,
                        .seed = seed,
                        .interval = "0"};
-  auto s = ResolveWorkload(a, b.info().size_bytes, b.info().logical_block_bytes);
-  EXPECT_TRUE(s.ok()) << s.status().message();
-  return s.ok() ? s.value() : WorkloadSpec{};
+  return ValueOrFail(ResolveWorkload(a, b.info().size_bytes, b.info().logical_block_bytes));
 }
 
 inline PhaseResult RunSpec(SimBackend& b, const WorkloadSpec& spec) {
-  auto r = b.RunPhase(spec, RunControl{});
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  return r.ok() ? std::move(r).value() : PhaseResult{};
+  return ValueOrFail(b.RunPhase(spec, RunControl{}));
 }
 
 inline double Counter(const PhaseResult& r, const std::string& name) {

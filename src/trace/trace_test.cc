@@ -54,6 +54,11 @@ class TraceTest : public ::testing::Test {
     out.resize(std::min(n, keep));
     return Write(name, out);
   }
+  // Writes `text` to file `name` and reads its records into `recs`, checking that it holds
+  // `count` of them and that its format is detected as `format` (call it under
+  // ASSERT_NO_FATAL_FAILURE).
+  void ReadAs(const std::string& name, const std::string& text, TraceFormat format, size_t count,
+              std::vector<TraceRecord>* recs);
   fs::path dir_;
 };
 
@@ -77,6 +82,21 @@ std::vector<TraceRecord> ReadAll(const std::string& path, TraceOptions o = {},
   }
   if (keep) *keep = r->release();
   return out;
+}
+
+// The records of the block trace `path` timed by their D (issue) events, not their Q events.
+std::vector<TraceRecord> ReadIssued(const std::string& path) {
+  TraceOptions o;
+  o.event = BlkEvent::kIssue;
+  return ReadAll(path, o);
+}
+
+void TraceTest::ReadAs(const std::string& name, const std::string& text, TraceFormat format,
+                       size_t count, std::vector<TraceRecord>* recs) {
+  SCOPED_TRACE(name);
+  *recs = ReadAll(Write(name, text));
+  ASSERT_EQ(recs->size(), count);
+  EXPECT_EQ(DetectTraceFormat(Path(name)).value(), format);
 }
 
 const char kMsr[] =
@@ -170,17 +190,17 @@ TEST_F(TraceTest, TruncatedCompressedInputIsAnError) {
 }
 
 TEST_F(TraceTest, TencentAndSpcUnits) {
-  auto t = ReadAll(Write("t.csv", "1538323200,12910952,128,0,1063\n1538323201,8,16,1,7\n"));
-  ASSERT_EQ(t.size(), 2u);
-  EXPECT_EQ(DetectTraceFormat(Path("t.csv")).value(), TraceFormat::kTencent);
+  std::vector<TraceRecord> t, s;
+  ASSERT_NO_FATAL_FAILURE(ReadAs("t.csv", "1538323200,12910952,128,0,1063\n1538323201,8,16,1,7\n",
+                                 TraceFormat::kTencent, 2, &t));
   EXPECT_EQ(t[0].offset_bytes, 12910952ULL * 512);
   EXPECT_EQ(t[0].bytes, 128u * 512);
   EXPECT_EQ(t[1].dir, Direction::kWrite);
   EXPECT_EQ(t[1].time_ns - t[0].time_ns, 1000000000u);
   EXPECT_EQ(t[0].device, 1063u);
-  auto s = ReadAll(Write("s.spc", "0,20941264,8192,W,0.551706\n1,20939840,4096,r,0.554041\n"));
-  ASSERT_EQ(s.size(), 2u);
-  EXPECT_EQ(DetectTraceFormat(Path("s.spc")).value(), TraceFormat::kSpc);
+  ASSERT_NO_FATAL_FAILURE(ReadAs("s.spc",
+                                 "0,20941264,8192,W,0.551706\n1,20939840,4096,r,0.554041\n",
+                                 TraceFormat::kSpc, 2, &s));
   EXPECT_EQ(s[0].offset_bytes, 20941264ULL * 512);
   EXPECT_EQ(s[0].bytes, 8192u);
   EXPECT_EQ(s[0].dir, Direction::kWrite);
@@ -189,22 +209,31 @@ TEST_F(TraceTest, TencentAndSpcUnits) {
   EXPECT_EQ(s[1].device, 1u);
 }
 
+// fio's I/O logs, version 2 (no times: waits between the I/Os) and version 3 (times in ms).
+const char kFioV2Log[] = R"(fio version 2 iolog
+/dev/sdb add
+/dev/sdb open
+/dev/sdb read 0 4096
+/dev/sdb wait 1500
+/dev/sdb write 8192 16384
+/dev/sdb trim 0 4096
+/dev/sdb close
+)";
+const char kFioV3Log[] = R"(fio version 3 iolog
+0 /dev/sdb add
+0 /dev/sdb open
+10 /dev/sdb read 0 4096
+250 /dev/sdc write 4096 4096
+300 /dev/sdb close
+)";
+
 TEST_F(TraceTest, FioIologV2AndV3) {
-  auto v2 = ReadAll(Write("v2.log",
-                          "fio version 2 iolog\n/dev/sdb add\n/dev/sdb open\n/dev/sdb read 0 4096\n"
-                          "/dev/sdb wait 1500\n/dev/sdb write 8192 16384\n/dev/sdb trim 0 4096\n"
-                          "/dev/sdb close\n"));
-  ASSERT_EQ(v2.size(), 3u);
-  EXPECT_EQ(DetectTraceFormat(Path("v2.log")).value(), TraceFormat::kFioV2);
+  std::vector<TraceRecord> v2, v3;
+  ASSERT_NO_FATAL_FAILURE(ReadAs("v2.log", kFioV2Log, TraceFormat::kFioV2, 3, &v2));
   EXPECT_EQ(v2[1].time_ns, 1500000u);
   EXPECT_EQ(v2[1].bytes, 16384u);
   EXPECT_EQ(v2[2].dir, Direction::kTrim);
-  auto v3 =
-      ReadAll(Write("v3.log",
-                    "fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n10 /dev/sdb read 0 "
-                    "4096\n250 /dev/sdc write 4096 4096\n300 /dev/sdb close\n"));
-  ASSERT_EQ(v3.size(), 2u);
-  EXPECT_EQ(DetectTraceFormat(Path("v3.log")).value(), TraceFormat::kFioV3);
+  ASSERT_NO_FATAL_FAILURE(ReadAs("v3.log", kFioV3Log, TraceFormat::kFioV3, 2, &v3));
   EXPECT_EQ(v3[0].time_ns, 10000u);
   EXPECT_EQ(v3[1].time_ns, 250000u);
   EXPECT_NE(v3[0].device, v3[1].device);
@@ -236,9 +265,7 @@ TEST_F(TraceTest, BlkparseTextMatchesCompletions) {
   EXPECT_EQ(q[0].dir, Direction::kWrite);
   EXPECT_EQ(q[0].response_ns, 100000);  // D -> C: the device's time, also for Q events
   EXPECT_EQ(q[1].response_ns, 200000);
-  TraceOptions o;
-  o.event = BlkEvent::kIssue;
-  auto d = ReadAll(Path("b.txt"), o);
+  auto d = ReadIssued(Path("b.txt"));
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[0].time_ns, 3000u);
   EXPECT_EQ(d[0].response_ns, 100000);  // D -> C
@@ -314,9 +341,7 @@ TEST_F(TraceTest, BlktraceIssueEventsAndResponseTimes) {
   auto nod = ReadAll(Path("nod.blktrace.0"));
   ASSERT_EQ(nod.size(), 1u);
   EXPECT_EQ(nod[0].response_ns, 800);
-  TraceOptions o;
-  o.event = BlkEvent::kIssue;
-  auto d = ReadAll(Path("x.blktrace.0"), o);
+  auto d = ReadIssued(Path("x.blktrace.0"));
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[0].time_ns, 150u);
   EXPECT_EQ(d[0].response_ns, 5000);

@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "sim/params.h"
+#include "sim/test_util.h"
 #include "twin/figures.h"
 #include "twin/fit.h"
 #include "twin/simulate.h"
@@ -19,21 +20,14 @@ namespace {
 using nlohmann::json;
 
 sim::SimParams Params(const std::string& target) {
-  auto p = sim::ParseSimTarget(target);
-  EXPECT_TRUE(p.ok()) << p.status().message();
-  return p.ok() ? p.value() : sim::SimParams{};
+  return simtest::ValueOrFail(sim::ParseSimTarget(target));
 }
 
+// Figure's first eight members, in their order: test, metric, block_bytes, read_pct, threads,
+// qd, sequential, x.
 Figure Cell(const std::string& test, double read_pct, uint64_t bs, uint32_t t, uint32_t q,
             const std::string& metric, bool seq = false, double x = 0) {
-  return Figure{.test = test,
-                .metric = metric,
-                .block_bytes = bs,
-                .read_pct = read_pct,
-                .threads = t,
-                .qd = q,
-                .sequential = seq,
-                .x = x};
+  return Figure{test, metric, bs, read_pct, t, q, seq, x};
 }
 
 // Options fitting the one key `key` to the figures of the one test `test`, without the prior.

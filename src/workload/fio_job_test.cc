@@ -18,6 +18,35 @@ std::string Error(const std::string& text) {
   return r.ok() ? "(no error)" : r.status().message();
 }
 
+using W = WorkloadArgs;
+
+// One expected value: field `field` of the workload of the run numbered `run`.
+struct WorkloadIs {
+  size_t run;
+  std::string W::*field;
+  std::string value;
+};
+
+// The runs `text` (file "j.fio") translates into, after checking each of `expected` against
+// them, a failure naming the run and its section; none, after a failure, where it is refused.
+std::vector<FioRun> ExpectWorkloads(const std::string& text,
+                                    const std::vector<WorkloadIs>& expected) {
+  auto runs = Translate(text);
+  if (!runs.ok()) {
+    ADD_FAILURE() << runs.status().message();
+    return {};
+  }
+  for (const WorkloadIs& e : expected) {
+    if (e.run >= runs->size()) {
+      ADD_FAILURE() << "no run " << e.run << ": " << runs->size() << " runs";
+      continue;
+    }
+    SCOPED_TRACE("run " + std::to_string(e.run) + " [" + (*runs)[e.run].section + "]");
+    EXPECT_EQ((*runs)[e.run].workload.*e.field, e.value);
+  }
+  return std::move(runs).value();
+}
+
 TEST(FioJob, SizesAsFioReadsThem) {
   EXPECT_EQ(ParseFioSize("4k").value(), 4096u);
   EXPECT_EQ(ParseFioSize("4K").value(), 4096u);
@@ -52,54 +81,52 @@ TEST(FioJob, TimesAsFioReadsThem) {
 }
 
 TEST(FioJob, GlobalOptionsAreInheritedWhereTheSectionStarts) {
-  auto runs = Translate(
+  const std::vector<FioRun> runs = ExpectWorkloads(
       "[global]\nfilename=/t/a.img\nbs=8k\niodepth=4\nioengine=io_uring\ndirect=1\n"
       "[a]\nrw=randread\n[global]\niodepth=16\n[b]\nstonewall\nrw=write\n[c]\nstonewall\n"
-      "bs=16k\n");
-  ASSERT_TRUE(runs.ok()) << runs.status().message();
-  ASSERT_EQ(runs->size(), 3u);
-  EXPECT_EQ((*runs)[0].section, "a");
-  EXPECT_EQ((*runs)[0].line, 7);
-  EXPECT_EQ((*runs)[0].workload.qd, 4u);   // the later [global] is not yet in force
-  EXPECT_EQ((*runs)[1].workload.qd, 16u);  // it is here
-  EXPECT_EQ((*runs)[1].workload.bs, "8KiB");
-  EXPECT_EQ((*runs)[2].workload.bs, "16KiB");  // a section overrides [global]
-  EXPECT_EQ((*runs)[2].workload.rw, "read");   // fio's default
-  for (const FioRun& r : *runs) {
+      "bs=16k\n",
+      {{1, &W::bs, "8KiB"},
+       {2, &W::bs, "16KiB"},   // a section overrides [global]
+       {2, &W::rw, "read"}});  // fio's default
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].section, "a");
+  EXPECT_EQ(runs[0].line, 7);
+  EXPECT_EQ(runs[0].workload.qd, 4u);   // the later [global] is not yet in force
+  EXPECT_EQ(runs[1].workload.qd, 16u);  // it is here
+  for (const FioRun& r : runs) {
     EXPECT_EQ(r.target, "/t/a.img");
     EXPECT_FALSE(r.buffered);
   }
 }
 
 TEST(FioJob, AmountsArePerJobInFioAndOverAllJobsInSsdlab) {
-  auto runs = Translate(
+  ExpectWorkloads(
       "[global]\nfilename=/t/a.img\nnumjobs=4\n[io]\nio_size=1m\n[n]\nstonewall\n"
       "number_ios=100\nbs=8k\n[whole]\nstonewall\n[t]\nstonewall\nruntime=90\ntime_based\n"
-      "ramp_time=1m\n[r]\nstonewall\nrate_iops=50\nrw=randread\n");
-  ASSERT_TRUE(runs.ok()) << runs.status().message();
-  EXPECT_EQ((*runs)[0].workload.io_size, "4MiB");
-  EXPECT_EQ((*runs)[1].workload.io_size, "3200KiB");
-  EXPECT_EQ((*runs)[2].workload.io_size, "4x");  // the region (size=, or the target) per job
-  EXPECT_EQ((*runs)[3].workload.io_size, "");
-  EXPECT_EQ((*runs)[3].workload.runtime, "90s");
-  EXPECT_EQ((*runs)[3].workload.ramp, "60s");
-  EXPECT_EQ((*runs)[4].workload.rate_iops, "200");
+      "ramp_time=1m\n[r]\nstonewall\nrate_iops=50\nrw=randread\n",
+      {{0, &W::io_size, "4MiB"},
+       {1, &W::io_size, "3200KiB"},
+       {2, &W::io_size, "4x"},  // the region (size=, or the target) per job
+       {3, &W::io_size, ""},
+       {3, &W::runtime, "90s"},
+       {3, &W::ramp, "60s"},
+       {4, &W::rate_iops, "200"}});
 }
 
 TEST(FioJob, MixesAndRegions) {
-  auto runs = Translate(
+  const std::vector<FioRun> runs = ExpectWorkloads(
       "[global]\nfilename=/t/a.img\n[w]\nrw=randrw\nrwmixread=10\nrwmixwrite=30\n[r]\n"
       "stonewall\nrw=rw\nrwmixwrite=30\nrwmixread=60\noffset=1m\nsize=2m\n[p]\nstonewall\n"
       "offset=10%\nsize=25%\n[s]\nstonewall\nbssplit=4k/10:8k/:64k/\n[q]\nstonewall\n"
-      "blocksize_range=4k-12k\n");
-  ASSERT_TRUE(runs.ok()) << runs.status().message();
-  EXPECT_EQ((*runs)[0].workload.rwmix_read, "70");  // the last given wins, as in fio
-  EXPECT_EQ((*runs)[1].workload.rwmix_read, "60");
-  EXPECT_EQ((*runs)[1].size_bytes, 3u << 20);
-  EXPECT_EQ((*runs)[1].workload.range, "1MiB-3MiB");
-  EXPECT_EQ((*runs)[2].workload.range, "10%-35%");
-  EXPECT_EQ((*runs)[3].workload.bs, "4KiB:10,8KiB:45,64KiB:45");
-  EXPECT_EQ((*runs)[4].workload.bs, "4KiB:33.3333,8KiB:33.3333,12KiB:33.3334");
+      "blocksize_range=4k-12k\n",
+      {{0, &W::rwmix_read, "70"},  // the last given wins, as in fio
+       {1, &W::rwmix_read, "60"},
+       {1, &W::range, "1MiB-3MiB"},
+       {2, &W::range, "10%-35%"},
+       {3, &W::bs, "4KiB:10,8KiB:45,64KiB:45"},
+       {4, &W::bs, "4KiB:33.3333,8KiB:33.3333,12KiB:33.3334"}});
+  ASSERT_EQ(runs.size(), 5u);
+  EXPECT_EQ(runs[1].size_bytes, 3u << 20);
 }
 
 TEST(FioJob, EnginesAndTheirOptions) {
