@@ -19,8 +19,8 @@
 #include "suite/profile.h"
 #include "usecase/console.h"
 #include "usecase/options.h"
-#include "usecase/targets.h"
 #include "usecase/sim_spread.h"
+#include "usecase/targets.h"
 
 namespace ssdlab::usecase {
 
