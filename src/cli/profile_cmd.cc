@@ -25,15 +25,8 @@ namespace {
 using nlohmann::json;
 
 struct ProfileArgs {
-  std::string name, db, run, json_path, progress = "auto";
-  usecase::OptionTexts options = {
-      {"--purge", "auto"}};  // the profile's options (usecase::ProfileOptionDefs)
-  std::string target_size, files;
-  std::string confirm, temp_interval = "1s";
-  std::vector<std::string> targets;  // --target, composed into one (an array with --layout)
-  std::string layout, chunk;
-  bool destructive = false;
-  bool prefill = false;
+  usecase::ProfileRequest r;  // the flags but --json and --progress, bound into the request
+  std::string json_path, progress = "auto";
 };
 
 // The human summary: each fill level's figures, then the differences (nothing of a test whose
@@ -93,20 +86,7 @@ void PrintSummary(const json& doc, std::ostream& out) {
 
 // The request of `profile` from its flags.
 usecase::ProfileRequest ProfileRequestOf(const ProfileArgs& a) {
-  usecase::ProfileRequest r;
-  r.name = a.name;
-  r.targets = a.targets;
-  r.layout = a.layout;
-  r.chunk = a.chunk;
-  r.db = a.db;
-  r.run = a.run;
-  r.options = a.options;
-  r.target_size = a.target_size;
-  r.files = a.files;
-  r.temp_interval = a.temp_interval;
-  r.confirm = a.confirm;
-  r.destructive = a.destructive;
-  r.prefill = a.prefill;
+  usecase::ProfileRequest r = a.r;
   r.outputs = {{"--json", a.json_path}};
   r.stop = &StopFlag();
   r.console = &CliConsole();
@@ -116,7 +96,6 @@ usecase::ProfileRequest ProfileRequestOf(const ProfileArgs& a) {
 // `opened`: the backend to run on, opened already (pass 2 of a spread run, usecase/sim_spread.h).
 int RunProfileCommand(const ProfileArgs& a, std::unique_ptr<Backend> opened = nullptr) {
   usecase::ProfileRequest r = ProfileRequestOf(a);
-  r.opened = std::move(opened);
   std::unique_ptr<CliProgress> progress = MakeProgress(a.progress);
   r.progress = progress.get();
   r.ended = [&] {
@@ -124,12 +103,12 @@ int RunProfileCommand(const ProfileArgs& a, std::unique_ptr<Backend> opened = nu
   };
   Status st;
   r.write_outputs = [&](usecase::ProfileOutcome& o) {
-    st = PrintStoredRun(o.run, a.db, o.measured, o.doc, a.json_path, [&](const json& doc) {
+    st = PrintStoredRun(o.run, a.r.db, o.measured, o.doc, a.json_path, [&](const json& doc) {
       if (o.measured.ok()) PrintSummary(doc, a.json_path == "-" ? std::cerr : std::cout);
     });
     return o.measured.ok() ? st : Status::Ok();
   };
-  auto outcome = usecase::RunProfile(std::move(r));
+  auto outcome = usecase::RunProfile(std::move(r), std::move(opened));
   if (!outcome.ok()) return Fail(outcome.status());
   if (!outcome->end.closed.ok()) {
     PrintError(outcome->end.closed.message());
@@ -147,16 +126,16 @@ int RunProfileCommand(const ProfileArgs& a, std::unique_ptr<Backend> opened = nu
 // --time-scale: "auto" becomes the number (ApplyTimeScale: from the phase time, --time or the
 // profile kind's default), and every simulated --target gets scale=N.
 Status ApplyProfileTimeScale(ProfileArgs& a) {
-  auto it = a.options.find("--time-scale");
-  if (it == a.options.end() || it->second.empty()) return Status::Ok();
+  auto it = a.r.options.find("--time-scale");
+  if (it == a.r.options.end() || it->second.empty()) return Status::Ok();
   uint64_t phase_ns = 0;
-  if (auto t = a.options.find("--time"); t != a.options.end())
+  if (auto t = a.r.options.find("--time"); t != a.r.options.end())
     SSDLAB_RETURN_IF_ERROR(usecase::DurationFlag("--time", t->second, phase_ns));
   if (phase_ns == 0 && it->second == "auto") {
-    SSDLAB_ASSIGN_OR_RETURN(ProfileDef def, usecase::LoadProfileDef(a.name));
+    SSDLAB_ASSIGN_OR_RETURN(ProfileDef def, usecase::LoadProfileDef(a.r.name));
     phase_ns = DefaultPhaseNs(def.kind);
   }
-  SSDLAB_ASSIGN_OR_RETURN(uint32_t n, usecase::ApplyTimeScale(it->second, phase_ns, a.targets));
+  SSDLAB_ASSIGN_OR_RETURN(uint32_t n, usecase::ApplyTimeScale(it->second, phase_ns, a.r.targets));
   it->second = std::to_string(n);
   return Status::Ok();
 }
@@ -165,34 +144,35 @@ Status ApplyProfileTimeScale(ProfileArgs& a) {
 
 void AddProfileCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<ProfileArgs>();
+  a->r.options = {{"--purge", "auto"}};  // the profile's options (usecase::ProfileOptionDefs)
   CLI::App* cmd = app.add_subcommand(
       "profile",
       "Run a review-lab profile (cdm, atto, surface, curves, op-advisor, ...) or a profile file");
-  cmd->add_option("name", a->name,
+  cmd->add_option("name", a->r.name,
                   "Profile name (cdm, cdm-nvme, atto, as-ssd, surface, fileio, fill, op-advisor, "
                   "4k-randread, sql, ...) or a .toml profile file")
       ->required();
-  AddTargetOptions(cmd, &a->targets, &a->layout, &a->chunk,
+  AddTargetOptions(cmd, &a->r.targets, &a->r.layout, &a->r.chunk,
                    "File, block device, sim:PRESET[?k=v], or (fileio) a directory");
-  AddStoredRunOptions(cmd, &a->db, &a->run, "Name of the run (default profile-NAME-DATE-TIME)",
+  AddStoredRunOptions(cmd, &a->r.db, &a->r.run, "Name of the run (default profile-NAME-DATE-TIME)",
                       &a->json_path, &a->progress);
-  cmd->add_flag("--destructive", a->destructive,
+  cmd->add_flag("--destructive", a->r.destructive,
                 "Allow writing to a block device (destroys its data)");
-  cmd->add_option("--confirm", a->confirm, "For a block device: its serial (or WWN), for purges");
-  cmd->add_option("--temp-interval", a->temp_interval, "Temperature sampling interval (1s)");
-  cmd->add_flag("--prefill", a->prefill,
+  cmd->add_option("--confirm", a->r.confirm, "For a block device: its serial (or WWN), for purges");
+  cmd->add_option("--temp-interval", a->r.temp_interval, "Temperature sampling interval (1s)");
+  cmd->add_flag("--prefill", a->r.prefill,
                 "Write the whole target once sequentially before the profile (not measured; "
                 "needs --destructive on a block device)");
-  cmd->add_option("--target-size", a->target_size, "Size of a target file to create");
-  AddOptionDefs(cmd, usecase::ProfileOptionDefs(), a->options);
-  cmd->add_option("--files", a->files, "fileio: number of files (64)");
+  cmd->add_option("--target-size", a->r.target_size, "Size of a target file to create");
+  AddOptionDefs(cmd, usecase::ProfileOptionDefs(), a->r.options);
+  cmd->add_option("--files", a->r.files, "fileio: number of files (64)");
   cmd->callback([a, exit_code] {
     if (a->progress == "json") UseJsonLinesOnStderr();
     if (Status s = ApplyProfileTimeScale(*a); !s.ok()) {
       *exit_code = Fail(s);
       return;
     }
-    if (StartedByMpirun() && a->targets.size() == 1 && IsSimTarget(a->targets[0])) {
+    if (StartedByMpirun() && a->r.targets.size() == 1 && IsSimTarget(a->r.targets[0])) {
       *exit_code =
           usecase::RunSpreadProfile(ProfileRequestOf(*a), [a](std::unique_ptr<Backend> opened) {
             return RunProfileCommand(*a, std::move(opened));

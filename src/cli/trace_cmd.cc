@@ -22,15 +22,8 @@ namespace ssdlab {
 namespace {
 
 struct StatsArgs {
-  std::string trace;
-  std::string format = "auto";
-  std::string event = "queue";
-  std::string device_id;
-  std::string skip_bad = "0";
-  std::string burst_gap = "1ms";
+  usecase::TraceStatsRequest q;  // the flags but --json, bound into the request
   std::string json;
-  std::string db;
-  std::string run;
 };
 
 // The mean arrival rate in words that stay meaningful for a sparse trace: "1234 IOPS",
@@ -51,7 +44,7 @@ void PrintStats(const StatsArgs& a, const usecase::TraceStatsOutcome& o) {
     return of ? 100.0 * static_cast<double>(x) / static_cast<double>(of) : 0.0;
   };
   std::ostream& human = a.json == "-" ? std::cerr : std::cout;
-  human << fmt::format("{} ({}): {} records over {}, mean {}, peak {} IOPS in 1 s\n", a.trace,
+  human << fmt::format("{} ({}): {} records over {}, mean {}, peak {} IOPS in 1 s\n", a.q.trace,
                        o.format, ios, FormatNs(static_cast<double>(st.duration_ns)),
                        MeanRateText(o.doc["mean_iops"].get<double>()), st.peak_iops_1s);
   for (int d = 0; d < kDirections; ++d) {
@@ -76,22 +69,14 @@ void PrintStats(const StatsArgs& a, const usecase::TraceStatsOutcome& o) {
       st.working_set_exact ? "exact" : "estimated", st.hot_1pct, st.hot_10pct, st.hot_20pct);
   human << "  nearest run: ssdlab run " << flags << "\n";
   if (o.skipped) human << "note: " << o.skipped << " malformed records skipped\n";
-  if (!o.run.empty()) human << fmt::format("stored as run '{}' in {}\n", o.run, MaskSecrets(a.db));
+  if (!o.run.empty())
+    human << fmt::format("stored as run '{}' in {}\n", o.run, MaskSecrets(a.q.db));
 }
 
-int Stats(const StatsArgs& a) {
-  usecase::TraceStatsRequest q;
-  q.trace = a.trace;
-  q.format = a.format;
-  q.event = a.event;
-  q.device_id = a.device_id;
-  q.skip_bad = a.skip_bad;
-  q.burst_gap = a.burst_gap;
-  q.db = a.db;
-  q.run = a.run;
-  q.outputs = {{"--json", a.json}};
-  q.stop = &StopFlag();
-  auto outcome = usecase::TraceStats(q);
+int Stats(StatsArgs& a) {
+  a.q.outputs = {{"--json", a.json}};
+  a.q.stop = &StopFlag();
+  auto outcome = usecase::TraceStats(a.q);
   if (!outcome.ok()) return Fail(outcome.status());
   int code = kExitOk;
   if (!outcome->stored.ok()) {
@@ -124,19 +109,19 @@ void AddTraceCommand(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<StatsArgs>();
   CLI::App* stats =
       cmd->add_subcommand("stats", "What a trace does, and the nearest `ssdlab run` workload");
-  stats->add_option("TRACE", a->trace, "Trace file (plain, .gz or .zst)")->required();
-  stats->add_option("--format", a->format, "Trace format: " + trace::TraceFormatNames())
+  stats->add_option("TRACE", a->q.trace, "Trace file (plain, .gz or .zst)")->required();
+  stats->add_option("--format", a->q.format, "Trace format: " + trace::TraceFormatNames())
       ->capture_default_str();
-  stats->add_option("--event", a->event, "blktrace/blkparse: queue or issue events")
+  stats->add_option("--event", a->q.event, "blktrace/blkparse: queue or issue events")
       ->capture_default_str();
-  stats->add_option("--device-id", a->device_id, "Only this device/disk/volume/ASU");
-  stats->add_option("--skip-bad", a->skip_bad, "Tolerate up to N malformed records")
+  stats->add_option("--device-id", a->q.device_id, "Only this device/disk/volume/ASU");
+  stats->add_option("--skip-bad", a->q.skip_bad, "Tolerate up to N malformed records")
       ->capture_default_str();
-  stats->add_option("--burst-gap", a->burst_gap, "A gap above this ends a burst")
+  stats->add_option("--burst-gap", a->q.burst_gap, "A gap above this ends a burst")
       ->capture_default_str();
   stats->add_option("--json", a->json, "Write the JSON statistics to FILE (- for stdout)");
-  stats->add_option("--db", a->db, "Store the statistics in this results database");
-  stats->add_option("--run", a->run, "Run name in --db (default trace-stats-YYYYMMDD-HHMMSS)");
+  stats->add_option("--db", a->q.db, "Store the statistics in this results database");
+  stats->add_option("--run", a->q.run, "Run name in --db (default trace-stats-YYYYMMDD-HHMMSS)");
   stats->callback([a, exit_code] { *exit_code = Stats(*a); });
 
   auto c = std::make_shared<usecase::CaptureRequest>();

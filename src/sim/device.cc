@@ -527,11 +527,7 @@ uint64_t SimDevice::Read(uint64_t offset, uint32_t bytes, uint64_t t) {
     last_page = page;
     if (r > ready) ready = r;
   }
-  if (half_duplex_) return shared_link_.Book(ready, read_xfer_.Ns(bytes, link_ps_per_byte_), t);
-  uint64_t& link = link_free_[1];
-  link = std::max(ready, link) + read_xfer_.Ns(bytes, link_ps_per_byte_);
-  if (cap_ps_per_byte_) return std::max(link, shared_link_.Book(ready, CapNs(bytes), t));
-  return link;
+  return BookReadLink(ready, bytes, t);
 }
 
 uint64_t SimDevice::ReadWithReadAhead(uint64_t offset, uint32_t bytes, uint64_t t) {
@@ -599,11 +595,7 @@ uint64_t SimDevice::ReadWithReadAhead(uint64_t offset, uint32_t bytes, uint64_t 
     }
     st->ahead_end = std::max(st->ahead_end, to);
   }
-  if (half_duplex_) return shared_link_.Book(ready, read_xfer_.Ns(bytes, link_ps_per_byte_), t);
-  uint64_t& link = link_free_[1];
-  link = std::max(ready, link) + read_xfer_.Ns(bytes, link_ps_per_byte_);
-  if (cap_ps_per_byte_) return std::max(link, shared_link_.Book(ready, CapNs(bytes), t));
-  return link;
+  return BookReadLink(ready, bytes, t);
 }
 
 uint64_t SimDevice::Trim(uint64_t offset, uint32_t bytes, uint64_t t) {

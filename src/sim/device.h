@@ -244,6 +244,16 @@ class SimDevice {
     if (++grp.count == grp.size) ProgramHostGroup();
     ForegroundGc(tc);
   }
+  // The transfer of a read's `bytes` to the host once its data is ready at `ready` (the request
+  // at `t`): on the shared link (half duplex) or the read direction's, within the cap of both
+  // directions' sum. Returns the transfer's end.
+  uint64_t BookReadLink(uint64_t ready, uint32_t bytes, uint64_t t) {
+    if (half_duplex_) return shared_link_.Book(ready, read_xfer_.Ns(bytes, link_ps_per_byte_), t);
+    uint64_t& link = link_free_[1];
+    link = std::max(ready, link) + read_xfer_.Ns(bytes, link_ps_per_byte_);
+    if (cap_ps_per_byte_) return std::max(link, shared_link_.Book(ready, CapNs(bytes), t));
+    return link;
+  }
   // Books the program of the full host group and the release of its buffer slots.
   void ProgramHostGroup();
   // read_flush: programs the open host group's buffered units now, as one program, releases

@@ -261,9 +261,10 @@ Result<std::unique_ptr<Backend>> OpenFileioTarget(const ProfileRequest& r,
 // The backend the profile runs on: the one opened already, the fileio files, or the target.
 Result<std::unique_ptr<Backend>> OpenProfileBackend(ProfileRequest& r, const std::string& target,
                                                     const ProfileDef& def,
-                                                    const ProfileOptions& options) {
+                                                    const ProfileOptions& options,
+                                                    std::unique_ptr<Backend> opened) {
   const bool fileio = def.kind == "fileio";
-  if (r.opened) return std::move(r.opened);
+  if (opened) return opened;
   if (fileio && !IsSimTarget(target)) return OpenFileioTarget(r, target, options);
   if (!r.files.empty() || !r.options["--rw-ratio"].empty() || !r.options["--mode"].empty()) {
     if (!fileio)
@@ -324,7 +325,7 @@ Result<ProfileDef> LoadProfileDef(const std::string& name) {
   return LooksLikeProfileFile(name) ? LoadProfileFile(name) : BuiltinProfile(name);
 }
 
-Result<ProfileOutcome> RunProfile(ProfileRequest r) {
+Result<ProfileOutcome> RunProfile(ProfileRequest r, std::unique_ptr<Backend> opened) {
   Console& console = *r.console;
   SSDLAB_ASSIGN_OR_RETURN(ProfileDef def, LoadProfileDef(r.name));
   SSDLAB_ASSIGN_OR_RETURN(std::string target, ComposeTarget(r.targets, r.layout, r.chunk));
@@ -334,7 +335,7 @@ Result<ProfileOutcome> RunProfile(ProfileRequest r) {
   uint64_t temp_interval_ns = 0;
   SSDLAB_RETURN_IF_ERROR(CheckProfileRequest(r, target, def, options, temp_interval_ns));
   SSDLAB_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend,
-                          OpenProfileBackend(r, target, def, options));
+                          OpenProfileBackend(r, target, def, options, std::move(opened)));
   SSDLAB_RETURN_IF_ERROR(CheckProfileTarget(def, options, backend->info()));
   SSDLAB_ASSIGN_OR_RETURN(std::optional<DeviceIdentity> identity,
                           GuardDevice(r, target, def, options, backend));

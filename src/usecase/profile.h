@@ -56,7 +56,6 @@ struct ProfileRequest {
   // The files the command writes besides the database, as (what, path): checked with the
   // profile file's, the target's and the database's before anything is opened (usecase/paths.h).
   std::vector<std::pair<std::string, std::string>> outputs;
-  std::unique_ptr<Backend> opened;  // the backend to run on, opened already (pass 2 of a spread)
   const std::atomic<bool>* stop = nullptr;
   ProgressSink* progress = nullptr;
   Console* console = nullptr;  // the start line and notes (REQUIRED)
@@ -81,12 +80,13 @@ struct ProfileOutcome {
 // Runs the profile. An error is a failure before it started (bad options, an unsafe target, a
 // database that cannot be opened; a target that could not be opened is Io when the failure was
 // one, Invalid otherwise): nothing was run. Otherwise the outcome says how it ended.
-Result<ProfileOutcome> RunProfile(ProfileRequest r);
+// `opened`: the backend to run on, opened already (pass 2 of a spread), or null.
+Result<ProfileOutcome> RunProfile(ProfileRequest r, std::unique_ptr<Backend> opened = nullptr);
 
 // `profile` on one simulated drive under mpirun (usecase/sim_spread.h): the op-advisor's points
 // spread over the ranks; any other profile, or a request that cannot be spread, runs on rank 0
 // alone. `run` is rank 0's profile the usual way (its outputs written, its exit status
-// returned), on `opened` when not null (pass 2's replayer). `r.opened` is not read.
+// returned), on `opened` when not null (pass 2's replayer).
 using RunProfileOn = std::function<int(std::unique_ptr<Backend> opened)>;
 // The spread as RunSpread runs it over `ranks` ranks: spread (a note says over how many ranks),
 // or why not (a note says why, unless the options or the target are bad: rank 0's profile then
