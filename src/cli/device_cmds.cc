@@ -250,10 +250,7 @@ void AddPurgeCommand(CLI::App& app, int* exit_code) {
                   "Block device (symlinks resolved), file, or sim:PRESET?state=PATH (resets the "
                   "saved drive; replaces a damaged state of ssdlab's, never a foreign file)")
       ->required();
-  cmd->add_option("--method", a->method,
-                  "auto|ata-secure-erase|ata-enhanced|sas-format|nvme-format|nvme-sanitize|discard|"
-                  "zero|punch-hole")
-      ->capture_default_str();
+  cmd->add_option("--method", a->method, PurgeMethodNames("|"))->capture_default_str();
   cmd->add_flag("--dry-run", a->dry_run,
                 "Print the exact commands and ioctls, and whether the checks pass; write nothing");
   cmd->add_flag("--destructive", a->destructive, "Allow destroying the target's data");

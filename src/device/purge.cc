@@ -239,6 +239,13 @@ std::string PurgeFlagNames(std::string_view sep) {
   return all;
 }
 
+std::string PurgeMethodNames(std::string_view sep) {
+  std::string all;
+  FindMethod(
+      "", [](const MethodName& m) { return m.device; }, &all, sep);
+  return all;
+}
+
 Result<PurgeMethod> ParseAnyPurgeMethod(std::string_view name) {
   if (const MethodName* e = FindMethod(
           name, [](const MethodName&) { return true; }, nullptr, ""))

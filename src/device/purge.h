@@ -44,8 +44,10 @@ Result<PurgeMethod> ParsePurgeMethod(std::string_view name);
 // The battery's and the profiles' `flag` (--purge): auto, secure-erase, format, sanitize,
 // discard, none; Invalid naming the flag and listing them.
 Result<PurgeMethod> ParsePurgeFlag(const std::string& flag, std::string_view text);
-// The --purge spellings joined by `sep` ("auto|secure-erase|...|none"), for help texts.
+// The spellings joined by `sep`, for help texts: --purge's ("auto|secure-erase|...|none") and
+// `ssdlab purge --method`'s ("auto|ata-secure-erase|...|punch-hole").
 std::string PurgeFlagNames(std::string_view sep);
+std::string PurgeMethodNames(std::string_view sep);
 // Either spelling (a backend's Purge takes both): Invalid for any other.
 Result<PurgeMethod> ParseAnyPurgeMethod(std::string_view name);
 // A transport-neutral method (kSecureErase, kFormat, kSanitize) as the method of the drive's

@@ -96,6 +96,9 @@ TEST(PurgeMethod, EachSpellingIsOneMethodOfItsCommands) {
     }
   }
   EXPECT_EQ(PurgeFlagNames("|"), "auto|secure-erase|format|sanitize|discard|none");
+  EXPECT_EQ(PurgeMethodNames("|"),
+            "auto|ata-secure-erase|ata-enhanced|sas-format|nvme-format|nvme-sanitize|discard|"
+            "zero|punch-hole");
   auto bad = ParsePurgeFlag("--purge", "zero");
   EXPECT_EQ(bad.status().message(),
             "--purge: unknown method 'zero' (auto, secure-erase, format, sanitize, discard, none)");
