@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
 # The whole test suite: installs packages, builds, runs every unit and end-to-end test, and the
-# quality gates (docs/testing.md): clang-tidy on src/ and, with SSDLAB_GATES=1, the unit tests
-# under ASan+UBSan (they join the default once a whole run of them is clean). The gates' CPU
-# work overlaps CTest's: clang-tidy and the sanitizer build run at the lowest CPU priority (nice
-# 19) beside CTest, on what CPU its tests leave idle; the sanitized unit tests run once CTest is
-# done (at normal priority, so that their timeouts measure them, not the end-to-end tests). The
-# gates' output goes to build/gates/NAME.log, printed when a gate fails.
-#   ./scripts/test.sh                  every CTest test and clang-tidy
-#   SSDLAB_GATES=1 ./scripts/test.sh   and the sanitizers
-#   SSDLAB_GATES=0 ./scripts/test.sh   every CTest test, no gates
-#   ./scripts/test.sh -R Store         only those CTest tests, no gates
+# quality gates (docs/testing.md): clang-tidy on src/ and the unit tests under ASan+UBSan. The
+# gates' CPU work overlaps CTest's: clang-tidy and the sanitizer build run at the lowest CPU
+# priority (nice 19) beside CTest, on what CPU its tests leave idle; the sanitized unit tests run
+# once CTest is done (at normal priority, so that their timeouts measure them, not the end-to-end
+# tests). The gates' output goes to build/gates/NAME.log, printed when a gate fails.
+#   ./scripts/test.sh                     every CTest test, clang-tidy and the sanitizers
+#   SSDLAB_GATES=tidy ./scripts/test.sh   every CTest test and clang-tidy (no sanitizers)
+#   SSDLAB_GATES=0 ./scripts/test.sh      every CTest test, no gates
+#   ./scripts/test.sh -R Store            only those CTest tests, no gates
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-gates=${SSDLAB_GATES:-tidy}
+gates=${SSDLAB_GATES:-1}
 "$here/scripts/build.sh"
 cd "$here/build"
 if (($# > 0)) || [ "$gates" = 0 ]; then

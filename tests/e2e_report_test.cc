@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "e2e_util.h"
+#include "results/pts_tests.h"
 
 namespace ssdlab::test {
 namespace {
@@ -196,7 +197,7 @@ TEST_F(ReportE2e, ExportWritesCsvAndJson) {
   ASSERT_EQ(p.exit_code, 0) << p.err;
   json doc = ReadJson(*dir_ / "demo.json");
   EXPECT_EQ(doc["schema_version"], 1);
-  EXPECT_EQ(doc["tests"].size(), 10u);
+  EXPECT_EQ(doc["tests"].size(), ssdlab::results::PtsTests().size());
   // A profile run: its summary figures at each fill level.
   p = RunSsdlab({"export", "p-cdm", "--db", db_, "--csv", *dir_ / "csv-cdm"});
   ASSERT_EQ(p.exit_code, 0) << p.err;

@@ -924,7 +924,13 @@ json BuildReportModel(const std::vector<ReportRun>& runs, const ReportOptions& o
   pts.next_id = ctx.next_id;
   if (options.claims) add(report::ClaimsSection(pts_runs.empty() ? ctx : pts, *options.claims));
   add(report::pts::CompareSection(pts));
-  for (const report::PtsSectionDef& t : report::PtsSections()) add(t.build(pts, t.name()));
+  // Only the tests a run holds: a test no run holds takes no block id (the others' ids do not
+  // depend on which tests the catalogue has).
+  const std::vector<std::string> present = report::pts::TestsPresent(pts);
+  for (const report::PtsSectionDef& t : report::PtsSections()) {
+    if (std::find(present.begin(), present.end(), t.name()) != present.end())
+      add(t.build(pts, t.name()));
+  }
   ctx.next_id = std::max(ctx.next_id, pts.next_id);
   for (json& s : report::ProfileSections(ctx)) add(std::move(s));
   for (json& s : report::ImportedSections(ctx)) add(std::move(s));
