@@ -413,6 +413,7 @@ std::string ReportJson(const ServeReport& r, const ServeOptions& o) {
        {{"count", p.gap_ns.count()},
         {"p50", p.gap_ns.Percentile(50)},
         {"p90", p.gap_ns.Percentile(90)},
+        {"mean", p.gap_ns.Mean()},
         {"pauses", p.gap_pauses},
         {"limit", kMaxCreditNs},
         {"estimate", p.gap_estimate_ns},
