@@ -197,18 +197,16 @@ SSDLAB_HOT uint64_t SimDevice::SenseOnDie(uint32_t die, uint64_t t, uint64_t tr)
 }
 
 DeviceCounters SimDevice::counters() const {
-  DeviceCounters c;
   const FtlCounters& f = ftl_.counters();
-  c.host_pages = f.host_pages;
-  c.gc_copies = f.gc_copies;
-  c.erases = f.erases;
-  c.nand_pages = f.host_pages + f.gc_copies + slc_folded_;
-  c.slc_pages = slc_pages_;
-  c.slc_folded = slc_folded_;
-  c.nand_reads = nand_reads_;
-  c.host_read_pages = host_read_pages_;
-  c.unmapped_read_pages = unmapped_read_pages_;
-  return c;
+  return {.host_pages = f.host_pages,
+          .nand_pages = f.host_pages + f.gc_copies + slc_folded_,
+          .gc_copies = f.gc_copies,
+          .erases = f.erases,
+          .slc_pages = slc_pages_,
+          .slc_folded = slc_folded_,
+          .nand_reads = nand_reads_,
+          .host_read_pages = host_read_pages_,
+          .unmapped_read_pages = unmapped_read_pages_};
 }
 
 void LinkCalendar::MakeRoom(uint64_t now) {

@@ -19,14 +19,12 @@ namespace {
 constexpr uint64_t kMinDerivedPhaseNs = 10'000'000'000;
 
 RealTargetOptions RealOptions(const TargetRequest& r) {
-  RealTargetOptions o;
-  o.path = r.target;
-  o.size_bytes = r.size_bytes;
-  o.writable = r.writes;
-  o.direct = r.direct;
-  o.engine = r.engine;
-  o.engine_options = r.engine_options;
-  return o;
+  return {.path = r.target,
+          .size_bytes = r.size_bytes,
+          .writable = r.writes,
+          .direct = r.direct,
+          .engine = r.engine,
+          .engine_options = r.engine_options};
 }
 
 Status CheckSafety(const TargetRequest& r) {
