@@ -387,13 +387,7 @@ std::vector<ReplayDef> ReplayPhaseDefs() {
          return Status::Ok();
        },
        [](const ReplayRequest& q) { return DurationText(q.interval_ns); }},
-      {"--engine", "io_uring|libaio|psync",
-       [](ReplayText, ReplayText t, ReplayRequest& q) -> Status {
-         SSDLAB_ASSIGN_OR_RETURN(q.engine, ParseEngineKind(t));
-         q.engine_name = t;
-         return Status::Ok();
-       },
-       [](const ReplayRequest& q) { return q.engine_name; }},
+      EngineKindDef<ReplayRequest>(),
       SwitchDef<ReplayRequest>("--buffered", "Use the page cache (no O_DIRECT)",
                                &ReplayRequest::buffered),
       SwitchDef<ReplayRequest>("--destructive",

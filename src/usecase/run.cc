@@ -291,13 +291,7 @@ std::vector<RunDef> WorkloadDefs() {
 
 std::vector<RunDef> EngineDefs() {
   return {
-      {"--engine", "io_uring|libaio|psync",
-       [](RunText, RunText t, RunRequest& q) -> Status {
-         SSDLAB_ASSIGN_OR_RETURN(q.engine, ParseEngineKind(t));
-         q.engine_name = t;
-         return Status::Ok();
-       },
-       [](const RunRequest& q) { return q.engine_name; }},
+      EngineKindDef<RunRequest>(),
       SwitchDef<RunRequest>("--buffered", "Use the page cache (no O_DIRECT)",
                             &RunRequest::buffered),
   };

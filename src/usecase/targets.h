@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "sim/sim.h"
 #include "usecase/console.h"
+#include "usecase/options.h"
 
 namespace ssdlab::usecase {
 
@@ -23,6 +24,19 @@ struct TargetRequest {
   EngineKind engine = EngineKind::kIoUring;
   EngineOptions engine_options;  // run's --batch-*, --sqpoll, --hipri, --cpus-allowed
 };
+
+// --engine io_uring|libaio|psync, how a real target is driven, for a request O with `engine`
+// (parsed) and `engine_name` (as given, and shown as the default): run's and replay's.
+template <class O>
+OptionDef<O> EngineKindDef() {
+  return {"--engine", "io_uring|libaio|psync",
+          [](const std::string&, const std::string& t, O& q) -> Status {
+            SSDLAB_ASSIGN_OR_RETURN(q.engine, ParseEngineKind(t));
+            q.engine_name = t;
+            return Status::Ok();
+          },
+          [](const O& q) { return q.engine_name; }};
+}
 
 // The --target value of a command: the one target, or with --layout the array of simulated
 // targets as one target string (sim/sim.h ArrayTarget). Invalid for several targets without a
