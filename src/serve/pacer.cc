@@ -138,13 +138,17 @@ void Pacer::Admit(const Pending& p) {
   const uint64_t credit = std::min(service, round_trip);
   if (service <= round_trip) ++report_.shorter_than_transport;
   const uint64_t due = start_wall_ns_ + (done - start_virtual_ns_) - credit;
-  due_.push(Due{due, done, seq_++, p.reply, p.ctx, err});
+  const uint64_t answered = MonotonicNs();
+  report_.admission_ns.Record(answered > p.arrival_ns ? answered - p.arrival_ns : 0);
+  due_.push(Due{due, done, p.arrival_ns, due <= answered, seq_++, p.reply, p.ctx, err});
 }
 
 void Pacer::Answer(const Due& d, uint64_t now_ns) {
   const uint64_t lag = now_ns > d.due_ns ? now_ns - d.due_ns : 0;
   report_.lag_ns.Record(lag);
   if (lag > o_.late_threshold_ns) ++report_.late;
+  if (d.due_at_once)
+    report_.turnaround_ns.Record(now_ns > d.arrival_ns ? now_ns - d.arrival_ns : 0);
   gap_.Replied(now_ns, due_.size());
   d.reply(d.ctx, d.err);
 }

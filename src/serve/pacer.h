@@ -102,8 +102,14 @@ struct PacerReport {
   uint64_t gap_pauses = 0;
   uint64_t gap_estimate_ns = 0;
   uint64_t gap_credited = 0;
-  uint64_t wall_ns = 0;           // Start() to Stop()
-  Histogram lag_ns;               // reply wall time - due time, every reply
+  uint64_t wall_ns = 0;  // Start() to Stop()
+  Histogram lag_ns;      // reply wall time - due time, every reply
+  // The server's own time: from a request's arrival to the model's answer for it (its
+  // completion and due time known, on the thread that ran the model), every request; and from
+  // arrival to its reply for the requests already due by then, which the server could not
+  // answer sooner (its turnaround: hand-off, model, reply).
+  Histogram admission_ns;
+  Histogram turnaround_ns;
   Histogram service_ns;           // the model's service time, every request
   uint64_t read_service_ns = 0;   // the model's service times of the reads, summed
   uint64_t write_service_ns = 0;  // and of the writes
@@ -177,8 +183,10 @@ class Pacer {
     uint32_t tag;
   };
   struct Due {
-    uint64_t due_ns;   // wall
-    uint64_t done_ns;  // virtual: the model's completion
+    uint64_t due_ns;      // wall
+    uint64_t done_ns;     // virtual: the model's completion
+    uint64_t arrival_ns;  // wall
+    bool due_at_once;     // already due when the model had answered (report_.turnaround_ns)
     uint64_t seq;
     ReplyFn reply;
     void* ctx;
