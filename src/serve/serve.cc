@@ -342,10 +342,11 @@ std::string SummaryText(const ServeReport& r, const ServeOptions& o) {
   t += fmt::format(
       "server: the model's answer {:.1f} us after a request's arrival (p50; p90 {:.1f} us); "
       "the {} requests already due by then were answered {:.1f} us after their arrival (p50; "
-      "p90 {:.1f} us, mean {:.1f} us): the server's own turnaround\n",
+      "p90 {:.1f} us, mean {:.1f} us): the server's own turnaround; {} requests answered on "
+      "the session thread, with no hand-off to the pacer's thread\n",
       p.admission_ns.Percentile(50) / 1e3, p.admission_ns.Percentile(90) / 1e3,
       p.turnaround_ns.count(), p.turnaround_ns.Percentile(50) / 1e3,
-      p.turnaround_ns.Percentile(90) / 1e3, p.turnaround_ns.Mean() / 1e3);
+      p.turnaround_ns.Percentile(90) / 1e3, p.turnaround_ns.Mean() / 1e3, p.direct_replies);
   if (!p.realtime)
     t += "pacing: without real-time priority (SCHED_FIFO not permitted): a busy host delays "
          "replies\n";
@@ -403,6 +404,7 @@ std::string ReportJson(const ServeReport& r, const ServeOptions& o) {
       {"write_bytes", p.write_bytes},
       {"trim_bytes", p.trim_bytes},
       {"shorter_than_transport", p.shorter_than_transport},
+      {"direct_replies", p.direct_replies},
       {"late_threshold_ns", o.late_threshold_ns},
       {"late", p.late},
       {"late_share", p.late_share()},
