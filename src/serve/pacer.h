@@ -22,12 +22,12 @@
 // waiting for work: QD 1) is run through the model on the submitting thread, which owns them
 // until it returns; when its reply is due within the spin window (40 us) or already, the
 // submitting thread spins to the due time and replies itself, with no hand-off to the pacer's
-// thread (whose wake-up costs tens of microseconds); otherwise, or when another request is
-// waiting for that thread meanwhile (SetArrivalProbe) or one was submitted by another thread,
-// or the drive's power is cut, it hands the request, already admitted, to the pacer's thread.
-// Every other request is queued for the pacer's thread, which admits it and replies at its due
-// time. So replies are called on the pacer's thread or, within Submit(), on the submitting
-// one, one at a time; lag, late counting and TransportGap are the same on both paths.
+// thread (whose wake-up took 23-36 us on the development VM: docs/serve.md); otherwise, or when
+// another request is waiting for that thread meanwhile (SetArrivalProbe) or one was submitted by
+// another thread, or the drive's power is cut, it hands the request, already admitted, to the
+// pacer's thread. Every other request is queued for the pacer's thread, which admits it and replies
+// at its due time. So replies are called on the pacer's thread or, within Submit(), on the
+// submitting one, one at a time; lag, late counting and TransportGap are the same on both paths.
 // The transport (serve/fuse_drive.h) is kept apart so that another one (ublk) reuses this.
 #pragma once
 
