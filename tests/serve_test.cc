@@ -219,6 +219,14 @@ TEST_F(ServeE2E, FioMkfsFilesAndARestartWithTheSameState) {
   EXPECT_LE(gap["estimate"].get<uint64_t>(), gap["limit"].get<uint64_t>()) << gap;
   EXPECT_LE(gap["credited"].get<uint64_t>(), requests) << gap;
   EXPECT_TRUE(Has(s.Output(), "transport at QD 1: ")) << s.Output();
+  // The server's own time: the model's answer after each request's arrival, the turnaround of
+  // the requests already due by then (at most one per request), and the replies sent from the
+  // session thread (at most one per request).
+  const nlohmann::json& turnaround = doc["turnaround_ns"];
+  EXPECT_LE(turnaround["count"].get<uint64_t>(), requests) << turnaround;
+  EXPECT_GT(doc["admission_ns"]["p50"].get<double>(), 0.0) << doc["admission_ns"];
+  EXPECT_LE(doc["direct_replies"].get<uint64_t>(), requests);
+  EXPECT_TRUE(Has(s.Output(), "the server's own turnaround")) << s.Output();
   EXPECT_TRUE(std::filesystem::exists(state));
   EXPECT_TRUE(std::filesystem::exists(state + ".data"));
 

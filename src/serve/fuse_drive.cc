@@ -33,7 +33,8 @@ constexpr fuse_ino_t kImageIno = 2;
 constexpr const char* kPowerOffXattr = "user.ssdlab.power-off";  // FuseDrive::PowerOff's
 constexpr double kAttrTimeoutS = 3600;                           // the file never changes size
 
-// One request between its arrival and its reply (on the pacer's thread).
+// One request between its arrival and its reply (on the pacer's thread, or on the session
+// thread when the pacer answers it there: serve/pacer.h).
 struct Ctx {
   fuse_req_t req;
   Op op;
@@ -155,6 +156,13 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   conn->congestion_threshold = 192;
   d->max_background.store(conn->max_background);
   d->congestion_threshold.store(conn->congestion_threshold);
+}
+
+// The pacer's arrival probe (Pacer::SetArrivalProbe): a request is queued for the session
+// thread (poll with no timeout).
+bool RequestQueued(void* userdata) {
+  pollfd pfd{fuse_session_fd(static_cast<FuseDrive::Impl*>(userdata)->se), POLLIN, 0};
+  return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN);
 }
 
 // fuse_session_loop, and the transport's figures: before each read, whether a request is
@@ -459,6 +467,7 @@ void FuseDrive::Attach(Pacer* pacer) {
   if (std::ifstream(conn + "/max_background") >> granted) impl_->max_background.store(granted);
   if (std::ifstream(conn + "/congestion_threshold") >> granted)
     impl_->congestion_threshold.store(granted);
+  pacer->SetArrivalProbe(RequestQueued, impl_.get());
   impl_->pacer.store(pacer, std::memory_order_release);
 }
 

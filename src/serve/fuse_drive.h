@@ -1,12 +1,14 @@
 // The FUSE transport of `sim serve`: a FUSE filesystem at a directory holding one file,
 // drive.img, of the drive's capacity. Reads, writes, hole punches (fallocate PUNCH_HOLE and
 // ZERO_RANGE: discards from a loop device) and fsync reach the pacer (serve/pacer.h) as reads,
-// writes, trims and flushes, and are answered from the pacer's thread at their due time, so
+// writes, trims and flushes, and are answered at their due time, from the pacer's thread or,
+// for a request the pacer answers at once (serve/pacer.h, Threads), from the session thread, so
 // many requests can be in flight. The file is opened for direct I/O only (no page cache: every
 // request reaches the drive). Data goes to a DataStore (serve/data_store.h) when the request
 // arrives.
 //
-// Threads: one thread receives requests (the session loop); replies leave from the pacer's.
+// Threads: one thread receives requests (the session loop); replies leave from the pacer's,
+// or from the session thread itself when the pacer answers a request on it.
 #pragma once
 
 #include <cstdint>
@@ -59,7 +61,8 @@ class FuseDrive {
   ~FuseDrive();  // Unmount() if still mounted
 
   // From now on requests go through `pacer` (not owned; it must outlive the session loop, i.e.
-  // be stopped after Unmount()). REQUIRES: pacer started.
+  // be stopped after Unmount()), whose arrival probe is the session's queue.
+  // REQUIRES: pacer started, nothing submitted to it yet.
   void Attach(Pacer* pacer);
   // The power switch: from now on every write is recorded in `log` (not owned; it must outlive
   // the session loop) and reaches the pacer tagged. REQUIRES: before Attach().

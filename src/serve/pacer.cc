@@ -73,17 +73,56 @@ Status Pacer::Start() {
   return Status::Ok();
 }
 
+bool Pacer::WorkLocked() const {
+  return !incoming_.empty() || stopping_ || snapshots_wanted_ > snapshots_answered_;
+}
+
 void Pacer::Submit(Op op, uint64_t offset, uint32_t bytes, uint64_t arrival_ns, ReplyFn reply,
                    void* ctx, uint32_t tag) {
+  const Pending p{op, bytes, offset, arrival_ns, reply, ctx, tag};
+  enum { kQueued, kHere, kOff } way;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!cut_) {
-      incoming_.push_back(Pending{op, bytes, offset, arrival_ns, reply, ctx, tag});
+    // The pacer holds nothing (its thread idle): this thread admits it.
+    way = cut_ ? kOff : owner_ == Owner::kNone && !WorkLocked() ? kHere : kQueued;
+    if (way == kHere) owner_ = Owner::kSubmitter;
+    if (way == kQueued) {
+      incoming_.push_back(p);
       cv_.notify_one();
-      return;
     }
   }
-  reply(ctx, EIO);  // the drive is off
+  if (way == kHere) AnswerHere(p);
+  if (way == kOff) reply(ctx, EIO);  // the drive is off
+}
+
+void Pacer::AnswerHere(const Pending& p) {
+  Admit(p);
+  // Spin to the due time when it is near, as the pacer's thread would, unless the transport has
+  // another request for this thread, another thread submitted one or the power was cut: then
+  // the pacer's thread takes over (another request may be due sooner).
+  uint64_t now = MonotonicNs();
+  while (due_.top().due_ns > now && due_.top().due_ns <= now + kSpinNs) {
+    if (probe_ != nullptr && probe_(probe_ctx_)) break;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!incoming_.empty() || cut_) break;
+    }
+    now = MonotonicNs();
+  }
+  if (due_.top().due_ns <= now) {
+    const Due d = due_.top();
+    due_.pop();
+    ++report_.direct_replies;
+    Answer(d, now);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!due_.empty()) {
+    owner_ = Owner::kPacer;  // handed off
+    cv_.notify_one();
+  } else {
+    owner_ = Owner::kNone;
+    if (WorkLocked()) cv_.notify_one();  // arrived meanwhile from another thread, or Counters()
+  }
 }
 
 void Pacer::Admit(const Pending& p) {
@@ -138,13 +177,17 @@ void Pacer::Admit(const Pending& p) {
   const uint64_t credit = std::min(service, round_trip);
   if (service <= round_trip) ++report_.shorter_than_transport;
   const uint64_t due = start_wall_ns_ + (done - start_virtual_ns_) - credit;
-  due_.push(Due{due, done, seq_++, p.reply, p.ctx, err});
+  const uint64_t answered = MonotonicNs();
+  report_.admission_ns.Record(answered > p.arrival_ns ? answered - p.arrival_ns : 0);
+  due_.push(Due{due, done, p.arrival_ns, due <= answered, seq_++, p.reply, p.ctx, err});
 }
 
 void Pacer::Answer(const Due& d, uint64_t now_ns) {
   const uint64_t lag = now_ns > d.due_ns ? now_ns - d.due_ns : 0;
   report_.lag_ns.Record(lag);
   if (lag > o_.late_threshold_ns) ++report_.late;
+  if (d.due_at_once)
+    report_.turnaround_ns.Record(now_ns > d.arrival_ns ? now_ns - d.arrival_ns : 0);
   gap_.Replied(now_ns, due_.size());
   d.reply(d.ctx, d.err);
 }
@@ -174,19 +217,21 @@ void Pacer::Loop() {
     uint64_t snapshot_wanted;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      auto woken = [&] {
-        return !incoming_.empty() || stopping_ || snapshots_wanted_ > snapshots_answered_;
-      };
-      if (!woken()) {
-        if (due_.empty()) {
-          cv_.wait(lock, woken);
-        } else {
-          const uint64_t now = MonotonicNs(), due = due_.top().due_ns;
-          if (due > now + kSpinNs) {
-            const auto until =
-                std::chrono::steady_clock::time_point(std::chrono::nanoseconds(due - kSpinNs / 2));
-            cv_.wait_until(lock, until, woken);
-          }
+      auto woken = [&] { return WorkLocked(); };
+      // Holding nothing, with nothing to do: idle, and a Submit() may answer on its own thread
+      // (owner_ kSubmitter) until it gives the backend back (kNone) or hands a request over
+      // (kPacer). At the first pass the thread has not owned anything yet.
+      if (owner_ == Owner::kPacer && due_.empty() && !woken()) owner_ = Owner::kNone;
+      if (owner_ != Owner::kPacer) {
+        cv_.wait(lock,
+                 [&] { return owner_ == Owner::kPacer || (owner_ == Owner::kNone && woken()); });
+        owner_ = Owner::kPacer;
+      } else if (!woken()) {
+        const uint64_t now = MonotonicNs(), due = due_.top().due_ns;
+        if (due > now + kSpinNs) {
+          const auto until =
+              std::chrono::steady_clock::time_point(std::chrono::nanoseconds(due - kSpinNs / 2));
+          cv_.wait_until(lock, until, woken);
         }
       }
       if (cut_) return;

@@ -16,8 +16,18 @@
 // late_threshold_ns are counted as late. Figures of a serve with more than late_share_limit
 // late are not the model's (PacerReport::paced false).
 //
-// Threads: Submit() may be called from any thread; replies are called on the pacer's own
-// thread, one at a time. The backend is used only by that thread between Start() and Stop().
+// Threads: Submit() may be called from any thread. The backend, the due queue and the figures
+// are used by one thread at a time, its owner: the pacer's own thread, or a thread inside
+// Submit(). A request submitted while the pacer holds nothing else (the pacer's thread idle,
+// waiting for work: QD 1) is run through the model on the submitting thread, which owns them
+// until it returns; when its reply is due within the spin window (40 us) or already, the
+// submitting thread spins to the due time and replies itself, with no hand-off to the pacer's
+// thread (whose wake-up took 23-36 us on the development VM: docs/serve.md); otherwise, or when
+// another request is waiting for that thread meanwhile (SetArrivalProbe) or one was submitted by
+// another thread, or the drive's power is cut, it hands the request, already admitted, to the
+// pacer's thread. Every other request is queued for the pacer's thread, which admits it and replies
+// at its due time. So replies are called on the pacer's thread or, within Submit(), on the
+// submitting one, one at a time; lag, late counting and TransportGap are the same on both paths.
 // The transport (serve/fuse_drive.h) is kept apart so that another one (ublk) reuses this.
 #pragma once
 
@@ -38,9 +48,12 @@ namespace ssdlab::serve {
 
 enum class Op : uint8_t { kRead, kWrite, kTrim, kFlush };
 
-// Called on the pacer's thread when a request is answered: err 0, or an errno for a request
-// the drive refused (out of range).
+// Called when a request is answered, on the pacer's thread or within Submit() on the
+// submitting one (Threads, above): err 0, or an errno for a request the drive refused (out of
+// range).
 using ReplyFn = void (*)(void* ctx, int err);
+// Whether a request is waiting for the thread that submits them (the transport's queue).
+using ArrivalProbeFn = bool (*)(void* ctx);
 
 // The host's round trip measured while serving, as FEMU subtracts its emulation overhead. At
 // QD 1 closed loop (the server holds one request at a time and the next arrives after the
@@ -95,6 +108,7 @@ struct PacerReport {
   uint64_t errors = 0;                  // refused by the drive (out of range)
   uint64_t late = 0;                    // answered more than late_threshold_ns after due
   uint64_t shorter_than_transport = 0;  // service time below the credit: answered at once
+  uint64_t direct_replies = 0;          // answered on the submitting thread, with no hand-off
   // The host's round trip measured while serving (TransportGap, every request's, whether
   // credited or not): the gaps measured, the pauses not counted, the estimate at the end, and
   // the requests credited by the estimate (credit_gap; the others by transport_ns).
@@ -102,8 +116,14 @@ struct PacerReport {
   uint64_t gap_pauses = 0;
   uint64_t gap_estimate_ns = 0;
   uint64_t gap_credited = 0;
-  uint64_t wall_ns = 0;           // Start() to Stop()
-  Histogram lag_ns;               // reply wall time - due time, every reply
+  uint64_t wall_ns = 0;  // Start() to Stop()
+  Histogram lag_ns;      // reply wall time - due time, every reply
+  // The server's own time: from a request's arrival to the model's answer for it (its
+  // completion and due time known, on the thread that ran the model), every request; and from
+  // arrival to its reply for the requests already due by then, which the server could not
+  // answer sooner (its turnaround: hand-off, model, reply).
+  Histogram admission_ns;
+  Histogram turnaround_ns;
   Histogram service_ns;           // the model's service time, every request
   uint64_t read_service_ns = 0;   // the model's service times of the reads, summed
   uint64_t write_service_ns = 0;  // and of the writes
@@ -131,9 +151,11 @@ class Pacer {
 
   // Starts the pacer's thread; virtual time 0 is now. IoError when the thread cannot start.
   Status Start();
-  // Queues a request that arrived at wall time `arrival_ns` (MonotonicNs()); `reply(ctx, err)`
-  // is called once, on the pacer's thread, at its due time. Thread-safe; no allocation once the
-  // queues have grown. REQUIRES: Start() returned Ok and Stop() has not been called.
+  // A request that arrived at wall time `arrival_ns` (MonotonicNs()); `reply(ctx, err)` is
+  // called once, at its due time: within this call, on this thread, when the pacer held nothing
+  // else and the reply is due within the spin window (Threads, above), else later on the
+  // pacer's thread. Thread-safe; no allocation once the queues have grown. REQUIRES: Start()
+  // returned Ok and Stop() has not been called.
   // `tag` (> 0, increasing from write to write; power-loss tracking on) marks a write's data
   // for the model's power-loss account (SimBackend::SubmitTaggedWrite); 0: untagged. After
   // Cut(), a request is answered at once with EIO (the drive is off).
@@ -158,6 +180,14 @@ class Pacer {
   // The figures so far; complete after Stop() or Cut(). REQUIRES: one of them was called.
   const PacerReport& report() const { return report_; }
 
+  // While a Submit() call waits to reply on its own thread, it asks `probe(ctx)` whether a
+  // request is waiting for that thread, and if so hands its reply to the pacer's thread, so
+  // that the transport's next request is not held up. REQUIRES: before the first Submit().
+  void SetArrivalProbe(ArrivalProbeFn probe, void* ctx) {
+    probe_ = probe;
+    probe_ctx_ = ctx;
+  }
+
   // CLOCK_MONOTONIC in ns.
   static uint64_t MonotonicNs();
   // Moves the calling thread to real-time scheduling (SCHED_FIFO, lowest priority), so that a
@@ -177,8 +207,10 @@ class Pacer {
     uint32_t tag;
   };
   struct Due {
-    uint64_t due_ns;   // wall
-    uint64_t done_ns;  // virtual: the model's completion
+    uint64_t due_ns;      // wall
+    uint64_t done_ns;     // virtual: the model's completion
+    uint64_t arrival_ns;  // wall
+    bool due_at_once;     // already due when the model had answered (report_.turnaround_ns)
     uint64_t seq;
     ReplyFn reply;
     void* ctx;
@@ -187,7 +219,15 @@ class Pacer {
       return due_ns != o.due_ns ? due_ns > o.due_ns : seq > o.seq;
     }
   };
+  // Who uses the backend, due_ and the figures (Threads, above): nobody (the pacer's thread
+  // idle, holding nothing: a Submit() may take them), the pacer's thread, or a thread inside
+  // Submit().
+  enum class Owner : uint8_t { kNone, kPacer, kSubmitter };
   void Loop();
+  // On the submitting thread, owner: admits `p`, replies when due within the spin window, and
+  // gives the backend back (kNone) or hands `p` to the pacer's thread (kPacer).
+  void AnswerHere(const Pending& p);
+  bool WorkLocked() const;       // for the pacer's thread: requests, a stop, a snapshot. mu_ held
   void Admit(const Pending& p);  // into the simulator, then the due heap
   void Answer(const Due& d, uint64_t now_ns);
   // The figures at the end (Stop() or Cut()), from the drive's counters.
@@ -201,6 +241,9 @@ class Pacer {
   std::vector<Pending> incoming_;  // guarded by mu_
   bool stopping_ = false;          // guarded by mu_
   bool cut_ = false;               // guarded by mu_: Cut() called, the thread ends at once
+  Owner owner_ = Owner::kNone;     // guarded by mu_
+  ArrivalProbeFn probe_ = nullptr;
+  void* probe_ctx_ = nullptr;
   // Counters(): asked (wanted_) and answered (answered_) snapshots, the last one taken, and
   // whether the thread has ended (then Counters() reads the drive itself). Guarded by mu_.
   uint64_t snapshots_wanted_ = 0, snapshots_answered_ = 0;
@@ -210,6 +253,7 @@ class Pacer {
   bool running_ = false;
   // The pacer thread's own.
   std::vector<Pending> batch_;
+  // The owner's (owner_; the caller of Stop() or Cut() once the pacer's thread has ended).
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
   uint64_t seq_ = 0;
   TransportGap gap_{o_.gap_limit_ns};

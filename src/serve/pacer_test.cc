@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 #include "serve/data_store.h"
 #include "sim/sim.h"
@@ -27,10 +28,12 @@ struct Waiter {
   int answered = 0;
   int err = -1;
   uint64_t at_ns = 0;
+  std::thread::id on;  // the thread that replied last
   static void Reply(void* p, int err) {
     auto* w = static_cast<Waiter*>(p);
     std::lock_guard<std::mutex> lock(w->mu);
     w->at_ns = Pacer::MonotonicNs();
+    w->on = std::this_thread::get_id();
     w->err = err;
     ++w->answered;
     w->cv.notify_all();
@@ -85,6 +88,111 @@ TEST(Pacer, AnswersNoSoonerThanTheModelCompletes) {
   EXPECT_EQ(r.service_ns.max(), service);
   EXPECT_EQ(r.host_pages_written, 256u);
   EXPECT_EQ(r.shorter_than_transport, 0u);
+}
+
+// A request submitted while the pacer holds nothing, and due at once (its service time shorter
+// than the credit: due at its arrival), is answered on the submitting thread before Submit()
+// returns, with no hand-off; its lag and its turnaround (due by the time the model answered)
+// are recorded as the pacer's thread records them. Again for a second one: the first gave the
+// pacer back.
+TEST(Pacer, ARequestDueAtOnceIsAnsweredOnTheSubmittingThread) {
+  auto drive = Open("sim:tiny?capacity=64MiB");
+  PacerOptions o;
+  o.transport_ns = 10'000'000'000;  // 10 s: every service time is shorter
+  Pacer pacer(drive.get(), o);
+  ASSERT_TRUE(pacer.Start().ok());
+  Waiter w;
+  pacer.Submit(Op::kWrite, 0, 4096, Pacer::MonotonicNs(), Waiter::Reply, &w);
+  {
+    std::lock_guard<std::mutex> lock(w.mu);
+    EXPECT_EQ(w.answered, 1);  // already: within Submit()
+    EXPECT_EQ(w.on, std::this_thread::get_id());
+    EXPECT_EQ(w.err, 0);
+  }
+  pacer.Submit(Op::kRead, 0, 4096, Pacer::MonotonicNs(), Waiter::Reply, &w);
+  {
+    std::lock_guard<std::mutex> lock(w.mu);
+    EXPECT_EQ(w.answered, 2);
+    EXPECT_EQ(w.on, std::this_thread::get_id());
+  }
+  pacer.Stop();
+  const PacerReport& r = pacer.report();
+  EXPECT_EQ(r.requests, 2u);
+  EXPECT_EQ(r.direct_replies, 2u);
+  EXPECT_EQ(r.lag_ns.count(), 2u);
+  EXPECT_EQ(r.admission_ns.count(), 2u);
+  EXPECT_EQ(r.turnaround_ns.count(), 2u);
+  EXPECT_EQ(r.shorter_than_transport, 2u);
+  EXPECT_EQ(r.host_pages_written, 1u);
+}
+
+// A request due later than the spin window (a 16 MiB write, hundreds of milliseconds of model
+// time, with no credit) is admitted on the submitting thread and handed to the pacer's thread,
+// which replies at its due time; a request submitted while the pacer holds another is queued
+// for the pacer's thread. Every reply's lag is recorded.
+TEST(Pacer, RequestsNotDueAtOnceAreHandedToThePacersThread) {
+  auto twin = Open("sim:tiny?capacity=64MiB");
+  const uint64_t t0 = twin->now_ns();
+  const uint64_t service = *twin->SubmitAt(Direction::kWrite, 0, 16 << 20, t0) - t0;
+  ASSERT_GT(service, 100'000'000u);  // > 100 ms: far beyond the spin window
+  auto drive = Open("sim:tiny?capacity=64MiB");
+  Pacer pacer(drive.get(), PacerOptions{});
+  ASSERT_TRUE(pacer.Start().ok());
+  Waiter big, small;
+  const uint64_t arrival = Pacer::MonotonicNs();
+  pacer.Submit(Op::kWrite, 0, 16 << 20, arrival, Waiter::Reply, &big);
+  pacer.Submit(Op::kRead, 0, 4096, Pacer::MonotonicNs(), Waiter::Reply, &small);
+  big.Wait(1);
+  small.Wait(1);
+  EXPECT_NE(big.on, std::this_thread::get_id());
+  EXPECT_NE(small.on, std::this_thread::get_id());
+  EXPECT_GE(big.at_ns - arrival, service);
+  pacer.Stop();
+  const PacerReport& r = pacer.report();
+  EXPECT_EQ(r.requests, 2u);
+  EXPECT_EQ(r.direct_replies, 0u);
+  EXPECT_EQ(r.lag_ns.count(), 2u);
+  EXPECT_EQ(r.admission_ns.count(), 2u);
+  EXPECT_EQ(r.host_pages_written, 4096u);
+}
+
+// A reply due within the spin window, not yet due when the model answered, is handed to the
+// pacer's thread as soon as the transport has another request for the submitting thread (the
+// arrival probe says so, here every time it is asked). The reply is due 20 us after arrival
+// (credit: the model's service time less 20 us, the same on a fresh twin); a host that stalls
+// the submitting thread for those 20 us finds it due at once, and it is answered there, unasked.
+TEST(Pacer, ANearReplyIsHandedOverWhenTheTransportHasAnotherRequest) {
+  auto twin = Open("sim:tiny?capacity=64MiB");
+  const uint64_t t0 = twin->now_ns();
+  const uint64_t service = *twin->SubmitAt(Direction::kWrite, 0, 4096, t0) - t0;
+  ASSERT_GT(service, 20'000u);
+  auto drive = Open("sim:tiny?capacity=64MiB");
+  PacerOptions o;
+  o.transport_ns = service - 20'000;
+  Pacer pacer(drive.get(), o);
+  int probes = 0;
+  pacer.SetArrivalProbe(
+      [](void* ctx) {
+        ++*static_cast<int*>(ctx);
+        return true;
+      },
+      &probes);
+  ASSERT_TRUE(pacer.Start().ok());
+  Waiter w;
+  pacer.Submit(Op::kWrite, 0, 4096, Pacer::MonotonicNs(), Waiter::Reply, &w);
+  w.Wait(1);
+  pacer.Stop();
+  const PacerReport& r = pacer.report();
+  EXPECT_EQ(r.service_ns.max(), service);
+  EXPECT_EQ(r.lag_ns.count(), 1u);
+  if (probes > 0) {
+    EXPECT_EQ(probes, 1);
+    EXPECT_NE(w.on, std::this_thread::get_id());
+    EXPECT_EQ(r.direct_replies, 0u);
+  } else {
+    EXPECT_EQ(w.on, std::this_thread::get_id());
+    EXPECT_EQ(r.direct_replies, 1u);
+  }
 }
 
 // A service time shorter than the transport's round trip is answered at once and counted; a

@@ -339,6 +339,14 @@ std::string SummaryText(const ServeReport& r, const ServeOptions& o) {
       p.lag_ns.Percentile(50) / 1e3, p.lag_ns.Percentile(99) / 1e3,
       static_cast<double>(p.lag_ns.max()) / 1e3, 100 * p.late_share(),
       static_cast<double>(o.late_threshold_ns) / 1e3);
+  t += fmt::format(
+      "server: the model's answer {:.1f} us after a request's arrival (p50; p90 {:.1f} us); "
+      "the {} requests already due by then were answered {:.1f} us after their arrival (p50; "
+      "p90 {:.1f} us, mean {:.1f} us): the server's own turnaround; {} requests answered on "
+      "the session thread, with no hand-off to the pacer's thread\n",
+      p.admission_ns.Percentile(50) / 1e3, p.admission_ns.Percentile(90) / 1e3,
+      p.turnaround_ns.count(), p.turnaround_ns.Percentile(50) / 1e3,
+      p.turnaround_ns.Percentile(90) / 1e3, p.turnaround_ns.Mean() / 1e3, p.direct_replies);
   if (!p.realtime)
     t += "pacing: without real-time priority (SCHED_FIFO not permitted): a busy host delays "
          "replies\n";
@@ -396,6 +404,7 @@ std::string ReportJson(const ServeReport& r, const ServeOptions& o) {
       {"write_bytes", p.write_bytes},
       {"trim_bytes", p.trim_bytes},
       {"shorter_than_transport", p.shorter_than_transport},
+      {"direct_replies", p.direct_replies},
       {"late_threshold_ns", o.late_threshold_ns},
       {"late", p.late},
       {"late_share", p.late_share()},
@@ -437,6 +446,15 @@ std::string ReportJson(const ServeReport& r, const ServeOptions& o) {
         {"max", p.lag_ns.max()},
         {"mean", p.lag_ns.Mean()},
         {"buckets", lag}}},
+      {"admission_ns",
+       {{"p50", p.admission_ns.Percentile(50)},
+        {"p90", p.admission_ns.Percentile(90)},
+        {"mean", p.admission_ns.Mean()}}},
+      {"turnaround_ns",
+       {{"count", p.turnaround_ns.count()},
+        {"p50", p.turnaround_ns.Percentile(50)},
+        {"p90", p.turnaround_ns.Percentile(90)},
+        {"mean", p.turnaround_ns.Mean()}}},
       {"service_ns",
        {{"mean", p.service_ns.Mean()},
         {"p50", p.service_ns.Percentile(50)},
