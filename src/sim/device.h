@@ -36,6 +36,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/exponential.h"
 #include "sim/fastdiv.h"
 #include "sim/ftl.h"
 #include "sim/params.h"
@@ -320,11 +321,24 @@ class SimDevice {
   }
   // tR of the page holding ppn with page type, random extra and read retries.
   uint64_t NoisyReadTime(uint32_t ppn);
-  // Uniform in (0, 1] from the device's seeded generator.
-  double Uniform();
-  // A seeded exponential draw of mean `mean_ns`, in whole ns.
+  // Uniform in [1, 2^53] from the device's seeded generator (xorshift64*, its top 53 bits).
+  uint64_t NextUniform53() {
+    uint64_t x = noise_.rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    noise_.rng = x;
+    return ((x * 0x2545f4914f6cdd1dull) >> 11) + 1;
+  }
+  // Uniform in (0, 1]: NextUniform53() * 2^-53. (At most 2^53: converted as a signed value,
+  // one instruction, as exactly as unsigned.)
+  double Uniform() {
+    return static_cast<double>(static_cast<int64_t>(NextUniform53())) * 0x1.0p-53;
+  }
+  // A seeded exponential draw of mean `mean_ns`, in whole ns: -mean_ns * log(Uniform())
+  // truncated, bit for bit, mostly without a libm call (sim/exponential.h).
   uint64_t ExponentialNs(double mean_ns) {
-    return static_cast<uint64_t>(-mean_ns * std::log(Uniform()));
+    return TruncatedExponentialNs(NextUniform53(), mean_ns);
   }
   // Books the housekeeping windows due by t (writes wait for the latest).
   void Housekeeping(uint64_t t);
