@@ -34,6 +34,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "sim/exponential.h"
@@ -207,13 +208,17 @@ class SimDevice {
   void RebuildAfterLoad() { ftl_.RebuildReverseMap(); }
 
  private:
+  // (Saved whole in states: the padding is explicit, so that a state's bytes do not depend on
+  // what the memory held before; sim/state.cc checks that saved types have none left.)
   struct Group {  // units accumulating toward one program
     uint32_t count = 0;
     uint32_t size = 0;
     uint32_t first_ppn = 0;
+    uint32_t padding0 = 0;
     uint64_t ready_ns = 0;    // all data in controller memory
     uint64_t first_slot = 0;  // host groups: buffer slot sequence of the first unit
     bool slc = false;
+    uint8_t padding1[7] = {};
   };
 
   uint64_t Write(uint64_t offset, uint32_t bytes, uint64_t t);
@@ -514,6 +519,7 @@ class SimDevice {
     uint64_t read_free_ns = 0;       // reads only: they preempt queued programs
     uint64_t host_read_free_ns = 0;  // gc_yield: host reads only, ahead of GC's reads
     uint32_t ch = 0;                 // its channel
+    uint32_t padding = 0;            // (saved whole in states; see Group)
   };
   std::vector<Die> dies_;
   std::vector<uint64_t> ch_free_;
@@ -544,6 +550,7 @@ class SimDevice {
     uint64_t lpn = UINT64_MAX;
     uint64_t ready_ns = 0;  // in DRAM from then on
     uint32_t ppn = 0;
+    uint32_t padding = 0;  // (saved whole in states; see Group)
   };
   static constexpr uint32_t kReadStreams = 4;
   ReadStream streams_[kReadStreams];
