@@ -342,7 +342,7 @@ class SimDevice {
   }
   // A seeded exponential draw of mean `mean_ns`, in whole ns: -mean_ns * log(Uniform())
   // truncated, bit for bit, mostly without a libm call (sim/exponential.h).
-  uint64_t ExponentialNs(double mean_ns) {
+  [[gnu::always_inline]] uint64_t ExponentialNs(double mean_ns) {
     return TruncatedExponentialNs(NextUniform53(), mean_ns);
   }
   // Books the housekeeping windows due by t (writes wait for the latest).

@@ -67,8 +67,8 @@ TEST(Exponential, TruncatedDrawsAreTheFormulasBitForBit) {
   }
 }
 
-// The approximation's own error is as small as its header says (the slack is 2^-40, about
-// 100 times this).
+// The approximation's own error is as small as its header says (the slack, mean_ns * 38 *
+// 2^-40, is thousands of times this for every mean).
 TEST(Exponential, NegLogWithinItsBound) {
   Rng rng(11);
   double worst = 0;
@@ -77,7 +77,7 @@ TEST(Exponential, NegLogWithinItsBound) {
     const double ref = -std::log(static_cast<double>(k) * 0x1.0p-53);
     worst = std::max(worst, std::abs(kExponentialTable.NegLog(k) - ref));
   }
-  EXPECT_LT(worst, 1e-14);
+  EXPECT_LT(worst, 5e-14);
   EXPECT_GT(worst, 0.0);  // (the check compares two different computations)
 }
 
