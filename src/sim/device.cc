@@ -142,17 +142,6 @@ void SimDevice::ReadFlush(uint64_t t) {
   FlushHostGroup(t);
 }
 
-double SimDevice::Uniform() {
-  uint64_t x = noise_.rng;
-  x ^= x >> 12;
-  x ^= x << 25;
-  x ^= x >> 27;
-  noise_.rng = x;
-  // (At most 2^53: converted as a signed value, one instruction, as exactly as unsigned.)
-  return static_cast<double>(static_cast<int64_t>(((x * 0x2545f4914f6cdd1dull) >> 11) + 1)) *
-         0x1.0p-53;
-}
-
 uint32_t SimDevice::PageType(uint32_t ppn) const {
   // (prog_of_.Div(ppn) / dies) % types, by multiplications.
   return type_mod_.Mod(die_mod_.Div(prog_of_.Div(ppn)));

@@ -34,8 +34,10 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
+#include "sim/exponential.h"
 #include "sim/fastdiv.h"
 #include "sim/ftl.h"
 #include "sim/params.h"
@@ -206,13 +208,17 @@ class SimDevice {
   void RebuildAfterLoad() { ftl_.RebuildReverseMap(); }
 
  private:
+  // (Saved whole in states: the padding is explicit, so that a state's bytes do not depend on
+  // what the memory held before; sim/state.cc checks that saved types have none left.)
   struct Group {  // units accumulating toward one program
     uint32_t count = 0;
     uint32_t size = 0;
     uint32_t first_ppn = 0;
+    uint32_t padding0 = 0;
     uint64_t ready_ns = 0;    // all data in controller memory
     uint64_t first_slot = 0;  // host groups: buffer slot sequence of the first unit
     bool slc = false;
+    uint8_t padding1[7] = {};
   };
 
   uint64_t Write(uint64_t offset, uint32_t bytes, uint64_t t);
@@ -320,11 +326,24 @@ class SimDevice {
   }
   // tR of the page holding ppn with page type, random extra and read retries.
   uint64_t NoisyReadTime(uint32_t ppn);
-  // Uniform in (0, 1] from the device's seeded generator.
-  double Uniform();
-  // A seeded exponential draw of mean `mean_ns`, in whole ns.
-  uint64_t ExponentialNs(double mean_ns) {
-    return static_cast<uint64_t>(-mean_ns * std::log(Uniform()));
+  // Uniform in [1, 2^53] from the device's seeded generator (xorshift64*, its top 53 bits).
+  uint64_t NextUniform53() {
+    uint64_t x = noise_.rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    noise_.rng = x;
+    return ((x * 0x2545f4914f6cdd1dull) >> 11) + 1;
+  }
+  // Uniform in (0, 1]: NextUniform53() * 2^-53. (At most 2^53: converted as a signed value,
+  // one instruction, as exactly as unsigned.)
+  double Uniform() {
+    return static_cast<double>(static_cast<int64_t>(NextUniform53())) * 0x1.0p-53;
+  }
+  // A seeded exponential draw of mean `mean_ns`, in whole ns: -mean_ns * log(Uniform())
+  // truncated, bit for bit, mostly without a libm call (sim/exponential.h).
+  [[gnu::always_inline]] uint64_t ExponentialNs(double mean_ns) {
+    return TruncatedExponentialNs(NextUniform53(), mean_ns);
   }
   // Books the housekeeping windows due by t (writes wait for the latest).
   void Housekeeping(uint64_t t);
@@ -500,6 +519,7 @@ class SimDevice {
     uint64_t read_free_ns = 0;       // reads only: they preempt queued programs
     uint64_t host_read_free_ns = 0;  // gc_yield: host reads only, ahead of GC's reads
     uint32_t ch = 0;                 // its channel
+    uint32_t padding = 0;            // (saved whole in states; see Group)
   };
   std::vector<Die> dies_;
   std::vector<uint64_t> ch_free_;
@@ -530,6 +550,7 @@ class SimDevice {
     uint64_t lpn = UINT64_MAX;
     uint64_t ready_ns = 0;  // in DRAM from then on
     uint32_t ppn = 0;
+    uint32_t padding = 0;  // (saved whole in states; see Group)
   };
   static constexpr uint32_t kReadStreams = 4;
   ReadStream streams_[kReadStreams];

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 #include <vector>
 
 #include "base/rng.h"
+#include "sim/exponential.h"
 #include "sim/fastdiv.h"
 #include "sim/params.h"
 
@@ -26,6 +28,58 @@ struct Fixture {
   Geometry g;
   SimDevice dev;
 };
+
+uint64_t ReferenceExponentialNs(uint64_t k, double mean_ns) {
+  return static_cast<uint64_t>(-mean_ns * std::log(static_cast<double>(k) * 0x1.0p-53));
+}
+
+// The inline draws are the formula's bit for bit: on random draws, on the edges of k's range
+// and of its binades, and on draws placed within a hair of an integer (the fallback).
+TEST(Exponential, TruncatedDrawsAreTheFormulasBitForBit) {
+  const std::vector<double> means = {0.5, 1.0, 37.5, 1000.0, 3000.0, 12345.678, 2.5e6};
+  std::vector<uint64_t> ks = {1,
+                              2,
+                              3,
+                              (uint64_t{1} << 52) - 1,
+                              uint64_t{1} << 52,
+                              (uint64_t{1} << 52) + 1,
+                              (uint64_t{1} << 53) - 1,
+                              uint64_t{1} << 53};
+  for (int b = 2; b < 53; ++b)
+    for (int64_t d = -2; d <= 2; ++d) ks.push_back((uint64_t{1} << b) + d);
+  Rng rng(7);
+  for (int i = 0; i < 2'000'000; ++i) ks.push_back((rng.Next() >> 11) + 1);
+  for (double mean : means) {
+    for (uint64_t k : ks) {
+      ASSERT_EQ(TruncatedExponentialNs(k, mean), ReferenceExponentialNs(k, mean))
+          << "k " << k << " mean " << mean;
+    }
+    // Draws whose value is nearly the integer n: k = 2^53 * exp(-n / mean) and neighbours.
+    for (double n = 1; n < 40 * mean && n < 1e7; n = n * 1.7 + 1) {
+      const auto k0 = static_cast<int64_t>(std::exp(-std::floor(n) / mean) * 0x1.0p53);
+      for (int64_t d = -3; d <= 3; ++d) {
+        const int64_t k = k0 + d;
+        if (k < 1 || k > (int64_t{1} << 53)) continue;
+        ASSERT_EQ(TruncatedExponentialNs(k, mean), ReferenceExponentialNs(k, mean))
+            << "k " << k << " mean " << mean;
+      }
+    }
+  }
+}
+
+// The approximation's own error is as small as its header says (the slack, mean_ns * 38 *
+// 2^-40, is thousands of times this for every mean).
+TEST(Exponential, NegLogWithinItsBound) {
+  Rng rng(11);
+  double worst = 0;
+  for (int i = 0; i < 1'000'000; ++i) {
+    const uint64_t k = (rng.Next() >> (11 + rng.Below(53))) + 1;
+    const double ref = -std::log(static_cast<double>(k) * 0x1.0p-53);
+    worst = std::max(worst, std::abs(kExponentialTable.NegLog(k) - ref));
+  }
+  EXPECT_LT(worst, 5e-14);
+  EXPECT_GT(worst, 0.0);  // (the check compares two different computations)
+}
 
 TEST(FastDiv, DivAndModExact) {
   for (uint32_t d : {1u, 2u, 3u, 7u, 16u, 96u, 1000u, 65537u, 4294967295u}) {

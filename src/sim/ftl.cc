@@ -28,7 +28,6 @@ Ftl::Ftl(const Geometry& g, VictimPolicy policy, uint32_t gc_d, uint64_t seed, b
 
 void Ftl::Reset() {
   std::fill(l2p_.begin(), l2p_.end(), kNone);
-  std::fill(p2l_.begin(), p2l_.end(), kNone);
   std::fill(vbits_.begin(), vbits_.end(), 0);
   std::fill(meta_.begin(), meta_.end(), BlockMeta{0, kFree, kNone, kNone});
   std::fill(closed_seq_.begin(), closed_seq_.end(), 0);

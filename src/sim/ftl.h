@@ -5,10 +5,10 @@
 // Data structures (all flat arrays, allocated once; nothing allocates per operation):
 //  - l2p[lpn] -> ppn (kNone when unmapped) and p2l[ppn] -> lpn, plus a validity bitmap with
 //    one bit per physical page: a physical page is valid iff its bit is set. p2l of an
-//    invalid page is stale and never read. ppn = block * pages_per_block + offset. The bitmap
-//    (1 bit per page) stays in cache where p2l (4 bytes per page) would not, so overwriting a
-//    page touches only l2p at a random place; p2l is written sequentially at the frontiers and
-//    read sequentially in the victim.
+//    invalid page is stale (or was never set: it is not initialised) and never read. ppn = block *
+//    pages_per_block + offset. The bitmap (1 bit per page) stays in cache where p2l (4 bytes per
+//    page) would not, so overwriting a page touches only l2p at a random place; p2l is written
+//    sequentially at the frontiers and read sequentially in the victim.
 //  - per-block metadata in one 16-byte record (valid count, state, bucket links); closed
 //    blocks sit in doubly linked lists bucketed by valid count, so the greedy victim (fewest
 //    valid pages; Hu et al. 2009, Desnoyers 2012) is found in O(1) amortised from a moving

@@ -2,8 +2,9 @@
 // to back with transparent huge pages (madvise(MADV_HUGEPAGE); a no-op where unsupported).
 // The FTL's mapping tables are read at random places several times per simulated write; with
 // 4 KiB pages nearly every such access also misses the TLB (and a page walk is dearer under
-// virtualisation), with 2 MiB pages a few TLB entries cover them. Contents are not
-// initialised.
+// virtualisation), with 2 MiB pages a few TLB entries cover them. Arrays smaller than one huge
+// page are plain cache-line-aligned allocations (a huge page would have the kernel clear 2 MiB
+// for them at the first touch). Contents are not initialised.
 #pragma once
 
 #include <sys/mman.h>
@@ -22,15 +23,17 @@ class HugeArray {
 
  public:
   static constexpr size_t kHuge = size_t{1} << 21;
+  static constexpr size_t kLine = 64;
 
   HugeArray() = default;
   explicit HugeArray(size_t n) : n_(n) {
     if (n == 0) return;
-    const size_t bytes = (n * sizeof(T) + kHuge - 1) / kHuge * kHuge;
-    void* p = std::aligned_alloc(kHuge, bytes);
+    const size_t align = n * sizeof(T) < kHuge ? kLine : kHuge;
+    const size_t bytes = (n * sizeof(T) + align - 1) / align * align;
+    void* p = std::aligned_alloc(align, bytes);
     if (p == nullptr) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
-    madvise(p, bytes, MADV_HUGEPAGE);
+    if (align == kHuge) madvise(p, bytes, MADV_HUGEPAGE);
 #endif
     p_ = static_cast<T*>(p);
   }

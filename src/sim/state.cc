@@ -72,20 +72,26 @@ struct FileCloser {
 // The archive that writes: fields go through zstd's streaming compressor into the output file,
 // and the compressed bytes into the running checksum.
 class Writer {
+  // A saved value's bytes are its fields' only: a type with padding would save whatever the
+  // padding held, and two saves of the same state would differ (give it explicit fields).
+  template <class T>
+  static constexpr bool kNoPadding =
+      std::has_unique_object_representations_v<T> || std::is_floating_point_v<T>;
+
  public:
   Writer(OutputFile* out, XXH3_state_t* hash, ZSTD_CCtx* cctx)
       : out_(out), hash_(hash), cctx_(cctx), buf_(ZSTD_CStreamOutSize() * 4) {}
 
   template <class T>
   void Pod(const T& v) {
-    static_assert(std::is_trivially_copyable_v<T>);
+    static_assert(std::is_trivially_copyable_v<T> && kNoPadding<T>);
     const char* p = reinterpret_cast<const char*>(&v);
     stage_.insert(stage_.end(), p, p + sizeof v);
     if (stage_.size() >= (1 << 16)) FlushStage();
   }
   template <class T>
   void Span(const T* p, size_t n) {
-    static_assert(std::is_trivially_copyable_v<T>);
+    static_assert(std::is_trivially_copyable_v<T> && kNoPadding<T>);
     FlushStage();
     Feed(p, n * sizeof(T));
   }
@@ -512,7 +518,6 @@ std::string Ftl::CheckLoaded() const {
 }
 
 void Ftl::RebuildReverseMap() {
-  std::fill(p2l_.begin(), p2l_.end(), kNone);
   uint32_t* const p2l = p2l_.data();
   const uint32_t* const l2p = l2p_.data();
   const uint32_t n = static_cast<uint32_t>(user_pages_);

@@ -121,6 +121,23 @@ TEST_F(StateTest, RoundTripKeepsEveryCounterAndTheNextPhase) {
   RoundTrip("sim:dc-sata-read-intensive?scale=4096", Path("f.st"), true);
 }
 
+// A state is the drive's, not the process's: two drives driven alike save the same bytes,
+// wherever they are saved (no field carries a path or a time; padding, which would carry
+// whatever the memory held, is refused when the state writer is compiled).
+TEST_F(StateTest, TwoDrivesDrivenAlikeSaveTheSameBytes) {
+  const std::string t = "sim:dc-sata-mixed?scale=2048";
+  for (const char* name : {"one.st", "two.st"}) {
+    auto b = Open(t + "&state=" + Path(name));
+    ASSERT_TRUE(b);
+    RunSpec(*b, Spec(*b, "write", "128KiB", 4, "1x"));
+    RunSpec(*b, Spec(*b, "randrw", "4KiB:70,64KiB:30", 16, "", "30ms", "0%-100%", 2, 5));
+    ASSERT_TRUE(b->Close().ok());
+  }
+  const std::string one = ReadAll(Path("one.st")), two = ReadAll(Path("two.st"));
+  EXPECT_GT(one.size(), 1000u);
+  EXPECT_TRUE(one == two) << one.size() << " and " << two.size() << " bytes";
+}
+
 TEST_F(StateTest, CommandSequenceEqualsOneProcess) {
   // `run --rw write --io-size 2x` then `run --rw randread`, as two commands with a state.
   const std::string t = "sim:dc-sata-mixed?scale=2048";
