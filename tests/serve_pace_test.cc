@@ -104,6 +104,11 @@ TEST_F(ServePaceE2E, ATransportSlowerThanTheModelIsNotPaced) {
   EXPECT_FALSE(d["paced"].get<bool>()) << d.dump();
   EXPECT_TRUE(Has(d["transport_reason"].get<std::string>(), "the transport did not keep up"))
       << d.dump();
+  // The model's reads are shorter than any round trip: answered at once, the transport's floor.
+  EXPECT_TRUE(Has(d["transport_reason"].get<std::string>(),
+                  "round trip was longer than the model's service time"))
+      << d.dump();
+  EXPECT_GT(d["shorter_than_transport"].get<uint64_t>(), 0u) << d.dump();
   // The session thread's own view is reported (its value depends on the host).
   EXPECT_GE(d["backlog_share"].get<double>(), 0.0);
   EXPECT_LE(d["backlog_share"].get<double>(), 1.0);

@@ -39,13 +39,11 @@ void TransportGap::Arrived(uint64_t arrival_ns, size_t held) {
       ++paused_;
     } else {
       gaps_ns_.Record(gap);
-      window_[measured_++ % kWindow] = gap;
-      if (measured_ % kRefresh == 0) {
-        const size_t n = std::min<uint64_t>(measured_, kWindow);
-        std::array<uint64_t, kWindow> v = window_;
-        std::nth_element(v.begin(), v.begin() + n / 2, v.begin() + n);
-        estimate_ns_ = v[n / 2];
-      }
+      uint64_t& slot = window_[measured_++ % kWindow];
+      window_sum_ns_ += gap - slot;  // (the slot held 0 until the window filled)
+      slot = gap;
+      if (measured_ % kRefresh == 0)
+        estimate_ns_ = window_sum_ns_ / std::min<uint64_t>(measured_, kWindow);
     }
   }
   // A request arriving before the last reply left overlapped it: its stretch is not QD 1.
@@ -175,7 +173,10 @@ void Pacer::Admit(const Pending& p) {
   const uint64_t round_trip = by_gap ? gap_.estimate_ns() : o_.transport_ns;
   if (by_gap) ++report_.gap_credited;
   const uint64_t credit = std::min(service, round_trip);
-  if (service <= round_trip) ++report_.shorter_than_transport;
+  if (service <= round_trip && err == 0 && (p.op == Op::kRead || p.op == Op::kWrite)) {
+    ++report_.shorter_than_transport;
+    report_.floor_excess_ns += round_trip - service;
+  }
   const uint64_t due = start_wall_ns_ + (done - start_virtual_ns_) - credit;
   const uint64_t answered = MonotonicNs();
   report_.admission_ns.Record(answered > p.arrival_ns ? answered - p.arrival_ns : 0);

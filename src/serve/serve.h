@@ -24,7 +24,10 @@ struct ServeOptions {
   uint64_t late_threshold_ns = 100'000;
   double late_share_limit = 0.01;
   // A serve whose clients saw a mean latency further than this share from the model's (through
-  // the loop device: Transport below) was not paced: the transport did not keep up.
+  // the loop device: Transport below) was not paced: the transport did not keep up. Nor was
+  // one whose reads and writes with a service time shorter than the host's round trip
+  // (answered at once; PacerReport::floor_excess_ns) added more than this share to the model's
+  // mean: its clients' figures are the transport's.
   double transport_excess_limit = 0.10;
   // Without that comparison (no loop device, requests split, too few): a serve where more than
   // this share of the requests were already waiting when the session thread came to read them
