@@ -74,17 +74,17 @@ for preset in "${presets[@]}"; do
       stop_serve
       fio=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0][sys.argv[2]]; print(j["iops"], j["lat_ns"]["mean"]/1e3)' \
         "$tmp/fio.json" "$([ "$rw" = randread ] && echo read || echo write)")
-      served=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d.get("clients",{}); print(round(100*d["late_share"],2), "paced" if d["paced"] else "NOT_PACED", round(d["transport_round_trip_ns"]/1e3,1), "%+.0f%%" % (100*c["excess"]) if c.get("compared") else "-", round(100*d.get("backlog_share",0)), round(d.get("transport_gap_ns",{}).get("estimate",0)/1e3,1), round(d["lag_ns"]["mean"]/1e3,1), round(d.get("transport_gap_ns",{}).get("mean",0)/1e3,1), round(d.get("transport_gap_ns",{}).get("p50",0)/1e3,1), round(d.get("admission_ns",{}).get("p50",0)/1e3,1), round(d.get("turnaround_ns",{}).get("p50",0)/1e3,1), round(d.get("turnaround_ns",{}).get("mean",0)/1e3,1), d.get("turnaround_ns",{}).get("count",0), d.get("direct_replies",0))' "$tmp/s.json")
+      served=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d.get("clients",{}); print(round(100*d["late_share"],2), "paced" if d["paced"] else "NOT_PACED", round(d["transport_round_trip_ns"]/1e3,1), "%+.0f%%" % (100*c["excess"]) if c.get("compared") else "-", round(100*d.get("backlog_share",0)), round(d.get("transport_gap_ns",{}).get("estimate",0)/1e3,1), round(d["lag_ns"]["mean"]/1e3,1), round(d.get("transport_gap_ns",{}).get("mean",0)/1e3,1), round(d.get("transport_gap_ns",{}).get("p50",0)/1e3,1), round(d.get("admission_ns",{}).get("p50",0)/1e3,1), round(d.get("turnaround_ns",{}).get("p50",0)/1e3,1), round(d.get("turnaround_ns",{}).get("mean",0)/1e3,1), d.get("turnaround_ns",{}).get("count",0), d.get("direct_replies",0), "%+.0f%%" % (100*((d["io_round_trip_ns"]+d["io_server_ns"])/d["io_service_ns"]-1)) if d.get("io_service_ns") and d.get("io_round_trip_ns") else "-")' "$tmp/s.json")
       read -r riops rlat <<<"$run"
       read -r fiops flat <<<"$fio"
       read -r lshare paced rtt excess backlog gap lag_mean gap_mean gap_p50 adm_p50 turn_p50 \
-        turn_mean turn_n direct <<<"$served"
+        turn_mean turn_n direct estimate <<<"$served"
       ratios=$(python3 -c 'import sys; a=[float(x) for x in sys.argv[1:]]; print(f"{a[2]/a[0]:.2f} {a[3]/a[1]:.2f}")' \
         "$riops" "$rlat" "$fiops" "$flat")
       read -r iops_r lat_r <<<"$ratios"
-      printf '%-22s %-9s %3s | %9.0f %9.1f | %9.0f %9.1f | %6s %6s | %6s %s (transport %s us, at QD 1 %s us (gaps: mean %s, p50 %s); replies %s us late on average; clients %s against the model; %s%% waiting; the model answered %s us after arrival (p50); %s replies due by then left %s us after arrival (p50; mean %s); %s replies without a hand-off)\n' \
+      printf '%-22s %-9s %3s | %9.0f %9.1f | %9.0f %9.1f | %6s %6s | %6s %s (transport %s us, at QD 1 %s us (gaps: mean %s, p50 %s); replies %s us late on average; clients %s against the model, %s by the server'"'"'s estimate; %s%% waiting; the model answered %s us after arrival (p50); %s replies due by then left %s us after arrival (p50; mean %s); %s replies without a hand-off)\n' \
         "$preset" "$rw" "$qd" "$riops" "$rlat" "$fiops" "$flat" "$iops_r" "$lat_r" "$lshare" \
-        "$paced" "$rtt" "$gap" "$gap_mean" "$gap_p50" "$lag_mean" "$excess" "$backlog" \
+        "$paced" "$rtt" "$gap" "$gap_mean" "$gap_p50" "$lag_mean" "$excess" "$estimate" "$backlog" \
         "$adm_p50" "$turn_n" "$turn_p50" "$turn_mean" "$direct"
     done
   done

@@ -212,8 +212,9 @@ void AddSimServeCommand(CLI::App& sim, int* exit_code) {
   cmd->add_option("--late-limit-pct", f->late_pct,
                   "Above this share late the serve was not paced (default 1)");
   cmd->add_option("--transport-limit-pct", f->transport_pct,
-                  "The loop device's clients' mean latency further than this from the model's "
-                  "means the transport did not keep up: NOT PACED (default 10)")
+                  "The loop device's clients' mean latency, or the server's estimate of its "
+                  "clients' (round trip plus time in the server), further than this from the "
+                  "model's means the transport did not keep up: NOT PACED (default 10)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--backlog-limit-pct", f->backlog_pct,
                   "Where clients are not compared: more than this share of requests waiting for "

@@ -173,22 +173,24 @@ void Pacer::Admit(const Pending& p) {
   const uint64_t round_trip = by_gap ? gap_.estimate_ns() : o_.transport_ns;
   if (by_gap) ++report_.gap_credited;
   const uint64_t credit = std::min(service, round_trip);
-  if (service <= round_trip && err == 0 && (p.op == Op::kRead || p.op == Op::kWrite)) {
-    ++report_.shorter_than_transport;
-    report_.floor_excess_ns += round_trip - service;
+  const bool io = err == 0 && (p.op == Op::kRead || p.op == Op::kWrite);
+  if (io) {
+    if (service <= round_trip) ++report_.shorter_than_transport;
+    report_.io_round_trip_ns += round_trip;
   }
   const uint64_t due = start_wall_ns_ + (done - start_virtual_ns_) - credit;
   const uint64_t answered = MonotonicNs();
   report_.admission_ns.Record(answered > p.arrival_ns ? answered - p.arrival_ns : 0);
-  due_.push(Due{due, done, p.arrival_ns, due <= answered, seq_++, p.reply, p.ctx, err});
+  due_.push(Due{due, done, p.arrival_ns, due <= answered, io, seq_++, p.reply, p.ctx, err});
 }
 
 void Pacer::Answer(const Due& d, uint64_t now_ns) {
   const uint64_t lag = now_ns > d.due_ns ? now_ns - d.due_ns : 0;
   report_.lag_ns.Record(lag);
   if (lag > o_.late_threshold_ns) ++report_.late;
-  if (d.due_at_once)
-    report_.turnaround_ns.Record(now_ns > d.arrival_ns ? now_ns - d.arrival_ns : 0);
+  const uint64_t held = now_ns > d.arrival_ns ? now_ns - d.arrival_ns : 0;
+  if (d.due_at_once) report_.turnaround_ns.Record(held);
+  if (d.io) report_.io_server_ns += held;
   gap_.Replied(now_ns, due_.size());
   d.reply(d.ctx, d.err);
 }

@@ -112,10 +112,16 @@ struct PacerReport {
   uint64_t errors = 0;  // refused by the drive (out of range)
   uint64_t late = 0;    // answered more than late_threshold_ns after due
   // Reads and writes (not refused) whose service time was no longer than the credit: answered
-  // at once, their clients saw the transport's latency, not the model's; and what that added to
-  // their clients' latencies beyond the model's, summed (credit - service of each).
+  // at once, their clients saw the transport's latency, not the model's.
   uint64_t shorter_than_transport = 0;
-  uint64_t floor_excess_ns = 0;
+  // What the clients of the reads and writes (not refused) saw, estimated by the server: the
+  // host's round trip at each one's admission (the credit's round trip, before it is capped at
+  // the service time), summed, and each one's time in the server (arrival to reply), summed.
+  // Their sum against the model's service time says whether the clients could see the model's
+  // latencies: a reply cannot leave sooner than the server's own turnaround, nor a request
+  // shorter than the round trip be shown (serve.cc JudgeTransport).
+  uint64_t io_round_trip_ns = 0;
+  uint64_t io_server_ns = 0;
   uint64_t direct_replies = 0;  // answered on the submitting thread, with no hand-off
   // The host's round trip measured while serving (TransportGap, every request's, whether
   // credited or not): the gaps measured, the pauses not counted, the estimate at the end, and
@@ -219,6 +225,7 @@ class Pacer {
     uint64_t done_ns;     // virtual: the model's completion
     uint64_t arrival_ns;  // wall
     bool due_at_once;     // already due when the model had answered (report_.turnaround_ns)
+    bool io;              // a read or write the drive served (report_.io_server_ns)
     uint64_t seq;
     ReplyFn reply;
     void* ctx;

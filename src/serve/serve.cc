@@ -154,21 +154,28 @@ void JudgeClientsAndBacklog(const ServeOptions& o, ServeReport* r) {
 
 // The verdict on the transport (ServeReport::transport_limited and its reason): from the
 // clients' latencies where they were compared, else from the session thread's backlog; and from
-// what the reads and writes shorter than the host's round trip added (the transport's floor).
+// the server's own estimate of what its clients saw (the host's round trip and the time each
+// read or write spent in the server) against the model's service time: a reply cannot leave
+// sooner than the server's turnaround, nor a request shorter than the round trip be shown.
 void JudgeTransport(const ServeOptions& o, ServeReport* r) {
   JudgeClientsAndBacklog(o, r);
   const PacerReport& p = r->pacer;
   const uint64_t service_ns = p.read_service_ns + p.write_service_ns;
-  if (p.reads + p.writes < 100 || service_ns == 0) return;
-  const double floor_excess =
-      static_cast<double>(p.floor_excess_ns) / static_cast<double>(service_ns);
-  if (floor_excess <= o.transport_excess_limit) return;
+  const uint64_t ios = p.reads + p.writes;
+  // (No round trip: no credit, as with the power switch; the clients' check above judges.)
+  if (ios < 100 || service_ns == 0 || p.io_round_trip_ns == 0) return;
+  const double seen =
+      static_cast<double>(p.io_round_trip_ns + p.io_server_ns) / static_cast<double>(service_ns);
+  if (seen - 1 <= o.transport_excess_limit) return;
+  const double n = static_cast<double>(ios);
   const std::string floor = fmt::format(
-      "the host's round trip was longer than the model's service time for {:.0f}% of the reads "
-      "and writes (answered at once, they added {:.0f}% to the model's mean; limit {:.0f}%)",
-      100.0 * static_cast<double>(p.shorter_than_transport) /
-          static_cast<double>(p.reads + p.writes),
-      100 * floor_excess, 100 * o.transport_excess_limit);
+      "the host's round trip ({:.1f} us on average) and the server's time ({:.1f} us from "
+      "arrival to reply) come to {:+.0f}% of the model's mean service time of {:.1f} us "
+      "(limit {:.0f}%; {:.0f}% of the reads and writes were no longer than the round trip)",
+      static_cast<double>(p.io_round_trip_ns) / n / 1e3,
+      static_cast<double>(p.io_server_ns) / n / 1e3, 100 * (seen - 1),
+      static_cast<double>(service_ns) / n / 1e3, 100 * o.transport_excess_limit,
+      100.0 * static_cast<double>(p.shorter_than_transport) / n);
   r->transport_reason = r->transport_limited ? r->transport_reason + "; " + floor : floor;
   r->transport_limited = true;
 }
@@ -430,7 +437,9 @@ std::string ReportJson(const ServeReport& r, const ServeOptions& o) {
       {"write_bytes", p.write_bytes},
       {"trim_bytes", p.trim_bytes},
       {"shorter_than_transport", p.shorter_than_transport},
-      {"floor_excess_ns", p.floor_excess_ns},
+      {"io_round_trip_ns", p.io_round_trip_ns},
+      {"io_server_ns", p.io_server_ns},
+      {"io_service_ns", p.read_service_ns + p.write_service_ns},
       {"direct_replies", p.direct_replies},
       {"late_threshold_ns", o.late_threshold_ns},
       {"late", p.late},

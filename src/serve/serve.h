@@ -25,9 +25,9 @@ struct ServeOptions {
   double late_share_limit = 0.01;
   // A serve whose clients saw a mean latency further than this share from the model's (through
   // the loop device: Transport below) was not paced: the transport did not keep up. Nor was
-  // one whose reads and writes with a service time shorter than the host's round trip
-  // (answered at once; PacerReport::floor_excess_ns) added more than this share to the model's
-  // mean: its clients' figures are the transport's.
+  // one whose reads and writes, by the server's own estimate (the host's round trip plus each
+  // one's time in the server; PacerReport::io_round_trip_ns, io_server_ns), took their clients
+  // more than this share longer than the model's service time.
   double transport_excess_limit = 0.10;
   // Without that comparison (no loop device, requests split, too few): a serve where more than
   // this share of the requests were already waiting when the session thread came to read them
