@@ -168,7 +168,7 @@ void JudgeTransport(const ServeOptions& o, ServeReport* r) {
       static_cast<double>(p.io_round_trip_ns + p.io_server_ns) / static_cast<double>(service_ns);
   if (seen - 1 <= o.transport_excess_limit) return;
   const double n = static_cast<double>(ios);
-  const std::string floor = fmt::format(
+  const std::string estimate = fmt::format(
       "the host's round trip ({:.1f} us on average) and the server's time ({:.1f} us from "
       "arrival to reply) come to {:+.0f}% of the model's mean service time of {:.1f} us "
       "(limit {:.0f}%; {:.0f}% of the reads and writes were no longer than the round trip)",
@@ -176,7 +176,7 @@ void JudgeTransport(const ServeOptions& o, ServeReport* r) {
       static_cast<double>(p.io_server_ns) / n / 1e3, 100 * (seen - 1),
       static_cast<double>(service_ns) / n / 1e3, 100 * o.transport_excess_limit,
       100.0 * static_cast<double>(p.shorter_than_transport) / n);
-  r->transport_reason = r->transport_limited ? r->transport_reason + "; " + floor : floor;
+  r->transport_reason = r->transport_limited ? r->transport_reason + "; " + estimate : estimate;
   r->transport_limited = true;
 }
 

@@ -34,7 +34,6 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
-#include <type_traits>
 #include <vector>
 
 #include "sim/exponential.h"
