@@ -1,8 +1,8 @@
 // `ssdlab sim serve` end to end: a simulated drive served over FUSE with a loop device takes
 // fio, mkfs.ext4, a mount, files written and read back, and keeps them across a restart with
 // the same state; refusals (a mount point in use, a state in use, --ublk here, a directory
-// that is not empty); `--cleanup` after a SIGKILL. Skipped, with the reason, where the machine
-// has no FUSE, no loop devices, or no fio/mkfs.ext4.
+// that is not empty, no permission for /dev/fuse); `--cleanup` after a SIGKILL. Skipped, with the
+// reason, where the machine has no FUSE, no loop devices, or no fio/mkfs.ext4.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -314,6 +314,34 @@ TEST(ServeRefusals, UblkNotEmptyNoFuseAndNotASimTarget) {
   Proc real = RunSsdlab({"sim", "serve", "/dev/sda", "--fuse", t / "full"});
   EXPECT_EQ(real.exit_code, 2);
   EXPECT_TRUE(Has(real.err, "serves one simulated drive")) << real.err;
+}
+
+// No permission for /dev/fuse: in a private mount namespace a file of mode 000 is bound over
+// /dev/fuse (the machine's device is untouched) and ssdlab runs as nobody, which may not open it.
+// One line naming the device and the errno, exit 2. Skipped where unshare or setpriv is missing
+// or a mount namespace cannot be made (not root).
+TEST(ServeRefusals, NoPermissionForDevFuse) {
+  if (Shell("unshare --mount --propagation private true && command -v setpriv") != 0)
+    GTEST_SKIP() << "no unshare --mount or setpriv here";
+  TempDir t;
+  std::filesystem::permissions(
+      t.path(), std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                    std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                    std::filesystem::perms::others_exec);
+  std::filesystem::create_directories(t / "d");
+  std::filesystem::permissions(t / "d", std::filesystem::perms::all);
+  std::ofstream(t / "nofuse").close();
+  std::filesystem::permissions(t / "nofuse", std::filesystem::perms::none);
+  std::string out;
+  const int rc =
+      Shell("unshare --mount --propagation private sh -c 'mount --bind " + (t / "nofuse") +
+                " /dev/fuse && exec setpriv --reuid=65534 --regid=65534 "
+                "--clear-groups " SSDLAB_BINARY " sim serve sim:tiny --fuse " +
+                (t / "d") + "'",
+            &out);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_EQ(CountLines(out), 1) << out;
+  EXPECT_TRUE(Has(out, "/dev/fuse may not be opened: Permission denied")) << out;
 }
 
 }  // namespace
