@@ -97,6 +97,19 @@ uint64_t Share(uint64_t total, uint32_t jobs, uint32_t job) {
   return std::max<uint64_t>(s, 1);
 }
 
+// The calling thread's policy becomes SCHED_BATCH, if it is SCHED_OTHER: once woken it no
+// longer preempts the thread running on its CPU (it runs when that one sleeps, or at the
+// scheduler's tick). io-wq workers the thread creates afterwards inherit the policy. Returns
+// whether the policy was changed (RestoreNormalPolicy undoes it).
+bool TakeBatchPolicy() {
+  sched_param none{};
+  return sched_getscheduler(0) == SCHED_OTHER && sched_setscheduler(0, SCHED_BATCH, &none) == 0;
+}
+void RestoreNormalPolicy() {
+  sched_param none{};
+  sched_setscheduler(0, SCHED_OTHER, &none);
+}
+
 template <class Q>
 void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   const WorkloadSpec& spec = sh.spec;
@@ -116,6 +129,10 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     for (uint32_t c : job_cpus) CPU_SET(c, &set);
     pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
   }
+  // A job and its io-wq worker on one CPU take turns: as SCHED_BATCH (both, the worker by
+  // inheritance) a completion does not switch the CPU from the worker to the job thread per
+  // I/O; the job reaps when its worker has run out of requests or blocks (docs/engine.md).
+  bool batch = !iowq_cpus.empty() && TakeBatchPolicy();
   AlignedBuffer buffers(depth * buf_bytes);
   Q q;
   if (buffers.data == nullptr) {
@@ -146,7 +163,10 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
       CPU_ZERO(&set);
       for (uint32_t c : shared) CPU_SET(c, &set);
       pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+      if (batch) RestoreNormalPolicy();
+      batch = false;
     }
+    if (batch) out.features += "+sched_batch";
   }
   sh.ready.count_down();
   sh.go.wait();
