@@ -6,9 +6,16 @@
 #include <sched.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
 
 #include "e2e_util.h"
 
@@ -117,6 +124,13 @@ TEST(EngineE2E, BatchFlagsKeepCountsAndDataExact) {
   EXPECT_EQ(e["granted"]["batch_complete_max"], 5);
 }
 
+bool KernelAtLeast(int major, int minor) {
+  utsname u{};
+  int ma = 0, mi = 0;
+  return uname(&u) == 0 && std::sscanf(u.release, "%d.%d", &ma, &mi) == 2 &&
+         (ma > major || (ma == major && mi >= minor));
+}
+
 TEST(EngineE2E, ForceAsyncOnIsGrantedAndReported) {
   TempDir t;
   Proc p = RunSsdlab(
@@ -127,10 +141,17 @@ TEST(EngineE2E, ForceAsyncOnIsGrantedAndReported) {
   EXPECT_EQ(e["granted"]["force_async"], true);
   std::string features = e["granted"]["features"];
   EXPECT_NE(features.find("+async"), std::string::npos) << features;
+  // Beside its workers the job asks for a short slice (read back from Linux 6.12 on).
+  EXPECT_EQ(features.find("+slice_300us") != std::string::npos, KernelAtLeast(6, 12)) << features;
   // The io-wq limit is the job's share of the CPUs it may use (here: every CPU, one job).
   cpu_set_t set;
   ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
   EXPECT_EQ(e["granted"]["async_workers"], CPU_COUNT(&set));
+}
+
+bool HasSchedBatch(const json& doc) {
+  return doc["context"]["engine"]["granted"]["features"].get<std::string>().find("+sched_batch") !=
+         std::string::npos;
 }
 
 // A zram device the test adds itself (and removes): the kernel takes no request to it
@@ -162,6 +183,11 @@ TEST(EngineE2E, ForceAsyncFollowsTheTargetByDefault) {
   json e = ReadJson(t / "r.json")["context"]["engine"]["granted"];
   EXPECT_EQ(e["nowait_target"], false);
   EXPECT_EQ(e["force_async"], spread);
+  // Beside its forced-async workers the job asks for a short slice, which the kernel reads
+  // back from 6.12 on (EEVDF's custom slices).
+  EXPECT_EQ(e["features"].get<std::string>().find("+slice_300us") != std::string::npos,
+            spread && KernelAtLeast(6, 12))
+      << e["features"];
   EXPECT_EQ(ReadJson(t / "r.json")["results"]["write"]["bytes"], 16u << 20);
   // Forced async changes where requests run, never what they read.
   Proc r = run({"--rw", "randread", "--io-size", "4MiB", "--verify"});
@@ -183,10 +209,48 @@ TEST(EngineE2E, ForceAsyncFollowsTheTargetByDefault) {
   EXPECT_EQ(p["context"]["engine"]["granted"]["force_async"], false);
   EXPECT_TRUE(p["context"]["engine"]["granted"]["pin_workers"].is_string());
   EXPECT_EQ(p["context"]["engine"]["granted"]["iowq_affinity"], true);
+  EXPECT_TRUE(HasSchedBatch(p)) << p["context"]["engine"]["granted"]["features"];
+  // The pair runs SCHED_BATCH, the io-wq workers by inheritance: seen in /proc while it runs.
+  const pid_t pid = StartSsdlab({"run", "--target", dev, "--bs", "4KiB", "--qd", "16", "--rw",
+                                 "randread", "--runtime", "2s", "--jobs", jobs, "--interval", "0"},
+                                t / "out", t / "err");
+  std::set<std::string> batch_threads;
+  auto running = [pid] {
+    siginfo_t info{};
+    return waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
+  };
+  while (batch_threads.size() < 2 && running()) {
+    std::error_code gone;  // the run may end between the check and the listing
+    for (const auto& task :
+         std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", gone)) {
+      std::string comm = SysfsLine(task.path() / "comm"), stat = SysfsLine(task.path() / "stat");
+      if (stat.rfind(')') == std::string::npos) continue;  // the thread has ended
+      std::istringstream after_comm(stat.substr(stat.rfind(')') + 2));
+      const std::vector<std::string> f{std::istream_iterator<std::string>(after_comm), {}};
+      // f[0] is field 3 of proc(5)'s stat; field 41 is the scheduling policy.
+      if (f.size() > 38 && f[38] == std::to_string(SCHED_BATCH)) {
+        batch_threads.insert(comm.substr(0, 7));
+      }
+    }
+    usleep(10000);
+  }
+  EXPECT_EQ(Wait(pid), 0) << ReadFile(t / "err");
+  EXPECT_EQ(batch_threads, (std::set<std::string>{"iou-wrk", "ssdlab"}));
   Proc unpinned =
       run({"--rw", "randread", "--io-size", "1MiB", "--jobs", jobs, "--pin-workers", "off"});
   ASSERT_EQ(unpinned.exit_code, 0) << unpinned.err;
   EXPECT_EQ(ReadJson(t / "r.json")["context"]["engine"]["granted"]["pin_workers"], nullptr);
+  EXPECT_FALSE(HasSchedBatch(ReadJson(t / "r.json")));
+  // A job thread the user put under another policy keeps it.
+  std::string idle_out;
+  ASSERT_EQ(Shell("chrt -i 0 " SSDLAB_BINARY " run --target " + dev +
+                      " --rw randread --bs 4KiB --qd 16 --io-size 1MiB --interval 0 --json " +
+                      (t / "r.json") + " --jobs " + jobs,
+                  &idle_out),
+            0)
+      << idle_out;
+  EXPECT_TRUE(ReadJson(t / "r.json")["context"]["engine"]["granted"]["pin_workers"].is_string());
+  EXPECT_FALSE(HasSchedBatch(ReadJson(t / "r.json")));
   // A file takes requests without blocking: nothing runs in io-wq, nothing is pinned.
   Proc file =
       RunSsdlab({"run", "--target", t / "f.dat", "--size", "4MiB", "--rw", "randread", "--io-size",

@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -37,6 +38,7 @@ namespace ssdlab {
 namespace {
 
 constexpr size_t kMaxErrorMessages = 10;
+constexpr uint64_t kJobSliceUs = 300;  // RequestSlice for jobs beside forced-async workers
 constexpr size_t kMaxVerifyRecords = 100;
 constexpr uint64_t kPollNs = 100 * kNsPerMs;  // stop-flag latency bound while idle
 
@@ -97,10 +99,13 @@ uint64_t Share(uint64_t total, uint32_t jobs, uint32_t job) {
   return std::max<uint64_t>(s, 1);
 }
 
-// The calling thread's policy becomes SCHED_BATCH, if it is SCHED_OTHER: once woken it no
-// longer preempts the thread running on its CPU (it runs when that one sleeps, or at the
-// scheduler's tick). io-wq workers the thread creates afterwards inherit the policy. Returns
-// whether the policy was changed (RestoreNormalPolicy undoes it).
+// Scheduling of a job thread and, by inheritance, of the io-wq workers it starts afterwards
+// (docs/engine.md). Each applies only to a thread under the normal policy (SCHED_OTHER): one
+// the user put under another (chrt) keeps it.
+
+// SCHED_BATCH: once woken, the thread no longer preempts the one running on its CPU (it runs
+// when that one sleeps, or at the scheduler's tick). Returns whether the policy was changed
+// (RestoreNormalPolicy undoes it).
 bool TakeBatchPolicy() {
   sched_param none{};
   return sched_getscheduler(0) == SCHED_OTHER && sched_setscheduler(0, SCHED_BATCH, &none) == 0;
@@ -108,6 +113,35 @@ bool TakeBatchPolicy() {
 void RestoreNormalPolicy() {
   sched_param none{};
   sched_setscheduler(0, SCHED_OTHER, &none);
+}
+
+// struct sched_attr of sched_setattr(2); glibc 2.36 declares neither.
+struct SchedAttr {
+  uint32_t size = sizeof(SchedAttr);
+  uint32_t policy = SCHED_OTHER;
+  uint64_t flags = 0;
+  int32_t nice = 0;
+  uint32_t priority = 0;
+  uint64_t runtime_ns = 0;  // under SCHED_OTHER: the time slice asked for (Linux 6.12+)
+  uint64_t deadline_ns = 0;
+  uint64_t period_ns = 0;
+};
+
+// Asks for a time slice of `slice_us` (EEVDF's custom slice): a thread with a shorter slice than
+// the one running preempts it when woken, instead of waiting for that one's slice to run out.
+// Returns whether the kernel took it (an older kernel accepts and ignores the request, and
+// reads back no slice). The nice value is kept.
+bool RequestSlice(uint64_t slice_us) {
+  if (sched_getscheduler(0) != SCHED_OTHER) return false;
+  errno = 0;
+  const int nice = getpriority(PRIO_PROCESS, 0);
+  if (errno != 0) return false;
+  SchedAttr a;
+  a.nice = nice;
+  a.runtime_ns = slice_us * 1000;
+  if (syscall(SYS_sched_setattr, 0, &a, 0) != 0) return false;
+  SchedAttr got;
+  return syscall(SYS_sched_getattr, 0, &got, sizeof got, 0) == 0 && got.runtime_ns == a.runtime_ns;
 }
 
 template <class Q>
@@ -133,6 +167,10 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   // inheritance) a completion does not switch the CPU from the worker to the job thread per
   // I/O; the job reaps when its worker has run out of requests or blocks (docs/engine.md).
   bool batch = !iowq_cpus.empty() && TakeBatchPolicy();
+  // A job whose requests run in forced-async workers on the CPUs it shares with them: woken by
+  // a completion, it should reap now, not once a worker's slice (0.75-3 ms) has run out. A
+  // short slice, the workers' too, lets it preempt them (docs/engine.md "Devices that block").
+  const bool short_slice = iowq_cpus.empty() && sh.force_async && RequestSlice(kJobSliceUs);
   AlignedBuffer buffers(depth * buf_bytes);
   Q q;
   if (buffers.data == nullptr) {
@@ -167,6 +205,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
       batch = false;
     }
     if (batch) out.features += "+sched_batch";
+    if (short_slice) out.features += "+slice_" + std::to_string(kJobSliceUs) + "us";
   }
   sh.ready.count_down();
   sh.go.wait();

@@ -347,8 +347,9 @@ std::vector<RunDef> EngineFlagDefs() {
                    return Status::Ok();
                  }),
       EngineFlag("--pin-workers",
-                 "auto|on|off: each job thread on one CPU with the io-wq workers of its ring "
-                 "(auto: where requests run in io-wq and a job has one CPU or less)",
+                 "auto|on|off: each job thread on one CPU with the io-wq workers of its ring, "
+                 "the pair SCHED_BATCH (auto: where requests run in io-wq and a job has one CPU "
+                 "or less)",
                  [](RunText, RunText t, EngineOptions& o) -> Status {
                    SSDLAB_ASSIGN_OR_RETURN(o.pin_workers, ParseAutoOnOff("--pin-workers", t));
                    return Status::Ok();
