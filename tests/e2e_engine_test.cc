@@ -257,6 +257,13 @@ TEST(EngineE2E, ForceAsyncFollowsTheTargetByDefault) {
                  "1MiB", "--jobs", jobs, "--interval", "0", "--json", t / "r.json"});
   ASSERT_EQ(file.exit_code, 0) << file.err;
   EXPECT_EQ(ReadJson(t / "r.json")["context"]["engine"]["granted"]["pin_workers"], nullptr);
+  // Pinned there on request, a job thread has no worker to take turns with: no SCHED_BATCH.
+  Proc file_on =
+      RunSsdlab({"run", "--target", t / "f.dat", "--rw", "randread", "--io-size", "1MiB", "--jobs",
+                 jobs, "--pin-workers", "on", "--interval", "0", "--json", t / "r.json"});
+  ASSERT_EQ(file_on.exit_code, 0) << file_on.err;
+  EXPECT_TRUE(ReadJson(t / "r.json")["context"]["engine"]["granted"]["pin_workers"].is_string());
+  EXPECT_FALSE(HasSchedBatch(ReadJson(t / "r.json")));
 }
 
 TEST(EngineE2E, BatchFlagsWorkWithEveryEngine) {

@@ -87,6 +87,7 @@ struct PhaseShared {
   std::latch ready;
   // Job j and its ring's io-wq workers on pair_cpus[j % n]; empty: the threads as `cpus` says.
   std::vector<uint32_t> pair_cpus = {};
+  bool requests_in_iowq = false;  // io_uring: forced async, or the target refuses RWF_NOWAIT
   std::latch go{1};
   std::atomic<bool> abort{false};
   uint64_t t0_ns = 0;
@@ -166,7 +167,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   // A job and its io-wq worker on one CPU take turns: as SCHED_BATCH (both, the worker by
   // inheritance) a completion does not switch the CPU from the worker to the job thread per
   // I/O; the job reaps when its worker has run out of requests or blocks (docs/engine.md).
-  bool batch = !iowq_cpus.empty() && TakeBatchPolicy();
+  bool batch = !iowq_cpus.empty() && sh.requests_in_iowq && TakeBatchPolicy();
   // A job whose requests run in forced-async workers on the CPUs it shares with them: woken by
   // a completion, it should reap now, not once a worker's slice (0.75-3 ms) has run out. A
   // short slice, the workers' too, lets it preempt them (docs/engine.md "Devices that block").
@@ -642,6 +643,7 @@ class RealBackend : public Backend {
       sh.pair_cpus = report_.cpus.empty() ? AllowedCpus() : report_.cpus;
     }
     report_.job_cpus = sh.pair_cpus;
+    sh.requests_in_iowq = engine_ == EngineKind::kIoUring && (force || !report_.nowait_target);
     std::vector<std::unique_ptr<JobOutput>> outs;
     std::vector<std::thread> threads;
     threads.reserve(spec.jobs);
