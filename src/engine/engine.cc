@@ -2,14 +2,11 @@
 
 #include <fcntl.h>
 #include <linux/fs.h>
-#include <pthread.h>
-#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -30,6 +27,7 @@
 #include "base/units.h"
 #include "engine/file_facts.h"
 #include "engine/queues.h"
+#include "engine/thread_sched.h"
 #include "workload/data.h"
 #include "workload/generator.h"
 #include "workload/request_source.h"
@@ -100,51 +98,6 @@ uint64_t Share(uint64_t total, uint32_t jobs, uint32_t job) {
   return std::max<uint64_t>(s, 1);
 }
 
-// Scheduling of a job thread and, by inheritance, of the io-wq workers it starts afterwards
-// (docs/engine.md). Each applies only to a thread under the normal policy (SCHED_OTHER): one
-// the user put under another (chrt) keeps it.
-
-// SCHED_BATCH: once woken, the thread no longer preempts the one running on its CPU (it runs
-// when that one sleeps, or at the scheduler's tick). Returns whether the policy was changed
-// (RestoreNormalPolicy undoes it).
-bool TakeBatchPolicy() {
-  sched_param none{};
-  return sched_getscheduler(0) == SCHED_OTHER && sched_setscheduler(0, SCHED_BATCH, &none) == 0;
-}
-void RestoreNormalPolicy() {
-  sched_param none{};
-  sched_setscheduler(0, SCHED_OTHER, &none);
-}
-
-// struct sched_attr of sched_setattr(2); glibc 2.36 declares neither.
-struct SchedAttr {
-  uint32_t size = sizeof(SchedAttr);
-  uint32_t policy = SCHED_OTHER;
-  uint64_t flags = 0;
-  int32_t nice = 0;
-  uint32_t priority = 0;
-  uint64_t runtime_ns = 0;  // under SCHED_OTHER: the time slice asked for (Linux 6.12+)
-  uint64_t deadline_ns = 0;
-  uint64_t period_ns = 0;
-};
-
-// Asks for a time slice of `slice_us` (EEVDF's custom slice): a thread with a shorter slice than
-// the one running preempts it when woken, instead of waiting for that one's slice to run out.
-// Returns whether the kernel took it (an older kernel accepts and ignores the request, and
-// reads back no slice). The nice value is kept.
-bool RequestSlice(uint64_t slice_us) {
-  if (sched_getscheduler(0) != SCHED_OTHER) return false;
-  errno = 0;
-  const int nice = getpriority(PRIO_PROCESS, 0);
-  if (errno != 0) return false;
-  SchedAttr a;
-  a.nice = nice;
-  a.runtime_ns = slice_us * 1000;
-  if (syscall(SYS_sched_setattr, 0, &a, 0) != 0) return false;
-  SchedAttr got;
-  return syscall(SYS_sched_getattr, 0, &got, sizeof got, 0) == 0 && got.runtime_ns == a.runtime_ns;
-}
-
 template <class Q>
 void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   const WorkloadSpec& spec = sh.spec;
@@ -158,12 +111,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     job_cpus = {sh.pair_cpus[job % n]};
     iowq_cpus = job_cpus;
   }
-  if (!job_cpus.empty()) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (uint32_t c : job_cpus) CPU_SET(c, &set);
-    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-  }
+  PinThisThread(job_cpus);
   // A job and its io-wq worker on one CPU take turns: as SCHED_BATCH (both, the worker by
   // inheritance) a completion does not switch the CPU from the worker to the job thread per
   // I/O; the job reaps when its worker has run out of requests or blocks (docs/engine.md).
@@ -197,11 +145,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     if (out.status.ok() && !iowq_cpus.empty() && out.grant.iowq_cpus.empty()) {
       // The kernel kept the workers anywhere: a job thread alone on one CPU would only lose
       // the other CPUs, so it goes back to the jobs' shared set.
-      std::vector<uint32_t> shared = sh.cpus.empty() ? AllowedCpus() : sh.cpus;
-      cpu_set_t set;
-      CPU_ZERO(&set);
-      for (uint32_t c : shared) CPU_SET(c, &set);
-      pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+      PinThisThread(sh.cpus.empty() ? AllowedCpus() : sh.cpus);
       if (batch) RestoreNormalPolicy();
       batch = false;
     }
