@@ -5,7 +5,8 @@
 
 namespace ssdlab::sim {
 
-Ftl::Ftl(const Geometry& g, VictimPolicy policy, uint32_t gc_d, uint64_t seed, bool fresh)
+Ftl::Ftl(const Geometry& g, VictimPolicy policy, uint32_t gc_d, uint64_t seed, bool fresh,
+         CopyHint hint)
     : ppb_(g.pages_per_block),
       block_of_(g.pages_per_block),
       blocks_(g.blocks),
@@ -13,6 +14,9 @@ Ftl::Ftl(const Geometry& g, VictimPolicy policy, uint32_t gc_d, uint64_t seed, b
       policy_(policy),
       gc_d_(gc_d == 0 ? 1 : gc_d),
       seed_(seed),
+      copy_prefetch_(hint == CopyHint::kBySize
+                         ? g.user_pages * sizeof(uint32_t) >= kCopyPrefetchMinL2pBytes
+                         : hint == CopyHint::kOn),
       l2p_(g.user_pages),
       p2l_(g.physical_pages),
       vbits_(g.physical_pages / 64 + 2),
@@ -129,6 +133,10 @@ bool Ftl::SelectVictim() {
   victim_ = b;
   victim_cursor_ = b * ppb_;
   victim_end_ = victim_cursor_ + ppb_;
+  if (copy_prefetch_) {
+    pf_cursor_ = victim_cursor_;
+    for (uint32_t i = 0; i < kCopyPrefetch; ++i) PrefetchNextCopy();
+  }
   return true;
 }
 
