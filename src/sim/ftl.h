@@ -195,8 +195,9 @@ class Ftl {
   // that many copies ahead. A copy rewrites its page's entry, at a random place in l2p. No
   // effect on state (a page overwritten by the host before its copy wastes its hint).
   // Measured with random writes at QD 32 (docs/sim.md, "Speed"): with l2p at 6 MB (the DC400
-  // preset at scale 256) the hint took 20-35% off the time; at 3 MB it made no difference, and
-  // at 1-1.5 MB, where l2p stays in cache, it cost 2-5%: hence copy_prefetch_.
+  // preset at scale 256) the hint took 5-11% off the time on a quiet machine and up to 30% when
+  // other work filled the shared cache; at 3 MB it made no difference, and at 1-1.5 MB, where
+  // l2p stays in cache, it cost 2-5%: hence copy_prefetch_.
   static constexpr uint32_t kCopyPrefetch = 8;
   static constexpr uint64_t kCopyPrefetchMinL2pBytes = uint64_t{4} << 20;
   [[gnu::always_inline]] void PrefetchNextCopy() {
