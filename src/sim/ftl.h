@@ -116,10 +116,7 @@ class Ftl {
   // The two halves of RelocateNext for callers that book timing in between:
   // the next valid page of the victim (REQUIRES: collecting(), victim_valid() > 0) ...
   uint32_t NextVictimPage() {
-    uint32_t w = victim_cursor_ >> 6;
-    uint64_t bits = vbits_[w] & (~uint64_t{0} << (victim_cursor_ & 63));
-    while (bits == 0) bits = vbits_[++w];
-    const uint32_t ppn = (w << 6) + static_cast<uint32_t>(__builtin_ctzll(bits));
+    const uint32_t ppn = NextValid(victim_cursor_, victim_end_);
     victim_cursor_ = ppn + 1;
     // Warm the reverse entries further ahead (sequential).
     __builtin_prefetch(&p2l_[ppn + 64]);
@@ -201,23 +198,24 @@ class Ftl {
   static constexpr uint32_t kCopyPrefetch = 8;
   static constexpr uint64_t kCopyPrefetchMinL2pBytes = uint64_t{4} << 20;
   [[gnu::always_inline]] void PrefetchNextCopy() {
-    uint32_t at = std::max(pf_cursor_, victim_cursor_);
-    if (at >= victim_end_) return;
-    uint32_t w = at >> 6;
-    uint64_t bits = vbits_[w] & (~uint64_t{0} << (at & 63));
-    const uint32_t last_w = (victim_end_ - 1) >> 6;
-    while (bits == 0) {
-      if (w == last_w) {
-        pf_cursor_ = victim_end_;
-        return;
-      }
-      bits = vbits_[++w];
-    }
-    at = (w << 6) + static_cast<uint32_t>(__builtin_ctzll(bits));
+    const uint32_t from = std::max(pf_cursor_, victim_cursor_);
+    if (from >= victim_end_) return;
+    const uint32_t at = NextValid(from, victim_end_);
     pf_cursor_ = at + 1;
     if (at < victim_end_) __builtin_prefetch(&l2p_[p2l_[at]], 1);
   }
   bool Valid(uint32_t ppn) const { return (vbits_[ppn >> 6] >> (ppn & 63)) & 1; }
+  // The first valid page in [from, end), or end when there is none. REQUIRES: from < end.
+  [[gnu::always_inline]] uint32_t NextValid(uint32_t from, uint32_t end) const {
+    uint32_t w = from >> 6;
+    uint64_t bits = vbits_[w] & (~uint64_t{0} << (from & 63));
+    const uint32_t last_w = (end - 1) >> 6;
+    while (bits == 0) {
+      if (w == last_w) return end;
+      bits = vbits_[++w];
+    }
+    return std::min(end, (w << 6) + static_cast<uint32_t>(__builtin_ctzll(bits)));
+  }
   // Clears the validity bits of pages [begin, end); counts the set ones.
   void ClearBits(uint32_t begin, uint32_t end);
   uint64_t CountBits(uint32_t begin, uint32_t end) const;
