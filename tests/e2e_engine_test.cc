@@ -156,7 +156,8 @@ bool HasSchedBatch(const json& doc) {
 
 // A zram device the test adds itself (and removes): the kernel takes no request to it
 // without blocking, so io_uring would run every one in a single io-wq worker per ring. The
-// adaptive default forces them async over one worker per CPU; `off` leaves them as they are.
+// adaptive default forces them async (over one worker per CPU where a job has several, and at
+// QD 16 anyway: its waits reap batches); `off` leaves them as they are.
 TEST(EngineE2E, ForceAsyncFollowsTheTargetByDefault) {
   if (geteuid() != 0) GTEST_SKIP() << "zram devices need root";
   std::string id = SysfsLine("/sys/class/zram-control/hot_add");
@@ -182,7 +183,8 @@ TEST(EngineE2E, ForceAsyncFollowsTheTargetByDefault) {
   ASSERT_EQ(w.exit_code, 0) << w.err;
   json e = ReadJson(t / "r.json")["context"]["engine"]["granted"];
   EXPECT_EQ(e["nowait_target"], false);
-  EXPECT_EQ(e["force_async"], spread);
+  EXPECT_EQ(e["force_async"], true);
+  EXPECT_EQ(e["async_workers"], spread ? CPU_COUNT(&set) : 1);
   // Beside its forced-async workers the job asks for a short slice, which the kernel reads
   // back from 6.12 on (EEVDF's custom slices).
   EXPECT_EQ(e["features"].get<std::string>().find("+slice_300us") != std::string::npos,
@@ -193,23 +195,30 @@ TEST(EngineE2E, ForceAsyncFollowsTheTargetByDefault) {
   Proc r = run({"--rw", "randread", "--io-size", "4MiB", "--verify"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(ReadJson(t / "r.json")["verify"]["failures"], 0);
-  EXPECT_EQ(ReadJson(t / "r.json")["context"]["engine"]["granted"]["force_async"], spread);
+  EXPECT_EQ(ReadJson(t / "r.json")["context"]["engine"]["granted"]["force_async"], true);
   Proc off = run({"--rw", "randread", "--io-size", "1MiB", "--force-async", "off"});
   ASSERT_EQ(off.exit_code, 0) << off.err;
   EXPECT_EQ(ReadJson(t / "r.json")["context"]["engine"]["granted"]["force_async"], false);
 
   // As many jobs as CPUs: each job thread shares one CPU with the io-wq worker of its ring
-  // (--pin-workers auto), which changes where the threads run, never what they read.
+  // (--pin-workers auto), which changes where the threads run, never what they read. At QD 16
+  // the adaptive wait reaps batches of 4, so the requests are forced async over that single
+  // worker; a wait for each completion leaves them as they are.
   const std::string jobs = std::to_string(CPU_COUNT(&set));
   Proc paired = run({"--rw", "randread", "--io-size", "4MiB", "--verify", "--jobs", jobs});
   ASSERT_EQ(paired.exit_code, 0) << paired.err;
   json p = ReadJson(t / "r.json");
   EXPECT_EQ(p["verify"]["failures"], 0);
   EXPECT_EQ(p["context"]["engine"]["requested"]["pin_workers"], "auto");
-  EXPECT_EQ(p["context"]["engine"]["granted"]["force_async"], false);
+  EXPECT_EQ(p["context"]["engine"]["granted"]["force_async"], true);
+  EXPECT_EQ(p["context"]["engine"]["granted"]["async_workers"], 1);
   EXPECT_TRUE(p["context"]["engine"]["granted"]["pin_workers"].is_string());
   EXPECT_EQ(p["context"]["engine"]["granted"]["iowq_affinity"], true);
   EXPECT_TRUE(HasSchedBatch(p)) << p["context"]["engine"]["granted"]["features"];
+  Proc exact =
+      run({"--rw", "randread", "--io-size", "1MiB", "--jobs", jobs, "--batch-complete", "1"});
+  ASSERT_EQ(exact.exit_code, 0) << exact.err;
+  EXPECT_EQ(ReadJson(t / "r.json")["context"]["engine"]["granted"]["force_async"], false);
   // The pair runs SCHED_BATCH, the io-wq workers by inheritance: seen in /proc while it runs.
   const pid_t pid = StartSsdlab({"run", "--target", dev, "--bs", "4KiB", "--qd", "16", "--rw",
                                  "randread", "--runtime", "2s", "--jobs", jobs, "--interval", "0"},

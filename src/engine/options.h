@@ -45,8 +45,10 @@ struct EngineOptions {
   // IOSQE_ASYNC on every request, spread over up to AsyncWorkers() kernel io-wq workers per
   // ring. kAuto: only where the target cannot take a request without blocking (the kernel
   // would hand every request to one io-wq worker per ring anyway, which then runs them one at
-  // a time: a RAM disk such as zram, a bio-based device without nowait support) and more than
-  // one worker per job fits the CPUs.
+  // a time: a RAM disk such as zram, a bio-based device without nowait support), and there
+  // either more than one worker per job fits the CPUs or the job's waits reap batches
+  // (WaitsForBatches; with a wait of one completion, forcing over a single worker measured
+  // slower, docs/engine.md).
   ForceAsync force_async = ForceAsync::kAuto;
   // Job j's thread on one CPU, the j-th (modulo) of the CPUs the jobs may use, and its ring's
   // io-wq workers on that same CPU (io_uring_register_iowq_aff): a job and the worker that runs
@@ -89,6 +91,17 @@ inline uint32_t AdaptiveWaitMin(uint32_t depth, uint32_t in_flight) {
   if (w < 1) w = 1;
   if (w > kAdaptiveWaitMax) w = kAdaptiveWaitMax;
   return w < in_flight ? w : in_flight;
+}
+
+// Whether a job's io_uring_enter waits for more than one completion: the batch the adaptive
+// policy or --batch-complete asks for at this depth (a rate-limited or timed job always waits
+// for one). Such a job reaps batches, and where its requests run in io-wq it does better with
+// them forced async even over a single worker (EngineOptions::force_async).
+inline bool WaitsForBatches(uint32_t batch_complete_min, uint32_t depth, bool rated) {
+  if (rated) return false;
+  if (batch_complete_min == 0 || batch_complete_min == kBatchCompleteAuto)
+    return AdaptiveWaitMin(depth, depth) > 1;
+  return batch_complete_min > 1 && depth > 1;
 }
 
 // The first line of a sysfs (or any text) file without trailing blanks; "" when unreadable.

@@ -53,6 +53,15 @@ TEST(EngineOptions, AdaptiveWaitIsAQuarterOfTheDepthWithinBounds) {
   EXPECT_EQ(AdaptiveWaitMin(32, 3), 3u);  // never more than in flight (the end of a run)
   EXPECT_EQ(AdaptiveWaitMin(128, 128), 32u);
   EXPECT_EQ(AdaptiveWaitMin(4096, 4096), kAdaptiveWaitMax);
+  // Waits that reap batches (where requests that run in io-wq are forced async by default).
+  EXPECT_FALSE(WaitsForBatches(0, 7, false));  // adaptive below QD 8: one completion a wait
+  EXPECT_TRUE(WaitsForBatches(0, 8, false));
+  EXPECT_TRUE(WaitsForBatches(kBatchCompleteAuto, 128, false));
+  EXPECT_FALSE(WaitsForBatches(0, 128, true));   // a rate-limited job waits for one
+  EXPECT_FALSE(WaitsForBatches(1, 128, false));  // exact
+  EXPECT_TRUE(WaitsForBatches(2, 4, false));
+  EXPECT_FALSE(WaitsForBatches(2, 4, true));    // whatever the user asked
+  EXPECT_FALSE(WaitsForBatches(16, 1, false));  // capped by the depth
 }
 
 TEST(EngineOptions, ForceAsyncValuesAndWorkersPerJob) {
