@@ -98,6 +98,11 @@ uint64_t Share(uint64_t total, uint32_t jobs, uint32_t job) {
   return std::max<uint64_t>(s, 1);
 }
 
+// A job whose requests are due at scheduled times: rate-limited, or a timed request source.
+bool Rated(const WorkloadSpec& spec) {
+  return spec.rate_iops > 0 || (spec.source && spec.source->timed());
+}
+
 template <class Q>
 void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   const WorkloadSpec& spec = sh.spec;
@@ -185,7 +190,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   constexpr size_t kSrcBatch = 32;
   SourcedRequest src_buf[kSrcBatch];
   size_t src_pos = 0, src_n = 0;
-  const bool rated = spec.rate_iops > 0 || src_timed;
+  const bool rated = Rated(spec);
   // Scheduled I/O: sleep until the due time without the default 50 us timer slack.
   if (rated) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   const uint64_t rate_step_ns =
@@ -238,12 +243,8 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
   };
 
   // Submission/completion policy (options.h): refill once `submit_batch` slots are free, wait
-  // for `complete_min` completions per enter (by default and with auto: AdaptiveWaitMin).
+  // for CompletionWait completions per enter.
   const uint32_t submit_batch = std::clamp<uint32_t>(opt.batch_submit, 1, depth);
-  const bool auto_wait =
-      opt.batch_complete_min == 0 || opt.batch_complete_min == kBatchCompleteAuto;
-  const uint32_t complete_min =
-      auto_wait ? 0 : std::clamp<uint32_t>(opt.batch_complete_min, 1, depth);
   uint64_t now = MonotonicNs();
   bool issuing = true;
   uint32_t in_flight = 0;
@@ -345,11 +346,7 @@ void RunJob(PhaseShared& sh, uint32_t job, JobOutput& out) {
     if (rated && issuing && !free_slots.empty()) {
       timeout = next_sched > now ? std::min(next_sched - now, kPollNs) : 1;
     }
-    // Rate-limited runs wait for one completion at a time: their waits are bounded by the
-    // schedule anyway, and an I/O's end should not wait on a later scheduled one.
-    uint32_t wait = auto_wait && !rated ? AdaptiveWaitMin(depth, in_flight)
-                    : rated             ? std::min<uint32_t>(1, in_flight)
-                                        : std::min(complete_min, in_flight);
+    uint32_t wait = CompletionWait(opt.batch_complete_min, depth, in_flight, rated);
     if (issuing && free_slots.size() < submit_batch) {
       // Not refilled this turn: wait until the next turn can (fio's iodepth_low watermark).
       wait = std::max<uint32_t>(
@@ -580,8 +577,7 @@ class RealBackend : public Backend {
          (fa == ForceAsync::kAuto && !report_.nowait_target &&
           (workers > 1 ||
            WaitsForBatches(report_.requested.batch_complete_min,
-                           std::min<uint32_t>(spec.queue_depth, Q::kMaxDepth),
-                           spec.rate_iops > 0 || (spec.source && spec.source->timed())))));
+                           std::min<uint32_t>(spec.queue_depth, Q::kMaxDepth), Rated(spec)))));
     PhaseShared sh{spec,         filler,      fd_,     block_device_,
                    fds_,         file_bytes_, control, report_.requested,
                    report_.cpus, force,       workers, std::latch(spec.jobs)};

@@ -93,15 +93,25 @@ inline uint32_t AdaptiveWaitMin(uint32_t depth, uint32_t in_flight) {
   return w < in_flight ? w : in_flight;
 }
 
-// Whether a job's io_uring_enter waits for more than one completion: the batch the adaptive
-// policy or --batch-complete asks for at this depth (a rate-limited or timed job always waits
-// for one). Such a job reaps batches, and where its requests run in io-wq it does better with
-// them forced async even over a single worker (EngineOptions::force_async).
-inline bool WaitsForBatches(uint32_t batch_complete_min, uint32_t depth, bool rated) {
-  if (rated) return false;
+// Completions a job's io_uring_enter waits for with `in_flight` I/Os outstanding at depth
+// `depth`: EngineOptions::batch_complete_min (0 or kBatchCompleteAuto: AdaptiveWaitMin), within
+// 1..depth and never more than in flight. A rate-limited or timed job (`rated`) waits for one:
+// its waits are bounded by the schedule anyway, and an I/O's end should not wait on a later
+// scheduled one.
+inline uint32_t CompletionWait(uint32_t batch_complete_min, uint32_t depth, uint32_t in_flight,
+                               bool rated) {
+  if (rated) return in_flight < 1 ? in_flight : 1;
   if (batch_complete_min == 0 || batch_complete_min == kBatchCompleteAuto)
-    return AdaptiveWaitMin(depth, depth) > 1;
-  return batch_complete_min > 1 && depth > 1;
+    return AdaptiveWaitMin(depth, in_flight);
+  const uint32_t w = batch_complete_min < depth ? batch_complete_min : depth;
+  return w < in_flight ? w : in_flight;
+}
+
+// Whether a job's waits reap batches (CompletionWait above one at a full queue). Where its
+// requests run in io-wq such a job does better with them forced async even over a single
+// worker (EngineOptions::force_async).
+inline bool WaitsForBatches(uint32_t batch_complete_min, uint32_t depth, bool rated) {
+  return CompletionWait(batch_complete_min, depth, depth, rated) > 1;
 }
 
 // The first line of a sysfs (or any text) file without trailing blanks; "" when unreadable.

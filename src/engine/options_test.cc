@@ -53,6 +53,14 @@ TEST(EngineOptions, AdaptiveWaitIsAQuarterOfTheDepthWithinBounds) {
   EXPECT_EQ(AdaptiveWaitMin(32, 3), 3u);  // never more than in flight (the end of a run)
   EXPECT_EQ(AdaptiveWaitMin(128, 128), 32u);
   EXPECT_EQ(AdaptiveWaitMin(4096, 4096), kAdaptiveWaitMax);
+  // What a wait asks for: the adaptive quarter, an explicit number within the depth, one when
+  // rated; never more than in flight.
+  EXPECT_EQ(CompletionWait(0, 128, 128, false), 32u);
+  EXPECT_EQ(CompletionWait(kBatchCompleteAuto, 128, 5, false), 5u);
+  EXPECT_EQ(CompletionWait(16, 8, 8, false), 8u);
+  EXPECT_EQ(CompletionWait(16, 64, 10, false), 10u);
+  EXPECT_EQ(CompletionWait(16, 64, 64, true), 1u);
+  EXPECT_EQ(CompletionWait(16, 64, 0, true), 0u);
   // Waits that reap batches (where requests that run in io-wq are forced async by default).
   EXPECT_FALSE(WaitsForBatches(0, 7, false));  // adaptive below QD 8: one completion a wait
   EXPECT_TRUE(WaitsForBatches(0, 8, false));
